@@ -1,0 +1,118 @@
+//! The failure classes of an attempt and what each one means for the operation.
+//!
+//! A call that was sent and got no answer did not fail: its result is unknown. Only the classes
+//! that prove nothing happened downstream allow another send.
+
+use serde::{Deserialize, Serialize};
+
+/// How one attempt ended when it did not succeed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "class")]
+pub enum FailureClass {
+    /// The request never left (connection refused, DNS failure): safe to send again.
+    NotSent,
+    /// The provider refused the parameters: fix them, which means a new operation.
+    InvalidParams,
+    /// Permission denied: stop.
+    Forbidden,
+    /// The provider decided not to do it (refund exceeds the charge, order closed): final.
+    BusinessRejection,
+    /// The provider said it did not process the request (429 or 503), possibly with Retry-After:
+    /// a bounded retry with the same key is safe.
+    TransientUnavailable { retry_after_s: Option<u32> },
+    /// Sent, and no answer came back in time: the result is unknown.
+    Timeout,
+    /// Sent, and the provider answered with a server error: the result is unknown, and the same
+    /// key may replay the same cached error.
+    ServerError,
+}
+
+/// What a failure class allows next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Consequence {
+    /// Nothing happened downstream; the operation may be sent again with the same key.
+    SafeToRetry,
+    /// Nothing happened downstream and nothing will: the operation is rejected.
+    Final,
+    /// Something may have happened: the operation is unknown until a lookup settles it.
+    Unknown,
+}
+
+impl FailureClass {
+    pub fn consequence(self) -> Consequence {
+        match self {
+            FailureClass::NotSent | FailureClass::TransientUnavailable { .. } => Consequence::SafeToRetry,
+            FailureClass::InvalidParams | FailureClass::Forbidden | FailureClass::BusinessRejection => {
+                Consequence::Final
+            }
+            FailureClass::Timeout | FailureClass::ServerError => Consequence::Unknown,
+        }
+    }
+
+    /// A stable name for storage and the API.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureClass::NotSent => "not_sent",
+            FailureClass::InvalidParams => "invalid_params",
+            FailureClass::Forbidden => "forbidden",
+            FailureClass::BusinessRejection => "business_rejection",
+            FailureClass::TransientUnavailable { .. } => "transient_unavailable",
+            FailureClass::Timeout => "timeout",
+            FailureClass::ServerError => "server_error",
+        }
+    }
+
+    /// What the class means, in words for a support agent.
+    pub fn explanation(self) -> &'static str {
+        match self {
+            FailureClass::NotSent => "The request never reached the provider; it is safe to send again.",
+            FailureClass::InvalidParams => "The provider refused the parameters; nothing was done.",
+            FailureClass::Forbidden => "The provider denied permission; nothing was done.",
+            FailureClass::BusinessRejection => "The provider declined the request; nothing was done.",
+            FailureClass::TransientUnavailable { .. } => {
+                "The provider was busy and did not process the request; it may be retried later with the same key."
+            }
+            FailureClass::Timeout => {
+                "The request was sent but no answer came back: it may have happened. Do not send it again; it is being checked."
+            }
+            FailureClass::ServerError => {
+                "The provider answered with a server error after receiving the request: it may have happened. Only a lookup can settle it."
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_answer_after_sending_is_unknown_never_failed() {
+        assert_eq!(FailureClass::Timeout.consequence(), Consequence::Unknown);
+        assert_eq!(FailureClass::ServerError.consequence(), Consequence::Unknown);
+    }
+
+    #[test]
+    fn only_proof_of_nothing_done_allows_a_retry() {
+        let retryable: Vec<_> = [
+            FailureClass::NotSent,
+            FailureClass::InvalidParams,
+            FailureClass::Forbidden,
+            FailureClass::BusinessRejection,
+            FailureClass::TransientUnavailable { retry_after_s: Some(2) },
+            FailureClass::Timeout,
+            FailureClass::ServerError,
+        ]
+        .into_iter()
+        .filter(|c| c.consequence() == Consequence::SafeToRetry)
+        .map(FailureClass::as_str)
+        .collect();
+        assert_eq!(retryable, ["not_sent", "transient_unavailable"]);
+    }
+
+    #[test]
+    fn classes_serialize_with_their_stable_names() {
+        let json = serde_json::to_value(FailureClass::TransientUnavailable { retry_after_s: Some(30) }).unwrap();
+        assert_eq!(json, serde_json::json!({"class": "transient_unavailable", "retry_after_s": 30}));
+    }
+}

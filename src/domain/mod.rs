@@ -1,0 +1,13 @@
+//! The pure domain of opledger: ids, money, canonical parameters, the operation state machine,
+//! failure classes, roles and approval rules, and the order roll-up.
+//!
+//! Nothing here performs I/O or reads a clock: time is always passed in. The module compiles for
+//! the server and for the browser, so the console and the ledger ask the same functions.
+
+pub mod failure;
+pub mod ids;
+pub mod machine;
+pub mod money;
+pub mod params;
+pub mod policy;
+pub mod rollup;

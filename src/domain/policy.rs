@@ -1,0 +1,156 @@
+//! Roles and the approval rules: who may approve, what an approval is bound to, when it expires,
+//! and which operations need one.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::money::Money;
+use super::params::Fingerprint;
+
+/// The roles of people in the console.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// Views everything; reconciles, compensates, cancels and escalates.
+    Support,
+    /// Everything support does, plus approving and denying other people's requests.
+    Manager,
+    /// Reads and exports; changes nothing.
+    Auditor,
+    /// Manages users, API tokens and approval policies; does not act on operations.
+    Admin,
+}
+
+impl Role {
+    pub const ALL: [Role; 4] = [Role::Support, Role::Manager, Role::Auditor, Role::Admin];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Support => "support",
+            Role::Manager => "manager",
+            Role::Auditor => "auditor",
+            Role::Admin => "admin",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Role> {
+        Role::ALL.into_iter().find(|role| role.as_str() == text)
+    }
+}
+
+/// A manager's approval of one operation, bound to the fingerprint of the parameters they saw.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Approval {
+    pub approver: String,
+    pub fingerprint: Fingerprint,
+    pub granted_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+}
+
+/// Why an approval does not allow a send.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApprovalProblem {
+    /// The parameters are not the ones that were approved.
+    OtherFingerprint,
+    Expired,
+}
+
+impl Approval {
+    /// Whether this approval still covers parameters with `fingerprint` at `now`.
+    pub fn covers(&self, fingerprint: &Fingerprint, now: DateTime<Utc>) -> Result<(), ApprovalProblem> {
+        if &self.fingerprint != fingerprint {
+            return Err(ApprovalProblem::OtherFingerprint);
+        }
+        if now >= self.expires_at {
+            return Err(ApprovalProblem::Expired);
+        }
+        Ok(())
+    }
+}
+
+/// Four-eyes: nobody approves what they requested themselves.
+pub fn is_own_request(requested_by: &str, approver: &str) -> bool {
+    requested_by == approver
+}
+
+/// One rule of an approval policy: operations of `kind` (at `provider`, if set) need a manager's
+/// approval when their `amount` reaches `threshold`. A threshold applies to amounts in its own
+/// currency only; a rule without a threshold applies to every amount.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApprovalRule {
+    pub kind: String,
+    pub provider: Option<String>,
+    pub threshold: Option<Money>,
+}
+
+impl ApprovalRule {
+    pub fn applies_to(&self, kind: &str, provider: &str, amount: Option<Money>) -> bool {
+        if self.kind != kind || self.provider.as_deref().is_some_and(|p| p != provider) {
+            return false;
+        }
+        match (self.threshold, amount) {
+            (None, _) => true,
+            (Some(threshold), Some(amount)) => {
+                amount.currency == threshold.currency && amount.minor >= threshold.minor
+            }
+            (Some(_), None) => false,
+        }
+    }
+}
+
+/// Whether an operation needs approval under `rules`: when any rule applies. No rules, no approvals.
+pub fn requires_approval(rules: &[ApprovalRule], kind: &str, provider: &str, amount: Option<Money>) -> bool {
+    rules.iter().any(|rule| rule.applies_to(kind, provider, amount))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::money::Currency;
+    use crate::domain::params::CanonicalParams;
+    use chrono::TimeZone;
+
+    fn twd(minor: i64) -> Money {
+        Money::new(minor, Currency::parse("TWD").unwrap())
+    }
+
+    #[test]
+    fn thresholds_apply_per_kind_provider_and_currency() {
+        let rules = vec![ApprovalRule { kind: "refund".into(), provider: Some("stripe".into()), threshold: Some(twd(100_000)) }];
+        assert!(requires_approval(&rules, "refund", "stripe", Some(twd(120_000))));
+        assert!(requires_approval(&rules, "refund", "stripe", Some(twd(100_000))));
+        assert!(!requires_approval(&rules, "refund", "stripe", Some(twd(38_000))));
+        assert!(!requires_approval(&rules, "refund", "adyen", Some(twd(120_000))));
+        assert!(!requires_approval(&rules, "create_aftersale", "stripe", Some(twd(120_000))));
+        let cny = Money::new(120_000, Currency::parse("CNY").unwrap());
+        assert!(!requires_approval(&rules, "refund", "stripe", Some(cny)));
+        assert!(!requires_approval(&[], "refund", "stripe", Some(twd(1_000_000))));
+    }
+
+    #[test]
+    fn an_approval_covers_only_its_fingerprint_until_it_expires() {
+        let params = CanonicalParams::from_json(r#"{"amount":{"minor":38000,"currency":"TWD"}}"#).unwrap();
+        let other = CanonicalParams::from_json(r#"{"amount":{"minor":76000,"currency":"TWD"}}"#).unwrap();
+        let granted_at = Utc.with_ymd_and_hms(2026, 11, 1, 9, 0, 0).unwrap();
+        let approval = Approval {
+            approver: "mei".into(),
+            fingerprint: params.fingerprint(),
+            granted_at,
+            expires_at: granted_at + chrono::Duration::hours(1),
+        };
+        assert_eq!(approval.covers(&params.fingerprint(), granted_at), Ok(()));
+        assert_eq!(approval.covers(&other.fingerprint(), granted_at), Err(ApprovalProblem::OtherFingerprint));
+        assert_eq!(
+            approval.covers(&params.fingerprint(), granted_at + chrono::Duration::hours(1)),
+            Err(ApprovalProblem::Expired)
+        );
+    }
+
+    #[test]
+    fn roles_round_trip_through_their_names() {
+        for role in Role::ALL {
+            assert_eq!(Role::parse(role.as_str()), Some(role));
+        }
+        assert_eq!(Role::parse("root"), None);
+    }
+}

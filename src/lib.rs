@@ -1,0 +1,2 @@
+//! opledger: a ledger for side-effecting operations.
+pub mod domain;
