@@ -1,0 +1,6 @@
+-- Tenants: the scope of every operation id, token, user and audit chain.
+create table tenants (
+    id text primary key,
+    name text not null,
+    created_at timestamptz not null
+);

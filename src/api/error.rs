@@ -1,0 +1,38 @@
+//! The error type of every server function: a stable code and a sentence for people.
+
+use leptos::server_fn::codec::JsonEncoding;
+use leptos::server_fn::error::{FromServerFnError, ServerFnErrorErr};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[serde(rename_all = "snake_case", tag = "code", content = "detail")]
+pub enum AppError {
+    /// The server or its database could not answer; the cause is in the server's log.
+    #[error("The server could not reach its database. Try again in a moment.")]
+    Unavailable,
+    /// The request did not reach the server function or its answer did not come back.
+    #[error("The server could not be reached ({0}).")]
+    Transport(String),
+}
+
+impl FromServerFnError for AppError {
+    type Encoder = JsonEncoding;
+
+    fn from_server_fn_error(value: ServerFnErrorErr) -> Self {
+        AppError::Transport(value.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_travel_as_a_code_and_come_back_intact() {
+        let bytes = AppError::Unavailable.ser();
+        assert_eq!(std::str::from_utf8(&bytes).unwrap(), r#"{"code":"unavailable"}"#);
+        assert_eq!(AppError::de(bytes), AppError::Unavailable);
+        let garbage = AppError::de("<html>proxy error</html>".into());
+        assert!(matches!(garbage, AppError::Transport(_)));
+    }
+}

@@ -1,0 +1,82 @@
+//! The command line: `opledger serve` and `opledger migrate`, with their options and environment
+//! variables.
+
+use anyhow::Context;
+use clap::{Args, Parser, Subcommand};
+use std::net::SocketAddr;
+
+use super::startup::{shutdown_signal, Application, Settings};
+use super::store;
+use super::telemetry::LogFormat;
+
+/// opledger records every side-effecting operation (refunds, emails, tickets, pickups) before it is
+/// sent, under an id derived from its business intent, and settles unknown results without ever
+/// doing the thing twice.
+#[derive(Debug, Parser)]
+#[command(name = "opledger", version)]
+#[command(after_help = "Examples:\n  \
+    opledger serve                                   console and ledger API on http://127.0.0.1:3000, SQLite file opledger.db\n  \
+    opledger serve --database-url postgres://postgres@127.0.0.1:5432/opledger\n  \
+    opledger migrate --database-url sqlite://data/opledger.db\n\n\
+    Logs go to standard error; RUST_LOG sets their level (for example RUST_LOG=debug).")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+
+    /// Log format on standard error.
+    #[arg(long, global = true, env = "OPLEDGER_LOG_FORMAT", value_enum, default_value = "text")]
+    pub log_format: LogFormat,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve the review console and the ledger API (applies pending migrations first).
+    Serve(ServeArgs),
+    /// Apply pending database migrations, then exit.
+    Migrate(DatabaseArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct DatabaseArgs {
+    /// Where the ledger lives: `sqlite://FILE` (created if missing) or `postgres://USER@HOST:PORT/DB`.
+    #[arg(long, env = "OPLEDGER_DATABASE_URL", default_value = "sqlite://opledger.db", hide_env_values = true)]
+    pub database_url: String,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+
+    /// Address and port to listen on.
+    #[arg(long, env = "OPLEDGER_ADDR", default_value = "127.0.0.1:3000")]
+    pub addr: SocketAddr,
+
+    /// Folder with the built browser bundle and static files (`pkg/`, `favicon.ico`).
+    #[arg(long, env = "OPLEDGER_SITE_ROOT", default_value = "target/site")]
+    pub site_root: String,
+}
+
+/// Runs the subcommand the user chose.
+pub async fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Serve(args) => {
+            let settings = Settings {
+                database_url: args.database.database_url,
+                addr: args.addr,
+                site_root: args.site_root,
+            };
+            let application = Application::build(settings).await?;
+            tracing::info!(addr = %application.local_addr(), "serving the console at http://{}", application.local_addr());
+            application.run_until(shutdown_signal()).await.context("the server stopped with an error")?;
+            tracing::info!("stopped");
+            Ok(())
+        }
+        Command::Migrate(args) => {
+            let store = store::connect(&args.database_url).await.context("could not open the database")?;
+            store.migrate().await.context("could not apply the migrations")?;
+            println!("The {} database is up to date.", store.backend().as_str());
+            Ok(())
+        }
+    }
+}

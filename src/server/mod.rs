@@ -1,0 +1,9 @@
+//! Everything that runs only on the server: the command line, telemetry, startup and routing, the
+//! shared state of request handlers, and the durable store.
+
+pub mod cli;
+pub mod health;
+pub mod startup;
+pub mod state;
+pub mod store;
+pub mod telemetry;

@@ -1,0 +1,19 @@
+//! The state shared by every request handler and server function.
+
+use axum::extract::FromRef;
+use leptos::prelude::LeptosOptions;
+use std::sync::Arc;
+
+use super::store::Store;
+
+#[derive(Clone)]
+pub struct AppState {
+    pub store: Arc<dyn Store>,
+    pub leptos_options: LeptosOptions,
+}
+
+impl FromRef<AppState> for LeptosOptions {
+    fn from_ref(state: &AppState) -> Self {
+        state.leptos_options.clone()
+    }
+}

@@ -1,0 +1,4 @@
+//! Pages and components of the review console, rendered on the server and hydrated in the browser.
+
+pub mod layout;
+pub mod pages;

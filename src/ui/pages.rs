@@ -1,0 +1,48 @@
+//! The console's pages that need no data of their own yet: the overview, sections still to come,
+//! and the page for an unknown address.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+
+#[component]
+pub fn Overview() -> impl IntoView {
+    view! {
+        <Title text="Overview"/>
+        <h1>"Overview"</h1>
+        <p class="lede">
+            "opledger records every side-effecting operation before it is sent, under an id derived from its business intent, and settles unknown results without ever doing the thing twice."
+        </p>
+        <section class="empty-state">
+            <h2>"No operations yet"</h2>
+            <p>"Operations appear here once agents and tools register them through the ledger API."</p>
+        </section>
+    }
+}
+
+/// A section of the console that is not built yet, saying what it will show.
+#[component]
+pub fn Upcoming(title: &'static str, what: &'static str) -> impl IntoView {
+    view! {
+        <Title text=title/>
+        <h1>{title}</h1>
+        <section class="empty-state">
+            <h2>"Not available yet"</h2>
+            <p>{what}</p>
+        </section>
+    }
+}
+
+#[component]
+pub fn NotFound() -> impl IntoView {
+    #[cfg(feature = "ssr")]
+    if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
+        response.set_status(axum::http::StatusCode::NOT_FOUND);
+    }
+    view! {
+        <Title text="Page not found"/>
+        <h1>"Page not found"</h1>
+        <section class="empty-state">
+            <p>"There is no page at this address. Use the navigation above, or go back to the "<a href="/">"overview"</a>"."</p>
+        </section>
+    }
+}

@@ -1,0 +1,85 @@
+//! The `opledger` binary: help, migrate, serve, and a clean stop on SIGTERM.
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn opledger() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_opledger"));
+    command.env_remove("OPLEDGER_DATABASE_URL").env_remove("OPLEDGER_ADDR");
+    command
+}
+
+#[test]
+fn help_explains_the_subcommands_and_their_settings() {
+    let output = opledger().arg("--help").output().unwrap();
+    assert!(output.status.success());
+    let help = String::from_utf8(output.stdout).unwrap();
+    assert!(help.contains("serve") && help.contains("migrate"), "{help}");
+    let serve = String::from_utf8(opledger().args(["serve", "--help"]).output().unwrap().stdout).unwrap();
+    for expected in ["--database-url", "OPLEDGER_DATABASE_URL", "sqlite://opledger.db", "--addr", "OPLEDGER_ADDR", "127.0.0.1:3000"] {
+        assert!(serve.contains(expected), "serve --help lacks {expected}: {serve}");
+    }
+}
+
+#[test]
+fn migrate_creates_the_sqlite_file_and_is_idempotent() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("new.db").display());
+    for _ in 0..2 {
+        let output = opledger().args(["migrate", "--database-url", &url]).output().unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        assert_eq!(String::from_utf8(output.stdout).unwrap(), "The sqlite database is up to date.\n");
+    }
+    assert!(dir.path().join("new.db").exists());
+}
+
+#[test]
+fn an_unsupported_database_url_is_refused_with_the_accepted_forms() {
+    let output = opledger().args(["migrate", "--database-url", "mysql://localhost/x"]).output().unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("must start with sqlite:// or postgres://"), "{stderr}");
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+#[test]
+fn serve_answers_and_stops_cleanly_on_sigterm() {
+    let dir = tempfile::tempdir().unwrap();
+    let addr = format!("127.0.0.1:{}", free_port());
+    let mut server = opledger()
+        .args(["serve", "--addr", &addr, "--site-root", &dir.path().display().to_string()])
+        .env("OPLEDGER_DATABASE_URL", format!("sqlite://{}", dir.path().join("serve.db").display()))
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let healthy = loop {
+        let answer = std::net::TcpStream::connect(&addr).ok().and_then(|mut stream| {
+            use std::io::{Read, Write};
+            stream.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").ok()?;
+            let mut text = String::new();
+            stream.read_to_string(&mut text).ok()?;
+            Some(text)
+        });
+        if let Some(text) = answer {
+            break text;
+        }
+        assert!(Instant::now() < deadline, "the server did not answer within 30 s");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(healthy.starts_with("HTTP/1.1 200"), "{healthy}");
+    let killed = Command::new("kill").args(["-TERM", &server.id().to_string()]).status().unwrap();
+    assert!(killed.success());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = server.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "the server did not stop within 10 s of SIGTERM");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "a SIGTERM stop is a clean exit: {status}");
+}
