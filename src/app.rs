@@ -19,6 +19,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta charset="utf-8"/>
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
                 <meta name="color-scheme" content="light"/>
+                <link rel="icon" href="/favicon.ico"/>
                 <HydrationScripts options/>
                 <MetaTags/>
             </head>

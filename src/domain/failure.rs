@@ -112,7 +112,8 @@ mod tests {
 
     #[test]
     fn classes_serialize_with_their_stable_names() {
-        let json = serde_json::to_value(FailureClass::TransientUnavailable { retry_after_s: Some(30) }).unwrap();
+        let json =
+            serde_json::to_value(FailureClass::TransientUnavailable { retry_after_s: Some(30) }).unwrap();
         assert_eq!(json, serde_json::json!({"class": "transient_unavailable", "retry_after_s": 30}));
     }
 }

@@ -121,7 +121,12 @@ pub struct Snapshot {
 
 impl Snapshot {
     /// A new operation, `planned` or, when policy asks for it, `pending_approval`.
-    pub fn new(requested_by: &str, fingerprint: Fingerprint, needs_approval: bool, key_retention: Duration) -> Self {
+    pub fn new(
+        requested_by: &str,
+        fingerprint: Fingerprint,
+        needs_approval: bool,
+        key_retention: Duration,
+    ) -> Self {
         Self {
             state: if needs_approval { State::PendingApproval } else { State::Planned },
             requested_by: requested_by.to_owned(),
@@ -218,24 +223,47 @@ pub enum AttemptOutcome {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "command")]
 pub enum Command {
-    Approve { reason: String, valid_for: Duration },
-    Deny { reason: String },
+    Approve {
+        reason: String,
+        valid_for: Duration,
+    },
+    Deny {
+        reason: String,
+    },
     ExpireApproval,
     BeginAttempt,
-    RecordOutcome { attempt: AttemptNumber, outcome: AttemptOutcome },
+    RecordOutcome {
+        attempt: AttemptNumber,
+        outcome: AttemptOutcome,
+    },
     /// A submitted operation whose sender went silent (crashed between `submitted` and the send,
     /// or never reported): its result is unknown.
-    MarkUnknown { reason: String },
+    MarkUnknown {
+        reason: String,
+    },
     /// A lookup downstream found the operation's effect.
-    ConfirmFound { external_id: String, evidence: String },
+    ConfirmFound {
+        external_id: String,
+        evidence: String,
+    },
     /// Send again with the same key and the stored parameters, while the key is remembered.
     ResendSameKey,
-    Escalate { reason: String },
+    Escalate {
+        reason: String,
+    },
     /// A person confirms the effect exists, with its external id and evidence.
-    MarkSucceeded { external_id: String, evidence: String },
+    MarkSucceeded {
+        external_id: String,
+        evidence: String,
+    },
     /// A manager confirms, with evidence, that nothing happened downstream.
-    MarkNotHappened { reason: String, evidence: String },
-    Cancel { reason: String },
+    MarkNotHappened {
+        reason: String,
+        evidence: String,
+    },
+    Cancel {
+        reason: String,
+    },
 }
 
 /// The command names, without their arguments: what the console offers as actions.
@@ -387,13 +415,26 @@ fn may_issue(actor: &Actor, kind: CommandKind) -> bool {
         }
         ActorKind::Human(Role::Manager) => matches!(
             kind,
-            Approve | Deny | ConfirmFound | ResendSameKey | Escalate | MarkSucceeded | MarkNotHappened | Cancel
+            Approve
+                | Deny
+                | ConfirmFound
+                | ResendSameKey
+                | Escalate
+                | MarkSucceeded
+                | MarkNotHappened
+                | Cancel
         ),
         ActorKind::Human(Role::Auditor) | ActorKind::Human(Role::Admin) => false,
         ActorKind::Agent => matches!(kind, BeginAttempt | RecordOutcome | Cancel),
         ActorKind::System => matches!(
             kind,
-            ExpireApproval | BeginAttempt | RecordOutcome | MarkUnknown | ConfirmFound | ResendSameKey | Escalate
+            ExpireApproval
+                | BeginAttempt
+                | RecordOutcome
+                | MarkUnknown
+                | ConfirmFound
+                | ResendSameKey
+                | Escalate
         ),
     }
 }
@@ -464,7 +505,12 @@ fn expect_state(snapshot: &Snapshot, allowed: &[State], what: &str) -> Result<()
 }
 
 /// Whether `actor` may issue a command of `kind` on `snapshot` at `now`, whatever its arguments.
-pub fn check(snapshot: &Snapshot, kind: CommandKind, actor: &Actor, now: DateTime<Utc>) -> Result<(), Rejection> {
+pub fn check(
+    snapshot: &Snapshot,
+    kind: CommandKind,
+    actor: &Actor,
+    now: DateTime<Utc>,
+) -> Result<(), Rejection> {
     if !may_issue(actor, kind) {
         return Err(not_permitted(actor, kind));
     }
@@ -525,7 +571,10 @@ pub fn check(snapshot: &Snapshot, kind: CommandKind, actor: &Actor, now: DateTim
                 "Cancelling",
             )?;
             if snapshot.cancel_requested {
-                return Err(reject(RejectionCode::CancelRequested, "A stop was already recorded for this operation."));
+                return Err(reject(
+                    RejectionCode::CancelRequested,
+                    "A stop was already recorded for this operation.",
+                ));
             }
             Ok(())
         }
@@ -542,7 +591,12 @@ fn required(detail: &str, what: &str) -> Result<String, Rejection> {
 
 /// Decides what `command` by `actor` at `now` does to the operation in `snapshot`: the events to
 /// record, or a refusal that says why.
-pub fn decide(snapshot: &Snapshot, command: Command, actor: &Actor, now: DateTime<Utc>) -> Result<Vec<Event>, Rejection> {
+pub fn decide(
+    snapshot: &Snapshot,
+    command: Command,
+    actor: &Actor,
+    now: DateTime<Utc>,
+) -> Result<Vec<Event>, Rejection> {
     check(snapshot, command.kind(), actor, now)?;
     let next_attempt = snapshot.last_attempt.map_or(AttemptNumber::FIRST, AttemptNumber::next);
     let event = match command {

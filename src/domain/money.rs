@@ -35,8 +35,8 @@ impl Currency {
     /// TWD in cents, JPY and KRW in whole units).
     pub fn minor_unit_digits(&self) -> u32 {
         match self.as_str() {
-            "BIF" | "CLP" | "DJF" | "GNF" | "JPY" | "KMF" | "KRW" | "MGA" | "PYG" | "RWF" | "UGX"
-            | "VND" | "VUV" | "XAF" | "XOF" | "XPF" => 0,
+            "BIF" | "CLP" | "DJF" | "GNF" | "JPY" | "KMF" | "KRW" | "MGA" | "PYG" | "RWF" | "UGX" | "VND"
+            | "VUV" | "XAF" | "XOF" | "XPF" => 0,
             "BHD" | "JOD" | "KWD" | "OMR" | "TND" => 3,
             _ => 2,
         }
@@ -93,14 +93,7 @@ impl fmt::Display for Money {
             return write!(f, "{} {sign}{abs}", self.currency);
         }
         let scale = 10u64.pow(digits);
-        write!(
-            f,
-            "{} {sign}{}.{:0width$}",
-            self.currency,
-            abs / scale,
-            abs % scale,
-            width = digits as usize
-        )
+        write!(f, "{} {sign}{}.{:0width$}", self.currency, abs / scale, abs % scale, width = digits as usize)
     }
 }
 

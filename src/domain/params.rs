@@ -70,10 +70,8 @@ impl CanonicalParams {
 
     /// Parses JSON text and checks it.
     pub fn from_json(text: &str) -> Result<Self, InvalidParams> {
-        let value: Value = serde_json::from_str(text).map_err(|e| InvalidParams {
-            field: String::new(),
-            problem: format!("not valid JSON: {e}"),
-        })?;
+        let value: Value = serde_json::from_str(text)
+            .map_err(|e| InvalidParams { field: String::new(), problem: format!("not valid JSON: {e}") })?;
         Self::from_value(value)
     }
 
@@ -176,7 +174,10 @@ fn check_value(value: &Value, path: &str, depth: usize) -> Result<(), InvalidPar
             if number.is_i64() {
                 Ok(())
             } else {
-                Err(invalid(path, "numbers must be integers in the 64-bit range (send amounts in minor units)"))
+                Err(invalid(
+                    path,
+                    "numbers must be integers in the 64-bit range (send amounts in minor units)",
+                ))
             }
         }
         Value::Array(items) => items
@@ -200,9 +201,9 @@ fn check_money(value: &Value, path: &str) -> Result<(), InvalidParams> {
         _ => return Err(invalid(&format!("{path}.minor"), "must be an integer number of minor units")),
     }
     match map.get("currency") {
-        Some(Value::String(code)) => Currency::parse(code)
-            .map(|_| ())
-            .map_err(|e| invalid(&format!("{path}.currency"), e.to_string())),
+        Some(Value::String(code)) => {
+            Currency::parse(code).map(|_| ()).map_err(|e| invalid(&format!("{path}.currency"), e.to_string()))
+        }
         _ => Err(invalid(&format!("{path}.currency"), "must be a three-letter ISO 4217 code")),
     }
 }
@@ -293,13 +294,18 @@ mod tests {
 
     #[test]
     fn floats_and_implicit_units_are_refused_with_the_field_named() {
-        let float = CanonicalParams::from_value(json!({"amount": {"minor": 380.5, "currency": "TWD"}})).unwrap_err();
+        let float =
+            CanonicalParams::from_value(json!({"amount": {"minor": 380.5, "currency": "TWD"}})).unwrap_err();
         assert_eq!(float.field, "amount.minor");
         let bare = CanonicalParams::from_value(json!({"amount": 38000})).unwrap_err();
         assert_eq!(bare.field, "amount");
         let nested_float = CanonicalParams::from_value(json!({"x": {"ratio": 0.5}})).unwrap_err();
-        assert_eq!(nested_float.to_string(), "params.x.ratio: numbers must be integers in the 64-bit range (send amounts in minor units)");
-        let currency = CanonicalParams::from_value(json!({"fee_amount": {"minor": 1, "currency": "usd"}})).unwrap_err();
+        assert_eq!(
+            nested_float.to_string(),
+            "params.x.ratio: numbers must be integers in the 64-bit range (send amounts in minor units)"
+        );
+        let currency =
+            CanonicalParams::from_value(json!({"fee_amount": {"minor": 1, "currency": "usd"}})).unwrap_err();
         assert_eq!(currency.field, "fee_amount.currency");
         assert!(CanonicalParams::from_value(json!([1, 2])).is_err());
         assert!(CanonicalParams::from_value(json!({"n": u64::MAX})).is_err());

@@ -116,7 +116,11 @@ mod tests {
 
     #[test]
     fn thresholds_apply_per_kind_provider_and_currency() {
-        let rules = vec![ApprovalRule { kind: "refund".into(), provider: Some("stripe".into()), threshold: Some(twd(100_000)) }];
+        let rules = vec![ApprovalRule {
+            kind: "refund".into(),
+            provider: Some("stripe".into()),
+            threshold: Some(twd(100_000)),
+        }];
         assert!(requires_approval(&rules, "refund", "stripe", Some(twd(120_000))));
         assert!(requires_approval(&rules, "refund", "stripe", Some(twd(100_000))));
         assert!(!requires_approval(&rules, "refund", "stripe", Some(twd(38_000))));

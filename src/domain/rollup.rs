@@ -104,7 +104,8 @@ pub fn roll_up(operations: &[OperationSummary]) -> Result<OrderRollup, MoneyErro
 
     let originals = || operations.iter().filter(|o| o.compensates.is_none());
     let any_original_failed = originals().any(|o| o.state != State::Succeeded);
-    let succeeded_originals: Vec<&OperationSummary> = originals().filter(|o| o.state == State::Succeeded).collect();
+    let succeeded_originals: Vec<&OperationSummary> =
+        originals().filter(|o| o.state == State::Succeeded).collect();
     let status = if operations.is_empty() {
         OrderStatus::NoOperations
     } else if !uncertain.is_empty() {
@@ -146,7 +147,10 @@ mod tests {
     }
 
     fn refund(id: &str, minor: i64, state: State) -> OperationSummary {
-        OperationSummary { amount: Some(Money::new(minor, Currency::parse("CNY").unwrap())), ..op(id, "refund", state, None) }
+        OperationSummary {
+            amount: Some(Money::new(minor, Currency::parse("CNY").unwrap())),
+            ..op(id, "refund", state, None)
+        }
     }
 
     fn ids(list: &[OpId]) -> Vec<&str> {
@@ -189,7 +193,10 @@ mod tests {
 
     #[test]
     fn two_legitimate_refunds_of_one_order_add_up() {
-        let order = [refund("refund-A1042-1", 10000, State::Succeeded), refund("refund-A1042-2", 5000, State::Succeeded)];
+        let order = [
+            refund("refund-A1042-1", 10000, State::Succeeded),
+            refund("refund-A1042-2", 5000, State::Succeeded),
+        ];
         let rollup = roll_up(&order).unwrap();
         assert_eq!(rollup.status, OrderStatus::Complete);
         assert_eq!(rollup.net_refunded, vec![Money::new(15000, Currency::parse("CNY").unwrap())]);

@@ -39,7 +39,12 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct DatabaseArgs {
     /// Where the ledger lives: `sqlite://FILE` (created if missing) or `postgres://USER@HOST:PORT/DB`.
-    #[arg(long, env = "OPLEDGER_DATABASE_URL", default_value = "sqlite://opledger.db", hide_env_values = true)]
+    #[arg(
+        long,
+        env = "OPLEDGER_DATABASE_URL",
+        default_value = "sqlite://opledger.db",
+        hide_env_values = true
+    )]
     pub database_url: String,
 }
 

@@ -53,9 +53,8 @@ impl Application {
         let listener = TcpListener::bind(settings.addr)
             .await
             .map_err(|source| StartupError::Bind { addr: settings.addr, source })?;
-        let local_addr = listener
-            .local_addr()
-            .map_err(|source| StartupError::Bind { addr: settings.addr, source })?;
+        let local_addr =
+            listener.local_addr().map_err(|source| StartupError::Bind { addr: settings.addr, source })?;
         let state = AppState { store, leptos_options: leptos_options(&settings.site_root, local_addr) };
         Ok(Self { listener, router: router(state), local_addr })
     }
@@ -72,7 +71,12 @@ impl Application {
 
 /// Leptos' options, built here so that `serve` needs none of cargo-leptos' environment.
 fn leptos_options(site_root: &str, addr: SocketAddr) -> LeptosOptions {
-    LeptosOptions::builder().output_name("opledger").site_root(site_root).site_pkg_dir("pkg").site_addr(addr).build()
+    LeptosOptions::builder()
+        .output_name("opledger")
+        .site_root(site_root)
+        .site_pkg_dir("pkg")
+        .site_addr(addr)
+        .build()
 }
 
 /// The whole HTTP surface; tests drive it without a socket.
@@ -96,11 +100,8 @@ pub fn router(state: AppState) -> Router {
 /// sent back in `x-request-id`.
 fn request_span<B>(request: &Request<B>) -> tracing::Span {
     let route = request.extensions().get::<MatchedPath>().map_or("fallback", MatchedPath::as_str);
-    let request_id = request
-        .extensions()
-        .get::<RequestId>()
-        .and_then(|id| id.header_value().to_str().ok())
-        .unwrap_or("-");
+    let request_id =
+        request.extensions().get::<RequestId>().and_then(|id| id.header_value().to_str().ok()).unwrap_or("-");
     tracing::info_span!("request", method = %request.method(), route, request_id)
 }
 

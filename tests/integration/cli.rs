@@ -16,7 +16,14 @@ fn help_explains_the_subcommands_and_their_settings() {
     let help = String::from_utf8(output.stdout).unwrap();
     assert!(help.contains("serve") && help.contains("migrate"), "{help}");
     let serve = String::from_utf8(opledger().args(["serve", "--help"]).output().unwrap().stdout).unwrap();
-    for expected in ["--database-url", "OPLEDGER_DATABASE_URL", "sqlite://opledger.db", "--addr", "OPLEDGER_ADDR", "127.0.0.1:3000"] {
+    for expected in [
+        "--database-url",
+        "OPLEDGER_DATABASE_URL",
+        "sqlite://opledger.db",
+        "--addr",
+        "OPLEDGER_ADDR",
+        "127.0.0.1:3000",
+    ] {
         assert!(serve.contains(expected), "serve --help lacks {expected}: {serve}");
     }
 }

@@ -43,13 +43,18 @@ impl TestDatabase {
                 let mut admin = match sqlx::PgConnection::connect(&admin_url).await {
                     Ok(connection) => connection,
                     Err(error) if !in_ci() => {
-                        eprintln!("SKIPPED: no PostgreSQL at {admin_url} ({error}); set OPLEDGER_TEST_POSTGRES_URL");
+                        eprintln!(
+                            "SKIPPED: no PostgreSQL at {admin_url} ({error}); set OPLEDGER_TEST_POSTGRES_URL"
+                        );
                         return None;
                     }
                     Err(error) => panic!("PostgreSQL is required in CI but {admin_url} failed: {error}"),
                 };
                 let name = format!("opledger_test_{}", uuid::Uuid::new_v4().simple());
-                sqlx::query(&format!("create database {name}")).execute(&mut admin).await.expect("create database");
+                sqlx::query(&format!("create database {name}"))
+                    .execute(&mut admin)
+                    .await
+                    .expect("create database");
                 let base = admin_url.rsplit_once('/').map_or(admin_url.as_str(), |(base, _)| base);
                 let url = format!("{base}/{name}");
                 Some(TestDatabase::Postgres { name, url })
@@ -121,7 +126,8 @@ impl TestApp {
         tokio::spawn(application.run_until(async move {
             let _ = stopped.await;
         }));
-        let client = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client");
+        let client =
+            reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client");
         Some(TestApp { addr, client, database, _site_root: site_root, shutdown: Some(shutdown) })
     }
 

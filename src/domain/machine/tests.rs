@@ -34,7 +34,10 @@ fn typical(state: State) -> Snapshot {
     if state == State::Approved {
         snapshot.approval = Some(valid_approval());
     }
-    if matches!(state, State::Submitted | State::Unknown | State::NeedsReview | State::Succeeded | State::Rejected) {
+    if matches!(
+        state,
+        State::Submitted | State::Unknown | State::NeedsReview | State::Succeeded | State::Rejected
+    ) {
         snapshot.last_attempt = Some(AttemptNumber::FIRST);
         snapshot.key_first_sent_at = Some(now() - Duration::minutes(10));
     }
@@ -138,7 +141,8 @@ fn the_refund_of_order_1043_times_out_becomes_unknown_and_is_settled_by_a_lookup
     assert_eq!(again.code, RejectionCode::ReconcileFirst);
     assert!(again.message.contains("do not send again"));
 
-    let found = Command::ConfirmFound { external_id: "re_7f3a".into(), evidence: "metadata.op_id matched".into() };
+    let found =
+        Command::ConfirmFound { external_id: "re_7f3a".into(), evidence: "metadata.op_id matched".into() };
     let settled = run(unknown, found, &Actor::system("reconciler")).unwrap();
     assert_eq!(settled.state, State::Succeeded);
     let done = decide(&settled, Command::BeginAttempt, &agent(), now()).unwrap_err();
@@ -159,15 +163,18 @@ fn a_resend_keeps_the_attempt_count_and_the_first_send_time() {
 fn a_cached_server_error_or_an_expired_key_forbids_a_resend() {
     let mut cached_500 = typical(State::Unknown);
     cached_500.last_failure = Some(FailureClass::ServerError);
-    let refused = decide(&cached_500, Command::ResendSameKey, &Actor::system("reconciler"), now()).unwrap_err();
+    let refused =
+        decide(&cached_500, Command::ResendSameKey, &Actor::system("reconciler"), now()).unwrap_err();
     assert_eq!(refused.code, RejectionCode::CachedServerError);
 
     let mut expired = typical(State::Unknown);
     expired.key_first_sent_at = Some(now() - Duration::hours(25));
     assert!(!expired.key_still_valid(now()));
-    let refused = decide(&expired, Command::ResendSameKey, &Actor::human("sam", Role::Support), now()).unwrap_err();
+    let refused =
+        decide(&expired, Command::ResendSameKey, &Actor::human("sam", Role::Support), now()).unwrap_err();
     assert_eq!(refused.code, RejectionCode::KeyExpired);
-    let escalated = run(expired, Command::Escalate { reason: "key expired".into() }, &Actor::system("reconciler"));
+    let escalated =
+        run(expired, Command::Escalate { reason: "key expired".into() }, &Actor::system("reconciler"));
     assert_eq!(escalated.unwrap().state, State::NeedsReview);
 }
 
@@ -228,9 +235,8 @@ fn an_expired_approval_goes_back_to_the_queue() {
 #[test]
 fn an_approval_for_other_parameters_does_not_allow_a_send() {
     let mut changed = typical(State::Approved);
-    changed.fingerprint = CanonicalParams::from_json(r#"{"amount":{"minor":76000,"currency":"TWD"}}"#)
-        .unwrap()
-        .fingerprint();
+    changed.fingerprint =
+        CanonicalParams::from_json(r#"{"amount":{"minor":76000,"currency":"TWD"}}"#).unwrap().fingerprint();
     let refused = decide(&changed, Command::BeginAttempt, &agent(), now()).unwrap_err();
     assert_eq!(refused.code, RejectionCode::ApprovalForOtherParams);
 }
@@ -251,7 +257,8 @@ fn cancelling_in_flight_is_recorded_honestly_and_stops_further_sends() {
     let unknown = run(stopped, outcome(1, FailureClass::Timeout), &agent()).unwrap();
     let refused = decide(&unknown, Command::ResendSameKey, &support, now()).unwrap_err();
     assert_eq!(refused.code, RejectionCode::CancelRequested);
-    let planned_cancel = run(typical(State::Planned), Command::Cancel { reason: String::new() }, &support).unwrap();
+    let planned_cancel =
+        run(typical(State::Planned), Command::Cancel { reason: String::new() }, &support).unwrap();
     assert_eq!(planned_cancel.state, State::Cancelled);
 }
 
@@ -274,7 +281,8 @@ fn refusals_speak_in_plain_words() {
     let auditor = Actor::human("aud", Role::Auditor);
     let refused = check(&typical(State::Unknown), CommandKind::MarkSucceeded, &auditor, now()).unwrap_err();
     assert_eq!(refused.message, "the auditor role may not mark succeeded.");
-    let pending = decide(&typical(State::PendingApproval), Command::BeginAttempt, &agent(), now()).unwrap_err();
+    let pending =
+        decide(&typical(State::PendingApproval), Command::BeginAttempt, &agent(), now()).unwrap_err();
     assert_eq!(pending.message, "This operation is waiting for a manager's approval.");
 }
 
@@ -284,7 +292,8 @@ fn any_failure() -> impl Strategy<Value = FailureClass> {
         Just(FailureClass::InvalidParams),
         Just(FailureClass::Forbidden),
         Just(FailureClass::BusinessRejection),
-        proptest::option::of(0u32..120).prop_map(|retry_after_s| FailureClass::TransientUnavailable { retry_after_s }),
+        proptest::option::of(0u32..120)
+            .prop_map(|retry_after_s| FailureClass::TransientUnavailable { retry_after_s }),
         Just(FailureClass::Timeout),
         Just(FailureClass::ServerError),
     ]
@@ -317,31 +326,39 @@ fn snapshot_in(states: Vec<State>) -> impl Strategy<Value = Snapshot> {
         proptest::option::of(0i64..3000),
         any::<bool>(),
     )
-        .prop_map(|(state, requested_by, approval, attempts, last_failure, sent_minutes_ago, cancel_requested)| {
-            let mut snapshot = Snapshot::new(&requested_by, fingerprint(), false, Duration::hours(24));
-            snapshot.state = state;
-            snapshot.approval = approval.map(|(approver, expires_in, same_params)| Approval {
-                approver,
-                fingerprint: if same_params { fingerprint() } else { Fingerprint::from_stored("sha256:other".into()) },
-                granted_at: now() - Duration::hours(2),
-                expires_at: now() + Duration::minutes(expires_in),
-            });
-            snapshot.last_attempt = attempts.map(AttemptNumber);
-            if state == State::Submitted {
-                snapshot.last_attempt = Some(snapshot.last_attempt.unwrap_or(AttemptNumber::FIRST));
-                snapshot.open_attempt = snapshot.last_attempt;
-            }
-            snapshot.last_failure = last_failure;
-            snapshot.key_first_sent_at = sent_minutes_ago.map(|m| now() - Duration::minutes(m));
-            snapshot.cancel_requested = cancel_requested;
-            snapshot
-        })
+        .prop_map(
+            |(state, requested_by, approval, attempts, last_failure, sent_minutes_ago, cancel_requested)| {
+                let mut snapshot = Snapshot::new(&requested_by, fingerprint(), false, Duration::hours(24));
+                snapshot.state = state;
+                snapshot.approval = approval.map(|(approver, expires_in, same_params)| Approval {
+                    approver,
+                    fingerprint: if same_params {
+                        fingerprint()
+                    } else {
+                        Fingerprint::from_stored("sha256:other".into())
+                    },
+                    granted_at: now() - Duration::hours(2),
+                    expires_at: now() + Duration::minutes(expires_in),
+                });
+                snapshot.last_attempt = attempts.map(AttemptNumber);
+                if state == State::Submitted {
+                    snapshot.last_attempt = Some(snapshot.last_attempt.unwrap_or(AttemptNumber::FIRST));
+                    snapshot.open_attempt = snapshot.last_attempt;
+                }
+                snapshot.last_failure = last_failure;
+                snapshot.key_first_sent_at = sent_minutes_ago.map(|m| now() - Duration::minutes(m));
+                snapshot.cancel_requested = cancel_requested;
+                snapshot
+            },
+        )
 }
 
 fn any_command() -> impl Strategy<Value = Command> {
-    let text = prop::sample::select(vec!["", "  ", "checked the dashboard", "re_7f3a"]).prop_map(str::to_owned);
+    let text =
+        prop::sample::select(vec!["", "  ", "checked the dashboard", "re_7f3a"]).prop_map(str::to_owned);
     prop_oneof![
-        (text.clone(), 0i64..240).prop_map(|(reason, m)| Command::Approve { reason, valid_for: Duration::minutes(m) }),
+        (text.clone(), 0i64..240)
+            .prop_map(|(reason, m)| Command::Approve { reason, valid_for: Duration::minutes(m) }),
         text.clone().prop_map(|reason| Command::Deny { reason }),
         Just(Command::ExpireApproval),
         Just(Command::BeginAttempt),
@@ -354,11 +371,14 @@ fn any_command() -> impl Strategy<Value = Command> {
             },
         }),
         text.clone().prop_map(|reason| Command::MarkUnknown { reason }),
-        (text.clone(), text.clone()).prop_map(|(external_id, evidence)| Command::ConfirmFound { external_id, evidence }),
+        (text.clone(), text.clone())
+            .prop_map(|(external_id, evidence)| Command::ConfirmFound { external_id, evidence }),
         Just(Command::ResendSameKey),
         text.clone().prop_map(|reason| Command::Escalate { reason }),
-        (text.clone(), text.clone()).prop_map(|(external_id, evidence)| Command::MarkSucceeded { external_id, evidence }),
-        (text.clone(), text.clone()).prop_map(|(reason, evidence)| Command::MarkNotHappened { reason, evidence }),
+        (text.clone(), text.clone())
+            .prop_map(|(external_id, evidence)| Command::MarkSucceeded { external_id, evidence }),
+        (text.clone(), text.clone())
+            .prop_map(|(reason, evidence)| Command::MarkNotHappened { reason, evidence }),
         text.prop_map(|reason| Command::Cancel { reason }),
     ]
 }

@@ -2,7 +2,9 @@
 //! power loss, foreign keys on, and a busy timeout for concurrent writers.
 
 use async_trait::async_trait;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
 use std::{str::FromStr, time::Duration};
 
 use super::{Backend, Store, StoreError};

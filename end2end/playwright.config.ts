@@ -1,0 +1,43 @@
+// Playwright drives Debian's Chromium (/usr/bin/chromium) against a freshly started opledger
+// with its own empty SQLite file. Build first: `cargo leptos build` (scripts/test.sh does).
+import { defineConfig } from "@playwright/test";
+
+const port = Number(process.env.OPLEDGER_E2E_PORT ?? 3100);
+const binary = process.env.OPLEDGER_E2E_BIN ?? "../target/debug/opledger";
+
+export default defineConfig({
+  testDir: "./tests",
+  timeout: 30_000,
+  expect: { timeout: 10_000 },
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  forbidOnly: true,
+  reporter: [["list"]],
+  use: {
+    baseURL: `http://127.0.0.1:${port}`,
+    trace: "retain-on-failure",
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
+    },
+  },
+  webServer: {
+    command:
+      `rm -rf .e2e-data && mkdir -p .e2e-data && exec ${binary} serve ` +
+      `--addr 127.0.0.1:${port} --database-url sqlite://.e2e-data/e2e.db --site-root ../target/site`,
+    url: `http://127.0.0.1:${port}/healthz`,
+    reuseExistingServer: false,
+    timeout: 60_000,
+    stdout: "ignore",
+    stderr: "pipe",
+  },
+});
