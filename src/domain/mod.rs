@@ -4,6 +4,7 @@
 //! Nothing here performs I/O or reads a clock: time is always passed in. The module compiles for
 //! the server and for the browser, so the console and the ledger ask the same functions.
 
+pub mod audit;
 pub mod failure;
 pub mod ids;
 pub mod machine;

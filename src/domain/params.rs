@@ -63,8 +63,7 @@ impl CanonicalParams {
             });
         };
         check_object(map, "", 0)?;
-        let mut text = String::new();
-        write_canonical(&value, &mut text);
+        let text = canonical_json(&value);
         Ok(Self { value, text })
     }
 
@@ -206,6 +205,14 @@ fn check_money(value: &Value, path: &str) -> Result<(), InvalidParams> {
         }
         _ => Err(invalid(&format!("{path}.currency"), "must be a three-letter ISO 4217 code")),
     }
+}
+
+/// Any JSON value in the canonical form (sorted keys, no whitespace); used for parameters and for
+/// the content that audit hashes cover.
+pub fn canonical_json(value: &Value) -> String {
+    let mut text = String::new();
+    write_canonical(value, &mut text);
+    text
 }
 
 fn write_canonical(value: &Value, out: &mut String) {

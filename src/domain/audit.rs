@@ -1,0 +1,186 @@
+//! Audit records and their hash chain. Every state change and every human or API action is one
+//! record; each tenant's records form a chain in which a record's hash covers the previous hash and
+//! the record's own canonical content, so an edited, deleted or reordered record breaks the chain
+//! and can be found offline.
+//!
+//! `hash = hex(SHA-256(prev_hash + "\n" + canonical JSON of the record without prev_hash and hash))`,
+//! the canonical JSON being the one of [`super::params`] (sorted keys, no whitespace). The first
+//! record of a tenant has `prev_hash` = 64 zeros.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+
+use super::params::canonical_json;
+
+/// The `prev_hash` of a tenant's first record.
+pub const GENESIS_HASH: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+
+/// What happened, before it takes its place in the chain.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AuditEntry {
+    pub at: DateTime<Utc>,
+    pub tenant: String,
+    pub actor: String,
+    pub role: String,
+    pub action: String,
+    pub op_id: Option<String>,
+    pub from_state: Option<String>,
+    pub to_state: Option<String>,
+    pub reason: Option<String>,
+    pub evidence: Value,
+}
+
+/// An entry in its place in the chain.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AuditRecord {
+    pub seq: u64,
+    #[serde(flatten)]
+    pub entry: AuditEntry,
+    pub prev_hash: String,
+    pub hash: String,
+}
+
+fn content(seq: u64, entry: &AuditEntry) -> Value {
+    json!({
+        "seq": seq,
+        "at": entry.at.to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
+        "tenant": entry.tenant,
+        "actor": entry.actor,
+        "role": entry.role,
+        "action": entry.action,
+        "op_id": entry.op_id,
+        "from_state": entry.from_state,
+        "to_state": entry.to_state,
+        "reason": entry.reason,
+        "evidence": entry.evidence,
+    })
+}
+
+/// The hash of the record `seq` with `entry`, following `prev_hash`.
+pub fn chain_hash(prev_hash: &str, seq: u64, entry: &AuditEntry) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(prev_hash.as_bytes());
+    hasher.update(b"\n");
+    hasher.update(canonical_json(&content(seq, entry)).as_bytes());
+    hex::encode(hasher.finalize())
+}
+
+impl AuditEntry {
+    /// Places the entry after the record with `prev` = (seq, hash), or first when `prev` is `None`.
+    pub fn chain_after(self, prev: Option<(u64, &str)>) -> AuditRecord {
+        let (seq, prev_hash) = match prev {
+            Some((seq, hash)) => (seq + 1, hash.to_owned()),
+            None => (1, GENESIS_HASH.to_owned()),
+        };
+        let hash = chain_hash(&prev_hash, seq, &self);
+        AuditRecord { seq, entry: self, prev_hash, hash }
+    }
+}
+
+/// Where and why a chain does not hold. `position` counts records from 1 in the order given.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("record {position} (seq {seq}): {problem}")]
+pub struct ChainBreak {
+    pub position: usize,
+    pub seq: u64,
+    pub problem: String,
+}
+
+/// Checks a tenant's whole chain in order: sequence numbers 1, 2, 3…, each `prev_hash` equal to
+/// the previous record's hash, each hash matching its content. Returns the number of records.
+pub fn verify_chain<'a>(records: impl IntoIterator<Item = &'a AuditRecord>) -> Result<usize, ChainBreak> {
+    let mut previous: Option<&AuditRecord> = None;
+    let mut count = 0;
+    for (index, record) in records.into_iter().enumerate() {
+        let position = index + 1;
+        let broken = |problem: String| ChainBreak { position, seq: record.seq, problem };
+        let (expected_seq, expected_prev) =
+            previous.map_or((1, GENESIS_HASH), |p| (p.seq + 1, p.hash.as_str()));
+        if record.seq != expected_seq {
+            return Err(broken(format!("expected seq {expected_seq}: a record is missing or out of order")));
+        }
+        if record.prev_hash != expected_prev {
+            return Err(broken("prev_hash does not match the previous record's hash".into()));
+        }
+        if chain_hash(&record.prev_hash, record.seq, &record.entry) != record.hash {
+            return Err(broken("hash does not match the record's content: it was changed".into()));
+        }
+        previous = Some(record);
+        count = position;
+    }
+    Ok(count)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn entry(action: &str, minute: u32) -> AuditEntry {
+        AuditEntry {
+            at: Utc.with_ymd_and_hms(2026, 11, 2, 10, minute, 0).unwrap(),
+            tenant: "acme".into(),
+            actor: "agent-7".into(),
+            role: "agent".into(),
+            action: action.into(),
+            op_id: Some("refund-1043-li_2".into()),
+            from_state: None,
+            to_state: Some("planned".into()),
+            reason: None,
+            evidence: json!({"http_status": 201}),
+        }
+    }
+
+    fn chain() -> Vec<AuditRecord> {
+        let mut records: Vec<AuditRecord> = Vec::new();
+        for (minute, action) in
+            ["register", "begin_attempt", "record_outcome", "confirm_found"].iter().enumerate()
+        {
+            let prev = records.last().map(|r| (r.seq, r.hash.as_str()));
+            let record = entry(action, minute as u32).chain_after(prev);
+            records.push(record);
+        }
+        records
+    }
+
+    #[test]
+    fn an_untouched_chain_verifies() {
+        let records = chain();
+        assert_eq!(records[0].prev_hash, GENESIS_HASH);
+        assert_eq!(records[1].prev_hash, records[0].hash);
+        assert_eq!(verify_chain(&records), Ok(4));
+    }
+
+    #[test]
+    fn an_edited_record_is_named() {
+        let mut records = chain();
+        records[2].entry.reason = Some("edited later".into());
+        let broken = verify_chain(&records).unwrap_err();
+        assert_eq!((broken.position, broken.seq), (3, 3));
+        assert!(broken.problem.contains("changed"));
+    }
+
+    #[test]
+    fn a_deleted_or_reordered_record_is_named() {
+        let mut deleted = chain();
+        deleted.remove(1);
+        assert_eq!(verify_chain(&deleted).unwrap_err().position, 2);
+        let mut reordered = chain();
+        reordered.swap(1, 2);
+        assert_eq!(verify_chain(&reordered).unwrap_err().position, 2);
+        let mut truncated_head = chain();
+        truncated_head.remove(0);
+        assert_eq!(verify_chain(&truncated_head).unwrap_err().position, 1);
+    }
+
+    #[test]
+    fn a_record_rehashed_after_an_edit_breaks_the_link_to_the_next() {
+        let mut records = chain();
+        records[1].entry.actor = "someone-else".into();
+        records[1].hash = chain_hash(&records[1].prev_hash, records[1].seq, &records[1].entry);
+        let broken = verify_chain(&records).unwrap_err();
+        assert_eq!(broken.position, 3);
+    }
+}
