@@ -2,5 +2,5 @@
 create table tenants (
     id text primary key,
     name text not null,
-    created_at timestamptz not null
+    created_at_us bigint not null
 );

@@ -2,5 +2,5 @@
 create table tenants (
     id text primary key not null,
     name text not null,
-    created_at text not null
+    created_at_us integer not null
 ) strict;

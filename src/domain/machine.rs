@@ -95,6 +95,24 @@ impl State {
         matches!(self, State::Succeeded | State::Rejected | State::Denied | State::Cancelled)
     }
 
+    /// What a caller (an agent or a tool) is told about an operation in this state.
+    pub fn caller_message(self) -> &'static str {
+        match self {
+            State::Planned => "Recorded; not sent yet.",
+            State::PendingApproval => "Waiting for a manager's approval; do not send it.",
+            State::Approved => "Approved; ready to be sent.",
+            State::Denied => "A manager denied this operation; it will not be sent.",
+            State::Submitted => "A send is in progress; do not send it again.",
+            State::Succeeded => "Already done.",
+            State::Rejected => {
+                "The provider refused it, or it was confirmed not to have happened; nothing was done."
+            }
+            State::Unknown => "Result unknown; do not send again; it is being checked.",
+            State::NeedsReview => "Result unknown; a person is checking it; do not send again.",
+            State::Cancelled => "Cancelled before anything was sent.",
+        }
+    }
+
     /// Whether the downstream effect may exist without opledger knowing it yet.
     pub fn is_uncertain(self) -> bool {
         matches!(self, State::Submitted | State::Unknown | State::NeedsReview)

@@ -8,6 +8,8 @@ use std::net::SocketAddr;
 use super::startup::{shutdown_signal, Application, Settings};
 use super::store;
 use super::telemetry::LogFormat;
+use super::tokens;
+use crate::domain::ids::TenantId;
 
 /// opledger records every side-effecting operation (refunds, emails, tickets, pickups) before it is
 /// sent, under an id derived from its business intent, and settles unknown results without ever
@@ -34,6 +36,24 @@ pub enum Command {
     Serve(ServeArgs),
     /// Apply pending database migrations, then exit.
     Migrate(DatabaseArgs),
+    /// Manage the API tokens that agents and tools use for the ledger API.
+    #[command(subcommand)]
+    Token(TokenCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TokenCommand {
+    /// Create a token for a tenant (created if new) and print it once; only its hash is stored.
+    Create {
+        #[command(flatten)]
+        database: DatabaseArgs,
+        /// The tenant the token acts for: lowercase letters, digits, '-' and '_'.
+        #[arg(long)]
+        tenant: String,
+        /// A name for the token, unique within the tenant, shown in the audit trail (for example support-agent).
+        #[arg(long)]
+        name: String,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -81,6 +101,18 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             let store = store::connect(&args.database_url).await.context("could not open the database")?;
             store.migrate().await.context("could not apply the migrations")?;
             println!("The {} database is up to date.", store.backend().as_str());
+            Ok(())
+        }
+        Command::Token(TokenCommand::Create { database, tenant, name }) => {
+            let tenant = TenantId::parse(&tenant)?;
+            let name = name.trim();
+            anyhow::ensure!(!name.is_empty() && name.len() <= 64, "--name must be 1 to 64 characters");
+            let store =
+                store::connect(&database.database_url).await.context("could not open the database")?;
+            store.migrate().await.context("could not apply the migrations")?;
+            let token = tokens::create_token(store.as_ref(), &tenant, name, "cli").await?;
+            eprintln!("API token {name:?} for tenant {tenant}. It is shown only now; keep it secret:");
+            println!("{token}");
             Ok(())
         }
     }

@@ -3,7 +3,10 @@
 
 pub mod cli;
 pub mod health;
+pub mod ledger;
+pub mod ledger_api;
 pub mod startup;
 pub mod state;
 pub mod store;
 pub mod telemetry;
+pub mod tokens;

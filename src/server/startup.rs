@@ -13,6 +13,8 @@ use tower_http::{
 };
 
 use super::health::healthz;
+use super::ledger::Ledger;
+use super::ledger_api;
 use super::state::AppState;
 use super::store::{self, StoreError};
 use crate::app::{shell, App};
@@ -44,6 +46,7 @@ pub struct Application {
     listener: TcpListener,
     router: Router,
     local_addr: SocketAddr,
+    ledger: Ledger,
 }
 
 impl Application {
@@ -55,12 +58,22 @@ impl Application {
             .map_err(|source| StartupError::Bind { addr: settings.addr, source })?;
         let local_addr =
             listener.local_addr().map_err(|source| StartupError::Bind { addr: settings.addr, source })?;
-        let state = AppState { store, leptos_options: leptos_options(&settings.site_root, local_addr) };
-        Ok(Self { listener, router: router(state), local_addr })
+        let ledger = Ledger::new(store.clone(), Vec::new());
+        let state = AppState {
+            store,
+            ledger: ledger.clone(),
+            leptos_options: leptos_options(&settings.site_root, local_addr),
+        };
+        Ok(Self { listener, router: router(state), local_addr, ledger })
     }
 
     pub fn local_addr(&self) -> SocketAddr {
         self.local_addr
+    }
+
+    /// The ledger service the application runs on.
+    pub fn ledger(&self) -> &Ledger {
+        &self.ledger
     }
 
     /// Serves until `shutdown` completes, then finishes the requests in flight.
@@ -85,6 +98,7 @@ pub fn router(state: AppState) -> Router {
     let options = state.leptos_options.clone();
     Router::new()
         .route("/healthz", get(healthz))
+        .nest("/api/v1", ledger_api::routes())
         .leptos_routes(&state, routes, move || shell(options.clone()))
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
         .layer(

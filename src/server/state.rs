@@ -4,11 +4,14 @@ use axum::extract::FromRef;
 use leptos::prelude::LeptosOptions;
 use std::sync::Arc;
 
+use super::ledger::Ledger;
 use super::store::Store;
 
 #[derive(Clone)]
 pub struct AppState {
     pub store: Arc<dyn Store>,
+    /// The one service through which every change passes.
+    pub ledger: Ledger,
     pub leptos_options: LeptosOptions,
 }
 

@@ -3,5 +3,6 @@
 
 mod cli;
 mod health;
+mod ledger_api;
 mod pages;
 mod support;

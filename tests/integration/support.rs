@@ -1,7 +1,11 @@
 //! The test harness: `TestApp` spawns the application on port 0 with a fresh database, and
 //! `engine_tests!` runs one test body on both engines.
 
+use opledger::domain::ids::TenantId;
+use opledger::server::ledger::Ledger;
 use opledger::server::startup::{Application, Settings};
+use opledger::server::tokens::create_token;
+use serde_json::Value;
 use std::net::SocketAddr;
 use tempfile::TempDir;
 
@@ -107,6 +111,11 @@ pub struct TestApp {
     pub addr: SocketAddr,
     pub client: reqwest::Client,
     pub database: TestDatabase,
+    pub ledger: Ledger,
+    /// An API token of tenant `acme`.
+    pub token: String,
+    /// An API token of tenant `globex`, which must never see `acme`'s operations.
+    pub other_token: String,
     _site_root: TempDir,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
 }
@@ -122,13 +131,31 @@ impl TestApp {
         };
         let application = Application::build(settings).await.expect("the application starts");
         let addr = application.local_addr();
+        let ledger = application.ledger().clone();
+        let token =
+            create_token(ledger.store().as_ref(), &TenantId::parse("acme").unwrap(), "agent-7", "test")
+                .await
+                .expect("token");
+        let other_token =
+            create_token(ledger.store().as_ref(), &TenantId::parse("globex").unwrap(), "agent-9", "test")
+                .await
+                .expect("token");
         let (shutdown, stopped) = tokio::sync::oneshot::channel::<()>();
         tokio::spawn(application.run_until(async move {
             let _ = stopped.await;
         }));
         let client =
             reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client");
-        Some(TestApp { addr, client, database, _site_root: site_root, shutdown: Some(shutdown) })
+        Some(TestApp {
+            addr,
+            client,
+            database,
+            ledger,
+            token,
+            other_token,
+            _site_root: site_root,
+            shutdown: Some(shutdown),
+        })
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -138,6 +165,73 @@ impl TestApp {
     pub async fn get(&self, path: &str) -> reqwest::Response {
         self.client.get(self.url(path)).send().await.expect("request")
     }
+
+    /// `POST` JSON to the ledger API with `token`; the status and the JSON answer.
+    pub async fn post_as(&self, token: &str, path: &str, body: &Value) -> (u16, Value) {
+        let response =
+            self.client.post(self.url(path)).bearer_auth(token).json(body).send().await.expect("request");
+        let status = response.status().as_u16();
+        (status, response.json().await.unwrap_or(Value::Null))
+    }
+
+    pub async fn post(&self, path: &str, body: &Value) -> (u16, Value) {
+        self.post_as(&self.token, path, body).await
+    }
+
+    /// `GET` from the ledger API with `token`; the status and the JSON answer.
+    pub async fn get_as(&self, token: &str, path: &str) -> (u16, Value) {
+        let response = self.client.get(self.url(path)).bearer_auth(token).send().await.expect("request");
+        let status = response.status().as_u16();
+        (status, response.json().await.unwrap_or(Value::Null))
+    }
+
+    pub async fn get_json(&self, path: &str) -> (u16, Value) {
+        self.get_as(&self.token, path).await
+    }
+
+    pub async fn register(&self, body: &Value) -> (u16, Value) {
+        self.post("/api/v1/operations", body).await
+    }
+
+    pub async fn begin_attempt(&self, op_id: &str) -> (u16, Value) {
+        self.post(&format!("/api/v1/operations/{op_id}/attempts"), &Value::Null).await
+    }
+
+    pub async fn report(&self, op_id: &str, attempt: u64, outcome: &Value) -> (u16, Value) {
+        self.post(&format!("/api/v1/operations/{op_id}/attempts/{attempt}/outcome"), outcome).await
+    }
+
+    /// Runs one SQL statement directly on the test database, bypassing the ledger (to tamper).
+    pub async fn tamper(&self, sql: &str) {
+        use sqlx::Connection;
+        match &self.database {
+            TestDatabase::Sqlite { url, .. } => {
+                let mut connection = sqlx::SqliteConnection::connect(url).await.expect("connect");
+                sqlx::query(sql).execute(&mut connection).await.expect("tamper");
+            }
+            TestDatabase::Postgres { url, .. } => {
+                let mut connection = sqlx::PgConnection::connect(url).await.expect("connect");
+                sqlx::query(sql).execute(&mut connection).await.expect("tamper");
+            }
+        }
+    }
+}
+
+/// The refund of line item 2 of order 1043: TWD 380.00 on payment intent pi_1043.
+pub fn refund_1043(amount_minor: i64) -> Value {
+    serde_json::json!({
+        "op_id": "refund-1043-li_2",
+        "kind": "refund",
+        "subject": "order:1043",
+        "provider": "stripe",
+        "params": {
+            "payment_intent": "pi_1043",
+            "amount": {"minor": amount_minor, "currency": "TWD"},
+            "reason": "requested_by_customer",
+            "line_item": "li_2"
+        },
+        "requested_by": "agent-7"
+    })
 }
 
 impl Drop for TestApp {

@@ -1,9 +1,11 @@
 //! The ledger's durable store: a [`Store`] trait named by intent, with one backend per engine
 //! (SQLite, the embedded default; PostgreSQL, for several instances), chosen by the scheme of the
 //! database URL. All SQL lives below this module; each engine has its own migrations folder with
-//! the same numbering.
+//! the same numbering and meaning.
 
 mod postgres;
+pub mod records;
+mod sql;
 mod sqlite;
 
 use async_trait::async_trait;
@@ -11,6 +13,13 @@ use std::sync::Arc;
 
 pub use postgres::PostgresStore;
 pub use sqlite::SqliteStore;
+
+use crate::domain::audit::{AuditEntry, AuditRecord};
+use crate::domain::ids::{OpId, TenantId};
+use records::{
+    ApiTokenRecord, ConflictRecord, NewApiToken, NewConflict, NewOperation, OperationChange,
+    OperationHistory, OperationRecord, Registered,
+};
 
 /// The database engine behind a store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,14 +39,31 @@ impl Backend {
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
+    #[error("not found")]
+    NotFound,
+    /// A concurrent change won, or a unique rule was broken; the sentence says which.
+    #[error("{0}")]
+    Conflict(String),
     #[error("the database URL must start with sqlite:// or postgres://")]
     UnsupportedUrl,
     #[error("the database is unavailable")]
     Unavailable(#[source] sqlx::Error),
     #[error("the database migrations failed")]
     Migration(#[source] sqlx::migrate::MigrateError),
+    #[error("stored data could not be read ({0})")]
+    Corrupt(String),
     #[error("the database failed")]
     Other(#[source] sqlx::Error),
+}
+
+impl StoreError {
+    /// Maps a unique-constraint violation to [`StoreError::Conflict`] with `message`.
+    pub fn from_unique(error: sqlx::Error, message: &str) -> StoreError {
+        match &error {
+            sqlx::Error::Database(db) if db.is_unique_violation() => StoreError::Conflict(message.to_owned()),
+            _ => StoreError::from(error),
+        }
+    }
 }
 
 impl From<sqlx::Error> for StoreError {
@@ -61,6 +87,55 @@ pub trait Store: Send + Sync {
 
     /// One round trip to the database.
     async fn check_health(&self) -> Result<(), StoreError>;
+
+    /// Stores a new API token (creating its tenant if needed) and audits it.
+    async fn create_api_token(&self, token: NewApiToken, audit: AuditEntry) -> Result<(), StoreError>;
+
+    /// The unrevoked token whose secret hashes to `secret_hash`.
+    async fn find_api_token(&self, secret_hash: &str) -> Result<Option<ApiTokenRecord>, StoreError>;
+
+    /// Records a new operation with its audit entry, or returns the one already recorded under its
+    /// op id, untouched. Of any number of concurrent registrations of one op id, exactly one
+    /// creates it.
+    async fn register_operation(
+        &self,
+        new: NewOperation,
+        audit: AuditEntry,
+    ) -> Result<Registered, StoreError>;
+
+    /// Keeps a refused conflicting request for review, with its audit entry.
+    async fn record_conflict(&self, conflict: NewConflict, audit: AuditEntry) -> Result<(), StoreError>;
+
+    async fn load_operation(
+        &self,
+        tenant: &TenantId,
+        op_id: &OpId,
+    ) -> Result<Option<OperationRecord>, StoreError>;
+
+    /// Commits a decided change: the events, the new projection (operation, attempts, external
+    /// references, approvals) and the audit entries, in one transaction. Refused with
+    /// [`StoreError::Conflict`] when the operation is no longer at `expected_version`.
+    async fn apply_change(&self, change: OperationChange) -> Result<OperationRecord, StoreError>;
+
+    /// An operation with its attempts, external references and audit trail.
+    async fn operation_history(
+        &self,
+        tenant: &TenantId,
+        op_id: &OpId,
+    ) -> Result<Option<OperationHistory>, StoreError>;
+
+    /// Every operation of one subject (an order), oldest first.
+    async fn subject_operations(
+        &self,
+        tenant: &TenantId,
+        subject: &str,
+    ) -> Result<Vec<OperationHistory>, StoreError>;
+
+    /// The refused conflicting requests for one op id, oldest first.
+    async fn conflicts_of(&self, tenant: &TenantId, op_id: &OpId) -> Result<Vec<ConflictRecord>, StoreError>;
+
+    /// A tenant's whole audit chain in order.
+    async fn audit_chain(&self, tenant: &TenantId) -> Result<Vec<AuditRecord>, StoreError>;
 }
 
 /// Opens the store that `url` names: `sqlite://FILE` or `postgres://…` (`postgresql://` too).

@@ -1,10 +1,9 @@
-//! The PostgreSQL backend, for several opledger instances sharing one database.
+//! The PostgreSQL backend, for several opledger instances sharing one database. Writers of one
+//! tenant are serialised by a `for no key update` lock on the tenant's row, which keeps its audit
+//! chain linear without blocking the foreign-key checks of concurrent inserts.
 
-use async_trait::async_trait;
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use std::time::Duration;
-
-use super::{Backend, Store, StoreError};
 
 pub struct PostgresStore {
     pool: PgPool,
@@ -14,25 +13,22 @@ impl PostgresStore {
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
         let pool = PgPoolOptions::new()
             .max_connections(16)
-            .acquire_timeout(Duration::from_secs(5))
+            .acquire_timeout(Duration::from_secs(10))
             .connect(url)
             .await?;
         Ok(Self { pool })
     }
 }
 
-#[async_trait]
-impl Store for PostgresStore {
-    fn backend(&self) -> Backend {
-        Backend::Postgres
-    }
-
-    async fn migrate(&self) -> Result<(), StoreError> {
-        sqlx::migrate!("migrations/postgres").run(&self.pool).await.map_err(StoreError::Migration)
-    }
-
-    async fn check_health(&self) -> Result<(), StoreError> {
-        sqlx::query("select 1").execute(&self.pool).await?;
-        Ok(())
-    }
+async fn begin(pool: &PgPool) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, sqlx::Error> {
+    pool.begin().await
 }
+
+super::sql::sql_store!(
+    PostgresStore,
+    sqlx::Postgres,
+    Backend::Postgres,
+    "migrations/postgres",
+    begin = begin,
+    lock_tenant = "select id from tenants where id = $1 for no key update"
+);

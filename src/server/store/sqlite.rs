@@ -1,13 +1,11 @@
 //! The SQLite backend: one file, WAL journal, `synchronous=FULL` so a committed write survives a
-//! power loss, foreign keys on, and a busy timeout for concurrent writers.
+//! power loss, foreign keys on, a busy timeout, and `BEGIN IMMEDIATE` for every write transaction
+//! so that a read-then-write never fails half-way with `SQLITE_BUSY`.
 
-use async_trait::async_trait;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
 use std::{str::FromStr, time::Duration};
-
-use super::{Backend, Store, StoreError};
 
 pub struct SqliteStore {
     pool: SqlitePool,
@@ -20,28 +18,25 @@ impl SqliteStore {
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Full)
             .foreign_keys(true)
-            .busy_timeout(Duration::from_secs(5));
+            .busy_timeout(Duration::from_secs(10));
         let pool = SqlitePoolOptions::new()
             .max_connections(8)
-            .acquire_timeout(Duration::from_secs(5))
+            .acquire_timeout(Duration::from_secs(10))
             .connect_with(options)
             .await?;
         Ok(Self { pool })
     }
 }
 
-#[async_trait]
-impl Store for SqliteStore {
-    fn backend(&self) -> Backend {
-        Backend::Sqlite
-    }
-
-    async fn migrate(&self) -> Result<(), StoreError> {
-        sqlx::migrate!("migrations/sqlite").run(&self.pool).await.map_err(StoreError::Migration)
-    }
-
-    async fn check_health(&self) -> Result<(), StoreError> {
-        sqlx::query("select 1").execute(&self.pool).await?;
-        Ok(())
-    }
+async fn begin_immediate(pool: &SqlitePool) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, sqlx::Error> {
+    pool.begin_with("begin immediate").await
 }
+
+super::sql::sql_store!(
+    SqliteStore,
+    sqlx::Sqlite,
+    Backend::Sqlite,
+    "migrations/sqlite",
+    begin = begin_immediate,
+    lock_tenant = "select id from tenants where id = $1"
+);

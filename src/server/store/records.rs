@@ -1,0 +1,152 @@
+//! What the store takes and gives back: operations, attempts, external references, conflicts,
+//! tokens and the changes the ledger service commits.
+
+use chrono::{DateTime, Utc};
+
+use crate::domain::{
+    audit::{AuditEntry, AuditRecord},
+    ids::{Actor, OpId, TenantId},
+    machine::{Event, Snapshot},
+    params::{CanonicalParams, FieldDiff, Fingerprint},
+};
+
+/// An operation to record for the first time.
+#[derive(Debug, Clone)]
+pub struct NewOperation {
+    pub tenant: TenantId,
+    pub op_id: OpId,
+    pub kind: String,
+    pub subject: String,
+    pub provider: String,
+    pub params: CanonicalParams,
+    pub compensates: Option<OpId>,
+    pub snapshot: Snapshot,
+    pub at: DateTime<Utc>,
+}
+
+/// An operation as stored: its identity, parameters and the state machine's snapshot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OperationRecord {
+    pub tenant: TenantId,
+    pub op_id: OpId,
+    pub kind: String,
+    pub subject: String,
+    pub provider: String,
+    pub params: CanonicalParams,
+    /// The key sent downstream: the op id itself.
+    pub idempotency_key: String,
+    pub compensates: Option<OpId>,
+    pub snapshot: Snapshot,
+    /// Incremented by every change; a change built on an older version is refused.
+    pub version: i64,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// The result of registering: a new operation, or the one already recorded under that op id.
+#[derive(Debug, Clone)]
+pub enum Registered {
+    Created(OperationRecord),
+    Existing(OperationRecord),
+}
+
+/// A refused request: the same op id with other parameters.
+#[derive(Debug, Clone)]
+pub struct NewConflict {
+    pub tenant: TenantId,
+    pub op_id: OpId,
+    pub requested: CanonicalParams,
+    pub stored_fingerprint: Fingerprint,
+    pub diff: Vec<FieldDiff>,
+    pub requested_by: String,
+    pub at: DateTime<Utc>,
+}
+
+/// A refused request as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConflictRecord {
+    pub id: i64,
+    pub op_id: OpId,
+    pub requested_params: serde_json::Value,
+    pub requested_fingerprint: String,
+    pub stored_fingerprint: String,
+    pub diff: Vec<FieldDiff>,
+    pub requested_by: String,
+    pub received_at: DateTime<Utc>,
+}
+
+/// What the sender observed about an attempt, beyond its outcome class.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AttemptReport {
+    pub http_status: Option<u16>,
+    pub latency_ms: Option<u64>,
+    pub error: Option<String>,
+    pub external_id: Option<String>,
+    pub retry_after_s: Option<u32>,
+}
+
+/// One decided change to an operation, committed with its projection and audit in one transaction.
+#[derive(Debug, Clone)]
+pub struct OperationChange {
+    pub tenant: TenantId,
+    pub op_id: OpId,
+    pub expected_version: i64,
+    pub events: Vec<Event>,
+    pub after: Snapshot,
+    pub actor: Actor,
+    pub report: AttemptReport,
+    pub audit: Vec<AuditEntry>,
+    pub at: DateTime<Utc>,
+}
+
+/// One send of an operation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttemptRecord {
+    pub number: u32,
+    pub idempotency_key: String,
+    pub sent_by: String,
+    pub started_at: DateTime<Utc>,
+    pub finished_at: Option<DateTime<Utc>>,
+    /// `succeeded`, a failure class name, `no_report`, or `None` while open.
+    pub outcome: Option<String>,
+    pub http_status: Option<u16>,
+    pub latency_ms: Option<u64>,
+    pub error: Option<String>,
+    pub retry_after_s: Option<u32>,
+}
+
+/// An id of something an operation created at a provider.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExternalRef {
+    pub provider: String,
+    pub ref_type: String,
+    pub external_id: String,
+    pub recorded_at: DateTime<Utc>,
+}
+
+/// An operation with everything recorded about it.
+#[derive(Debug, Clone)]
+pub struct OperationHistory {
+    pub operation: OperationRecord,
+    pub attempts: Vec<AttemptRecord>,
+    pub external_refs: Vec<ExternalRef>,
+    pub audit: Vec<AuditRecord>,
+}
+
+/// A new API token, of which only the hash of the secret is stored.
+#[derive(Debug, Clone)]
+pub struct NewApiToken {
+    pub id: String,
+    pub tenant: TenantId,
+    pub name: String,
+    pub secret_hash: String,
+    pub at: DateTime<Utc>,
+}
+
+/// A valid (unrevoked) API token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiTokenRecord {
+    pub id: String,
+    pub tenant: TenantId,
+    pub name: String,
+}

@@ -1,0 +1,58 @@
+//! API tokens: `opl_<id>_<secret>`, shown once at creation and stored only as a SHA-256 hash. The
+//! secret carries 122 random bits, so a fast hash is enough (no password stretching needed).
+
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use super::ledger::now;
+use super::store::records::{ApiTokenRecord, NewApiToken};
+use super::store::{Store, StoreError};
+use crate::domain::{audit::AuditEntry, ids::TenantId};
+
+/// The hash under which a token is stored and looked up.
+pub fn hash_token(token: &str) -> String {
+    hex::encode(Sha256::digest(token.as_bytes()))
+}
+
+/// Creates a token named `name` for `tenant` (creating the tenant if it is new), audits it, and
+/// returns the token text, which is not stored anywhere.
+pub async fn create_token(
+    store: &dyn Store,
+    tenant: &TenantId,
+    name: &str,
+    created_by: &str,
+) -> Result<String, StoreError> {
+    let id = uuid::Uuid::new_v4().simple().to_string()[..12].to_owned();
+    let secret = uuid::Uuid::new_v4().simple().to_string();
+    let token = format!("opl_{id}_{secret}");
+    let at = now();
+    let audit = AuditEntry {
+        at,
+        tenant: tenant.to_string(),
+        actor: created_by.to_owned(),
+        role: "admin".into(),
+        action: "create_api_token".into(),
+        op_id: None,
+        from_state: None,
+        to_state: None,
+        reason: None,
+        evidence: json!({"token_id": id, "name": name}),
+    };
+    let new = NewApiToken {
+        id,
+        tenant: tenant.clone(),
+        name: name.to_owned(),
+        secret_hash: hash_token(&token),
+        at,
+    };
+    store.create_api_token(new, audit).await?;
+    Ok(token)
+}
+
+/// The token that `token` names, if it exists and is not revoked.
+pub async fn authenticate(store: &dyn Store, token: &str) -> Result<Option<ApiTokenRecord>, StoreError> {
+    if !token.starts_with("opl_") {
+        return Ok(None);
+    }
+    store.find_api_token(&hash_token(token)).await
+}

@@ -1,0 +1,246 @@
+//! The ledger API over real HTTP on both engines: registration (201/200/409/422), attempts,
+//! outcomes, cancellation, tenant isolation, concurrency, and the audit chain.
+
+use futures::future::join_all;
+use opledger::domain::{
+    audit::verify_chain,
+    ids::{Actor, OpId, TenantId},
+    machine::Command,
+};
+use opledger::server::store::records::AttemptReport;
+use serde_json::{json, Value};
+
+use crate::support::refund_1043;
+
+const OP: &str = "refund-1043-li_2";
+
+fn acme() -> TenantId {
+    TenantId::parse("acme").unwrap()
+}
+
+crate::engine_tests! {
+    the_same_intent_twice_is_201_then_200_with_the_same_operation(app) {
+        let (created, first) = app.register(&refund_1043(38000)).await;
+        assert_eq!(created, 201, "{first}");
+        assert_eq!(first["state"], "planned");
+        assert_eq!(first["idempotency_key"], OP);
+        assert_eq!(first["amount"], json!({"minor": 38000, "currency": "TWD"}));
+        let mut reordered = refund_1043(38000);
+        reordered["params"] = json!({"line_item": "li_2", "reason": "requested_by_customer", "amount": {"currency": "TWD", "minor": 38000}, "payment_intent": "pi_1043"});
+        let (again, second) = app.register(&reordered).await;
+        assert_eq!(again, 200, "{second}");
+        assert_eq!(second["fingerprint"], first["fingerprint"]);
+        assert_eq!(second["created_at"], first["created_at"]);
+        assert_eq!(second["version"], 1);
+    }
+
+    a_conflicting_request_is_409_with_the_diff_and_changes_nothing(app) {
+        app.register(&refund_1043(10000)).await;
+        let (status, answer) = app.register(&refund_1043(20000)).await;
+        assert_eq!(status, 409, "{answer}");
+        assert_eq!(answer["error"]["code"], "idempotency_conflict");
+        assert_eq!(answer["error"]["diff"], json!([{
+            "field": "amount",
+            "stored": {"minor": 10000, "currency": "TWD"},
+            "requested": {"minor": 20000, "currency": "TWD"}
+        }]));
+        let (_, stored) = app.get_json(&format!("/api/v1/operations/{OP}")).await;
+        assert_eq!(stored["amount"]["minor"], 10000, "the stored operation is never overwritten");
+        assert_eq!(stored["version"], 1);
+        let conflicts = app.ledger.store().conflicts_of(&acme(), &OpId::parse(OP).unwrap()).await.unwrap();
+        assert_eq!(conflicts.len(), 1, "the refused request is kept for review");
+        assert_eq!(conflicts[0].requested_params["amount"]["minor"], 20000);
+        assert_eq!(conflicts[0].requested_by, "agent-7");
+    }
+
+    malformed_input_is_422_naming_the_field(app) {
+        let mut float = refund_1043(0);
+        float["params"]["amount"]["minor"] = json!(380.5);
+        let (status, answer) = app.register(&float).await;
+        assert_eq!(status, 422);
+        assert!(answer["error"]["message"].as_str().unwrap().starts_with("params.amount.minor"), "{answer}");
+
+        let mut spaced = refund_1043(38000);
+        spaced["op_id"] = json!("refund 1043");
+        let (status, answer) = app.register(&spaced).await;
+        assert_eq!(status, 422);
+        assert!(answer["error"]["message"].as_str().unwrap().starts_with("op_id"), "{answer}");
+
+        let mut unknown_field = refund_1043(38000);
+        unknown_field["amount_hint"] = json!(1);
+        let (status, answer) = app.register(&unknown_field).await;
+        assert_eq!(status, 422);
+        assert!(answer["error"]["message"].as_str().unwrap().contains("unknown field `amount_hint`"), "{answer}");
+
+        let mut missing = refund_1043(38000);
+        missing.as_object_mut().unwrap().remove("subject");
+        let (status, answer) = app.register(&missing).await;
+        assert_eq!(status, 422);
+        assert!(answer["error"]["message"].as_str().unwrap().contains("missing field `subject`"), "{answer}");
+    }
+
+    oversized_bodies_and_missing_tokens_are_refused(app) {
+        let mut huge = refund_1043(38000);
+        huge["params"]["note"] = json!("x".repeat(70 * 1024));
+        let (status, answer) = app.register(&huge).await;
+        assert_eq!((status, answer["error"]["code"].as_str()), (413, Some("body_too_large")));
+        let (status, answer) = app.post_as("opl_nope_nope", "/api/v1/operations", &refund_1043(1)).await;
+        assert_eq!((status, answer["error"]["code"].as_str()), (401, Some("unauthorized")));
+        let anonymous = app.client.get(app.url(&format!("/api/v1/operations/{OP}"))).send().await.unwrap();
+        assert_eq!(anonymous.status(), 401);
+    }
+
+    fifty_identical_registrations_at_once_make_exactly_one_operation(app) {
+        let body = refund_1043(38000);
+        let answers = join_all((0..50).map(|_| app.register(&body))).await;
+        let created = answers.iter().filter(|(status, _)| *status == 201).count();
+        let found = answers.iter().filter(|(status, _)| *status == 200).count();
+        assert_eq!((created, found), (1, 49), "{answers:?}");
+        assert!(answers.iter().all(|(_, op)| op["op_id"] == OP && op["fingerprint"] == answers[0].1["fingerprint"]));
+        let chain = app.ledger.store().audit_chain(&acme()).await.unwrap();
+        assert_eq!(chain.iter().filter(|r| r.entry.action == "register").count(), 1);
+    }
+
+    fifty_concurrent_attempts_open_exactly_one(app) {
+        app.register(&refund_1043(38000)).await;
+        let answers = join_all((0..50).map(|_| app.begin_attempt(OP))).await;
+        let opened: Vec<&Value> = answers.iter().filter(|(status, _)| *status == 201).map(|(_, a)| a).collect();
+        assert_eq!(opened.len(), 1, "{answers:?}");
+        assert_eq!(opened[0]["attempt"], 1);
+        assert_eq!(opened[0]["idempotency_key"], OP);
+        assert!(answers.iter().filter(|(s, _)| *s != 201).all(|(s, a)| *s == 409 && a["error"]["code"] == "attempt_open"));
+        let (_, operation) = app.get_json(&format!("/api/v1/operations/{OP}")).await;
+        assert_eq!(operation["state"], "submitted");
+        assert_eq!(operation["attempts"].as_array().unwrap().len(), 1);
+    }
+
+    a_timeout_is_unknown_and_no_new_attempt_is_allowed_until_reconciled(app) {
+        app.register(&refund_1043(38000)).await;
+        let (_, attempt) = app.begin_attempt(OP).await;
+        let (status, answer) = app.report(OP, 1, &json!({"outcome": "timeout", "latency_ms": 10000, "error": "read timed out"})).await;
+        assert_eq!(status, 200, "{answer}");
+        assert_eq!(answer["operation"]["state"], "unknown", "a timeout is never a failure");
+        assert_eq!(answer["message"], "Result unknown; do not send again; it is being checked.");
+        assert_eq!(answer["operation"]["attempts"][0]["outcome"], "timeout");
+        assert_eq!(answer["operation"]["attempts"][0]["idempotency_key"], attempt["idempotency_key"]);
+
+        let (status, refused) = app.begin_attempt(OP).await;
+        assert_eq!((status, refused["error"]["code"].as_str()), (409, Some("reconcile_first")));
+        let (status, again) = app.register(&refund_1043(38000)).await;
+        assert_eq!((status, again["state"].as_str()), (200, Some("unknown")), "the caller learns it is unknown");
+
+        let found = Command::ConfirmFound { external_id: "re_7f3a".into(), evidence: "refund with metadata.op_id found".into() };
+        let op_id = OpId::parse(OP).unwrap();
+        app.ledger.execute(&acme(), &op_id, found, &Actor::system("reconciler"), AttemptReport::default()).await.unwrap();
+        let (_, settled) = app.get_json(&format!("/api/v1/operations/{OP}")).await;
+        assert_eq!(settled["state"], "succeeded");
+        assert_eq!(settled["external_refs"], json!(["stripe/refund/re_7f3a"]));
+        let (status, done) = app.begin_attempt(OP).await;
+        assert_eq!((status, done["error"]["code"].as_str()), (409, Some("already_succeeded")));
+    }
+
+    a_success_records_the_external_id_and_a_late_outcome_is_refused(app) {
+        app.register(&refund_1043(38000)).await;
+        app.begin_attempt(OP).await;
+        let (status, answer) = app.report(OP, 1, &json!({"outcome": "succeeded", "http_status": 200, "external_id": "re_9b1c"})).await;
+        assert_eq!(status, 200, "{answer}");
+        assert_eq!(answer["operation"]["external_refs"], json!(["stripe/refund/re_9b1c"]));
+        assert_eq!(answer["operation"]["attempts"][0]["http_status"], 200);
+        let (status, late) = app.report(OP, 1, &json!({"outcome": "timeout"})).await;
+        assert_eq!((status, late["error"]["code"].as_str()), (409, Some("already_finished")));
+        let (status, bad) = app.report(OP, 1, &json!({"outcome": "exploded"})).await;
+        assert_eq!(status, 422, "{bad}");
+    }
+
+    a_retryable_failure_allows_a_new_attempt_with_the_same_key(app) {
+        app.register(&refund_1043(38000)).await;
+        app.begin_attempt(OP).await;
+        let (_, answer) = app.report(OP, 1, &json!({"outcome": "unavailable", "http_status": 429, "retry_after_s": 2})).await;
+        assert_eq!(answer["operation"]["state"], "planned");
+        assert_eq!(answer["operation"]["attempts"][0]["retry_after_s"], 2);
+        let (status, second) = app.begin_attempt(OP).await;
+        assert_eq!(status, 201);
+        assert_eq!(second["attempt"], 2);
+        assert_eq!(second["idempotency_key"], OP, "the same key on every attempt");
+    }
+
+    cancel_in_flight_is_honest(app) {
+        app.register(&refund_1043(38000)).await;
+        app.begin_attempt(OP).await;
+        let (status, answer) = app.post(&format!("/api/v1/operations/{OP}/cancel"), &json!({"reason": "customer changed their mind"})).await;
+        assert_eq!(status, 200, "{answer}");
+        assert_eq!(answer["message"], format!("Stopped further processing, but the result of {OP} is still being confirmed."));
+        assert_eq!(answer["operation"]["state"], "submitted");
+        assert_eq!(answer["operation"]["cancel_requested"], true);
+
+        let mut other = refund_1043(12000);
+        other["op_id"] = json!("refund-1043-li_1");
+        app.register(&other).await;
+        let (_, answer) = app.post("/api/v1/operations/refund-1043-li_1/cancel", &Value::Null).await;
+        assert_eq!(answer["operation"]["state"], "cancelled");
+    }
+
+    another_tenant_sees_404_for_every_route(app) {
+        app.register(&refund_1043(38000)).await;
+        app.begin_attempt(OP).await;
+        let other = app.other_token.clone();
+        for path in [format!("/api/v1/operations/{OP}")] {
+            let (status, answer) = app.get_as(&other, &path).await;
+            assert_eq!(status, 404, "{answer}");
+        }
+        for (path, body) in [
+            (format!("/api/v1/operations/{OP}/attempts"), Value::Null),
+            (format!("/api/v1/operations/{OP}/attempts/1/outcome"), json!({"outcome": "succeeded", "external_id": "re_x"})),
+            (format!("/api/v1/operations/{OP}/cancel"), json!({"reason": "not mine"})),
+        ] {
+            let (status, answer) = app.post_as(&other, &path, &body).await;
+            assert_eq!(status, 404, "{path}: {answer}");
+            assert_eq!(answer["error"]["message"], "No such operation.");
+        }
+        let (status, subject) = app.get_as(&other, "/api/v1/subjects/order:1043/operations").await;
+        assert_eq!(status, 200);
+        assert_eq!(subject["operations"], json!([]));
+        let (_, mine) = app.get_json(&format!("/api/v1/operations/{OP}")).await;
+        assert_eq!(mine["state"], "submitted", "nothing the other tenant did touched it");
+        let (status, theirs) = app.post_as(&other, "/api/v1/operations", &refund_1043(99)).await;
+        assert_eq!(status, 201, "op ids are scoped per tenant: {theirs}");
+    }
+
+    an_order_rolls_up_its_operations(app) {
+        let aftersale = json!({"op_id": "aftersale-1043-li_2", "kind": "create_aftersale", "subject": "order:1043",
+            "provider": "sandbox", "params": {"order": "1043", "line_item": "li_2"}, "requested_by": "agent-7"});
+        let pickup = json!({"op_id": "pickup-1043-li_2", "kind": "schedule_pickup", "subject": "order:1043",
+            "provider": "sandbox", "params": {"order": "1043", "line_item": "li_2"}, "requested_by": "agent-7"});
+        for (body, outcome) in [(aftersale, json!({"outcome": "succeeded", "external_id": "as_1"})), (pickup, json!({"outcome": "rejected", "http_status": 409}))] {
+            app.register(&body).await;
+            let op = body["op_id"].as_str().unwrap();
+            app.begin_attempt(op).await;
+            app.report(op, 1, &outcome).await;
+        }
+        let (status, order) = app.get_json("/api/v1/subjects/order:1043/operations").await;
+        assert_eq!(status, 200, "{order}");
+        assert_eq!(order["status"], "partial_success");
+        assert_eq!(order["rollup"]["completed"], json!(["aftersale-1043-li_2"]));
+        assert_eq!(order["rollup"]["not_done"], json!(["pickup-1043-li_2"]));
+        assert_eq!(order["operations"].as_array().unwrap().len(), 2);
+    }
+
+    the_audit_chain_verifies_and_breaks_when_a_row_is_edited(app) {
+        app.register(&refund_1043(38000)).await;
+        app.register(&refund_1043(1)).await;
+        app.begin_attempt(OP).await;
+        app.report(OP, 1, &json!({"outcome": "timeout"})).await;
+        let chain = app.ledger.store().audit_chain(&acme()).await.unwrap();
+        let actions: Vec<&str> = chain.iter().map(|r| r.entry.action.as_str()).collect();
+        assert_eq!(actions, ["create_api_token", "register", "refuse_conflict", "begin_attempt", "record_outcome"]);
+        assert_eq!(verify_chain(&chain), Ok(5));
+        let (_, operation) = app.get_json(&format!("/api/v1/operations/{OP}")).await;
+        assert_eq!(operation["audit"].as_array().unwrap().len(), 4, "the operation's own trail");
+        assert_eq!(operation["audit"][3]["to_state"], "unknown");
+
+        app.tamper("update audit_events set reason = 'nothing to see' where tenant = 'acme' and seq = 3").await;
+        let tampered = app.ledger.store().audit_chain(&acme()).await.unwrap();
+        let broken = verify_chain(&tampered).unwrap_err();
+        assert_eq!(broken.seq, 3);
+    }
+}
