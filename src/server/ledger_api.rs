@@ -15,7 +15,8 @@ use axum::{
 };
 use chrono::{DateTime, Duration, Utc};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
+use utoipa::{OpenApi, ToSchema};
 
 use super::ledger::{LedgerError, RegisterRequest, Registration, DEFAULT_KEY_RETENTION};
 use super::state::AppState;
@@ -44,6 +45,7 @@ pub fn routes() -> Router<AppState> {
         .route("/operations/{op_id}/attempts/{attempt}/outcome", post(record_outcome))
         .route("/operations/{op_id}/cancel", post(cancel))
         .route("/subjects/{subject}/operations", get(subject_operations))
+        .route("/openapi.json", get(openapi))
         .fallback(|| async { ApiError::NoSuchRoute })
         .layer(DefaultBodyLimit::max(BODY_LIMIT_BYTES))
 }
@@ -147,12 +149,31 @@ impl IntoResponse for ApiError {
                 (status, "internal".into(), "The ledger could not complete the call; it has been logged.".into(), Value::Null)
             }
         };
-        let mut error = json!({"code": code, "message": message});
-        if let (Value::Object(fields), Value::Object(more)) = (&mut error, extra) {
-            fields.extend(more);
-        }
-        (status, Json(json!({ "error": error }))).into_response()
+        let details = match extra {
+            Value::Object(fields) => fields,
+            _ => Map::new(),
+        };
+        (status, Json(ErrorEnvelope { error: ErrorDetail { code, message, details } })).into_response()
     }
+}
+
+/// Every error answer: `{"error": {"code", "message", ...details}}`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErrorEnvelope {
+    pub error: ErrorDetail,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErrorDetail {
+    /// A stable code: `unauthorized`, `not_found`, `invalid_request`, `body_too_large`,
+    /// `idempotency_conflict` (with `diff` and `stored`), a state machine refusal such as
+    /// `reconcile_first` or `attempt_open`, `contended`, `internal`.
+    pub code: String,
+    /// A sentence for people.
+    pub message: String,
+    #[serde(flatten)]
+    #[schema(value_type = Object)]
+    pub details: Map<String, Value>,
 }
 
 /// The caller behind the bearer token: its tenant and its identity as an actor.
@@ -196,14 +217,22 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
     }
 }
 
-#[derive(Debug, Deserialize)]
+/// A request to record an operation before anything is sent.
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 struct RegisterBody {
+    /// Derived from the business intent, e.g. `refund-1043-li_2`; the idempotency key downstream.
     op_id: String,
+    /// What the operation does, e.g. `refund`, `create_aftersale`.
     kind: String,
+    /// The business object it concerns, e.g. `order:1043`.
     subject: String,
+    /// Who performs it, e.g. `stripe`.
     provider: String,
+    /// Canonical parameters: integers only; money as `{"minor": 38000, "currency": "TWD"}`.
+    #[schema(value_type = Object)]
     params: Value,
+    /// The person or agent on whose behalf it is requested.
     requested_by: String,
     #[serde(default)]
     compensates: Option<String>,
@@ -261,7 +290,7 @@ impl RegisterBody {
 }
 
 /// What the API shows of one attempt.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 pub struct AttemptView {
     pub number: u32,
     pub idempotency_key: String,
@@ -292,7 +321,8 @@ impl From<AttemptRecord> for AttemptView {
     }
 }
 
-#[derive(Debug, Serialize)]
+/// The downstream idempotency key's validity.
+#[derive(Debug, Serialize, ToSchema)]
 pub struct KeyView {
     pub first_sent_at: Option<DateTime<Utc>>,
     pub retention_s: i64,
@@ -301,7 +331,7 @@ pub struct KeyView {
 
 /// What the API shows of an operation: its state with what it means for the caller, its
 /// parameters and fingerprint, attempts, external ids and, when read alone, its audit trail.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 pub struct OperationView {
     pub op_id: String,
     pub kind: String,
@@ -309,13 +339,16 @@ pub struct OperationView {
     pub provider: String,
     pub state: String,
     pub message: String,
+    #[schema(value_type = Object)]
     pub params: Value,
     pub fingerprint: String,
+    #[schema(value_type = Option<Object>)]
     pub amount: Option<Money>,
     pub idempotency_key: String,
     pub requested_by: String,
     pub compensates: Option<String>,
     pub cancel_requested: bool,
+    #[schema(value_type = Option<Object>)]
     pub approval: Option<Approval>,
     pub key: KeyView,
     pub version: i64,
@@ -325,6 +358,7 @@ pub struct OperationView {
     /// `provider/type/id`, for example `stripe/refund/re_7f3a`.
     pub external_refs: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<Object>>)]
     pub audit: Option<Vec<AuditRecord>>,
 }
 
@@ -387,6 +421,13 @@ async fn history(state: &AppState, tenant: &TenantId, op_id: &OpId) -> Result<Op
     state.ledger.store().operation_history(tenant, op_id).await?.ok_or(ApiError::NotFound)
 }
 
+/// Record an operation before anything is sent.
+#[utoipa::path(post, path = "/api/v1/operations", request_body = RegisterBody, tag = "operations", responses(
+    (status = 201, description = "A new operation, `planned` or `pending_approval`", body = OperationView),
+    (status = 200, description = "The same op id with the same parameters: the stored operation as it stands", body = OperationView),
+    (status = 409, description = "`idempotency_conflict`: the op id is recorded with other parameters; `diff` and `stored` say how", body = ErrorEnvelope),
+    (status = 422, description = "Malformed input, naming the field", body = ErrorEnvelope),
+))]
 async fn register(
     State(state): State<AppState>,
     caller: Caller,
@@ -410,6 +451,11 @@ async fn register(
     }
 }
 
+/// An operation with its attempts, external ids and audit trail.
+#[utoipa::path(get, path = "/api/v1/operations/{op_id}", tag = "operations", params(("op_id" = String, Path)), responses(
+    (status = 200, body = OperationView),
+    (status = 404, description = "No such operation in the token's tenant", body = ErrorEnvelope),
+))]
 async fn read_operation(
     State(state): State<AppState>,
     caller: Caller,
@@ -419,6 +465,12 @@ async fn read_operation(
     Ok(Json(OperationView::of(history(&state, &caller.tenant, &op_id).await?, true)))
 }
 
+/// Record the operation as `submitted` before the caller sends it; answers the key to send with.
+#[utoipa::path(post, path = "/api/v1/operations/{op_id}/attempts", tag = "operations", params(("op_id" = String, Path)), responses(
+    (status = 201, body = AttemptStarted),
+    (status = 409, description = "The state forbids a send: `awaiting_approval`, `already_succeeded`, `reconcile_first`, `attempt_open`…", body = ErrorEnvelope),
+    (status = 404, body = ErrorEnvelope),
+))]
 async fn begin_attempt(
     State(state): State<AppState>,
     caller: Caller,
@@ -432,17 +484,19 @@ async fn begin_attempt(
     let attempt = updated.snapshot.open_attempt.map_or(0, |a| a.0);
     let key = updated.idempotency_key.clone();
     let view = OperationView::of(history(&state, &caller.tenant, &op_id).await?, false);
-    let body = json!({
-        "attempt": attempt,
-        "idempotency_key": key,
-        "message": format!("Recorded as submitted. Send now with Idempotency-Key {key} and metadata op_id={key}, then report the outcome of attempt {attempt}."),
-        "operation": view,
-    });
+    let body = AttemptStarted {
+        attempt,
+        message: format!(
+            "Recorded as submitted. Send now with Idempotency-Key {key} and metadata op_id={key}, then report the outcome of attempt {attempt}."
+        ),
+        idempotency_key: key,
+        operation: view,
+    };
     Ok((StatusCode::CREATED, Json(body)).into_response())
 }
 
 /// How an attempt ended, as the sender reports it.
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Copy, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 enum OutcomeName {
     Succeeded,
@@ -455,7 +509,8 @@ enum OutcomeName {
     ServerError,
 }
 
-#[derive(Debug, Deserialize)]
+/// The outcome of one attempt. `timeout` and `server_error` make the operation unknown.
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 struct OutcomeBody {
     outcome: OutcomeName,
@@ -491,12 +546,19 @@ impl OutcomeBody {
     }
 }
 
+/// Report how an attempt ended.
+#[utoipa::path(post, path = "/api/v1/operations/{op_id}/attempts/{attempt}/outcome", request_body = OutcomeBody, tag = "operations",
+    params(("op_id" = String, Path), ("attempt" = u32, Path)), responses(
+    (status = 200, body = OperationAnswer),
+    (status = 409, description = "The attempt is closed or the state forbids it", body = ErrorEnvelope),
+    (status = 404, body = ErrorEnvelope),
+))]
 async fn record_outcome(
     State(state): State<AppState>,
     caller: Caller,
     Path((op_id, attempt)): Path<(String, String)>,
     ApiJson(body): ApiJson<OutcomeBody>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<OperationAnswer>, ApiError> {
     let op_id = op_id_of(&op_id)?;
     let attempt = attempt
         .parse::<u32>()
@@ -512,22 +574,31 @@ async fn record_outcome(
     let command = Command::RecordOutcome { attempt, outcome: body.outcome() };
     let updated = state.ledger.execute(&caller.tenant, &op_id, command, &caller.actor, report).await?;
     let view = OperationView::of(history(&state, &caller.tenant, &op_id).await?, false);
-    Ok(Json(json!({"message": updated.snapshot.state.caller_message(), "operation": view})))
+    Ok(Json(OperationAnswer { message: updated.snapshot.state.caller_message().to_owned(), operation: view }))
 }
 
-#[derive(Debug, Default, Deserialize)]
+/// An optional reason for a cancel.
+#[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 struct CancelBody {
     #[serde(default)]
     reason: String,
 }
 
+/// Stop further sends. On an operation in flight the stop is recorded, and the answer says that
+/// its result is still being confirmed.
+#[utoipa::path(post, path = "/api/v1/operations/{op_id}/cancel", request_body(content = Option<CancelBody>), tag = "operations",
+    params(("op_id" = String, Path)), responses(
+    (status = 200, body = OperationAnswer),
+    (status = 409, body = ErrorEnvelope),
+    (status = 404, body = ErrorEnvelope),
+))]
 async fn cancel(
     State(state): State<AppState>,
     caller: Caller,
     Path(op_id): Path<String>,
     body: Bytes,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<OperationAnswer>, ApiError> {
     let op_id = op_id_of(&op_id)?;
     let body: CancelBody = if body.iter().all(u8::is_ascii_whitespace) {
         CancelBody::default()
@@ -542,14 +613,22 @@ async fn cancel(
         .execute(&caller.tenant, &op_id, command, &caller.actor, AttemptReport::default())
         .await?;
     let view = OperationView::of(history(&state, &caller.tenant, &op_id).await?, false);
-    Ok(Json(json!({"message": cancel_message(op_id.as_str(), updated.snapshot.state), "operation": view})))
+    Ok(Json(OperationAnswer {
+        message: cancel_message(op_id.as_str(), updated.snapshot.state),
+        operation: view,
+    }))
 }
 
+/// Every operation of one order (subject) with the roll-up: which completed, which did not, which
+/// are uncertain, the order's status and its net effect.
+#[utoipa::path(get, path = "/api/v1/subjects/{subject}/operations", tag = "orders", params(("subject" = String, Path)), responses(
+    (status = 200, body = SubjectView),
+))]
 async fn subject_operations(
     State(state): State<AppState>,
     caller: Caller,
     Path(subject): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<SubjectView>, ApiError> {
     let histories = state.ledger.store().subject_operations(&caller.tenant, &subject).await?;
     let summaries: Vec<OperationSummary> = histories
         .iter()
@@ -563,11 +642,58 @@ async fn subject_operations(
         .collect();
     let rollup: OrderRollup = roll_up(&summaries).map_err(|e| ApiError::Invalid(e.to_string()))?;
     let operations: Vec<OperationView> = histories.into_iter().map(|h| OperationView::of(h, false)).collect();
-    Ok(Json(json!({
-        "subject": subject,
-        "status": rollup.status,
-        "status_label": rollup.status.label(),
-        "rollup": rollup,
-        "operations": operations,
-    })))
+    Ok(Json(SubjectView { subject, status_label: rollup.status.label().to_owned(), rollup, operations }))
+}
+
+/// The answer to a new attempt.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AttemptStarted {
+    pub attempt: u32,
+    /// Send with this `Idempotency-Key` and write it into the downstream object's metadata.
+    pub idempotency_key: String,
+    pub message: String,
+    pub operation: OperationView,
+}
+
+/// An operation after a change, with what it means for the caller.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct OperationAnswer {
+    pub message: String,
+    pub operation: OperationView,
+}
+
+/// One order's operations and roll-up.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SubjectView {
+    pub subject: String,
+    pub status_label: String,
+    #[serde(flatten)]
+    #[schema(value_type = Object)]
+    pub rollup: OrderRollup,
+    pub operations: Vec<OperationView>,
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "opledger ledger API", version = "1", description = "Record side-effecting operations before they are sent, report every attempt, and never do a thing twice."),
+    paths(register, read_operation, begin_attempt, record_outcome, cancel, subject_operations),
+    components(schemas(ErrorEnvelope, ErrorDetail, RegisterBody, OutcomeBody, OutcomeName, CancelBody, OperationView, AttemptView, KeyView, AttemptStarted, OperationAnswer, SubjectView)),
+    modifiers(&BearerToken),
+    security(("bearer" = [])),
+)]
+struct LedgerApiDoc;
+
+struct BearerToken;
+
+impl utoipa::Modify for BearerToken {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme("bearer", SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)));
+    }
+}
+
+/// The OpenAPI 3 document of this API, generated from the handlers and types above.
+async fn openapi() -> Json<utoipa::openapi::OpenApi> {
+    Json(LedgerApiDoc::openapi())
 }

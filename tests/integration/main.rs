@@ -5,4 +5,5 @@ mod cli;
 mod health;
 mod ledger_api;
 mod pages;
+mod store;
 mod support;

@@ -1,0 +1,94 @@
+//! Store behaviours that both backends must share, tried directly on the `Store` trait.
+
+use opledger::domain::{
+    ids::{Actor, OpId, TenantId},
+    machine::{decide, Command},
+    params::CanonicalParams,
+};
+use opledger::server::ledger::{now, RegisterRequest, Registration, DEFAULT_KEY_RETENTION};
+use opledger::server::store::{
+    records::{AttemptReport, OperationChange},
+    StoreError,
+};
+use serde_json::json;
+
+fn acme() -> TenantId {
+    TenantId::parse("acme").unwrap()
+}
+
+fn request(op_id: &str, minor: i64) -> RegisterRequest {
+    RegisterRequest {
+        op_id: OpId::parse(op_id).unwrap(),
+        kind: "refund".into(),
+        subject: "order:A1042".into(),
+        provider: "stripe".into(),
+        params: CanonicalParams::from_value(
+            json!({"payment_intent": "pi_A1042", "amount": {"minor": minor, "currency": "CNY"}}),
+        )
+        .unwrap(),
+        requested_by: "agent-7".into(),
+        compensates: None,
+        key_retention: DEFAULT_KEY_RETENTION,
+    }
+}
+
+crate::engine_tests! {
+    a_change_built_on_a_stale_version_is_refused_and_leaves_no_trace(app) {
+        let agent = Actor::agent("agent-7");
+        let Registration::Created(operation) = app.ledger.register(&acme(), &agent, request("op-9", 10000)).await.unwrap() else {
+            panic!("expected a new operation")
+        };
+        let at = now();
+        let events = decide(&operation.snapshot, Command::BeginAttempt, &agent, at).unwrap();
+        let after = events.iter().fold(operation.snapshot.clone(), |s, e| s.apply(e));
+        let change = |version| OperationChange {
+            tenant: acme(),
+            op_id: operation.op_id.clone(),
+            expected_version: version,
+            events: events.clone(),
+            after: after.clone(),
+            actor: agent.clone(),
+            report: AttemptReport::default(),
+            audit: Vec::new(),
+            at,
+        };
+        let store = app.ledger.store();
+        store.apply_change(change(operation.version)).await.unwrap();
+        let stale = store.apply_change(change(operation.version)).await;
+        assert!(matches!(stale, Err(StoreError::Conflict(_))), "{stale:?}");
+        let history = store.operation_history(&acme(), &operation.op_id).await.unwrap().unwrap();
+        assert_eq!(history.attempts.len(), 1, "the refused change wrote nothing");
+        assert_eq!(history.operation.version, operation.version + 1);
+    }
+
+    times_round_trip_at_microsecond_precision(app) {
+        let before = now();
+        let Registration::Created(created) = app.ledger.register(&acme(), &Actor::agent("agent-7"), request("op-9", 10000)).await.unwrap() else {
+            panic!("expected a new operation")
+        };
+        let loaded = app.ledger.store().load_operation(&acme(), &created.op_id).await.unwrap().unwrap();
+        assert_eq!(loaded, created);
+        assert!(loaded.created_at >= before);
+        assert_eq!(loaded.created_at.timestamp_subsec_nanos() % 1000, 0);
+    }
+
+    two_refunds_of_one_order_are_two_operations_and_a_changed_amount_is_a_conflict(app) {
+        let agent = Actor::agent("agent-7");
+        let first = app.ledger.register(&acme(), &agent, request("refund-A1042-1", 10000)).await.unwrap();
+        let second = app.ledger.register(&acme(), &agent, request("refund-A1042-2", 5000)).await.unwrap();
+        assert!(matches!((first, second), (Registration::Created(_), Registration::Created(_))));
+        let changed = app.ledger.register(&acme(), &agent, request("refund-A1042-1", 20000)).await.unwrap();
+        let Registration::Conflict { stored, diff } = changed else { panic!("expected a conflict") };
+        assert_eq!(stored.params.money("amount").unwrap().minor, 10000);
+        assert_eq!(diff.len(), 1);
+        let order = app.ledger.store().subject_operations(&acme(), "order:A1042").await.unwrap();
+        assert_eq!(order.len(), 2);
+    }
+
+    a_compensation_must_name_an_existing_operation(app) {
+        let mut orphan = request("cancel-aftersale-1043-li_2", 0);
+        orphan.compensates = Some(OpId::parse("aftersale-1043-li_2").unwrap());
+        let refused = app.ledger.register(&acme(), &Actor::agent("agent-7"), orphan).await;
+        assert!(refused.unwrap_err().to_string().contains("there is no operation aftersale-1043-li_2"));
+    }
+}
