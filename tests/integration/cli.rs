@@ -90,3 +90,22 @@ fn serve_answers_and_stops_cleanly_on_sigterm() {
     };
     assert!(status.success(), "a SIGTERM stop is a clean exit: {status}");
 }
+
+#[test]
+fn token_create_prints_a_token_once_and_refuses_a_duplicate_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("tokens.db").display());
+    let create = || {
+        opledger()
+            .args(["token", "create", "--database-url", &url, "--tenant", "acme", "--name", "support-agent"])
+            .output()
+            .unwrap()
+    };
+    let first = create();
+    assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
+    let token = String::from_utf8(first.stdout).unwrap();
+    assert!(token.trim().starts_with("opl_") && token.trim().len() > 40, "{token}");
+    let second = create();
+    assert!(!second.status.success());
+    assert!(String::from_utf8(second.stderr).unwrap().contains("already exists"));
+}
