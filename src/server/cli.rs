@@ -6,7 +6,7 @@ use clap::{Args, Parser, Subcommand};
 use std::net::SocketAddr;
 
 use super::startup::{shutdown_signal, Application, Settings};
-use super::store;
+use super::store::{self, StoreError};
 use super::telemetry::LogFormat;
 use super::tokens;
 use crate::domain::ids::TenantId;
@@ -51,6 +51,15 @@ pub enum TokenCommand {
         #[arg(long)]
         tenant: String,
         /// A name for the token, unique within the tenant, shown in the audit trail (for example support-agent).
+        #[arg(long)]
+        name: String,
+    },
+    /// Revoke a tenant's token by name; calls with it are refused from then on.
+    Revoke {
+        #[command(flatten)]
+        database: DatabaseArgs,
+        #[arg(long)]
+        tenant: String,
         #[arg(long)]
         name: String,
     },
@@ -114,6 +123,22 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             eprintln!("API token {name:?} for tenant {tenant}. It is shown only now; keep it secret:");
             println!("{token}");
             Ok(())
+        }
+        Command::Token(TokenCommand::Revoke { database, tenant, name }) => {
+            let tenant = TenantId::parse(&tenant)?;
+            let store =
+                store::connect(&database.database_url).await.context("could not open the database")?;
+            store.migrate().await.context("could not apply the migrations")?;
+            match tokens::revoke_token(store.as_ref(), &tenant, name.trim(), "cli").await {
+                Ok(()) => {
+                    println!("Revoked the API token {name:?} of tenant {tenant}.");
+                    Ok(())
+                }
+                Err(StoreError::NotFound) => {
+                    anyhow::bail!("tenant {tenant} has no active API token named {name:?}")
+                }
+                Err(error) => Err(error.into()),
+            }
         }
     }
 }

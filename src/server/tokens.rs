@@ -49,6 +49,28 @@ pub async fn create_token(
     Ok(token)
 }
 
+/// Revokes the tenant's token named `name`; calls with it are refused from now on.
+pub async fn revoke_token(
+    store: &dyn Store,
+    tenant: &TenantId,
+    name: &str,
+    revoked_by: &str,
+) -> Result<(), StoreError> {
+    let audit = AuditEntry {
+        at: now(),
+        tenant: tenant.to_string(),
+        actor: revoked_by.to_owned(),
+        role: "admin".into(),
+        action: "revoke_api_token".into(),
+        op_id: None,
+        from_state: None,
+        to_state: None,
+        reason: None,
+        evidence: json!({"name": name}),
+    };
+    store.revoke_api_token(tenant, name, audit).await
+}
+
 /// The token that `token` names, if it exists and is not revoked.
 pub async fn authenticate(store: &dyn Store, token: &str) -> Result<Option<ApiTokenRecord>, StoreError> {
     if !token.starts_with("opl_") {

@@ -109,3 +109,21 @@ fn token_create_prints_a_token_once_and_refuses_a_duplicate_name() {
     assert!(!second.status.success());
     assert!(String::from_utf8(second.stderr).unwrap().contains("already exists"));
 }
+
+#[test]
+fn a_revoked_token_is_gone_and_revoking_twice_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("tokens.db").display());
+    let run = |verb: &str| {
+        opledger()
+            .args(["token", verb, "--database-url", &url, "--tenant", "acme", "--name", "bot"])
+            .output()
+            .unwrap()
+    };
+    assert!(run("create").status.success());
+    let revoked = run("revoke");
+    assert!(revoked.status.success(), "{}", String::from_utf8_lossy(&revoked.stderr));
+    let again = run("revoke");
+    assert!(!again.status.success());
+    assert!(String::from_utf8(again.stderr).unwrap().contains("has no active API token named \"bot\""));
+}

@@ -267,3 +267,14 @@ async fn the_openapi_document_describes_every_route() {
     assert!(doc["components"]["schemas"]["RegisterBody"]["properties"]["op_id"].is_object());
     assert_eq!(doc["components"]["securitySchemes"]["bearer"]["scheme"], "bearer");
 }
+
+#[tokio::test]
+async fn a_revoked_token_is_refused() {
+    let Some(app) = crate::support::TestApp::spawn(crate::support::Engine::Sqlite).await else { return };
+    assert_eq!(app.register(&refund_1043(38000)).await.0, 201);
+    opledger::server::tokens::revoke_token(app.ledger.store().as_ref(), &acme(), "agent-7", "test")
+        .await
+        .unwrap();
+    let (status, answer) = app.get_json(&format!("/api/v1/operations/{OP}")).await;
+    assert_eq!((status, answer["error"]["code"].as_str()), (401, Some("unauthorized")));
+}

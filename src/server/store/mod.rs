@@ -91,6 +91,15 @@ pub trait Store: Send + Sync {
     /// Stores a new API token (creating its tenant if needed) and audits it.
     async fn create_api_token(&self, token: NewApiToken, audit: AuditEntry) -> Result<(), StoreError>;
 
+    /// Revokes the tenant's token named `name`, with its audit entry; `NotFound` when there is no
+    /// such unrevoked token.
+    async fn revoke_api_token(
+        &self,
+        tenant: &TenantId,
+        name: &str,
+        audit: AuditEntry,
+    ) -> Result<(), StoreError>;
+
     /// The unrevoked token whose secret hashes to `secret_hash`.
     async fn find_api_token(&self, secret_hash: &str) -> Result<Option<ApiTokenRecord>, StoreError>;
 

@@ -546,6 +546,25 @@ macro_rules! sql_store {
                 Ok(())
             }
 
+            async fn revoke_api_token(&self, tenant: &TenantId, name: &str, audit: AuditEntry) -> Result<(), StoreError> {
+                let mut tx = begin_write(&self.pool, tenant).await?;
+                let revoked = sqlx::query(
+                    "update api_tokens set revoked_at_us = $1 where tenant = $2 and name = $3 and revoked_at_us is null",
+                )
+                .bind(micros(audit.at))
+                .bind(tenant.as_str())
+                .bind(name)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+                if revoked == 0 {
+                    return Err(StoreError::NotFound);
+                }
+                append_audit(&mut tx, tenant, vec![audit]).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
             async fn find_api_token(&self, secret_hash: &str) -> Result<Option<ApiTokenRecord>, StoreError> {
                 let row: Option<ApiTokenRow> = sqlx::query_as(
                     "select id, tenant, name from api_tokens where secret_hash = $1 and revoked_at_us is null",
