@@ -44,25 +44,21 @@ pub enum Command {
 #[derive(Debug, Subcommand)]
 pub enum TokenCommand {
     /// Create a token for a tenant (created if new) and print it once; only its hash is stored.
-    Create {
-        #[command(flatten)]
-        database: DatabaseArgs,
-        /// The tenant the token acts for: lowercase letters, digits, '-' and '_'.
-        #[arg(long)]
-        tenant: String,
-        /// A name for the token, unique within the tenant, shown in the audit trail (for example support-agent).
-        #[arg(long)]
-        name: String,
-    },
+    Create(TokenArgs),
     /// Revoke a tenant's token by name; calls with it are refused from then on.
-    Revoke {
-        #[command(flatten)]
-        database: DatabaseArgs,
-        #[arg(long)]
-        tenant: String,
-        #[arg(long)]
-        name: String,
-    },
+    Revoke(TokenArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct TokenArgs {
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+    /// The tenant the token acts for: lowercase letters, digits, '-' and '_'.
+    #[arg(long)]
+    pub tenant: String,
+    /// The token's name, unique within the tenant, shown in the audit trail (for example support-agent).
+    #[arg(long)]
+    pub name: String,
 }
 
 #[derive(Debug, Args)]
@@ -112,7 +108,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             println!("The {} database is up to date.", store.backend().as_str());
             Ok(())
         }
-        Command::Token(TokenCommand::Create { database, tenant, name }) => {
+        Command::Token(TokenCommand::Create(TokenArgs { database, tenant, name })) => {
             let tenant = TenantId::parse(&tenant)?;
             let name = name.trim();
             anyhow::ensure!(!name.is_empty() && name.len() <= 64, "--name must be 1 to 64 characters");
@@ -124,7 +120,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             println!("{token}");
             Ok(())
         }
-        Command::Token(TokenCommand::Revoke { database, tenant, name }) => {
+        Command::Token(TokenCommand::Revoke(TokenArgs { database, tenant, name })) => {
             let tenant = TenantId::parse(&tenant)?;
             let store =
                 store::connect(&database.database_url).await.context("could not open the database")?;

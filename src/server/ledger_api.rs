@@ -289,38 +289,6 @@ impl RegisterBody {
     }
 }
 
-/// What the API shows of one attempt.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct AttemptView {
-    pub number: u32,
-    pub idempotency_key: String,
-    pub sent_by: String,
-    pub started_at: DateTime<Utc>,
-    pub finished_at: Option<DateTime<Utc>>,
-    pub outcome: Option<String>,
-    pub http_status: Option<u16>,
-    pub latency_ms: Option<u64>,
-    pub error: Option<String>,
-    pub retry_after_s: Option<u32>,
-}
-
-impl From<AttemptRecord> for AttemptView {
-    fn from(a: AttemptRecord) -> Self {
-        AttemptView {
-            number: a.number,
-            idempotency_key: a.idempotency_key,
-            sent_by: a.sent_by,
-            started_at: a.started_at,
-            finished_at: a.finished_at,
-            outcome: a.outcome,
-            http_status: a.http_status,
-            latency_ms: a.latency_ms,
-            error: a.error,
-            retry_after_s: a.retry_after_s,
-        }
-    }
-}
-
 /// The downstream idempotency key's validity.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct KeyView {
@@ -354,7 +322,7 @@ pub struct OperationView {
     pub version: i64,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
-    pub attempts: Vec<AttemptView>,
+    pub attempts: Vec<AttemptRecord>,
     /// `provider/type/id`, for example `stripe/refund/re_7f3a`.
     pub external_refs: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -403,7 +371,7 @@ impl OperationView {
             version,
             created_at,
             updated_at,
-            attempts: attempts.into_iter().map(AttemptView::from).collect(),
+            attempts,
             external_refs: external_refs
                 .into_iter()
                 .map(|r| format!("{}/{}/{}", r.provider, r.ref_type, r.external_id))
@@ -677,7 +645,7 @@ pub struct SubjectView {
 #[openapi(
     info(title = "opledger ledger API", version = "1", description = "Record side-effecting operations before they are sent, report every attempt, and never do a thing twice."),
     paths(register, read_operation, begin_attempt, record_outcome, cancel, subject_operations),
-    components(schemas(ErrorEnvelope, ErrorDetail, RegisterBody, OutcomeBody, OutcomeName, CancelBody, OperationView, AttemptView, KeyView, AttemptStarted, OperationAnswer, SubjectView)),
+    components(schemas(ErrorEnvelope, ErrorDetail, RegisterBody, OutcomeBody, OutcomeName, CancelBody, OperationView, AttemptRecord, KeyView, AttemptStarted, OperationAnswer, SubjectView)),
     modifiers(&BearerToken),
     security(("bearer" = [])),
 )]

@@ -100,7 +100,7 @@ pub struct OperationChange {
 }
 
 /// One send of an operation.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
 pub struct AttemptRecord {
     pub number: u32,
     pub idempotency_key: String,
