@@ -82,9 +82,64 @@ impl FailureClass {
     }
 }
 
+/// Classifies a provider's HTTP answer, with the provider's error code where it gave one. `None`
+/// for a success (2xx). Answers that prove nothing was done are final or retryable; answers that
+/// leave the effect in doubt (a 5xx after sending, a 409 because another request with the key is
+/// still running) are unknown.
+pub fn classify_http_answer(
+    status: u16,
+    error_code: Option<&str>,
+    retry_after_s: Option<u32>,
+) -> Option<FailureClass> {
+    let class = match status {
+        200..=299 => return None,
+        429 | 503 => FailureClass::TransientUnavailable { retry_after_s },
+        401 | 403 => FailureClass::Forbidden,
+        402 => FailureClass::BusinessRejection,
+        409 => FailureClass::Timeout,
+        400 | 404 | 422
+            if matches!(
+                error_code,
+                Some("amount_too_large" | "charge_already_refunded" | "refund_declined")
+            ) =>
+        {
+            FailureClass::BusinessRejection
+        }
+        400..=499 => FailureClass::InvalidParams,
+        _ => FailureClass::ServerError,
+    };
+    Some(class)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn http_answers_are_classified_by_what_they_prove() {
+        assert_eq!(classify_http_answer(200, None, None), None);
+        assert_eq!(
+            classify_http_answer(429, Some("rate_limit"), Some(1)),
+            Some(FailureClass::TransientUnavailable { retry_after_s: Some(1) })
+        );
+        assert_eq!(classify_http_answer(500, None, None), Some(FailureClass::ServerError));
+        assert_eq!(classify_http_answer(502, None, None), Some(FailureClass::ServerError));
+        assert_eq!(
+            classify_http_answer(409, None, None),
+            Some(FailureClass::Timeout),
+            "another request holds the key"
+        );
+        assert_eq!(
+            classify_http_answer(400, Some("amount_too_large"), None),
+            Some(FailureClass::BusinessRejection)
+        );
+        assert_eq!(
+            classify_http_answer(400, Some("parameter_missing"), None),
+            Some(FailureClass::InvalidParams)
+        );
+        assert_eq!(classify_http_answer(401, None, None), Some(FailureClass::Forbidden));
+        assert_eq!(classify_http_answer(402, None, None), Some(FailureClass::BusinessRejection));
+    }
 
     #[test]
     fn no_answer_after_sending_is_unknown_never_failed() {

@@ -2,9 +2,11 @@
 //! shared state of request handlers, and the durable store.
 
 pub mod cli;
+pub mod connectors;
 pub mod health;
 pub mod ledger;
 pub mod ledger_api;
+pub mod sandbox;
 pub mod startup;
 pub mod state;
 pub mod store;

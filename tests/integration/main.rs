@@ -5,5 +5,6 @@ mod cli;
 mod health;
 mod ledger_api;
 mod pages;
+mod sandbox;
 mod store;
 mod support;

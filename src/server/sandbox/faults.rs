@@ -1,0 +1,125 @@
+//! Fault injection: faults set at run time for idempotency keys matching a glob, each used a
+//! number of times.
+
+use axum::{extract::State, http::StatusCode, response::IntoResponse, Json};
+use serde::Deserialize;
+use serde_json::json;
+
+use super::Sandbox;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultKind {
+    /// Commit the request, then never answer: the caller times out.
+    DropResponse,
+    /// Wait `ms` before handling the request.
+    Delay,
+    /// Answer 500 without doing anything; the 500 is remembered for the key.
+    #[serde(rename = "error_500_before")]
+    Error500Before,
+    /// Do the request, then answer 500; the 500 is remembered for the key.
+    #[serde(rename = "error_500_after")]
+    Error500After,
+    /// Answer 429 with `Retry-After` without doing anything or remembering the key.
+    RateLimit,
+    /// Decline the request with a business error; remembered for the key.
+    BusinessReject,
+    /// Hide objects created under the key from lookups for `ms` after their creation.
+    LookupLag,
+}
+
+/// One fault: what to do to requests whose idempotency key matches `pattern`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Fault {
+    #[serde(rename = "match")]
+    pub pattern: String,
+    pub fault: FaultKind,
+    #[serde(default = "one")]
+    pub times: u32,
+    #[serde(default)]
+    pub ms: u64,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// Whether `text` matches `pattern`, where `*` stands for any run of characters and `?` for one.
+pub fn glob_matches(pattern: &str, text: &str) -> bool {
+    let (pattern, text): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
+    let (mut p, mut t, mut star, mut resume) = (0, 0, None, 0);
+    while t < text.len() {
+        if p < pattern.len() && (pattern[p] == '?' || pattern[p] == text[t]) {
+            p += 1;
+            t += 1;
+        } else if p < pattern.len() && pattern[p] == '*' {
+            star = Some(p);
+            p += 1;
+            resume = t;
+        } else if let Some(star_at) = star {
+            p = star_at + 1;
+            resume += 1;
+            t = resume;
+        } else {
+            return false;
+        }
+    }
+    pattern[p..].iter().all(|c| *c == '*')
+}
+
+impl Sandbox {
+    /// Takes one use of the first fault of `kinds` whose pattern matches `key`.
+    pub(super) fn take_fault(&self, key: &str, kinds: &[FaultKind]) -> Option<Fault> {
+        let mut state = self.lock();
+        let index =
+            state.faults.iter().position(|f| kinds.contains(&f.fault) && glob_matches(&f.pattern, key))?;
+        let fault = state.faults[index].clone();
+        state.faults[index].times -= 1;
+        if state.faults[index].times == 0 {
+            state.faults.remove(index);
+        }
+        Some(fault)
+    }
+
+    /// The lag set for `key`, without using the fault up (a lag applies to every lookup).
+    pub(super) fn lookup_lag_ms(&self, key: &str) -> u64 {
+        self.lock()
+            .faults
+            .iter()
+            .filter(|f| f.fault == FaultKind::LookupLag && glob_matches(&f.pattern, key))
+            .map(|f| f.ms)
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+pub(super) async fn add_fault(State(sandbox): State<Sandbox>, Json(fault): Json<Fault>) -> impl IntoResponse {
+    if fault.times == 0 {
+        return (StatusCode::BAD_REQUEST, Json(json!({"error": {"message": "times must be at least 1"}})));
+    }
+    let summary = json!({"match": fault.pattern, "times": fault.times, "ms": fault.ms});
+    sandbox.lock().faults.push(fault);
+    (StatusCode::CREATED, Json(summary))
+}
+
+pub(super) async fn clear_faults(State(sandbox): State<Sandbox>) -> StatusCode {
+    sandbox.lock().faults.clear();
+    StatusCode::NO_CONTENT
+}
+
+#[cfg(test)]
+mod tests {
+    use super::glob_matches;
+
+    #[test]
+    fn globs_match_like_shell_patterns() {
+        assert!(glob_matches("refund-1043-*", "refund-1043-li_2"));
+        assert!(glob_matches("*", "anything"));
+        assert!(glob_matches("refund-104?-li_2", "refund-1043-li_2"));
+        assert!(glob_matches("*li_2", "refund-1043-li_2"));
+        assert!(!glob_matches("refund-1043-*", "refund-1044-li_2"));
+        assert!(!glob_matches("refund", "refund-1043"));
+        assert!(glob_matches("a*b*c", "axxbyyc"));
+        assert!(!glob_matches("a*b*c", "axxbyy"));
+    }
+}

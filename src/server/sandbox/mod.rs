@@ -1,0 +1,145 @@
+//! The sandbox provider: the subset of Stripe's refunds API that opledger's connector speaks
+//! (form-encoded `POST /v1/refunds` under an `Idempotency-Key`, `GET /v1/refunds?payment_intent=`,
+//! `GET /v1/refunds/{id}`), with Stripe's idempotency semantics (the first result of a key is
+//! replayed, a 500 included; the same key with other parameters is an `idempotency_error`; keys
+//! are forgotten after a retention), fault injection per key pattern, and a truth ledger of every
+//! object really created. It makes the demo and the tests real with no account anywhere.
+
+mod faults;
+mod payments;
+
+use axum::{
+    extract::{Request, State},
+    http::{header::AUTHORIZATION, StatusCode},
+    middleware::{self, Next},
+    response::{IntoResponse, Response},
+    routing::{get, post},
+    Json, Router,
+};
+use chrono::{DateTime, Duration, Utc};
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+pub use faults::{Fault, FaultKind};
+use payments::{IdempotentResult, PaymentIntent, Refund};
+
+/// How the sandbox is set up.
+#[derive(Debug, Clone)]
+pub struct SandboxConfig {
+    /// The secret key callers must send as `Authorization: Bearer <key>`.
+    pub secret_key: String,
+    /// How long an idempotency key is remembered (Stripe: at least 24 hours).
+    pub key_retention: Duration,
+}
+
+impl Default for SandboxConfig {
+    fn default() -> Self {
+        Self { secret_key: "sk_test_sandbox".into(), key_retention: Duration::hours(24) }
+    }
+}
+
+/// One object the sandbox really created: what tests and people count effects with.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct CreatedObject {
+    #[serde(rename = "type")]
+    pub object_type: String,
+    pub id: String,
+    pub amount: Option<i64>,
+    pub currency: Option<String>,
+    pub idempotency_key: Option<String>,
+    pub metadata: BTreeMap<String, String>,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Default)]
+struct SandboxState {
+    payment_intents: BTreeMap<String, PaymentIntent>,
+    refunds: Vec<Refund>,
+    idempotency: BTreeMap<String, IdempotentResult>,
+    faults: Vec<Fault>,
+    created: Vec<CreatedObject>,
+    next_id: u64,
+}
+
+impl SandboxState {
+    fn new_id(&mut self, prefix: &str) -> String {
+        self.next_id += 1;
+        format!("{prefix}_{:06x}{:04}", self.next_id * 7919, self.next_id % 10_000)
+    }
+}
+
+/// A running sandbox's state, shared by its handlers.
+#[derive(Clone)]
+pub struct Sandbox {
+    config: Arc<SandboxConfig>,
+    state: Arc<Mutex<SandboxState>>,
+}
+
+impl Sandbox {
+    /// A sandbox seeded with the source articles' orders and a few more for the demo.
+    pub fn seeded(config: SandboxConfig) -> Self {
+        let mut state = SandboxState::default();
+        for (id, amount, currency) in [
+            ("pi_1043", 158_000, "TWD"),
+            ("pi_A1042", 30_000, "CNY"),
+            ("pi_1051", 249_000, "TWD"),
+            ("pi_2002", 8_900, "USD"),
+        ] {
+            state
+                .payment_intents
+                .insert(id.to_owned(), PaymentIntent { amount, currency: currency.to_owned() });
+        }
+        Self { config: Arc::new(config), state: Arc::new(Mutex::new(state)) }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, SandboxState> {
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Every object really created, oldest first.
+    pub fn created_objects(&self) -> Vec<CreatedObject> {
+        self.lock().created.clone()
+    }
+
+    /// The HTTP surface: the Stripe subset under `/v1`, and the control API under `/v1/_sandbox`.
+    pub fn router(&self) -> Router {
+        Router::new()
+            .route("/v1/refunds", post(payments::create_refund).get(payments::list_refunds))
+            .route("/v1/refunds/{id}", get(payments::retrieve_refund))
+            .route("/v1/_sandbox/faults", post(faults::add_fault).delete(faults::clear_faults))
+            .route("/v1/_sandbox/ledger", get(ledger))
+            .layer(middleware::from_fn_with_state(self.clone(), require_secret_key))
+            .with_state(self.clone())
+    }
+}
+
+/// A Stripe-shaped error answer.
+pub(crate) fn stripe_error(
+    status: StatusCode,
+    error_type: &str,
+    code: Option<&str>,
+    message: &str,
+) -> Response {
+    (status, Json(json!({"error": {"type": error_type, "code": code, "message": message}}))).into_response()
+}
+
+async fn require_secret_key(State(sandbox): State<Sandbox>, request: Request, next: Next) -> Response {
+    let expected = format!("Bearer {}", sandbox.config.secret_key);
+    let authorized =
+        request.headers().get(AUTHORIZATION).and_then(|v| v.to_str().ok()) == Some(expected.as_str());
+    if !authorized {
+        return stripe_error(
+            StatusCode::UNAUTHORIZED,
+            "invalid_request_error",
+            Some("api_key_invalid"),
+            "Invalid API Key provided.",
+        );
+    }
+    next.run(request).await
+}
+
+async fn ledger(State(sandbox): State<Sandbox>) -> Json<Value> {
+    Json(json!({"object": "list", "data": sandbox.created_objects()}))
+}

@@ -1,0 +1,261 @@
+//! Stripe's refunds, as the sandbox serves them: payment intents with an amount, refunds that may
+//! not exceed it, and idempotency keys whose first result is stored and replayed.
+
+use axum::{
+    extract::{Path, Query, State},
+    http::{HeaderMap, HeaderValue, StatusCode},
+    response::{IntoResponse, Response},
+    Form, Json,
+};
+use chrono::{DateTime, Duration, Utc};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+use super::{stripe_error, CreatedObject, FaultKind, Sandbox};
+
+/// How long a dropped response keeps the caller waiting when the fault sets no `ms`.
+const DEFAULT_DROP_MS: u64 = 120_000;
+
+#[derive(Debug, Clone)]
+pub(super) struct PaymentIntent {
+    pub amount: i64,
+    pub currency: String,
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct Refund {
+    id: String,
+    payment_intent: String,
+    amount: i64,
+    currency: String,
+    reason: Option<String>,
+    metadata: BTreeMap<String, String>,
+    created_at: DateTime<Utc>,
+    /// Lookups list the refund only from this time on (the `lookup_lag` fault).
+    listed_from: DateTime<Utc>,
+}
+
+/// The stored first result of an idempotency key.
+#[derive(Debug, Clone)]
+pub(super) struct IdempotentResult {
+    request: String,
+    status: StatusCode,
+    body: Value,
+    stored_at: DateTime<Utc>,
+}
+
+impl Refund {
+    fn to_json(&self) -> Value {
+        json!({
+            "id": self.id,
+            "object": "refund",
+            "amount": self.amount,
+            "currency": self.currency.to_lowercase(),
+            "payment_intent": self.payment_intent,
+            "metadata": self.metadata,
+            "reason": self.reason,
+            "status": "succeeded",
+            "created": self.created_at.timestamp(),
+        })
+    }
+}
+
+fn json_response(status: StatusCode, body: Value) -> Response {
+    (status, Json(body)).into_response()
+}
+
+fn server_error_body() -> Value {
+    json!({"error": {"type": "api_error", "message": "An unknown error occurred while processing the request."}})
+}
+
+/// Checks a refund request against the payment intent, and creates the refund.
+fn create(
+    sandbox: &Sandbox,
+    fields: &[(String, String)],
+    key: Option<&str>,
+    now: DateTime<Utc>,
+) -> (StatusCode, Value) {
+    let field = |name: &str| fields.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
+    let Some(payment_intent) = field("payment_intent") else {
+        return (
+            StatusCode::BAD_REQUEST,
+            json!({"error": {"type": "invalid_request_error", "code": "parameter_missing", "param": "payment_intent",
+                   "message": "Missing required param: payment_intent."}}),
+        );
+    };
+    let amount = match field("amount").map(|a| a.parse::<i64>()) {
+        Some(Ok(amount)) if amount > 0 => amount,
+        _ => {
+            return (
+                StatusCode::BAD_REQUEST,
+                json!({"error": {"type": "invalid_request_error", "code": "parameter_invalid_integer", "param": "amount",
+                       "message": "amount must be a positive integer in the currency's minor unit."}}),
+            )
+        }
+    };
+    let metadata: BTreeMap<String, String> = fields
+        .iter()
+        .filter_map(|(k, v)| Some((k.strip_prefix("metadata[")?.strip_suffix(']')?.to_owned(), v.clone())))
+        .collect();
+    let lag = key.map_or(0, |k| sandbox.lookup_lag_ms(k));
+    let mut state = sandbox.lock();
+    let Some(intent) = state.payment_intents.get(&payment_intent).cloned() else {
+        return (
+            StatusCode::BAD_REQUEST,
+            json!({"error": {"type": "invalid_request_error", "code": "resource_missing", "param": "payment_intent",
+                   "message": format!("No such payment_intent: '{payment_intent}'")}}),
+        );
+    };
+    let refunded: i64 =
+        state.refunds.iter().filter(|r| r.payment_intent == payment_intent).map(|r| r.amount).sum();
+    if refunded + amount > intent.amount {
+        return (
+            StatusCode::BAD_REQUEST,
+            json!({"error": {"type": "invalid_request_error", "code": "amount_too_large", "param": "amount",
+                   "message": format!("Refund amount ({amount}) is greater than what remains to refund ({}).", intent.amount - refunded)}}),
+        );
+    }
+    let refund = Refund {
+        id: state.new_id("re"),
+        payment_intent,
+        amount,
+        currency: intent.currency.clone(),
+        reason: field("reason"),
+        metadata: metadata.clone(),
+        created_at: now,
+        listed_from: now + Duration::milliseconds(i64::try_from(lag).unwrap_or(i64::MAX / 2)),
+    };
+    let body = refund.to_json();
+    state.created.push(CreatedObject {
+        object_type: "refund".into(),
+        id: refund.id.clone(),
+        amount: Some(amount),
+        currency: Some(intent.currency),
+        idempotency_key: key.map(str::to_owned),
+        metadata,
+        created_at: now,
+    });
+    state.refunds.push(refund);
+    (StatusCode::OK, body)
+}
+
+/// `POST /v1/refunds`.
+pub(super) async fn create_refund(
+    State(sandbox): State<Sandbox>,
+    headers: HeaderMap,
+    Form(fields): Form<Vec<(String, String)>>,
+) -> Response {
+    let key = headers.get("idempotency-key").and_then(|v| v.to_str().ok()).map(str::to_owned);
+    let mut sorted = fields.clone();
+    sorted.sort();
+    let request = serde_urlencoded::to_string(&sorted).unwrap_or_default();
+    let now = Utc::now();
+
+    if let Some(key) = &key {
+        let stored = sandbox.lock().idempotency.get(key).cloned();
+        if let Some(stored) = stored.filter(|s| now - s.stored_at < sandbox.config.key_retention) {
+            if stored.request != request {
+                return stripe_error(
+                    StatusCode::BAD_REQUEST,
+                    "idempotency_error",
+                    None,
+                    "Keys for idempotent requests can only be used with the same parameters they were first used with.",
+                );
+            }
+            let mut response = json_response(stored.status, stored.body);
+            response.headers_mut().insert("idempotent-replayed", HeaderValue::from_static("true"));
+            return response;
+        }
+    }
+
+    let fault = key.as_deref().and_then(|k| {
+        sandbox.take_fault(
+            k,
+            &[
+                FaultKind::Delay,
+                FaultKind::DropResponse,
+                FaultKind::Error500Before,
+                FaultKind::Error500After,
+                FaultKind::RateLimit,
+                FaultKind::BusinessReject,
+            ],
+        )
+    });
+    let (status, body) = match fault.as_ref().map(|f| (f.fault, f.ms)) {
+        Some((FaultKind::RateLimit, _)) => {
+            let mut response = stripe_error(
+                StatusCode::TOO_MANY_REQUESTS,
+                "rate_limit_error",
+                Some("rate_limit"),
+                "Too many requests hit the API too quickly.",
+            );
+            response.headers_mut().insert("retry-after", HeaderValue::from_static("1"));
+            return response;
+        }
+        Some((FaultKind::Error500Before, _)) => (StatusCode::INTERNAL_SERVER_ERROR, server_error_body()),
+        Some((FaultKind::BusinessReject, _)) => (
+            StatusCode::PAYMENT_REQUIRED,
+            json!({"error": {"type": "invalid_request_error", "code": "refund_declined",
+                   "message": "The refund was declined by the payment method."}}),
+        ),
+        Some((FaultKind::Delay, ms)) => {
+            tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+            create(&sandbox, &fields, key.as_deref(), Utc::now())
+        }
+        Some((FaultKind::Error500After, _)) => {
+            create(&sandbox, &fields, key.as_deref(), now);
+            (StatusCode::INTERNAL_SERVER_ERROR, server_error_body())
+        }
+        _ => create(&sandbox, &fields, key.as_deref(), now),
+    };
+    if let Some(key) = key {
+        let result = IdempotentResult { request, status, body: body.clone(), stored_at: now };
+        sandbox.lock().idempotency.insert(key, result);
+    }
+    if let Some((FaultKind::DropResponse, ms)) = fault.map(|f| (f.fault, f.ms)) {
+        tokio::time::sleep(std::time::Duration::from_millis(if ms == 0 { DEFAULT_DROP_MS } else { ms }))
+            .await;
+    }
+    json_response(status, body)
+}
+
+#[derive(Debug, Deserialize)]
+pub(super) struct ListQuery {
+    payment_intent: Option<String>,
+    limit: Option<usize>,
+}
+
+/// `GET /v1/refunds?payment_intent=…`: newest first, consistent except under `lookup_lag`.
+pub(super) async fn list_refunds(State(sandbox): State<Sandbox>, Query(query): Query<ListQuery>) -> Response {
+    let limit = query.limit.unwrap_or(10).clamp(1, 100);
+    let now = Utc::now();
+    let state = sandbox.lock();
+    let data: Vec<Value> = state
+        .refunds
+        .iter()
+        .rev()
+        .filter(|r| query.payment_intent.as_ref().is_none_or(|pi| &r.payment_intent == pi))
+        .filter(|r| r.listed_from <= now)
+        .take(limit)
+        .map(Refund::to_json)
+        .collect();
+    json_response(
+        StatusCode::OK,
+        json!({"object": "list", "url": "/v1/refunds", "has_more": false, "data": data}),
+    )
+}
+
+/// `GET /v1/refunds/{id}`.
+pub(super) async fn retrieve_refund(State(sandbox): State<Sandbox>, Path(id): Path<String>) -> Response {
+    let state = sandbox.lock();
+    match state.refunds.iter().find(|r| r.id == id) {
+        Some(refund) => json_response(StatusCode::OK, refund.to_json()),
+        None => stripe_error(
+            StatusCode::NOT_FOUND,
+            "invalid_request_error",
+            Some("resource_missing"),
+            &format!("No such refund: '{id}'"),
+        ),
+    }
+}
