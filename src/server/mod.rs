@@ -3,9 +3,11 @@
 
 pub mod cli;
 pub mod connectors;
+pub mod executor;
 pub mod health;
 pub mod ledger;
 pub mod ledger_api;
+pub mod reconciler;
 pub mod sandbox;
 pub mod startup;
 pub mod state;

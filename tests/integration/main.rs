@@ -6,5 +6,6 @@ mod health;
 mod ledger_api;
 mod pages;
 mod sandbox;
+mod scenarios;
 mod store;
 mod support;

@@ -271,3 +271,56 @@ macro_rules! engine_tests {
         }
     };
 }
+
+/// The sandbox provider on its own port, with an executor and a reconciler of `app`'s ledger
+/// pointed at it through the Stripe connector (which gives up waiting after 400 ms).
+pub struct ProviderHarness {
+    pub sandbox: opledger::server::sandbox::Sandbox,
+    pub base_url: String,
+    pub executor: opledger::server::executor::Executor,
+    pub reconciler: opledger::server::reconciler::Reconciler,
+}
+
+impl ProviderHarness {
+    pub async fn start(ledger: &Ledger) -> ProviderHarness {
+        use opledger::server::sandbox::{Sandbox, SandboxConfig};
+        use opledger::server::{
+            connectors::StripeConnector,
+            executor::{Executor, RetryPolicy},
+            reconciler::Reconciler,
+        };
+        let sandbox =
+            Sandbox::seeded(SandboxConfig { secret_key: "sk_test_x".into(), ..SandboxConfig::default() });
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let base_url = format!("http://{}", listener.local_addr().expect("address"));
+        let router = sandbox.router();
+        tokio::spawn(async move { axum::serve(listener, router).await });
+        let connector = StripeConnector::new(&base_url, "sk_test_x", std::time::Duration::from_millis(400));
+        let retry = RetryPolicy {
+            max_sends: 3,
+            base_delay: std::time::Duration::from_millis(10),
+            max_delay: std::time::Duration::from_millis(50),
+            deadline: std::time::Duration::from_secs(10),
+        };
+        let executor =
+            Executor::new(ledger.clone(), retry).with_connector("stripe", std::sync::Arc::new(connector));
+        let reconciler = Reconciler::new(executor.clone(), chrono::Duration::zero());
+        ProviderHarness { sandbox, base_url, executor, reconciler }
+    }
+
+    pub async fn fault(&self, fault: Value) {
+        let response = reqwest::Client::new()
+            .post(format!("{}/v1/_sandbox/faults", self.base_url))
+            .bearer_auth("sk_test_x")
+            .json(&fault)
+            .send()
+            .await
+            .expect("fault");
+        assert_eq!(response.status(), 201);
+    }
+
+    /// The refunds the provider really made.
+    pub fn refunds(&self) -> Vec<opledger::server::sandbox::CreatedObject> {
+        self.sandbox.created_objects().into_iter().filter(|o| o.object_type == "refund").collect()
+    }
+}

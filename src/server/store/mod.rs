@@ -9,6 +9,7 @@ mod sql;
 mod sqlite;
 
 use async_trait::async_trait;
+use chrono::{DateTime, Utc};
 use std::sync::Arc;
 
 pub use postgres::PostgresStore;
@@ -142,6 +143,17 @@ pub trait Store: Send + Sync {
 
     /// The refused conflicting requests for one op id, oldest first.
     async fn conflicts_of(&self, tenant: &TenantId, op_id: &OpId) -> Result<Vec<ConflictRecord>, StoreError>;
+
+    /// Claims up to `limit` operations that are `submitted` or `unknown` and unchanged since
+    /// `settled_before`, oldest first, and leases them until `lease_until` so that no other
+    /// reconciler takes them meanwhile (`for update skip locked` on PostgreSQL).
+    async fn lease_due_for_reconcile(
+        &self,
+        settled_before: DateTime<Utc>,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<(TenantId, OpId)>, StoreError>;
 
     /// A tenant's whole audit chain in order.
     async fn audit_chain(&self, tenant: &TenantId) -> Result<Vec<AuditRecord>, StoreError>;

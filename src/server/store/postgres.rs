@@ -30,5 +30,6 @@ super::sql::sql_store!(
     Backend::Postgres,
     "migrations/postgres",
     begin = begin,
-    lock_tenant = "select id from tenants where id = $1 for no key update"
+    lock_tenant = "select id from tenants where id = $1 for no key update",
+    skip_locked = "for update skip locked"
 );

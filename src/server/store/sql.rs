@@ -318,9 +318,10 @@ impl ApiTokenRow {
 
 /// Writes the [`Store`](super::Store) implementation for one engine. `$begin` opens a write
 /// transaction on `&self.pool`; `$lock_tenant` is a query on `$1` = tenant id that serialises
-/// writers of one tenant (its audit chain) until the transaction ends.
+/// writers of one tenant (its audit chain) until the transaction ends; `$skip_locked` ends a
+/// query that claims rows so that concurrent claimers skip each other's rows.
 macro_rules! sql_store {
-    ($store:ty, $db:ty, $backend:expr, $migrations:literal, begin = $begin:path, lock_tenant = $lock_tenant:literal) => {
+    ($store:ty, $db:ty, $backend:expr, $migrations:literal, begin = $begin:path, lock_tenant = $lock_tenant:literal, skip_locked = $skip_locked:literal) => {
         use $crate::domain::audit::{AuditEntry, AuditRecord};
         use $crate::domain::ids::{OpId, TenantId};
         use $crate::domain::machine::Event;
@@ -762,6 +763,37 @@ macro_rules! sql_store {
                 .fetch_all(&self.pool)
                 .await?;
                 rows.into_iter().map(ConflictRow::into_record).collect()
+            }
+
+            async fn lease_due_for_reconcile(
+                &self,
+                settled_before: chrono::DateTime<chrono::Utc>,
+                now: chrono::DateTime<chrono::Utc>,
+                lease_until: chrono::DateTime<chrono::Utc>,
+                limit: u32,
+            ) -> Result<Vec<(TenantId, OpId)>, StoreError> {
+                let mut tx = $begin(&self.pool).await?;
+                let rows: Vec<(String, String)> = sqlx::query_as(concat!(
+                    "update operations set lease_until_us = $1 where (tenant, op_id) in (",
+                    "select tenant, op_id from operations where state in ('submitted', 'unknown') ",
+                    "and updated_at_us <= $2 and (lease_until_us is null or lease_until_us <= $3) ",
+                    "order by updated_at_us limit $4 ", $skip_locked, ") returning tenant, op_id"
+                ))
+                .bind(micros(lease_until))
+                .bind(micros(settled_before))
+                .bind(micros(now))
+                .bind(i64::from(limit))
+                .fetch_all(&mut *tx)
+                .await?;
+                tx.commit().await?;
+                rows.into_iter()
+                    .map(|(tenant, op_id)| {
+                        Ok((
+                            TenantId::parse(&tenant).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                            OpId::parse(&op_id).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                        ))
+                    })
+                    .collect()
             }
 
             async fn audit_chain(&self, tenant: &TenantId) -> Result<Vec<AuditRecord>, StoreError> {

@@ -38,5 +38,6 @@ super::sql::sql_store!(
     Backend::Sqlite,
     "migrations/sqlite",
     begin = begin_immediate,
-    lock_tenant = "select id from tenants where id = $1"
+    lock_tenant = "select id from tenants where id = $1",
+    skip_locked = ""
 );

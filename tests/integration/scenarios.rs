@@ -1,0 +1,147 @@
+//! The source articles' scenarios, end to end through the executor, the Stripe connector, the
+//! sandbox provider and the reconciler, on both engines: a timeout never turns into a double refund.
+
+use opledger::domain::{
+    ids::{Actor, OpId, TenantId},
+    machine::{Command, State},
+};
+use opledger::server::store::records::AttemptReport;
+use serde_json::json;
+
+use crate::support::{refund_1043, ProviderHarness};
+
+const OP: &str = "refund-1043-li_2";
+
+fn acme() -> TenantId {
+    TenantId::parse("acme").unwrap()
+}
+
+fn op() -> OpId {
+    OpId::parse(OP).unwrap()
+}
+
+crate::engine_tests! {
+    a_dropped_answer_is_unknown_then_found_and_refunded_once(app) {
+        let provider = ProviderHarness::start(&app.ledger).await;
+        provider.fault(json!({"match": OP, "fault": "drop_response", "ms": 3000})).await;
+        app.register(&refund_1043(38000)).await;
+        let after = provider.executor.run(&acme(), &op()).await.unwrap();
+        assert_eq!(after.snapshot.state, State::Unknown, "no answer is not a failure");
+        let (status, again) = app.register(&refund_1043(38000)).await;
+        assert_eq!((status, again["message"].as_str()), (200, Some("Result unknown; do not send again; it is being checked.")));
+
+        let pass = provider.reconciler.reconcile_once().await.unwrap();
+        assert_eq!(pass.settled, vec![(op(), State::Succeeded)]);
+        let refunds = provider.refunds();
+        assert_eq!(refunds.len(), 1, "one refund, not two");
+        let (_, settled) = app.get_json(&format!("/api/v1/operations/{OP}")).await;
+        assert_eq!(settled["external_refs"], json!([format!("stripe/refund/{}", refunds[0].id)]));
+        assert_eq!(refunds[0].idempotency_key.as_deref(), Some(OP));
+        assert_eq!(refunds[0].metadata["op_id"], OP);
+    }
+
+    a_crash_between_submitted_and_the_send_is_settled_with_one_effect_at_most(app) {
+        let provider = ProviderHarness::start(&app.ledger).await;
+        app.register(&refund_1043(38000)).await;
+        let (status, _) = app.begin_attempt(OP).await;
+        assert_eq!(status, 201, "submitted, and then the sender died before sending");
+        assert!(provider.refunds().is_empty());
+        provider.reconciler.reconcile_once().await.unwrap();
+        let (_, operation) = app.get_json(&format!("/api/v1/operations/{OP}")).await;
+        assert_eq!(operation["state"], "succeeded");
+        let attempts = operation["attempts"].as_array().unwrap();
+        assert_eq!(attempts.len(), 2);
+        assert_eq!(attempts[0]["outcome"], "no_report");
+        assert_eq!(attempts[1]["idempotency_key"], OP, "re-sent with the same key");
+        assert_eq!(provider.refunds().len(), 1);
+        provider.reconciler.reconcile_once().await.unwrap();
+        assert_eq!(provider.refunds().len(), 1, "a second pass changes nothing");
+    }
+
+    a_cached_500_goes_to_review_and_never_to_a_new_key(app) {
+        let provider = ProviderHarness::start(&app.ledger).await;
+        provider.fault(json!({"match": OP, "fault": "error_500_before"})).await;
+        app.register(&refund_1043(38000)).await;
+        let after = provider.executor.run(&acme(), &op()).await.unwrap();
+        assert_eq!(after.snapshot.state, State::Unknown);
+        provider.reconciler.reconcile_once().await.unwrap();
+        let (_, operation) = app.get_json(&format!("/api/v1/operations/{OP}")).await;
+        assert_eq!(operation["state"], "needs_review");
+        assert_eq!(operation["attempts"].as_array().unwrap().len(), 1, "no re-send after a cached 500");
+        let escalation = operation["audit"].as_array().unwrap().last().unwrap().clone();
+        assert!(escalation["reason"].as_str().unwrap().contains("only a lookup can settle it"), "{escalation}");
+        assert!(provider.refunds().is_empty());
+    }
+
+    a_key_past_its_retention_is_not_re_sent(app) {
+        let provider = ProviderHarness::start(&app.ledger).await;
+        provider.fault(json!({"match": OP, "fault": "drop_response", "ms": 3000})).await;
+        provider.fault(json!({"match": OP, "fault": "lookup_lag", "ms": 60000})).await;
+        let mut body = refund_1043(38000);
+        body["key_retention_s"] = json!(1);
+        app.register(&body).await;
+        provider.executor.run(&acme(), &op()).await.unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+        provider.reconciler.reconcile_once().await.unwrap();
+        let (_, operation) = app.get_json(&format!("/api/v1/operations/{OP}")).await;
+        assert_eq!(operation["state"], "needs_review", "{operation}");
+        assert_eq!(provider.refunds().len(), 1, "the lagging lookup could not see it, and nothing was sent again");
+    }
+
+    a_rate_limit_is_retried_by_the_executor_with_the_same_key(app) {
+        let provider = ProviderHarness::start(&app.ledger).await;
+        provider.fault(json!({"match": OP, "fault": "rate_limit"})).await;
+        app.register(&refund_1043(38000)).await;
+        let after = provider.executor.run(&acme(), &op()).await.unwrap();
+        assert_eq!(after.snapshot.state, State::Succeeded);
+        assert_eq!(after.snapshot.last_attempt.map(|a| a.0), Some(2));
+        assert_eq!(provider.refunds().len(), 1);
+    }
+
+    refunds_of_100_then_50_on_order_a1042_are_two_operations(app) {
+        let provider = ProviderHarness::start(&app.ledger).await;
+        for (op_id, minor) in [("refund-A1042-1", 10000), ("refund-A1042-2", 5000)] {
+            let body = json!({"op_id": op_id, "kind": "refund", "subject": "order:A1042", "provider": "stripe",
+                "params": {"payment_intent": "pi_A1042", "amount": {"minor": minor, "currency": "CNY"}}, "requested_by": "agent-7"});
+            assert_eq!(app.register(&body).await.0, 201);
+            let done = provider.executor.run(&acme(), &OpId::parse(op_id).unwrap()).await.unwrap();
+            assert_eq!(done.snapshot.state, State::Succeeded);
+        }
+        let conflicting = json!({"op_id": "refund-A1042-1", "kind": "refund", "subject": "order:A1042", "provider": "stripe",
+            "params": {"payment_intent": "pi_A1042", "amount": {"minor": 20000, "currency": "CNY"}}, "requested_by": "agent-7"});
+        assert_eq!(app.register(&conflicting).await.0, 409, "op-9 with 20000 instead of 10000 is a conflict");
+        assert_eq!(provider.refunds().len(), 2, "two legitimate refunds, nothing sent for the conflict");
+        let (_, order) = app.get_json("/api/v1/subjects/order:A1042/operations").await;
+        assert_eq!(order["net_refunded"], json!([{"minor": 15000, "currency": "CNY"}]));
+    }
+
+    a_refund_the_executor_completed_cannot_be_marked_again(app) {
+        let provider = ProviderHarness::start(&app.ledger).await;
+        app.register(&refund_1043(38000)).await;
+        provider.executor.run(&acme(), &op()).await.unwrap();
+        let late = app
+            .ledger
+            .execute(&acme(), &op(), Command::MarkSucceeded { external_id: "re_x".into(), evidence: "phone call".into() },
+                &Actor::human("sam", opledger::domain::policy::Role::Support), AttemptReport::default())
+            .await;
+        assert!(late.is_err(), "a succeeded operation cannot be marked again");
+    }
+}
+
+#[tokio::test]
+async fn the_naive_tool_with_a_new_key_per_call_refunds_twice() {
+    let Some(app) = crate::support::TestApp::spawn(crate::support::Engine::Sqlite).await else { return };
+    let provider = ProviderHarness::start(&app.ledger).await;
+    provider.fault(json!({"match": "naive-call-1", "fault": "drop_response", "ms": 3000})).await;
+    let client = reqwest::Client::builder().timeout(std::time::Duration::from_millis(400)).build().unwrap();
+    for call in ["naive-call-1", "naive-call-2"] {
+        let _ = client
+            .post(format!("{}/v1/refunds", provider.base_url))
+            .bearer_auth("sk_test_x")
+            .header("Idempotency-Key", call)
+            .form(&[("payment_intent", "pi_1043"), ("amount", "38000")])
+            .send()
+            .await;
+    }
+    assert_eq!(provider.refunds().len(), 2, "without the ledger, a timeout and a retry refund twice");
+}
