@@ -5,6 +5,11 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 use std::net::SocketAddr;
 
+use super::connectors::StripeConnector;
+use super::executor::{Executor, RetryPolicy};
+use super::ledger::Ledger;
+use super::reconciler::Reconciler;
+use super::sandbox::{Sandbox, SandboxConfig};
 use super::startup::{shutdown_signal, Application, Settings};
 use super::store::{self, StoreError};
 use super::telemetry::LogFormat;
@@ -36,6 +41,31 @@ pub enum Command {
     Serve(ServeArgs),
     /// Apply pending database migrations, then exit.
     Migrate(DatabaseArgs),
+    /// Run the sandbox provider alone: Stripe's refunds subset with fault injection (see README).
+    Sandbox {
+        /// Address and port to listen on.
+        #[arg(long, default_value = "127.0.0.1:12111")]
+        addr: SocketAddr,
+        /// The secret key callers must send.
+        #[arg(long, default_value = "sk_test_sandbox")]
+        secret_key: String,
+        /// How long idempotency keys are remembered.
+        #[arg(long, default_value = "24h", value_parser = humantime::parse_duration)]
+        key_retention: std::time::Duration,
+    },
+    /// Settle unknown results: look them up at the provider, re-send with the same key while it is
+    /// remembered, hand the rest to a person.
+    Reconcile {
+        #[command(flatten)]
+        database: DatabaseArgs,
+        #[command(flatten)]
+        provider: ProviderArgs,
+        #[command(flatten)]
+        settle: SettleArgs,
+        /// One pass, then exit (for scripts and cron); without it, a pass every 10 seconds until stopped.
+        #[arg(long)]
+        once: bool,
+    },
     /// Manage the API tokens that agents and tools use for the ledger API.
     #[command(subcommand)]
     Token(TokenCommand),
@@ -85,6 +115,50 @@ pub struct ServeArgs {
     /// Folder with the built browser bundle and static files (`pkg/`, `favicon.ico`).
     #[arg(long, env = "OPLEDGER_SITE_ROOT", default_value = "target/site")]
     pub site_root: String,
+
+    #[command(flatten)]
+    pub provider: ProviderArgs,
+
+    /// Mount the sandbox provider at /sandbox and send refunds to it (unless --stripe-base-url says otherwise).
+    #[arg(long, env = "OPLEDGER_SANDBOX")]
+    pub sandbox: bool,
+
+    /// How often the reconciler looks for unknown results (for example 10s); 0s runs no reconciler here.
+    #[arg(long, env = "OPLEDGER_RECONCILE_EVERY", default_value = "10s", value_parser = humantime::parse_duration)]
+    pub reconcile_every: std::time::Duration,
+
+    #[command(flatten)]
+    pub settle: SettleArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ProviderArgs {
+    /// Base URL of the Stripe-compatible refunds API (https://api.stripe.com, or a sandbox's address).
+    #[arg(long, env = "OPLEDGER_STRIPE_BASE_URL")]
+    pub stripe_base_url: Option<String>,
+
+    /// Secret key for that API, sent as a bearer token.
+    #[arg(
+        long,
+        env = "OPLEDGER_STRIPE_SECRET_KEY",
+        default_value = "sk_test_sandbox",
+        hide_env_values = true,
+        hide_default_value = true
+    )]
+    pub stripe_secret_key: String,
+}
+
+#[derive(Debug, Args)]
+pub struct SettleArgs {
+    /// How long an unknown result, or a submitted operation without an outcome, is left alone before it is looked up (indexes lag).
+    #[arg(long, env = "OPLEDGER_SETTLE_AFTER", default_value = "30s", value_parser = humantime::parse_duration)]
+    pub settle_after: std::time::Duration,
+}
+
+impl SettleArgs {
+    fn duration(&self) -> anyhow::Result<chrono::Duration> {
+        chrono::Duration::from_std(self.settle_after).context("--settle-after is too long")
+    }
 }
 
 /// Runs the subcommand the user chose.
@@ -92,14 +166,60 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve(args) => {
             let settings = Settings {
-                database_url: args.database.database_url,
-                addr: args.addr,
                 site_root: args.site_root,
+                stripe_base_url: args.provider.stripe_base_url,
+                stripe_secret_key: args.provider.stripe_secret_key,
+                sandbox: args.sandbox,
+                reconcile_every: (!args.reconcile_every.is_zero()).then_some(args.reconcile_every),
+                settle_after: args.settle.duration()?,
+                ..Settings::new(&args.database.database_url, args.addr)
             };
             let application = Application::build(settings).await?;
             tracing::info!(addr = %application.local_addr(), "serving the console at http://{}", application.local_addr());
             application.run_until(shutdown_signal()).await.context("the server stopped with an error")?;
             tracing::info!("stopped");
+            Ok(())
+        }
+        Command::Sandbox { addr, secret_key, key_retention } => {
+            let key_retention =
+                chrono::Duration::from_std(key_retention).context("--key-retention is too long")?;
+            let sandbox = Sandbox::seeded(SandboxConfig { secret_key, key_retention });
+            let listener = tokio::net::TcpListener::bind(addr)
+                .await
+                .with_context(|| format!("could not listen on {addr}"))?;
+            tracing::info!(%addr, "sandbox provider at http://{addr}");
+            axum::serve(listener, sandbox.router()).with_graceful_shutdown(shutdown_signal()).await?;
+            Ok(())
+        }
+        Command::Reconcile { database, provider, settle, once } => {
+            let store =
+                store::connect(&database.database_url).await.context("could not open the database")?;
+            store.migrate().await.context("could not apply the migrations")?;
+            let base_url = provider
+                .stripe_base_url
+                .context("--stripe-base-url (or OPLEDGER_STRIPE_BASE_URL) is needed to look operations up")?;
+            let connector = StripeConnector::new(
+                &base_url,
+                &provider.stripe_secret_key,
+                std::time::Duration::from_secs(10),
+            );
+            let executor = Executor::new(Ledger::new(store, Vec::new()), RetryPolicy::default())
+                .with_connector("stripe", std::sync::Arc::new(connector));
+            let reconciler = Reconciler::new(executor, settle.duration()?);
+            if once {
+                let pass = reconciler.reconcile_once().await?;
+                for (op_id, state) in &pass.settled {
+                    println!("{op_id}\t{}", state.as_str());
+                }
+                println!("{} operation(s) examined.", pass.settled.len());
+            } else {
+                let stop = tokio_util::sync::CancellationToken::new();
+                let worker =
+                    tokio::spawn(reconciler.run_until(std::time::Duration::from_secs(10), stop.clone()));
+                shutdown_signal().await;
+                stop.cancel();
+                worker.await?;
+            }
             Ok(())
         }
         Command::Migrate(args) => {

@@ -46,6 +46,7 @@ pub fn routes() -> Router<AppState> {
         .route("/operations/{op_id}/cancel", post(cancel))
         .route("/subjects/{subject}/operations", get(subject_operations))
         .route("/openapi.json", get(openapi))
+        .nest("/tools", super::tools::routes())
         .fallback(|| async { ApiError::NoSuchRoute })
         .layer(DefaultBodyLimit::max(BODY_LIMIT_BYTES))
 }
@@ -644,8 +645,9 @@ pub struct SubjectView {
 #[derive(OpenApi)]
 #[openapi(
     info(title = "opledger ledger API", version = "1", description = "Record side-effecting operations before they are sent, report every attempt, and never do a thing twice."),
-    paths(register, read_operation, begin_attempt, record_outcome, cancel, subject_operations),
-    components(schemas(ErrorEnvelope, ErrorDetail, RegisterBody, OutcomeBody, OutcomeName, CancelBody, OperationView, AttemptRecord, KeyView, AttemptStarted, OperationAnswer, SubjectView)),
+    paths(register, read_operation, begin_attempt, record_outcome, cancel, subject_operations, super::tools::refund_item),
+    components(schemas(ErrorEnvelope, ErrorDetail, RegisterBody, OutcomeBody, OutcomeName, CancelBody, OperationView, AttemptRecord, KeyView, AttemptStarted, OperationAnswer, SubjectView,
+        super::tools::RefundItem, super::tools::ToolAnswer, super::tools::ToolStatus)),
     modifiers(&BearerToken),
     security(("bearer" = [])),
 )]

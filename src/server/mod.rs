@@ -1,6 +1,7 @@
 //! Everything that runs only on the server: the command line, telemetry, startup and routing, the
 //! shared state of request handlers, and the durable store.
 
+pub mod catalogue;
 pub mod cli;
 pub mod connectors;
 pub mod executor;
@@ -14,3 +15,4 @@ pub mod state;
 pub mod store;
 pub mod telemetry;
 pub mod tokens;
+pub mod tools;

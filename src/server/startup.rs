@@ -12,12 +12,18 @@ use tower_http::{
     trace::TraceLayer,
 };
 
+use super::connectors::StripeConnector;
+use super::executor::{Executor, RetryPolicy};
 use super::health::healthz;
 use super::ledger::Ledger;
 use super::ledger_api;
+use super::reconciler::Reconciler;
+use super::sandbox::{Sandbox, SandboxConfig};
 use super::state::AppState;
 use super::store::{self, StoreError};
 use crate::app::{shell, App};
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
 
 /// What `serve` needs to start.
 #[derive(Debug, Clone)]
@@ -25,7 +31,40 @@ pub struct Settings {
     pub database_url: String,
     pub addr: SocketAddr,
     pub site_root: String,
+    /// Where the Stripe-compatible refunds API is; the mounted sandbox's when `None` and
+    /// `sandbox` is set, and no refunds connector at all otherwise.
+    pub stripe_base_url: Option<String>,
+    pub stripe_secret_key: String,
+    /// Mount the sandbox provider at `/sandbox`.
+    pub sandbox: bool,
+    /// How often the reconciler runs; `None` runs none in this process.
+    pub reconcile_every: Option<std::time::Duration>,
+    /// How long an unknown or silent submitted operation is left alone before it is looked up.
+    pub settle_after: chrono::Duration,
+    /// How long the executor waits for a provider's answer before the result counts as unknown.
+    pub provider_timeout: std::time::Duration,
 }
+
+impl Settings {
+    /// Settings for `database_url` and `addr` with everything else at its default: no provider,
+    /// no reconciler, the site root `target/site`.
+    pub fn new(database_url: &str, addr: SocketAddr) -> Self {
+        Settings {
+            database_url: database_url.to_owned(),
+            addr,
+            site_root: "target/site".into(),
+            stripe_base_url: None,
+            stripe_secret_key: SandboxConfig::default().secret_key,
+            sandbox: false,
+            reconcile_every: None,
+            settle_after: chrono::Duration::seconds(30),
+            provider_timeout: std::time::Duration::from_secs(10),
+        }
+    }
+}
+
+/// How long requests still open at shutdown (a provider that never answers) may delay the exit.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartupError {
@@ -47,6 +86,7 @@ pub struct Application {
     router: Router,
     local_addr: SocketAddr,
     ledger: Ledger,
+    reconciler: Option<(Reconciler, std::time::Duration)>,
 }
 
 impl Application {
@@ -59,12 +99,33 @@ impl Application {
         let local_addr =
             listener.local_addr().map_err(|source| StartupError::Bind { addr: settings.addr, source })?;
         let ledger = Ledger::new(store.clone(), Vec::new());
+        let sandbox = settings.sandbox.then(|| {
+            Sandbox::seeded(SandboxConfig {
+                secret_key: settings.stripe_secret_key.clone(),
+                ..SandboxConfig::default()
+            })
+        });
+        let stripe_base_url = settings
+            .stripe_base_url
+            .clone()
+            .or_else(|| sandbox.as_ref().map(|_| format!("http://{local_addr}/sandbox")));
+        let mut executor = Executor::new(ledger.clone(), RetryPolicy::default());
+        if let Some(base_url) = &stripe_base_url {
+            tracing::info!(%base_url, "refunds go to a Stripe-compatible API");
+            let connector =
+                StripeConnector::new(base_url, &settings.stripe_secret_key, settings.provider_timeout);
+            executor = executor.with_connector("stripe", Arc::new(connector));
+        }
+        let reconciler = settings
+            .reconcile_every
+            .map(|every| (Reconciler::new(executor.clone(), settings.settle_after), every));
         let state = AppState {
             store,
             ledger: ledger.clone(),
+            executor,
             leptos_options: leptos_options(&settings.site_root, local_addr),
         };
-        Ok(Self { listener, router: router(state), local_addr, ledger })
+        Ok(Self { listener, router: router(state, sandbox.as_ref()), local_addr, ledger, reconciler })
     }
 
     pub fn local_addr(&self) -> SocketAddr {
@@ -76,9 +137,31 @@ impl Application {
         &self.ledger
     }
 
-    /// Serves until `shutdown` completes, then finishes the requests in flight.
+    /// Serves (and reconciles, when configured) until `shutdown` completes, then finishes the
+    /// requests in flight, waiting at most [`SHUTDOWN_GRACE`] for them.
     pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
-        axum::serve(self.listener, self.router.into_make_service()).with_graceful_shutdown(shutdown).await
+        let stop = CancellationToken::new();
+        if let Some((reconciler, every)) = self.reconciler {
+            tokio::spawn(reconciler.run_until(every, stop.clone()));
+        }
+        let signalled = stop.clone();
+        let graceful = async move {
+            shutdown.await;
+            signalled.cancel();
+        };
+        let server =
+            axum::serve(self.listener, self.router.into_make_service()).with_graceful_shutdown(graceful);
+        let grace_over = async {
+            stop.cancelled().await;
+            tokio::time::sleep(SHUTDOWN_GRACE).await;
+        };
+        tokio::select! {
+            result = server => result,
+            () = grace_over => {
+                tracing::warn!("requests were still open {SHUTDOWN_GRACE:?} after the stop signal; stopping anyway");
+                Ok(())
+            }
+        }
     }
 }
 
@@ -92,12 +175,16 @@ fn leptos_options(site_root: &str, addr: SocketAddr) -> LeptosOptions {
         .build()
 }
 
-/// The whole HTTP surface; tests drive it without a socket.
-pub fn router(state: AppState) -> Router {
+/// The whole HTTP surface, with the sandbox provider under `/sandbox` when given; tests drive it
+/// without a socket.
+pub fn router(state: AppState, sandbox: Option<&Sandbox>) -> Router {
     let routes = generate_route_list(App);
     let options = state.leptos_options.clone();
-    Router::new()
-        .route("/healthz", get(healthz))
+    let base = match sandbox {
+        Some(sandbox) => Router::new().nest_service("/sandbox", sandbox.router()),
+        None => Router::new(),
+    };
+    base.route("/healthz", get(healthz))
         .nest("/api/v1", ledger_api::routes())
         .leptos_routes(&state, routes, move || shell(options.clone()))
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))

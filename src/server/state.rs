@@ -4,6 +4,7 @@ use axum::extract::FromRef;
 use leptos::prelude::LeptosOptions;
 use std::sync::Arc;
 
+use super::executor::Executor;
 use super::ledger::Ledger;
 use super::store::Store;
 
@@ -12,6 +13,8 @@ pub struct AppState {
     pub store: Arc<dyn Store>,
     /// The one service through which every change passes.
     pub ledger: Ledger,
+    /// Sends operations to their providers (the agent tools use it).
+    pub executor: Executor,
     pub leptos_options: LeptosOptions,
 }
 

@@ -127,3 +127,16 @@ fn a_revoked_token_is_gone_and_revoking_twice_says_so() {
     assert!(!again.status.success());
     assert!(String::from_utf8(again.stderr).unwrap().contains("has no active API token named \"bot\""));
 }
+
+#[test]
+fn reconcile_needs_to_know_where_the_provider_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("r.db").display());
+    let output = opledger()
+        .args(["reconcile", "--once", "--database-url", &url])
+        .env_remove("OPLEDGER_STRIPE_BASE_URL")
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(String::from_utf8(output.stderr).unwrap().contains("--stripe-base-url"));
+}

@@ -9,3 +9,4 @@ mod sandbox;
 mod scenarios;
 mod store;
 mod support;
+mod tools;

@@ -122,13 +122,25 @@ pub struct TestApp {
 
 impl TestApp {
     pub async fn spawn(engine: Engine) -> Option<TestApp> {
+        Self::spawn_with(engine, |_| {}).await
+    }
+
+    /// The application with the sandbox provider mounted at `/sandbox` and refunds sent to it,
+    /// giving up on an answer after 500 ms.
+    pub async fn spawn_with_sandbox(engine: Engine) -> Option<TestApp> {
+        Self::spawn_with(engine, |settings| {
+            settings.sandbox = true;
+            settings.provider_timeout = std::time::Duration::from_millis(500);
+        })
+        .await
+    }
+
+    pub async fn spawn_with(engine: Engine, adjust: impl FnOnce(&mut Settings)) -> Option<TestApp> {
         let database = TestDatabase::create(engine).await?;
         let site_root = tempfile::tempdir().expect("temp dir");
-        let settings = Settings {
-            database_url: database.url().to_owned(),
-            addr: "127.0.0.1:0".parse().expect("address"),
-            site_root: site_root.path().display().to_string(),
-        };
+        let mut settings = Settings::new(database.url(), "127.0.0.1:0".parse().expect("address"));
+        settings.site_root = site_root.path().display().to_string();
+        adjust(&mut settings);
         let application = Application::build(settings).await.expect("the application starts");
         let addr = application.local_addr();
         let ledger = application.ledger().clone();

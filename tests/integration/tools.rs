@@ -1,0 +1,87 @@
+//! The agent tools over the ledger API, against the sandbox mounted inside the application: the
+//! model is told done, already done, or unknown and not to send again, and never refunds twice.
+
+use serde_json::{json, Value};
+
+async fn sandbox_refunds(app: &crate::support::TestApp) -> Vec<Value> {
+    let response = app
+        .client
+        .get(app.url("/sandbox/v1/_sandbox/ledger"))
+        .bearer_auth("sk_test_sandbox")
+        .send()
+        .await
+        .unwrap();
+    let ledger: Value = response.json().await.unwrap();
+    ledger["data"].as_array().unwrap().iter().filter(|o| o["type"] == "refund").cloned().collect()
+}
+
+async fn fault(app: &crate::support::TestApp, fault: Value) {
+    let response = app
+        .client
+        .post(app.url("/sandbox/v1/_sandbox/faults"))
+        .bearer_auth("sk_test_sandbox")
+        .json(&fault)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 201);
+}
+
+macro_rules! sandboxed_tests {
+    ($($name:ident($app:ident) $body:block)*) => {
+        mod sqlite {
+            use super::*;
+            $(#[tokio::test] async fn $name() {
+                let Some($app) = crate::support::TestApp::spawn_with_sandbox(crate::support::Engine::Sqlite).await else { return };
+                $body
+            })*
+        }
+        mod postgres {
+            use super::*;
+            $(#[tokio::test] async fn $name() {
+                let Some($app) = crate::support::TestApp::spawn_with_sandbox(crate::support::Engine::Postgres).await else { return };
+                $body
+            })*
+        }
+    };
+}
+
+sandboxed_tests! {
+    refund_item_refunds_once_and_then_says_already_done(app) {
+        let call = json!({"order_id": "1043", "line_item_id": "li_2"});
+        let (status, done) = app.post("/api/v1/tools/refund_item", &call).await;
+        assert_eq!(status, 200, "{done}");
+        assert_eq!(done["status"], "succeeded");
+        assert_eq!(done["op_id"], "refund-1043-li_2");
+        let refund_id = done["external_id"].as_str().unwrap().to_owned();
+        assert_eq!(done["message"], format!("Done: the refund of Headphone case (TWD 380.00) on order 1043 (refund {refund_id})."));
+        let (_, again) = app.post("/api/v1/tools/refund_item", &call).await;
+        assert_eq!(again["status"], "already_done");
+        assert_eq!(again["external_id"], refund_id.as_str());
+        let refunds = sandbox_refunds(&app).await;
+        assert_eq!(refunds.len(), 1);
+        assert_eq!(refunds[0]["amount"], 38000, "the amount comes from the order, not from the caller");
+    }
+
+    a_timeout_tells_the_model_not_to_send_again_and_nothing_is_sent_twice(app) {
+        fault(&app, json!({"match": "refund-1043-li_2", "fault": "drop_response", "ms": 3000})).await;
+        let call = json!({"order_id": "1043", "line_item_id": "li_2"});
+        let (_, first) = app.post("/api/v1/tools/refund_item", &call).await;
+        assert_eq!(first["status"], "unknown", "{first}");
+        assert!(first["message"].as_str().unwrap().contains("do not send again; it is being checked"));
+        let (_, second) = app.post("/api/v1/tools/refund_item", &call).await;
+        assert_eq!(second["status"], "unknown");
+        let (_, operation) = app.get_json("/api/v1/operations/refund-1043-li_2").await;
+        assert_eq!(operation["attempts"].as_array().unwrap().len(), 1, "the second call sent nothing");
+        assert_eq!(sandbox_refunds(&app).await.len(), 1, "the provider refunded once");
+    }
+
+    an_unknown_order_or_line_item_is_named(app) {
+        let (status, answer) = app.post("/api/v1/tools/refund_item", &json!({"order_id": "9999", "line_item_id": "li_1"})).await;
+        assert_eq!(status, 422);
+        assert_eq!(answer["error"]["message"], "order_id: there is no order \"9999\"");
+        let (status, answer) = app.post("/api/v1/tools/refund_item", &json!({"order_id": "1043", "line_item_id": "li_9"})).await;
+        assert_eq!(status, 422);
+        assert!(answer["error"]["message"].as_str().unwrap().starts_with("line_item_id"));
+    }
+}
