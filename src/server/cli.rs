@@ -123,6 +123,10 @@ pub struct ServeArgs {
     #[arg(long, env = "OPLEDGER_SANDBOX")]
     pub sandbox: bool,
 
+    /// Seed the tenant "demo" with operations in every state, through the mounted sandbox (implies --sandbox); its API token is logged.
+    #[arg(long, env = "OPLEDGER_DEMO")]
+    pub demo: bool,
+
     /// How often the reconciler looks for unknown results (for example 10s); 0s runs no reconciler here.
     #[arg(long, env = "OPLEDGER_RECONCILE_EVERY", default_value = "10s", value_parser = humantime::parse_duration)]
     pub reconcile_every: std::time::Duration,
@@ -170,6 +174,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 stripe_base_url: args.provider.stripe_base_url,
                 stripe_secret_key: args.provider.stripe_secret_key,
                 sandbox: args.sandbox,
+                demo: args.demo,
                 reconcile_every: (!args.reconcile_every.is_zero()).then_some(args.reconcile_every),
                 settle_after: args.settle.duration()?,
                 ..Settings::new(&args.database.database_url, args.addr)

@@ -4,6 +4,7 @@
 pub mod catalogue;
 pub mod cli;
 pub mod connectors;
+pub mod demo;
 pub mod executor;
 pub mod health;
 pub mod ledger;

@@ -13,6 +13,7 @@ use tower_http::{
 };
 
 use super::connectors::StripeConnector;
+use super::demo;
 use super::executor::{Executor, RetryPolicy};
 use super::health::healthz;
 use super::ledger::Ledger;
@@ -37,6 +38,8 @@ pub struct Settings {
     pub stripe_secret_key: String,
     /// Mount the sandbox provider at `/sandbox`.
     pub sandbox: bool,
+    /// Seed the demo tenant through the mounted sandbox (implies `sandbox`).
+    pub demo: bool,
     /// How often the reconciler runs; `None` runs none in this process.
     pub reconcile_every: Option<std::time::Duration>,
     /// How long an unknown or silent submitted operation is left alone before it is looked up.
@@ -56,6 +59,7 @@ impl Settings {
             stripe_base_url: None,
             stripe_secret_key: SandboxConfig::default().secret_key,
             sandbox: false,
+            demo: false,
             reconcile_every: None,
             settle_after: chrono::Duration::seconds(30),
             provider_timeout: std::time::Duration::from_secs(10),
@@ -87,6 +91,7 @@ pub struct Application {
     local_addr: SocketAddr,
     ledger: Ledger,
     reconciler: Option<(Reconciler, std::time::Duration)>,
+    demo: Option<(Executor, Sandbox)>,
 }
 
 impl Application {
@@ -99,7 +104,7 @@ impl Application {
         let local_addr =
             listener.local_addr().map_err(|source| StartupError::Bind { addr: settings.addr, source })?;
         let ledger = Ledger::new(store.clone(), Vec::new());
-        let sandbox = settings.sandbox.then(|| {
+        let sandbox = (settings.sandbox || settings.demo).then(|| {
             Sandbox::seeded(SandboxConfig {
                 secret_key: settings.stripe_secret_key.clone(),
                 ..SandboxConfig::default()
@@ -119,13 +124,22 @@ impl Application {
         let reconciler = settings
             .reconcile_every
             .map(|every| (Reconciler::new(executor.clone(), settings.settle_after), every));
+        let demo_seed =
+            settings.demo.then(|| sandbox.clone().map(|sandbox| (executor.clone(), sandbox))).flatten();
         let state = AppState {
             store,
             ledger: ledger.clone(),
             executor,
             leptos_options: leptos_options(&settings.site_root, local_addr),
         };
-        Ok(Self { listener, router: router(state, sandbox.as_ref()), local_addr, ledger, reconciler })
+        Ok(Self {
+            listener,
+            router: router(state, sandbox.as_ref()),
+            local_addr,
+            ledger,
+            reconciler,
+            demo: demo_seed,
+        })
     }
 
     pub fn local_addr(&self) -> SocketAddr {
@@ -143,6 +157,13 @@ impl Application {
         let stop = CancellationToken::new();
         if let Some((reconciler, every)) = self.reconciler {
             tokio::spawn(reconciler.run_until(every, stop.clone()));
+        }
+        if let Some((executor, sandbox)) = self.demo {
+            tokio::spawn(async move {
+                if let Err(error) = demo::seed(executor, sandbox).await {
+                    tracing::error!(error = %error, "could not seed the demo data");
+                }
+            });
         }
         let signalled = stop.clone();
         let graceful = async move {

@@ -2,6 +2,7 @@
 //! PostgreSQL database per test, and the real binary for the command line.
 
 mod cli;
+mod demo;
 mod health;
 mod ledger_api;
 mod pages;

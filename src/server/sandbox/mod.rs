@@ -23,6 +23,8 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 pub use faults::{Fault, FaultKind};
+
+use super::catalogue::DEMO_ORDERS;
 use payments::{IdempotentResult, PaymentIntent, Refund};
 
 /// How the sandbox is set up.
@@ -78,24 +80,24 @@ pub struct Sandbox {
 }
 
 impl Sandbox {
-    /// A sandbox seeded with the source articles' orders and a few more for the demo.
+    /// A sandbox whose payments are those of the demo catalogue's orders (1043 paid TWD 1,580.00
+    /// by `pi_1043`, A1042 paid CNY 300.00 by `pi_A1042`, and more).
     pub fn seeded(config: SandboxConfig) -> Self {
         let mut state = SandboxState::default();
-        for (id, amount, currency) in [
-            ("pi_1043", 158_000, "TWD"),
-            ("pi_A1042", 30_000, "CNY"),
-            ("pi_1051", 249_000, "TWD"),
-            ("pi_2002", 8_900, "USD"),
-        ] {
-            state
-                .payment_intents
-                .insert(id.to_owned(), PaymentIntent { amount, currency: currency.to_owned() });
+        for order in DEMO_ORDERS {
+            let intent = PaymentIntent { amount: order.paid_minor(), currency: order.currency.to_owned() };
+            state.payment_intents.insert(order.payment_intent.to_owned(), intent);
         }
         Self { config: Arc::new(config), state: Arc::new(Mutex::new(state)) }
     }
 
     fn lock(&self) -> MutexGuard<'_, SandboxState> {
         self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Sets a fault, as `POST /v1/_sandbox/faults` does.
+    pub fn inject(&self, fault: Fault) {
+        self.lock().faults.push(fault);
     }
 
     /// Every object really created, oldest first.
