@@ -6,6 +6,7 @@
 //! object really created. It makes the demo and the tests real with no account anywhere.
 
 mod faults;
+mod idempotency;
 mod payments;
 
 use axum::{
@@ -25,7 +26,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 pub use faults::{Fault, FaultKind};
 
 use super::catalogue::DEMO_ORDERS;
-use payments::{IdempotentResult, PaymentIntent, Refund};
+use idempotency::IdempotentResult;
+use payments::{PaymentIntent, Refund};
 
 /// How the sandbox is set up.
 #[derive(Debug, Clone)]

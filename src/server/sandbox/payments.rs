@@ -3,7 +3,7 @@
 
 use axum::{
     extract::{Path, Query, State},
-    http::{HeaderMap, HeaderValue, StatusCode},
+    http::{HeaderMap, StatusCode},
     response::{IntoResponse, Response},
     Form, Json,
 };
@@ -12,10 +12,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
-use super::{stripe_error, CreatedObject, FaultKind, Sandbox};
-
-/// How long a dropped response keeps the caller waiting when the fault sets no `ms`.
-const DEFAULT_DROP_MS: u64 = 120_000;
+use super::idempotency::idempotent;
+use super::{stripe_error, CreatedObject, Sandbox};
 
 #[derive(Debug, Clone)]
 pub(super) struct PaymentIntent {
@@ -36,15 +34,6 @@ pub(super) struct Refund {
     listed_from: DateTime<Utc>,
 }
 
-/// The stored first result of an idempotency key.
-#[derive(Debug, Clone)]
-pub(super) struct IdempotentResult {
-    request: String,
-    status: StatusCode,
-    body: Value,
-    stored_at: DateTime<Utc>,
-}
-
 impl Refund {
     fn to_json(&self) -> Value {
         json!({
@@ -61,12 +50,8 @@ impl Refund {
     }
 }
 
-fn json_response(status: StatusCode, body: Value) -> Response {
+pub(super) fn json_response(status: StatusCode, body: Value) -> Response {
     (status, Json(body)).into_response()
-}
-
-fn server_error_body() -> Value {
-    json!({"error": {"type": "api_error", "message": "An unknown error occurred while processing the request."}})
 }
 
 /// Checks a refund request against the payment intent, and creates the refund.
@@ -146,78 +131,7 @@ pub(super) async fn create_refund(
     headers: HeaderMap,
     Form(fields): Form<Vec<(String, String)>>,
 ) -> Response {
-    let key = headers.get("idempotency-key").and_then(|v| v.to_str().ok()).map(str::to_owned);
-    let mut sorted = fields.clone();
-    sorted.sort();
-    let request = serde_urlencoded::to_string(&sorted).unwrap_or_default();
-    let now = Utc::now();
-
-    if let Some(key) = &key {
-        let stored = sandbox.lock().idempotency.get(key).cloned();
-        if let Some(stored) = stored.filter(|s| now - s.stored_at < sandbox.config.key_retention) {
-            if stored.request != request {
-                return stripe_error(
-                    StatusCode::BAD_REQUEST,
-                    "idempotency_error",
-                    None,
-                    "Keys for idempotent requests can only be used with the same parameters they were first used with.",
-                );
-            }
-            let mut response = json_response(stored.status, stored.body);
-            response.headers_mut().insert("idempotent-replayed", HeaderValue::from_static("true"));
-            return response;
-        }
-    }
-
-    let fault = key.as_deref().and_then(|k| {
-        sandbox.take_fault(
-            k,
-            &[
-                FaultKind::Delay,
-                FaultKind::DropResponse,
-                FaultKind::Error500Before,
-                FaultKind::Error500After,
-                FaultKind::RateLimit,
-                FaultKind::BusinessReject,
-            ],
-        )
-    });
-    let (status, body) = match fault.as_ref().map(|f| (f.fault, f.ms)) {
-        Some((FaultKind::RateLimit, _)) => {
-            let mut response = stripe_error(
-                StatusCode::TOO_MANY_REQUESTS,
-                "rate_limit_error",
-                Some("rate_limit"),
-                "Too many requests hit the API too quickly.",
-            );
-            response.headers_mut().insert("retry-after", HeaderValue::from_static("1"));
-            return response;
-        }
-        Some((FaultKind::Error500Before, _)) => (StatusCode::INTERNAL_SERVER_ERROR, server_error_body()),
-        Some((FaultKind::BusinessReject, _)) => (
-            StatusCode::PAYMENT_REQUIRED,
-            json!({"error": {"type": "invalid_request_error", "code": "refund_declined",
-                   "message": "The refund was declined by the payment method."}}),
-        ),
-        Some((FaultKind::Delay, ms)) => {
-            tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
-            create(&sandbox, &fields, key.as_deref(), Utc::now())
-        }
-        Some((FaultKind::Error500After, _)) => {
-            create(&sandbox, &fields, key.as_deref(), now);
-            (StatusCode::INTERNAL_SERVER_ERROR, server_error_body())
-        }
-        _ => create(&sandbox, &fields, key.as_deref(), now),
-    };
-    if let Some(key) = key {
-        let result = IdempotentResult { request, status, body: body.clone(), stored_at: now };
-        sandbox.lock().idempotency.insert(key, result);
-    }
-    if let Some((FaultKind::DropResponse, ms)) = fault.map(|f| (f.fault, f.ms)) {
-        tokio::time::sleep(std::time::Duration::from_millis(if ms == 0 { DEFAULT_DROP_MS } else { ms }))
-            .await;
-    }
-    json_response(status, body)
+    idempotent(&sandbox, "/v1/refunds", &headers, fields, create).await
 }
 
 #[derive(Debug, Deserialize)]
