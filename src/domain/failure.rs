@@ -100,7 +100,13 @@ pub fn classify_http_answer(
         400 | 404 | 422
             if matches!(
                 error_code,
-                Some("amount_too_large" | "charge_already_refunded" | "refund_declined")
+                Some(
+                    "amount_too_large"
+                        | "charge_already_refunded"
+                        | "refund_declined"
+                        | "ticket_already_cancelled"
+                        | "ticket_not_open"
+                )
             ) =>
         {
             FailureClass::BusinessRejection

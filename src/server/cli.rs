@@ -141,7 +141,11 @@ pub struct ProviderArgs {
     #[arg(long, env = "OPLEDGER_STRIPE_BASE_URL")]
     pub stripe_base_url: Option<String>,
 
-    /// Secret key for that API, sent as a bearer token.
+    /// Base URL of the after-sale and pickup services (provider "sandbox").
+    #[arg(long, env = "OPLEDGER_SERVICES_BASE_URL")]
+    pub services_base_url: Option<String>,
+
+    /// Secret key for those APIs, sent as a bearer token.
     #[arg(
         long,
         env = "OPLEDGER_STRIPE_SECRET_KEY",
@@ -173,6 +177,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 site_root: args.site_root,
                 stripe_base_url: args.provider.stripe_base_url,
                 stripe_secret_key: args.provider.stripe_secret_key,
+                services_base_url: args.provider.services_base_url,
                 sandbox: args.sandbox,
                 demo: args.demo,
                 reconcile_every: (!args.reconcile_every.is_zero()).then_some(args.reconcile_every),

@@ -12,7 +12,7 @@ use tower_http::{
     trace::TraceLayer,
 };
 
-use super::connectors::StripeConnector;
+use super::connectors::{ServicesConnector, StripeConnector};
 use super::demo;
 use super::executor::{Executor, RetryPolicy};
 use super::health::healthz;
@@ -36,6 +36,9 @@ pub struct Settings {
     /// `sandbox` is set, and no refunds connector at all otherwise.
     pub stripe_base_url: Option<String>,
     pub stripe_secret_key: String,
+    /// Where the after-sale and pickup services are (provider `sandbox`); the mounted sandbox's
+    /// when `None` and `sandbox` is set.
+    pub services_base_url: Option<String>,
     /// Mount the sandbox provider at `/sandbox`.
     pub sandbox: bool,
     /// Seed the demo tenant through the mounted sandbox (implies `sandbox`).
@@ -58,6 +61,7 @@ impl Settings {
             site_root: "target/site".into(),
             stripe_base_url: None,
             stripe_secret_key: SandboxConfig::default().secret_key,
+            services_base_url: None,
             sandbox: false,
             demo: false,
             reconcile_every: None,
@@ -120,6 +124,15 @@ impl Application {
             let connector =
                 StripeConnector::new(base_url, &settings.stripe_secret_key, settings.provider_timeout);
             executor = executor.with_connector("stripe", Arc::new(connector));
+        }
+        let services_base_url = settings
+            .services_base_url
+            .clone()
+            .or_else(|| sandbox.as_ref().map(|_| format!("http://{local_addr}/sandbox")));
+        if let Some(base_url) = &services_base_url {
+            let connector =
+                ServicesConnector::new(base_url, &settings.stripe_secret_key, settings.provider_timeout);
+            executor = executor.with_connector("sandbox", Arc::new(connector));
         }
         let reconciler = settings
             .reconcile_every

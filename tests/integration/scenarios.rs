@@ -145,3 +145,44 @@ async fn the_naive_tool_with_a_new_key_per_call_refunds_twice() {
     }
     assert_eq!(provider.refunds().len(), 2, "without the ledger, a timeout and a retry refund twice");
 }
+
+mod compensation {
+    use super::*;
+
+    crate::engine_tests! {
+        a_partial_success_is_compensated_by_an_operation_with_its_own_lifecycle(app) {
+            let provider = ProviderHarness::start(&app.ledger).await;
+            let run = |op: &str| { let op = OpId::parse(op).unwrap(); let executor = provider.executor.clone(); async move { executor.run(&acme(), &op).await.unwrap() } };
+            app.register(&json!({"op_id": "aftersale-1043-li_2", "kind": "create_aftersale", "subject": "order:1043",
+                "provider": "sandbox", "params": {"order": "1043", "line_item": "li_2"}, "requested_by": "agent-7"})).await;
+            let ticket = run("aftersale-1043-li_2").await;
+            assert_eq!(ticket.snapshot.state, State::Succeeded);
+            let (_, created) = app.get_json("/api/v1/operations/aftersale-1043-li_2").await;
+            let ticket_id = created["external_refs"][0].as_str().unwrap().rsplit('/').next().unwrap().to_owned();
+            assert!(ticket_id.starts_with("as_"), "{ticket_id}");
+
+            provider.fault(json!({"match": "pickup-1043-li_2", "fault": "business_reject"})).await;
+            app.register(&json!({"op_id": "pickup-1043-li_2", "kind": "schedule_pickup", "subject": "order:1043",
+                "provider": "sandbox", "params": {"ticket": ticket_id, "date": "2026-12-02"}, "requested_by": "agent-7"})).await;
+            assert_eq!(run("pickup-1043-li_2").await.snapshot.state, State::Rejected);
+            let (_, order) = app.get_json("/api/v1/subjects/order:1043/operations").await;
+            assert_eq!(order["status"], "partial_success");
+
+            provider.fault(json!({"match": "cancel-aftersale-1043-li_2", "fault": "drop_response", "ms": 3000})).await;
+            let (status, _) = app.register(&json!({"op_id": "cancel-aftersale-1043-li_2", "kind": "cancel_aftersale", "subject": "order:1043",
+                "provider": "sandbox", "params": {"ticket": ticket_id}, "requested_by": "sam", "compensates": "aftersale-1043-li_2"})).await;
+            assert_eq!(status, 201);
+            assert_eq!(run("cancel-aftersale-1043-li_2").await.snapshot.state, State::Unknown, "calling a compensation proves nothing");
+            let (_, order) = app.get_json("/api/v1/subjects/order:1043/operations").await;
+            assert_eq!(order["status"], "pending_confirmation");
+            assert_eq!(order["effects_in_force"], json!(["aftersale-1043-li_2"]), "the ticket still stands until the cancel is confirmed");
+
+            provider.reconciler.reconcile_once().await.unwrap();
+            let (_, order) = app.get_json("/api/v1/subjects/order:1043/operations").await;
+            assert_eq!(order["status"], "compensated", "{order}");
+            assert_eq!(order["effects_in_force"], json!([]));
+            let cancellations = provider.sandbox.created_objects().into_iter().filter(|o| o.object_type == "aftersale_cancellation").count();
+            assert_eq!(cancellations, 1);
+        }
+    }
+}

@@ -314,8 +314,14 @@ impl ProviderHarness {
             max_delay: std::time::Duration::from_millis(50),
             deadline: std::time::Duration::from_secs(10),
         };
-        let executor =
-            Executor::new(ledger.clone(), retry).with_connector("stripe", std::sync::Arc::new(connector));
+        let services = opledger::server::connectors::ServicesConnector::new(
+            &base_url,
+            "sk_test_x",
+            std::time::Duration::from_millis(400),
+        );
+        let executor = Executor::new(ledger.clone(), retry)
+            .with_connector("stripe", std::sync::Arc::new(connector))
+            .with_connector("sandbox", std::sync::Arc::new(services));
         let reconciler = Reconciler::new(executor.clone(), chrono::Duration::zero());
         ProviderHarness { sandbox, base_url, executor, reconciler }
     }

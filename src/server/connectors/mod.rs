@@ -2,10 +2,13 @@
 //! key and stored parameters, how it looks the operation up again by its op id, and how every
 //! answer maps onto the domain's failure classes.
 
+mod http;
+mod services;
 mod stripe;
 
 use async_trait::async_trait;
 
+pub use services::ServicesConnector;
 pub use stripe::StripeConnector;
 
 use super::store::records::{AttemptReport, OperationRecord};

@@ -3,12 +3,12 @@
 //! URL and secret key come from configuration, so it points at the sandbox or at Stripe itself.
 
 use async_trait::async_trait;
-use reqwest::StatusCode;
 use serde_json::Value;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use super::http::{failed, get_json, post_form};
 use super::{Connector, Lookup, Sent};
-use crate::domain::{failure::classify_http_answer, failure::FailureClass, machine::AttemptOutcome};
+use crate::domain::failure::FailureClass;
 use crate::server::store::records::{AttemptReport, OperationRecord};
 
 pub struct StripeConnector {
@@ -32,10 +32,6 @@ impl StripeConnector {
             client,
         }
     }
-}
-
-fn failed(failure: FailureClass, report: AttemptReport) -> Sent {
-    Sent { outcome: AttemptOutcome::Failed { failure }, report }
 }
 
 #[async_trait]
@@ -62,61 +58,8 @@ impl Connector for StripeConnector {
         if let Some(reason) = params.get("reason").and_then(Value::as_str) {
             form.push(("reason".to_owned(), reason.to_owned()));
         }
-        let started = Instant::now();
-        let answer = self
-            .client
-            .post(format!("{}/v1/refunds", self.base_url))
-            .bearer_auth(&self.secret_key)
-            .header("Idempotency-Key", &operation.idempotency_key)
-            .form(&form)
-            .send()
-            .await;
-        let latency_ms = Some(u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX));
-        let response = match answer {
-            Ok(response) => response,
-            Err(error) => {
-                let report =
-                    AttemptReport { latency_ms, error: Some(error.to_string()), ..Default::default() };
-                let class = if error.is_connect() { FailureClass::NotSent } else { FailureClass::Timeout };
-                return failed(class, report);
-            }
-        };
-        let status = response.status();
-        let retry_after_s = response
-            .headers()
-            .get(reqwest::header::RETRY_AFTER)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse::<u32>().ok());
-        let body: Value = match response.json().await {
-            Ok(body) => body,
-            Err(error) => {
-                let report = AttemptReport {
-                    http_status: Some(status.as_u16()),
-                    latency_ms,
-                    error: Some(format!("the answer could not be read: {error}")),
-                    ..Default::default()
-                };
-                return failed(FailureClass::Timeout, report);
-            }
-        };
-        let error_code = body.pointer("/error/code").and_then(Value::as_str);
-        let mut report = AttemptReport {
-            http_status: Some(status.as_u16()),
-            latency_ms,
-            retry_after_s,
-            ..Default::default()
-        };
-        match classify_http_answer(status.as_u16(), error_code, retry_after_s) {
-            None => {
-                let external_id = body.get("id").and_then(Value::as_str).map(str::to_owned);
-                report.external_id = external_id.clone();
-                Sent { outcome: AttemptOutcome::Succeeded { external_id }, report }
-            }
-            Some(class) => {
-                report.error = body.pointer("/error/message").and_then(Value::as_str).map(str::to_owned);
-                failed(class, report)
-            }
-        }
+        let url = format!("{}/v1/refunds", self.base_url);
+        post_form(&self.client, &url, &self.secret_key, &operation.idempotency_key, &form).await
     }
 
     async fn look_up(&self, operation: &OperationRecord) -> Lookup {
@@ -124,22 +67,17 @@ impl Connector for StripeConnector {
         else {
             return Lookup::Unavailable { reason: "params.payment_intent is missing".into() };
         };
-        let answer = self
-            .client
-            .get(format!("{}/v1/refunds", self.base_url))
-            .bearer_auth(&self.secret_key)
-            .query(&[("payment_intent", payment_intent), ("limit", "100")])
-            .send()
-            .await;
-        let response = match answer {
-            Ok(response) if response.status() == StatusCode::OK => response,
-            Ok(response) => {
-                return Lookup::Unavailable { reason: format!("the lookup answered {}", response.status()) }
-            }
-            Err(error) => return Lookup::Unavailable { reason: format!("the lookup failed: {error}") },
-        };
-        let Ok(body) = response.json::<Value>().await else {
-            return Lookup::Unavailable { reason: "the lookup's answer could not be read".into() };
+        let url = format!("{}/v1/refunds", self.base_url);
+        let body = match get_json(
+            &self.client,
+            &url,
+            &self.secret_key,
+            &[("payment_intent", payment_intent), ("limit", "100")],
+        )
+        .await
+        {
+            Ok(body) => body,
+            Err(reason) => return Lookup::Unavailable { reason },
         };
         let refunds = body.get("data").and_then(Value::as_array).cloned().unwrap_or_default();
         let op_id = operation.op_id.as_str();

@@ -1,4 +1,5 @@
-//! The sandbox provider: the subset of Stripe's refunds API that opledger's connector speaks
+//! The sandbox provider: the subset of Stripe's refunds API that opledger's connector speaks, plus
+//! an after-sale ticket and a pickup service in the same style. The refunds part:
 //! (form-encoded `POST /v1/refunds` under an `Idempotency-Key`, `GET /v1/refunds?payment_intent=`,
 //! `GET /v1/refunds/{id}`), with Stripe's idempotency semantics (the first result of a key is
 //! replayed, a 500 included; the same key with other parameters is an `idempotency_error`; keys
@@ -8,6 +9,7 @@
 mod faults;
 mod idempotency;
 mod payments;
+mod services;
 
 use axum::{
     extract::{Request, State},
@@ -61,6 +63,8 @@ pub struct CreatedObject {
 struct SandboxState {
     payment_intents: BTreeMap<String, PaymentIntent>,
     refunds: Vec<Refund>,
+    tickets: Vec<services::Ticket>,
+    pickups: Vec<services::Pickup>,
     idempotency: BTreeMap<String, IdempotentResult>,
     faults: Vec<Fault>,
     created: Vec<CreatedObject>,
@@ -112,6 +116,10 @@ impl Sandbox {
         Router::new()
             .route("/v1/refunds", post(payments::create_refund).get(payments::list_refunds))
             .route("/v1/refunds/{id}", get(payments::retrieve_refund))
+            .route("/v1/aftersale_tickets", post(services::create_ticket).get(services::list_tickets))
+            .route("/v1/aftersale_tickets/{id}", get(services::retrieve_ticket))
+            .route("/v1/aftersale_tickets/{id}/cancel", post(services::cancel))
+            .route("/v1/pickups", post(services::create_pickup).get(services::list_pickups))
             .route("/v1/_sandbox/faults", post(faults::add_fault).delete(faults::clear_faults))
             .route("/v1/_sandbox/ledger", get(ledger))
             .layer(middleware::from_fn_with_state(self.clone(), require_secret_key))
