@@ -645,9 +645,10 @@ pub struct SubjectView {
 #[derive(OpenApi)]
 #[openapi(
     info(title = "opledger ledger API", version = "1", description = "Record side-effecting operations before they are sent, report every attempt, and never do a thing twice."),
-    paths(register, read_operation, begin_attempt, record_outcome, cancel, subject_operations, super::tools::refund_item),
+    paths(register, read_operation, begin_attempt, record_outcome, cancel, subject_operations, super::tools::refund_item, super::tools::create_aftersale, super::tools::schedule_pickup),
     components(schemas(ErrorEnvelope, ErrorDetail, RegisterBody, OutcomeBody, OutcomeName, CancelBody, OperationView, AttemptRecord, KeyView, AttemptStarted, OperationAnswer, SubjectView,
-        super::tools::RefundItem, super::tools::ToolAnswer, super::tools::ToolStatus)),
+         super::tools::ToolAnswer, super::tools::ToolStatus,
+        super::tools::LineItemRequest, super::tools::PickupRequest)),
     modifiers(&BearerToken),
     security(("bearer" = [])),
 )]

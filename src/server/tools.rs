@@ -1,14 +1,19 @@
-//! Tools for agents, over the ledger API: `POST /api/v1/tools/refund_item` takes an order and a
-//! line item, derives the op id (`refund-<order>-<line item>`) and the amount from the order's data,
-//! runs the executor, and answers in words written for a model: done, already done, awaiting
-//! approval, or "result unknown; do not send again; it is being checked".
+//! Tools for agents, over the ledger API. Each takes business keys (an order, a line item), derives
+//! the op id and the parameters from the order's data, records the operation, runs the executor,
+//! and answers in words written for a model: done, already done, awaiting approval, or "result
+//! unknown; do not send again; it is being checked".
+//!
+//! - `refund_item {order_id, line_item_id}`: op `refund-<order>-<line item>`, the item's amount;
+//! - `create_aftersale {order_id, line_item_id}`: op `aftersale-<order>-<line item>`;
+//! - `schedule_pickup {order_id, line_item_id, date}`: op `pickup-<order>-<line item>-<date>` for
+//!   the item's after-sale ticket (another date is another intent).
 
 use axum::{extract::State, routing::post, Json, Router};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use utoipa::ToSchema;
 
-use super::catalogue::find_order;
+use super::catalogue::{find_order, LineItem, Order};
 use super::ledger::{RegisterRequest, Registration, DEFAULT_KEY_RETENTION};
 use super::ledger_api::{ApiError, ApiJson, Caller};
 use super::state::AppState;
@@ -21,15 +26,10 @@ use crate::domain::{
 };
 
 pub fn routes() -> Router<AppState> {
-    Router::new().route("/refund_item", post(refund_item))
-}
-
-/// Refund one line item of an order.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RefundItem {
-    pub order_id: String,
-    pub line_item_id: String,
+    Router::new()
+        .route("/refund_item", post(refund_item))
+        .route("/create_aftersale", post(create_aftersale))
+        .route("/schedule_pickup", post(schedule_pickup))
 }
 
 /// What the tool tells the model.
@@ -69,7 +69,7 @@ async fn answer(
 ) -> Result<ToolAnswer, ApiError> {
     let op_id = operation.op_id.to_string();
     let external_id = external_id(state, operation).await?;
-    let reference = external_id.as_deref().map(|id| format!(" (refund {id})")).unwrap_or_default();
+    let reference = external_id.as_deref().map(|id| format!(" ({id})")).unwrap_or_default();
     let (status, message) = match operation.snapshot.state {
         OpState::Succeeded if ran_now => (ToolStatus::Succeeded, format!("Done: {what}{reference}.")),
         OpState::Succeeded => (
@@ -89,12 +89,12 @@ async fn answer(
         ),
         OpState::Rejected | OpState::Denied => (
             ToolStatus::Rejected,
-            format!("{what} was not done: the provider declined it or a manager denied it. Nothing was refunded."),
+            format!("{what} was not done: the provider declined it or a manager denied it."),
         ),
         OpState::Cancelled => (ToolStatus::Cancelled, format!("{what} was cancelled before anything was sent.")),
         OpState::Planned | OpState::Approved => (
             ToolStatus::NotSent,
-            format!("{what} could not be sent (the provider did not take it); nothing was refunded. It is safe to try again later."),
+            format!("{what} could not be sent (the provider did not take it); nothing was done. It is safe to try again later."),
         ),
     };
     Ok(ToolAnswer { status, op_id, external_id, message })
@@ -102,23 +102,16 @@ async fn answer(
 
 /// Refund one line item of an order: the op id and the amount come from the order, never from
 /// the caller.
-#[utoipa::path(post, path = "/api/v1/tools/refund_item", request_body = RefundItem, tag = "tools", responses(
+#[utoipa::path(post, path = "/api/v1/tools/refund_item", request_body = LineItemRequest, tag = "tools", responses(
     (status = 200, body = ToolAnswer),
     (status = 422, description = "No such order or line item", body = super::ledger_api::ErrorEnvelope),
 ))]
 pub async fn refund_item(
     State(state): State<AppState>,
     caller: Caller,
-    ApiJson(request): ApiJson<RefundItem>,
+    ApiJson(request): ApiJson<LineItemRequest>,
 ) -> Result<Json<ToolAnswer>, ApiError> {
-    let order = find_order(&request.order_id)
-        .ok_or_else(|| ApiError::Invalid(format!("order_id: there is no order {:?}", request.order_id)))?;
-    let item = order.line_item(&request.line_item_id).ok_or_else(|| {
-        ApiError::Invalid(format!(
-            "line_item_id: order {} has no line item {:?}",
-            order.id, request.line_item_id
-        ))
-    })?;
+    let (order, item) = order_and_item(&request.order_id, &request.line_item_id)?;
     let op_id =
         OpId::for_line_item("refund", order.id, item.id).map_err(|e| ApiError::Invalid(e.to_string()))?;
     let currency = Currency::parse(order.currency).map_err(|e| ApiError::Invalid(e.to_string()))?;
@@ -136,16 +129,39 @@ pub async fn refund_item(
         "reason": "requested_by_customer",
     }))
     .map_err(|e| ApiError::Invalid(e.to_string()))?;
-    let registration = RegisterRequest {
-        op_id: op_id.clone(),
-        kind: "refund".into(),
-        subject: format!("order:{}", order.id),
-        provider: "stripe".into(),
+    let registration = registration(&caller, op_id, "refund", "stripe", order.id, params);
+    Ok(Json(run(&state, &caller, registration, &what).await?))
+}
+
+fn registration(
+    caller: &Caller,
+    op_id: OpId,
+    kind: &str,
+    provider: &str,
+    order_id: &str,
+    params: CanonicalParams,
+) -> RegisterRequest {
+    RegisterRequest {
+        op_id,
+        kind: kind.into(),
+        subject: format!("order:{order_id}"),
+        provider: provider.into(),
         params,
         requested_by: caller.actor.name.clone(),
         compensates: None,
         key_retention: DEFAULT_KEY_RETENTION,
-    };
+    }
+}
+
+/// Records the operation (or finds it), sends it unless it was already sent, and says how it
+/// stands.
+async fn run(
+    state: &AppState,
+    caller: &Caller,
+    registration: RegisterRequest,
+    what: &str,
+) -> Result<ToolAnswer, ApiError> {
+    let op_id = registration.op_id.clone();
     let operation = match state.ledger.register(&caller.tenant, &caller.actor, registration).await? {
         Registration::Created(operation) | Registration::Existing(operation) => operation,
         Registration::Conflict { .. } => {
@@ -155,8 +171,97 @@ pub async fn refund_item(
         }
     };
     if !matches!(operation.snapshot.state, OpState::Planned | OpState::Approved) {
-        return Ok(Json(answer(&state, &operation, false, &what).await?));
+        return answer(state, &operation, false, what).await;
     }
     let after = state.executor.run(&caller.tenant, &op_id).await?;
-    Ok(Json(answer(&state, &after, true, &what).await?))
+    answer(state, &after, true, what).await
+}
+
+/// Work on one line item of an order.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LineItemRequest {
+    pub order_id: String,
+    pub line_item_id: String,
+}
+
+fn order_and_item(
+    order_id: &str,
+    line_item_id: &str,
+) -> Result<(&'static Order, &'static LineItem), ApiError> {
+    let order = find_order(order_id)
+        .ok_or_else(|| ApiError::Invalid(format!("order_id: there is no order {order_id:?}")))?;
+    let item = order.line_item(line_item_id).ok_or_else(|| {
+        ApiError::Invalid(format!("line_item_id: order {} has no line item {line_item_id:?}", order.id))
+    })?;
+    Ok((order, item))
+}
+
+/// Open an after-sale ticket for one line item of an order.
+#[utoipa::path(post, path = "/api/v1/tools/create_aftersale", request_body = LineItemRequest, tag = "tools", responses(
+    (status = 200, body = ToolAnswer),
+    (status = 422, description = "No such order or line item", body = super::ledger_api::ErrorEnvelope),
+))]
+pub async fn create_aftersale(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiJson(request): ApiJson<LineItemRequest>,
+) -> Result<Json<ToolAnswer>, ApiError> {
+    let (order, item) = order_and_item(&request.order_id, &request.line_item_id)?;
+    let op_id =
+        OpId::for_line_item("aftersale", order.id, item.id).map_err(|e| ApiError::Invalid(e.to_string()))?;
+    let params = CanonicalParams::from_value(json!({"order": order.id, "line_item": item.id}))
+        .map_err(|e| ApiError::Invalid(e.to_string()))?;
+    let what = format!("the after-sale ticket for {} on order {}", item.name, order.id);
+    let registration = registration(&caller, op_id, "create_aftersale", "sandbox", order.id, params);
+    Ok(Json(run(&state, &caller, registration, &what).await?))
+}
+
+/// Schedule the pickup of one line item whose after-sale ticket is open.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PickupRequest {
+    pub order_id: String,
+    pub line_item_id: String,
+    /// `YYYY-MM-DD`.
+    pub date: String,
+}
+
+/// Schedule a pickup for a line item's after-sale ticket.
+#[utoipa::path(post, path = "/api/v1/tools/schedule_pickup", request_body = PickupRequest, tag = "tools", responses(
+    (status = 200, body = ToolAnswer),
+    (status = 422, description = "No such order or line item, a malformed date, or no after-sale ticket yet", body = super::ledger_api::ErrorEnvelope),
+))]
+pub async fn schedule_pickup(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiJson(request): ApiJson<PickupRequest>,
+) -> Result<Json<ToolAnswer>, ApiError> {
+    let (order, item) = order_and_item(&request.order_id, &request.line_item_id)?;
+    let date = chrono::NaiveDate::parse_from_str(&request.date, "%Y-%m-%d")
+        .map_err(|_| ApiError::Invalid(format!("date must be YYYY-MM-DD, got {:?}", request.date)))?;
+    let ticket_op =
+        OpId::for_line_item("aftersale", order.id, item.id).map_err(|e| ApiError::Invalid(e.to_string()))?;
+    let ticket = state
+        .ledger
+        .store()
+        .operation_history(&caller.tenant, &ticket_op)
+        .await?
+        .filter(|h| h.operation.snapshot.state == OpState::Succeeded)
+        .and_then(|h| h.external_refs.last().map(|r| r.external_id.clone()))
+        .ok_or_else(|| {
+            ApiError::Invalid(format!(
+                "{} on order {} has no after-sale ticket yet; create it first",
+                item.name, order.id
+            ))
+        })?;
+    let op_id = OpId::parse(&format!("pickup-{}-{}-{date}", order.id, item.id))
+        .map_err(|e| ApiError::Invalid(e.to_string()))?;
+    let params = CanonicalParams::from_value(
+        json!({"ticket": ticket, "date": date.to_string(), "order": order.id, "line_item": item.id}),
+    )
+    .map_err(|e| ApiError::Invalid(e.to_string()))?;
+    let what = format!("the pickup of {} on order {} on {date}", item.name, order.id);
+    let registration = registration(&caller, op_id, "schedule_pickup", "sandbox", order.id, params);
+    Ok(Json(run(&state, &caller, registration, &what).await?))
 }

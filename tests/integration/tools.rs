@@ -54,7 +54,7 @@ sandboxed_tests! {
         assert_eq!(done["status"], "succeeded");
         assert_eq!(done["op_id"], "refund-1043-li_2");
         let refund_id = done["external_id"].as_str().unwrap().to_owned();
-        assert_eq!(done["message"], format!("Done: the refund of Headphone case (TWD 380.00) on order 1043 (refund {refund_id})."));
+        assert_eq!(done["message"], format!("Done: the refund of Headphone case (TWD 380.00) on order 1043 ({refund_id})."));
         let (_, again) = app.post("/api/v1/tools/refund_item", &call).await;
         assert_eq!(again["status"], "already_done");
         assert_eq!(again["external_id"], refund_id.as_str());
@@ -74,6 +74,27 @@ sandboxed_tests! {
         let (_, operation) = app.get_json("/api/v1/operations/refund-1043-li_2").await;
         assert_eq!(operation["attempts"].as_array().unwrap().len(), 1, "the second call sent nothing");
         assert_eq!(sandbox_refunds(&app).await.len(), 1, "the provider refunded once");
+    }
+
+    an_aftersale_ticket_then_its_pickup(app) {
+        let item = json!({"order_id": "1043", "line_item_id": "li_2"});
+        let pickup = json!({"order_id": "1043", "line_item_id": "li_2", "date": "2026-12-02"});
+        let (status, early) = app.post("/api/v1/tools/schedule_pickup", &pickup).await;
+        assert_eq!(status, 422);
+        assert!(early["error"]["message"].as_str().unwrap().ends_with("has no after-sale ticket yet; create it first"), "{early}");
+        let (_, ticket) = app.post("/api/v1/tools/create_aftersale", &item).await;
+        assert_eq!(ticket["status"], "succeeded", "{ticket}");
+        assert_eq!(ticket["op_id"], "aftersale-1043-li_2");
+        assert!(ticket["external_id"].as_str().unwrap().starts_with("as_"));
+        let (_, scheduled) = app.post("/api/v1/tools/schedule_pickup", &pickup).await;
+        assert_eq!(scheduled["status"], "succeeded", "{scheduled}");
+        assert_eq!(scheduled["op_id"], "pickup-1043-li_2-2026-12-02");
+        let (_, again) = app.post("/api/v1/tools/schedule_pickup", &pickup).await;
+        assert_eq!(again["status"], "already_done");
+        let (status, _) = app.post("/api/v1/tools/schedule_pickup", &json!({"order_id": "1043", "line_item_id": "li_2", "date": "next tuesday"})).await;
+        assert_eq!(status, 422);
+        let (_, order) = app.get_json("/api/v1/subjects/order:1043/operations").await;
+        assert_eq!(order["status"], "complete");
     }
 
     an_unknown_order_or_line_item_is_named(app) {
