@@ -10,8 +10,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::connectors::Connector;
-use super::ledger::{Ledger, LedgerError};
-use super::store::records::{AttemptReport, OperationRecord};
+use super::ledger::{now, Ledger, LedgerError};
+use super::store::records::{AttemptReport, OperationRecord, RetryBudget};
 use crate::domain::{
     failure::FailureClass,
     ids::{Actor, OpId, TenantId},
@@ -81,12 +81,13 @@ impl Executor {
     #[tracing::instrument(skip_all, fields(tenant = %tenant, op_id = %op_id))]
     pub async fn run(&self, tenant: &TenantId, op_id: &OpId) -> Result<OperationRecord, LedgerError> {
         let started = Instant::now();
+        let deadline = chrono::Duration::from_std(self.retry.deadline).unwrap_or(chrono::Duration::MAX);
+        let budget = RetryBudget { max_sends: self.retry.max_sends, deadline: now() + deadline };
         let mut sends = 0;
         loop {
-            let operation = self
-                .ledger
-                .execute(tenant, op_id, Command::BeginAttempt, &self.actor, AttemptReport::default())
-                .await?;
+            let report = AttemptReport { budget: Some(budget), ..AttemptReport::default() };
+            let operation =
+                self.ledger.execute(tenant, op_id, Command::BeginAttempt, &self.actor, report).await?;
             sends += 1;
             let after = self.send_open_attempt(tenant, &operation).await?;
             if !matches!(after.snapshot.state, State::Planned | State::Approved) {

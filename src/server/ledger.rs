@@ -231,6 +231,7 @@ impl Ledger {
                     "latency_ms": report.latency_ms,
                     "external_id": report.external_id,
                     "error": report.error,
+                    "budget": report.budget,
                 }),
             };
             let change = OperationChange {

@@ -539,6 +539,7 @@ async fn record_outcome(
         error: body.error.clone(),
         external_id: body.external_id.clone(),
         retry_after_s: body.retry_after_s,
+        budget: None,
     };
     let command = Command::RecordOutcome { attempt, outcome: body.outcome() };
     let updated = state.ledger.execute(&caller.tenant, &op_id, command, &caller.actor, report).await?;

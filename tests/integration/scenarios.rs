@@ -96,6 +96,12 @@ crate::engine_tests! {
         assert_eq!(after.snapshot.state, State::Succeeded);
         assert_eq!(after.snapshot.last_attempt.map(|a| a.0), Some(2));
         assert_eq!(provider.refunds().len(), 1);
+        let (_, operation) = app.get_json(&format!("/api/v1/operations/{OP}")).await;
+        let attempts = operation["attempts"].as_array().unwrap();
+        assert_eq!(attempts[0]["outcome"], "transient_unavailable");
+        assert_eq!(attempts[0]["retry_after_s"], 1);
+        assert!(attempts.iter().all(|a| a["send_budget"] == 3 && a["deadline_at"].is_string()), "the budget is on every attempt");
+        assert_eq!(attempts[0]["deadline_at"], attempts[1]["deadline_at"], "one deadline for the whole run");
     }
 
     refunds_of_100_then_50_on_order_a1042_are_two_operations(app) {

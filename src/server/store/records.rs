@@ -78,11 +78,20 @@ pub struct ConflictRecord {
 /// What the sender observed about an attempt, beyond its outcome class.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AttemptReport {
+    /// When the executor starts the attempt: how many sends its run may make, and by when.
+    pub budget: Option<RetryBudget>,
     pub http_status: Option<u16>,
     pub latency_ms: Option<u64>,
     pub error: Option<String>,
     pub external_id: Option<String>,
     pub retry_after_s: Option<u32>,
+}
+
+/// The retry layer's budget for one run of an operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct RetryBudget {
+    pub max_sends: u32,
+    pub deadline: DateTime<Utc>,
 }
 
 /// One decided change to an operation, committed with its projection and audit in one transaction.
@@ -113,6 +122,10 @@ pub struct AttemptRecord {
     pub latency_ms: Option<u64>,
     pub error: Option<String>,
     pub retry_after_s: Option<u32>,
+    /// The executor's budget for the run that made this attempt: at most this many sends.
+    pub send_budget: Option<u32>,
+    /// The executor's deadline for that run.
+    pub deadline_at: Option<DateTime<Utc>>,
 }
 
 /// An id of something an operation created at a provider.

@@ -184,6 +184,8 @@ pub(super) struct AttemptRow {
     latency_ms: Option<i64>,
     error: Option<String>,
     retry_after_s: Option<i64>,
+    send_budget: Option<i64>,
+    deadline_at_us: Option<i64>,
 }
 
 fn narrow<T: TryFrom<i64>>(value: Option<i64>, what: &str) -> Result<Option<T>, StoreError> {
@@ -205,6 +207,8 @@ impl AttemptRow {
             latency_ms: narrow(self.latency_ms, "latency")?,
             error: self.error,
             retry_after_s: narrow(self.retry_after_s, "retry-after")?,
+            send_budget: narrow(self.send_budget, "send budget")?,
+            deadline_at: self.deadline_at_us.map(time).transpose()?,
         })
     }
 }
@@ -437,8 +441,8 @@ macro_rules! sql_store {
             match event {
                 Event::AttemptStarted { attempt, at: started, .. } => {
                     sqlx::query(
-                        "insert into attempts (tenant, op_id, number, idempotency_key, sent_by, started_at_us) \
-                         values ($1, $2, $3, $4, $5, $6)",
+                        "insert into attempts (tenant, op_id, number, idempotency_key, sent_by, started_at_us, \
+                         send_budget, deadline_at_us) values ($1, $2, $3, $4, $5, $6, $7, $8)",
                     )
                     .bind(before.tenant.as_str())
                     .bind(before.op_id.as_str())
@@ -446,6 +450,8 @@ macro_rules! sql_store {
                     .bind(&before.idempotency_key)
                     .bind(format!("{} ({})", change.actor.name, change.actor.role_label()))
                     .bind(micros(*started))
+                    .bind(change.report.budget.map(|b| i64::from(b.max_sends)))
+                    .bind(change.report.budget.map(|b| micros(b.deadline)))
                     .execute(&mut **tx)
                     .await?;
                 }
@@ -706,7 +712,8 @@ macro_rules! sql_store {
                 };
                 let attempts: Vec<AttemptRow> = sqlx::query_as(
                     "select number, idempotency_key, sent_by, started_at_us, finished_at_us, outcome, http_status, \
-                     latency_ms, error, retry_after_s from attempts where tenant = $1 and op_id = $2 order by number",
+                     latency_ms, error, retry_after_s, send_budget, deadline_at_us from attempts \
+                     where tenant = $1 and op_id = $2 order by number",
                 )
                 .bind(tenant.as_str())
                 .bind(op_id.as_str())

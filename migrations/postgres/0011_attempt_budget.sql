@@ -1,0 +1,3 @@
+-- The executor's retry budget and deadline, recorded with each attempt it makes.
+alter table attempts add column send_budget bigint;
+alter table attempts add column deadline_at_us bigint;
