@@ -2,11 +2,20 @@
 //! classified into an outcome, and a `GET` for lookups.
 
 use serde_json::Value;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::Sent;
 use crate::domain::{failure::classify_http_answer, failure::FailureClass, machine::AttemptOutcome};
 use crate::server::store::records::AttemptReport;
+
+/// The HTTP client of a connector: `timeout` for a whole exchange, at most 5 s to connect.
+pub(super) fn client(timeout: Duration) -> reqwest::Client {
+    reqwest::Client::builder()
+        .timeout(timeout)
+        .connect_timeout(timeout.min(Duration::from_secs(5)))
+        .build()
+        .expect("a TLS-less HTTP client always builds")
+}
 
 pub(super) fn failed(failure: FailureClass, report: AttemptReport) -> Sent {
     Sent { outcome: AttemptOutcome::Failed { failure }, report }

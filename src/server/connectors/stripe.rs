@@ -6,7 +6,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 use std::time::Duration;
 
-use super::http::{failed, get_json, post_form};
+use super::http::{client, failed, get_json, post_form};
 use super::{Connector, Lookup, Sent};
 use crate::domain::failure::FailureClass;
 use crate::server::store::records::{AttemptReport, OperationRecord};
@@ -21,11 +21,7 @@ impl StripeConnector {
     /// A connector to `base_url` (`https://api.stripe.com` or the sandbox's address) that gives up
     /// waiting for an answer after `timeout`.
     pub fn new(base_url: &str, secret_key: &str, timeout: Duration) -> Self {
-        let client = reqwest::Client::builder()
-            .timeout(timeout)
-            .connect_timeout(timeout.min(Duration::from_secs(5)))
-            .build()
-            .expect("a TLS-less HTTP client always builds");
+        let client = client(timeout);
         Self {
             base_url: base_url.trim_end_matches('/').to_owned(),
             secret_key: secret_key.to_owned(),
