@@ -13,8 +13,13 @@ pub fn Overview() -> impl IntoView {
             "opledger records every side-effecting operation before it is sent, under an id derived from its business intent, and settles unknown results without ever doing the thing twice."
         </p>
         <section class="empty-state">
-            <h2>"No operations yet"</h2>
-            <p>"Operations appear here once agents and tools register them through the ledger API."</p>
+            <h2>"Operations are recorded through the ledger API"</h2>
+            <p>
+                "Agents and tools register each operation at "<code>"/api/v1/operations"</code>
+                " before sending it, or call the tools at "<code>"/api/v1/tools"</code>". The API is described at "
+                <a href="/api/v1/openapi.json">"/api/v1/openapi.json"</a>
+                ". The console's views of operations, orders, approvals and unknown results are listed above."
+            </p>
         </section>
     }
 }
