@@ -192,3 +192,34 @@ mod compensation {
         }
     }
 }
+
+mod leases {
+    use super::*;
+
+    crate::engine_tests! {
+        two_reconcilers_at_once_never_work_on_the_same_operation(app) {
+            let provider = ProviderHarness::start(&app.ledger).await;
+            let ops: Vec<String> = (1..=12).map(|n| format!("refund-A1042-part{n}")).collect();
+            for op_id in &ops {
+                let body = json!({"op_id": op_id, "kind": "refund", "subject": "order:A1042", "provider": "stripe",
+                    "params": {"payment_intent": "pi_A1042", "amount": {"minor": 100, "currency": "CNY"}}, "requested_by": "agent-7"});
+                assert_eq!(app.register(&body).await.0, 201);
+                assert_eq!(app.begin_attempt(op_id).await.0, 201, "submitted, then the sender stopped");
+            }
+            let other_instance = provider.reconciler.clone();
+            let (first, second) = tokio::join!(provider.reconciler.reconcile_once(), other_instance.reconcile_once());
+            let (first, second) = (first.unwrap(), second.unwrap());
+            let mut worked: Vec<String> = first.settled.iter().chain(&second.settled).map(|(op, _)| op.to_string()).collect();
+            worked.sort();
+            let mut expected = ops.clone();
+            expected.sort();
+            assert_eq!(worked, expected, "every operation was taken by exactly one of the two");
+            assert_eq!(provider.refunds().len(), ops.len(), "one refund per operation, none twice");
+            for op_id in &ops {
+                let (_, operation) = app.get_json(&format!("/api/v1/operations/{op_id}")).await;
+                assert_eq!(operation["state"], "succeeded");
+                assert_eq!(operation["attempts"].as_array().unwrap().len(), 2, "{op_id}: one silent attempt, one re-send");
+            }
+        }
+    }
+}
