@@ -17,9 +17,26 @@ use super::params::canonical_json;
 /// The `prev_hash` of a tenant's first record.
 pub const GENESIS_HASH: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
+/// Times in audit records: RFC 3339 in UTC with exactly six fractional digits, the form the hash
+/// covers, so that an exported line can be re-hashed as it stands.
+mod rfc3339_micros {
+    use chrono::{DateTime, SecondsFormat, Utc};
+    use serde::{de::Error, Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(at: &DateTime<Utc>, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&at.to_rfc3339_opts(SecondsFormat::Micros, true))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<DateTime<Utc>, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        DateTime::parse_from_rfc3339(&text).map(|at| at.with_timezone(&Utc)).map_err(D::Error::custom)
+    }
+}
+
 /// What happened, before it takes its place in the chain.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AuditEntry {
+    #[serde(with = "rfc3339_micros")]
     pub at: DateTime<Utc>,
     pub tenant: String,
     pub actor: String,
@@ -143,6 +160,15 @@ mod tests {
             records.push(record);
         }
         records
+    }
+
+    #[test]
+    fn times_are_written_as_the_hash_covers_them() {
+        let record = entry("register", 0).chain_after(None);
+        let line = serde_json::to_value(&record).unwrap();
+        assert_eq!(line["at"], "2026-11-02T10:00:00.000000Z");
+        let back: AuditRecord = serde_json::from_value(line).unwrap();
+        assert_eq!(back, record);
     }
 
     #[test]
