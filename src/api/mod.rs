@@ -23,12 +23,12 @@ pub async fn check_connection() -> Result<ConnectionStatus, AppError> {
     use crate::server::state::AppState;
     let state = expect_context::<AppState>();
     let started = std::time::Instant::now();
-    state.store.check_health().await.map_err(|error| {
+    state.ledger.store().check_health().await.map_err(|error| {
         tracing::error!(error = %error, "connection check failed");
         AppError::Unavailable
     })?;
     Ok(ConnectionStatus {
-        database: state.store.backend().as_str().to_owned(),
+        database: state.ledger.store().backend().as_str().to_owned(),
         round_trip_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
     })
 }

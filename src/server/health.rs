@@ -8,8 +8,8 @@ use super::state::AppState;
 /// 200 when a round trip to the database succeeds, 503 otherwise. The cause goes to the log, never
 /// into the answer.
 pub async fn healthz(State(state): State<AppState>) -> (StatusCode, Json<Value>) {
-    let database = state.store.backend().as_str();
-    match state.store.check_health().await {
+    let database = state.ledger.store().backend().as_str();
+    match state.ledger.store().check_health().await {
         Ok(()) => (StatusCode::OK, Json(json!({"status": "ok", "database": database}))),
         Err(error) => {
             tracing::error!(error = %error, "health check failed");

@@ -140,7 +140,6 @@ impl Application {
         let demo_seed =
             settings.demo.then(|| sandbox.clone().map(|sandbox| (executor.clone(), sandbox))).flatten();
         let state = AppState {
-            store,
             ledger: ledger.clone(),
             executor,
             leptos_options: leptos_options(&settings.site_root, local_addr),

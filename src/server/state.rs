@@ -2,16 +2,13 @@
 
 use axum::extract::FromRef;
 use leptos::prelude::LeptosOptions;
-use std::sync::Arc;
 
 use super::executor::Executor;
 use super::ledger::Ledger;
-use super::store::Store;
 
 #[derive(Clone)]
 pub struct AppState {
-    pub store: Arc<dyn Store>,
-    /// The one service through which every change passes.
+    /// The one service through which every change passes, and its store.
     pub ledger: Ledger,
     /// Sends operations to their providers (the agent tools use it).
     pub executor: Executor,

@@ -26,7 +26,7 @@ async fn state_of(app: &crate::support::TestApp, id: &str) -> Option<State> {
 async fn the_demo_shows_every_state_and_the_reconciler_settles_it() {
     let Some(app) = crate::support::TestApp::spawn_with(crate::support::Engine::Sqlite, |settings| {
         settings.demo = true;
-        settings.provider_timeout = Duration::from_millis(300);
+        settings.provider_timeout = Duration::from_millis(2000);
     })
     .await
     else {

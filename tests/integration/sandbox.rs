@@ -17,7 +17,7 @@ async fn start(key_retention: Duration) -> RunningSandbox {
     let base = format!("http://{}", listener.local_addr().unwrap());
     let router = sandbox.router();
     tokio::spawn(async move { axum::serve(listener, router).await });
-    let client = reqwest::Client::builder().timeout(std::time::Duration::from_millis(1500)).build().unwrap();
+    let client = reqwest::Client::builder().timeout(std::time::Duration::from_millis(2500)).build().unwrap();
     RunningSandbox { base, sandbox, client }
 }
 
@@ -106,7 +106,7 @@ async fn a_forgotten_key_makes_a_new_request() {
 #[tokio::test]
 async fn a_dropped_response_commits_and_the_caller_times_out() {
     let sandbox = start(Duration::hours(24)).await;
-    sandbox.fault(json!({"match": "refund-1043-*", "fault": "drop_response", "ms": 5000})).await;
+    sandbox.fault(json!({"match": "refund-1043-*", "fault": "drop_response", "ms": 10000})).await;
     let error = sandbox.refund("refund-1043-li_2", 38000).await.unwrap_err();
     assert!(error.is_timeout(), "{error}");
     assert_eq!(sandbox.refunds_created(), 1, "the refund exists although nobody heard of it");
@@ -151,10 +151,10 @@ async fn rate_limits_and_business_rejections_do_nothing() {
 #[tokio::test]
 async fn a_lookup_lag_hides_a_new_refund_for_a_while() {
     let sandbox = start(Duration::hours(24)).await;
-    sandbox.fault(json!({"match": "refund-1043-li_2", "fault": "lookup_lag", "ms": 400})).await;
+    sandbox.fault(json!({"match": "refund-1043-li_2", "fault": "lookup_lag", "ms": 2000})).await;
     sandbox.refund("refund-1043-li_2", 38000).await.unwrap();
     assert!(sandbox.listed().await.is_empty(), "an empty lookup right after the send proves nothing");
-    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    tokio::time::sleep(std::time::Duration::from_millis(2100)).await;
     assert_eq!(sandbox.listed().await.len(), 1);
 }
 

@@ -23,7 +23,7 @@ fn op() -> OpId {
 crate::engine_tests! {
     a_dropped_answer_is_unknown_then_found_and_refunded_once(app) {
         let provider = ProviderHarness::start(&app.ledger).await;
-        provider.fault(json!({"match": OP, "fault": "drop_response", "ms": 3000})).await;
+        provider.fault(json!({"match": OP, "fault": "drop_response", "ms": 10000})).await;
         app.register(&refund_1043(38000)).await;
         let after = provider.executor.run(&acme(), &op()).await.unwrap();
         assert_eq!(after.snapshot.state, State::Unknown, "no answer is not a failure");
@@ -75,7 +75,7 @@ crate::engine_tests! {
 
     a_key_past_its_retention_is_not_re_sent(app) {
         let provider = ProviderHarness::start(&app.ledger).await;
-        provider.fault(json!({"match": OP, "fault": "drop_response", "ms": 3000})).await;
+        provider.fault(json!({"match": OP, "fault": "drop_response", "ms": 10000})).await;
         provider.fault(json!({"match": OP, "fault": "lookup_lag", "ms": 60000})).await;
         let mut body = refund_1043(38000);
         body["key_retention_s"] = json!(1);
@@ -138,8 +138,8 @@ crate::engine_tests! {
 async fn the_naive_tool_with_a_new_key_per_call_refunds_twice() {
     let Some(app) = crate::support::TestApp::spawn(crate::support::Engine::Sqlite).await else { return };
     let provider = ProviderHarness::start(&app.ledger).await;
-    provider.fault(json!({"match": "naive-call-1", "fault": "drop_response", "ms": 3000})).await;
-    let client = reqwest::Client::builder().timeout(std::time::Duration::from_millis(400)).build().unwrap();
+    provider.fault(json!({"match": "naive-call-1", "fault": "drop_response", "ms": 10000})).await;
+    let client = reqwest::Client::builder().timeout(std::time::Duration::from_millis(2000)).build().unwrap();
     for call in ["naive-call-1", "naive-call-2"] {
         let _ = client
             .post(format!("{}/v1/refunds", provider.base_url))
@@ -174,7 +174,7 @@ mod compensation {
             let (_, order) = app.get_json("/api/v1/subjects/order:1043/operations").await;
             assert_eq!(order["status"], "partial_success");
 
-            provider.fault(json!({"match": "cancel-aftersale-1043-li_2", "fault": "drop_response", "ms": 3000})).await;
+            provider.fault(json!({"match": "cancel-aftersale-1043-li_2", "fault": "drop_response", "ms": 10000})).await;
             let (status, _) = app.register(&json!({"op_id": "cancel-aftersale-1043-li_2", "kind": "cancel_aftersale", "subject": "order:1043",
                 "provider": "sandbox", "params": {"ticket": ticket_id}, "requested_by": "sam", "compensates": "aftersale-1043-li_2"})).await;
             assert_eq!(status, 201);

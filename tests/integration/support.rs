@@ -126,11 +126,11 @@ impl TestApp {
     }
 
     /// The application with the sandbox provider mounted at `/sandbox` and refunds sent to it,
-    /// giving up on an answer after 500 ms.
+    /// giving up on an answer after 2 s.
     pub async fn spawn_with_sandbox(engine: Engine) -> Option<TestApp> {
         Self::spawn_with(engine, |settings| {
             settings.sandbox = true;
-            settings.provider_timeout = std::time::Duration::from_millis(500);
+            settings.provider_timeout = std::time::Duration::from_millis(2000);
         })
         .await
     }
@@ -285,7 +285,7 @@ macro_rules! engine_tests {
 }
 
 /// The sandbox provider on its own port, with an executor and a reconciler of `app`'s ledger
-/// pointed at it through the Stripe connector (which gives up waiting after 400 ms).
+/// pointed at it through the Stripe connector (which gives up waiting after 2 s).
 pub struct ProviderHarness {
     pub sandbox: opledger::server::sandbox::Sandbox,
     pub base_url: String,
@@ -307,7 +307,7 @@ impl ProviderHarness {
         let base_url = format!("http://{}", listener.local_addr().expect("address"));
         let router = sandbox.router();
         tokio::spawn(async move { axum::serve(listener, router).await });
-        let connector = StripeConnector::new(&base_url, "sk_test_x", std::time::Duration::from_millis(400));
+        let connector = StripeConnector::new(&base_url, "sk_test_x", std::time::Duration::from_millis(2000));
         let retry = RetryPolicy {
             max_sends: 3,
             base_delay: std::time::Duration::from_millis(10),
@@ -317,7 +317,7 @@ impl ProviderHarness {
         let services = opledger::server::connectors::ServicesConnector::new(
             &base_url,
             "sk_test_x",
-            std::time::Duration::from_millis(400),
+            std::time::Duration::from_millis(2000),
         );
         let executor = Executor::new(ledger.clone(), retry)
             .with_connector("stripe", std::sync::Arc::new(connector))

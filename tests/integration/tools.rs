@@ -64,7 +64,7 @@ sandboxed_tests! {
     }
 
     a_timeout_tells_the_model_not_to_send_again_and_nothing_is_sent_twice(app) {
-        fault(&app, json!({"match": "refund-1043-li_2", "fault": "drop_response", "ms": 3000})).await;
+        fault(&app, json!({"match": "refund-1043-li_2", "fault": "drop_response", "ms": 10000})).await;
         let call = json!({"order_id": "1043", "line_item_id": "li_2"});
         let (_, first) = app.post("/api/v1/tools/refund_item", &call).await;
         assert_eq!(first["status"], "unknown", "{first}");
