@@ -17,8 +17,7 @@ pub fn Overview() -> impl IntoView {
             <p>
                 "Agents and tools register each operation at "<code>"/api/v1/operations"</code>
                 " before sending it, or call the tools at "<code>"/api/v1/tools"</code>". The API is described at "
-                <a href="/api/v1/openapi.json">"/api/v1/openapi.json"</a>
-                ". The console's views of operations, orders, approvals and unknown results are listed above."
+                <a href="/api/v1/openapi.json">"/api/v1/openapi.json"</a>"."
             </p>
         </section>
     }
