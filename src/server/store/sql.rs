@@ -124,7 +124,8 @@ impl OperationRow {
     }
 }
 
-/// The snapshot's columns, in the order of [`UPDATE_OPERATION`]'s parameters `$1..$12`.
+/// The snapshot's columns: parameters `$1..$10` of [`UPDATE_OPERATION`] and `$15..$24` of
+/// [`INSERT_OPERATION`].
 pub(super) struct SnapshotColumns {
     pub state: &'static str,
     pub key_first_sent_at_us: Option<i64>,
@@ -339,6 +340,24 @@ macro_rules! sql_store {
             let mut tx = $begin(pool).await?;
             sqlx::query($lock_tenant).bind(tenant.as_str()).execute(&mut *tx).await?;
             Ok(tx)
+        }
+
+        /// Binds the snapshot's columns, in the order of [`SnapshotColumns`], after `query`'s own.
+        fn bind_snapshot<'q>(
+            query: sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments<'q>>,
+            columns: SnapshotColumns,
+        ) -> sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments<'q>> {
+            query
+                .bind(columns.state)
+                .bind(columns.key_first_sent_at_us)
+                .bind(columns.approved_by)
+                .bind(columns.approved_fingerprint)
+                .bind(columns.approval_granted_at_us)
+                .bind(columns.approval_expires_at_us)
+                .bind(columns.open_attempt)
+                .bind(columns.last_attempt)
+                .bind(columns.last_failure)
+                .bind(columns.cancel_requested)
         }
 
         async fn load_in(tx: &mut Tx, tenant: &TenantId, op_id: &OpId) -> Result<Option<OperationRecord>, StoreError> {
@@ -586,31 +605,23 @@ macro_rules! sql_store {
                 let mut tx = begin_write(&self.pool, &new.tenant).await?;
                 let amount = new.params.money("amount");
                 let columns = SnapshotColumns::of(&new.snapshot);
-                let inserted = sqlx::query(INSERT_OPERATION)
+                let fingerprint = new.params.fingerprint();
+                let insert = sqlx::query(INSERT_OPERATION)
                     .bind(new.tenant.as_str())
                     .bind(new.op_id.as_str())
                     .bind(&new.kind)
                     .bind(&new.subject)
                     .bind(&new.provider)
                     .bind(new.params.canonical_text())
-                    .bind(new.params.fingerprint().as_str())
+                    .bind(fingerprint.as_str())
                     .bind(amount.map(|m| m.minor))
                     .bind(amount.map(|m| m.currency.as_str().to_owned()))
                     .bind(new.op_id.as_str())
                     .bind(new.snapshot.key_retention.num_seconds())
                     .bind(&new.snapshot.requested_by)
                     .bind(new.compensates.as_ref().map(OpId::as_str))
-                    .bind(micros(new.at))
-                    .bind(columns.state)
-                    .bind(columns.key_first_sent_at_us)
-                    .bind(columns.approved_by)
-                    .bind(columns.approved_fingerprint)
-                    .bind(columns.approval_granted_at_us)
-                    .bind(columns.approval_expires_at_us)
-                    .bind(columns.open_attempt)
-                    .bind(columns.last_attempt)
-                    .bind(columns.last_failure)
-                    .bind(columns.cancel_requested)
+                    .bind(micros(new.at));
+                let inserted = bind_snapshot(insert, columns)
                     .execute(&mut *tx)
                     .await?
                     .rows_affected();
@@ -664,17 +675,7 @@ macro_rules! sql_store {
                     return Err(StoreError::Conflict("the operation changed since it was read".into()));
                 }
                 let columns = SnapshotColumns::of(&change.after);
-                let updated = sqlx::query(UPDATE_OPERATION)
-                    .bind(columns.state)
-                    .bind(columns.key_first_sent_at_us)
-                    .bind(columns.approved_by)
-                    .bind(columns.approved_fingerprint)
-                    .bind(columns.approval_granted_at_us)
-                    .bind(columns.approval_expires_at_us)
-                    .bind(columns.open_attempt)
-                    .bind(columns.last_attempt)
-                    .bind(columns.last_failure)
-                    .bind(columns.cancel_requested)
+                let updated = bind_snapshot(sqlx::query(UPDATE_OPERATION), columns)
                     .bind(micros(change.at))
                     .bind(change.tenant.as_str())
                     .bind(change.op_id.as_str())
