@@ -8,13 +8,43 @@ use super::Sent;
 use crate::domain::{failure::classify_http_answer, failure::FailureClass, machine::AttemptOutcome};
 use crate::server::store::records::AttemptReport;
 
-/// The HTTP client of a connector: `timeout` for a whole exchange, at most 5 s to connect.
-pub(super) fn client(timeout: Duration) -> reqwest::Client {
-    reqwest::Client::builder()
-        .timeout(timeout)
-        .connect_timeout(timeout.min(Duration::from_secs(5)))
-        .build()
-        .expect("a TLS-less HTTP client always builds")
+/// A provider's API: its base URL, the secret key sent as a bearer token, and a client that gives
+/// up on an answer after the timeout (and on connecting after at most 5 s).
+pub(super) struct Endpoint {
+    base_url: String,
+    secret_key: String,
+    client: reqwest::Client,
+}
+
+impl Endpoint {
+    pub(super) fn new(base_url: &str, secret_key: &str, timeout: Duration) -> Self {
+        let client = reqwest::Client::builder()
+            .timeout(timeout)
+            .connect_timeout(timeout.min(Duration::from_secs(5)))
+            .build()
+            .expect("a TLS-less HTTP client always builds");
+        Self {
+            base_url: base_url.trim_end_matches('/').to_owned(),
+            secret_key: secret_key.to_owned(),
+            client,
+        }
+    }
+
+    /// Sends `form` to `path` once, under `idempotency_key` (see [`post_form`]).
+    pub(super) async fn post_form(
+        &self,
+        path: &str,
+        idempotency_key: &str,
+        form: &[(String, String)],
+    ) -> Sent {
+        let url = format!("{}{path}", self.base_url);
+        post_form(&self.client, &url, &self.secret_key, idempotency_key, form).await
+    }
+
+    /// `GET path?query` as JSON (see [`get_json`]).
+    pub(super) async fn get_json(&self, path: &str, query: &[(&str, &str)]) -> Result<Value, String> {
+        get_json(&self.client, &format!("{}{path}", self.base_url), &self.secret_key, query).await
+    }
 }
 
 pub(super) fn failed(failure: FailureClass, report: AttemptReport) -> Sent {
@@ -23,7 +53,7 @@ pub(super) fn failed(failure: FailureClass, report: AttemptReport) -> Sent {
 
 /// Sends `form` to `url` once, under `idempotency_key`, and classifies what came back: a refused
 /// connection was not sent; no answer in time is a timeout; the rest by status and error code.
-pub(super) async fn post_form(
+async fn post_form(
     client: &reqwest::Client,
     url: &str,
     secret_key: &str,
@@ -82,7 +112,7 @@ pub(super) async fn post_form(
 }
 
 /// `GET url?query` as JSON, or why it could not be had.
-pub(super) async fn get_json(
+async fn get_json(
     client: &reqwest::Client,
     url: &str,
     secret_key: &str,

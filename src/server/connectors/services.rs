@@ -7,25 +7,18 @@ use async_trait::async_trait;
 use serde_json::Value;
 use std::time::Duration;
 
-use super::http::{client, failed, get_json, post_form};
+use super::http::{failed, Endpoint};
 use super::{Connector, Lookup, Sent};
 use crate::domain::failure::FailureClass;
 use crate::server::store::records::{AttemptReport, OperationRecord};
 
 pub struct ServicesConnector {
-    base_url: String,
-    secret_key: String,
-    client: reqwest::Client,
+    endpoint: Endpoint,
 }
 
 impl ServicesConnector {
     pub fn new(base_url: &str, secret_key: &str, timeout: Duration) -> Self {
-        let client = client(timeout);
-        Self {
-            base_url: base_url.trim_end_matches('/').to_owned(),
-            secret_key: secret_key.to_owned(),
-            client,
-        }
+        Self { endpoint: Endpoint::new(base_url, secret_key, timeout) }
     }
 }
 
@@ -77,14 +70,7 @@ impl Connector for ServicesConnector {
                 return failed(FailureClass::InvalidParams, report);
             }
         };
-        post_form(
-            &self.client,
-            &format!("{}{path}", self.base_url),
-            &self.secret_key,
-            &operation.idempotency_key,
-            &form,
-        )
-        .await
+        self.endpoint.post_form(&path, &operation.idempotency_key, &form).await
     }
 
     async fn look_up(&self, operation: &OperationRecord) -> Lookup {
@@ -97,8 +83,7 @@ impl Connector for ServicesConnector {
             let Some(ticket) = param(operation, "ticket") else {
                 return Lookup::Unavailable { reason: "params.ticket is missing".into() };
             };
-            let url = format!("{}/v1/aftersale_tickets/{ticket}", self.base_url);
-            return match get_json(&self.client, &url, &self.secret_key, &[]).await {
+            return match self.endpoint.get_json(&format!("/v1/aftersale_tickets/{ticket}"), &[]).await {
                 Ok(t) if t.get("cancelled_by").and_then(Value::as_str) == Some(op_id) => {
                     found(&t, format!("GET /v1/aftersale_tickets/{ticket} shows it cancelled by {op_id}"))
                 }
@@ -117,8 +102,7 @@ impl Connector for ServicesConnector {
                 }
             }
         };
-        let url = format!("{}{path}", self.base_url);
-        match get_json(&self.client, &url, &self.secret_key, &[("metadata[op_id]", op_id)]).await {
+        match self.endpoint.get_json(path, &[("metadata[op_id]", op_id)]).await {
             Ok(list) => match list.get("data").and_then(Value::as_array).and_then(|data| data.first()) {
                 Some(object) => found(object, format!("GET {path}?metadata[op_id]={op_id} lists it")),
                 None => {

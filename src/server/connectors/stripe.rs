@@ -6,27 +6,20 @@ use async_trait::async_trait;
 use serde_json::Value;
 use std::time::Duration;
 
-use super::http::{client, failed, get_json, post_form};
+use super::http::{failed, Endpoint};
 use super::{Connector, Lookup, Sent};
 use crate::domain::failure::FailureClass;
 use crate::server::store::records::{AttemptReport, OperationRecord};
 
 pub struct StripeConnector {
-    base_url: String,
-    secret_key: String,
-    client: reqwest::Client,
+    endpoint: Endpoint,
 }
 
 impl StripeConnector {
     /// A connector to `base_url` (`https://api.stripe.com` or the sandbox's address) that gives up
     /// waiting for an answer after `timeout`.
     pub fn new(base_url: &str, secret_key: &str, timeout: Duration) -> Self {
-        let client = client(timeout);
-        Self {
-            base_url: base_url.trim_end_matches('/').to_owned(),
-            secret_key: secret_key.to_owned(),
-            client,
-        }
+        Self { endpoint: Endpoint::new(base_url, secret_key, timeout) }
     }
 }
 
@@ -54,8 +47,7 @@ impl Connector for StripeConnector {
         if let Some(reason) = params.get("reason").and_then(Value::as_str) {
             form.push(("reason".to_owned(), reason.to_owned()));
         }
-        let url = format!("{}/v1/refunds", self.base_url);
-        post_form(&self.client, &url, &self.secret_key, &operation.idempotency_key, &form).await
+        self.endpoint.post_form("/v1/refunds", &operation.idempotency_key, &form).await
     }
 
     async fn look_up(&self, operation: &OperationRecord) -> Lookup {
@@ -63,15 +55,8 @@ impl Connector for StripeConnector {
         else {
             return Lookup::Unavailable { reason: "params.payment_intent is missing".into() };
         };
-        let url = format!("{}/v1/refunds", self.base_url);
-        let body = match get_json(
-            &self.client,
-            &url,
-            &self.secret_key,
-            &[("payment_intent", payment_intent), ("limit", "100")],
-        )
-        .await
-        {
+        let query = [("payment_intent", payment_intent), ("limit", "100")];
+        let body = match self.endpoint.get_json("/v1/refunds", &query).await {
             Ok(body) => body,
             Err(reason) => return Lookup::Unavailable { reason },
         };
