@@ -97,6 +97,15 @@ sandboxed_tests! {
         assert_eq!(order["status"], "complete");
     }
 
+    a_tool_call_without_a_valid_token_is_refused_and_sends_nothing(app) {
+        let call = json!({"order_id": "1043", "line_item_id": "li_2"});
+        let anonymous = app.client.post(app.url("/api/v1/tools/refund_item")).json(&call).send().await.unwrap();
+        assert_eq!(anonymous.status(), 401);
+        let (status, _) = app.post_as("opl_forged_token", "/api/v1/tools/refund_item", &call).await;
+        assert_eq!(status, 401);
+        assert!(sandbox_refunds(&app).await.is_empty());
+    }
+
     an_unknown_order_or_line_item_is_named(app) {
         let (status, answer) = app.post("/api/v1/tools/refund_item", &json!({"order_id": "9999", "line_item_id": "li_1"})).await;
         assert_eq!(status, 422);
