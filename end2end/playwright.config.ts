@@ -1,5 +1,5 @@
 // Playwright drives Debian's Chromium (/usr/bin/chromium) against a freshly started opledger
-// with its own empty SQLite file. Build first: `cargo leptos build` (scripts/test.sh does).
+// with its own new SQLite file and the demo data. Build first: `cargo leptos build` (scripts/test.sh does).
 import { defineConfig } from "@playwright/test";
 
 const port = Number(process.env.OPLEDGER_E2E_PORT ?? 3100);
@@ -33,7 +33,9 @@ export default defineConfig({
   webServer: {
     command:
       `rm -rf .e2e-data && mkdir -p .e2e-data && exec ${binary} serve ` +
-      `--addr 127.0.0.1:${port} --database-url sqlite://.e2e-data/e2e.db --site-root ../target/site`,
+      `--addr 127.0.0.1:${port} --database-url sqlite://.e2e-data/e2e.db --site-root ../target/site ` +
+      // The demo's unknown results stay unknown (no reconciler) so that the tests can find them.
+      `--demo --reconcile-every 0s --provider-timeout 2s`,
     url: `http://127.0.0.1:${port}/healthz`,
     reuseExistingServer: false,
     timeout: 60_000,

@@ -1,14 +1,28 @@
-//! The HTML shell and the route table of the review console.
+//! The HTML shell and the route table of the review console. Pages are rendered on the server
+//! with their data (`SsrMode::Async`), so that every page reads fully with JavaScript off and a
+//! refused request gets its status (401, 403, 404) before the first byte.
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
 use leptos_router::{
     components::{Route, Router, Routes},
-    StaticSegment,
+    path, SsrMode,
 };
 
+use crate::api::who_am_i;
+use crate::domain::policy::Section;
 use crate::ui::layout::Layout;
-use crate::ui::pages::{NotFound, Overview, Upcoming};
+use crate::ui::pages::{
+    admin::Admin,
+    conflicts::Conflicts,
+    login::Login,
+    operation::OperationPage,
+    operations::Operations,
+    orders::{OrderPage, Orders},
+    overview::Overview,
+    NotFound, Upcoming,
+};
+use crate::ui::widgets::ViewerResource;
 
 /// The document around the app, rendered on the server.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
@@ -33,18 +47,25 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
+    let viewer: ViewerResource = Resource::new(|| (), |_| who_am_i());
+    provide_context(viewer);
     view! {
         <Stylesheet id="leptos" href="/pkg/opledger.css"/>
         <Title formatter=|page: String| format!("{page} · opledger")/>
         <Router>
             <Layout>
                 <Routes fallback=NotFound>
-                    <Route path=StaticSegment("") view=Overview/>
-                    <Route path=StaticSegment("operations") view=|| view! { <Upcoming title="Operations" what="Every operation with its state, attempts and external ids, filterable by state, kind, provider and order."/> }/>
-                    <Route path=StaticSegment("orders") view=|| view! { <Upcoming title="Orders" what="One view per order with the roll-up of its operations and their net effect."/> }/>
-                    <Route path=StaticSegment("approvals") view=|| view! { <Upcoming title="Approvals" what="Refunds waiting for a manager's decision, with the requester and the amount."/> }/>
-                    <Route path=StaticSegment("reconcile") view=|| view! { <Upcoming title="Reconcile" what="Operations whose result is unknown, oldest first, with the way to settle each."/> }/>
-                    <Route path=StaticSegment("audit") view=|| view! { <Upcoming title="Audit" what="Every state change and human action, hash-chained, with a verifiable export."/> }/>
+                    <Route path=path!("/login") view=Login ssr=SsrMode::Async/>
+                    <Route path=path!("/") view=Overview ssr=SsrMode::Async/>
+                    <Route path=path!("/operations") view=Operations ssr=SsrMode::Async/>
+                    <Route path=path!("/operations/:op_id") view=OperationPage ssr=SsrMode::Async/>
+                    <Route path=path!("/orders") view=Orders ssr=SsrMode::Async/>
+                    <Route path=path!("/orders/:subject") view=OrderPage ssr=SsrMode::Async/>
+                    <Route path=path!("/conflicts") view=Conflicts ssr=SsrMode::Async/>
+                    <Route path=path!("/admin") view=Admin ssr=SsrMode::Async/>
+                    <Route path=path!("/approvals") ssr=SsrMode::Async view=|| view! { <Upcoming section=Section::Approvals what="Refunds waiting for a manager's decision, with the requester and the amount."/> }/>
+                    <Route path=path!("/reconcile") ssr=SsrMode::Async view=|| view! { <Upcoming section=Section::Reconcile what="Operations whose result is unknown, oldest first, with the way to settle each."/> }/>
+                    <Route path=path!("/audit") ssr=SsrMode::Async view=|| view! { <Upcoming section=Section::Audit what="Every state change and human action, hash-chained, with a verifiable export."/> }/>
                 </Routes>
             </Layout>
         </Router>

@@ -1,49 +1,87 @@
-// The console shell: served by the server, readable without JavaScript, interactive once hydrated.
+// The console shell: served by the server, readable without JavaScript, interactive once hydrated,
+// and closed to anyone signed out.
 import { expect, test } from "@playwright/test";
+import { signIn, USERS, watchErrors } from "./helpers";
+
+const PAGES = ["/", "/operations", "/operations/refund-1043-li_2", "/orders", "/orders/order:1043", "/approvals", "/reconcile", "/conflicts", "/audit", "/admin"];
 
 test("the shell hydrates: the connection check works only once the wasm runs", async ({ page }) => {
-  const problems: string[] = [];
-  page.on("pageerror", (error) => problems.push(error.message));
-  page.on("console", (message) => {
-    if (message.type() === "error") problems.push(message.text());
-  });
-
-  await page.goto("/");
+  const problems = watchErrors(page);
+  await signIn(page, USERS.support);
   await expect(page).toHaveTitle("Overview · opledger");
   const check = page.getByTestId("check-connection");
   await expect(check).toBeEnabled();
   await check.click();
-  await expect(page.getByRole("status")).toHaveText(/^Database sqlite reachable \(\d+ ms\)\.$/);
+  await expect(page.locator(".connection-status")).toHaveText(/^Database sqlite reachable \(\d+ ms\)\.$/);
 
   await page.getByRole("link", { name: "Operations" }).click();
   await expect(page).toHaveURL(/\/operations$/);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Operations");
   await expect(page.getByRole("link", { name: "Operations" })).toHaveAttribute("aria-current", "page");
-
-  await page.goto("/");
-  await page.screenshot({ path: "screenshots/overview.png", fullPage: true });
   expect(problems).toEqual([]);
+});
+
+test("times are written in UTC by the server and in the reader's time once hydrated", async ({ browser }) => {
+  const context = await browser.newContext({ timezoneId: "Asia/Taipei" });
+  const page = await context.newPage();
+  await signIn(page, USERS.support, "/operations");
+  const time = page.locator("time").first();
+  await expect(time).not.toContainText("UTC");
+  const iso = await time.getAttribute("datetime");
+  const local = new Date(iso!).toLocaleString("sv-SE", { timeZone: "Asia/Taipei" }).slice(0, 16);
+  await expect(time).toContainText(local);
+  await context.close();
+});
+
+test("a signed-out visitor is sent to sign in, and every page and server function refuses them", async ({ page, request }) => {
+  for (const path of PAGES) {
+    const response = await request.get(path, { maxRedirects: 0 });
+    expect(response.status(), path).toBe(303);
+    expect(response.headers()["location"]).toBe(`/login?next=${encodeURIComponent(path)}`);
+  }
+  for (const fn of ["overview", "orders", "conflicts", "users", "check_connection"]) {
+    const response = await request.post(`/rpc/${fn}`, { form: {} });
+    expect(response.status(), fn).toBe(401);
+  }
+  await page.goto("/orders");
+  await expect(page).toHaveURL(/\/login\?next=%2Forders$/);
+  await page.screenshot({ path: "screenshots/login.png", fullPage: true });
+  await page.getByLabel("Name").fill(USERS.manager);
+  await page.getByLabel("Password").fill("wrong password");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByRole("alert")).toHaveText(/do not match/);
+  await expect(page.getByLabel("Name")).toHaveValue(USERS.manager);
 });
 
 test.describe("without JavaScript", () => {
   test.use({ javaScriptEnabled: false });
 
-  test("every section is readable and the interactive button stays disabled", async ({ page }) => {
+  test("signing in and every section work, and the interactive button stays disabled", async ({ page }) => {
+    await signIn(page, USERS.admin);
     for (const [path, heading] of [
       ["/", "Overview"],
       ["/operations", "Operations"],
       ["/orders", "Orders"],
+      ["/conflicts", "Conflicts"],
       ["/approvals", "Approvals"],
       ["/reconcile", "Reconcile"],
       ["/audit", "Audit"],
+      ["/admin", "Admin"],
     ]) {
       await page.goto(path);
       await expect(page.getByRole("heading", { level: 1 })).toHaveText(heading);
     }
     await expect(page.getByTestId("check-connection")).toBeDisabled();
+    await page.goto("/operations");
+    await page.getByTestId("filter-state").selectOption("succeeded");
+    await page.getByTestId("apply-filters").click();
+    await expect(page).toHaveURL(/state=succeeded/);
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await expect(page).toHaveURL(/\/login\?signed_out=1$/);
   });
 
   test("an unknown address shows the 404 page", async ({ page }) => {
+    await signIn(page, USERS.support);
     const response = await page.goto("/nowhere");
     expect(response?.status()).toBe(404);
     await expect(page.getByRole("heading", { level: 1 })).toHaveText("Page not found");

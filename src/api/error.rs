@@ -10,6 +10,21 @@ pub enum AppError {
     /// The server or its database could not answer; the cause is in the server's log.
     #[error("The server could not reach its database. Try again in a moment.")]
     Unavailable,
+    /// Nobody is signed in to this session (or it has expired).
+    #[error("You are signed out. Sign in again to continue.")]
+    SignedOut,
+    /// The signed-in user's role does not open this.
+    #[error("Your role does not allow this. Ask an admin if you need it.")]
+    Forbidden,
+    /// The form's CSRF token is not the session's: an old page, or a request from another site.
+    #[error("This form has expired. Reload the page and try again.")]
+    FormExpired,
+    /// What was asked for does not exist in this tenant.
+    #[error("There is nothing here: {0}.")]
+    NotFound(String),
+    /// The input was refused; the sentence says what to change.
+    #[error("{0}")]
+    Invalid(String),
     /// The request did not reach the server function or its answer did not come back.
     #[error("The server could not be reached ({0}).")]
     Transport(String),

@@ -2,8 +2,10 @@
 //! caller may do, calls the server, and maps failures to [`AppError`], so that no internal error
 //! text ever reaches the browser.
 
+mod console;
 mod error;
 
+pub use console::*;
 pub use error::AppError;
 
 use leptos::prelude::*;
@@ -17,10 +19,11 @@ pub struct ConnectionStatus {
     pub round_trip_ms: u64,
 }
 
-/// Checks that the server and its database answer.
-#[server(prefix = "/rpc")]
+/// Checks that the server and its database answer, for any signed-in user.
+#[server(prefix = "/rpc", endpoint = "check_connection")]
 pub async fn check_connection() -> Result<ConnectionStatus, AppError> {
     use crate::server::state::AppState;
+    crate::server::auth::require(crate::domain::policy::Section::Overview).await?;
     let state = expect_context::<AppState>();
     let started = std::time::Instant::now();
     state.ledger.store().check_health().await.map_err(|error| {

@@ -1,5 +1,5 @@
-//! Roles and the approval rules: who may approve, what an approval is bound to, when it expires,
-//! and which operations need one.
+//! Roles and what they open: the console's sections each role may see, who may approve, what an
+//! approval is bound to, when it expires, and which operations need one.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -35,6 +35,77 @@ impl Role {
 
     pub fn parse(text: &str) -> Option<Role> {
         Role::ALL.into_iter().find(|role| role.as_str() == text)
+    }
+}
+
+/// The console's sections. Each is open to some roles; the server checks this on every page and
+/// every server function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Section {
+    Overview,
+    Operations,
+    Orders,
+    Conflicts,
+    Approvals,
+    Reconcile,
+    Audit,
+    Admin,
+}
+
+impl Section {
+    pub const ALL: [Section; 8] = [
+        Section::Overview,
+        Section::Operations,
+        Section::Orders,
+        Section::Conflicts,
+        Section::Approvals,
+        Section::Reconcile,
+        Section::Audit,
+        Section::Admin,
+    ];
+
+    /// Whether `role` may open this section. Everyone sees the operations; approvals are for
+    /// managers (and auditors, who read everything); the audit trail is for auditors and managers;
+    /// the admin page is the admin's alone.
+    pub fn allows(self, role: Role) -> bool {
+        match self {
+            Section::Overview
+            | Section::Operations
+            | Section::Orders
+            | Section::Conflicts
+            | Section::Reconcile => true,
+            Section::Approvals | Section::Audit => {
+                matches!(role, Role::Manager | Role::Auditor | Role::Admin)
+            }
+            Section::Admin => role == Role::Admin,
+        }
+    }
+
+    pub fn path(self) -> &'static str {
+        match self {
+            Section::Overview => "/",
+            Section::Operations => "/operations",
+            Section::Orders => "/orders",
+            Section::Conflicts => "/conflicts",
+            Section::Approvals => "/approvals",
+            Section::Reconcile => "/reconcile",
+            Section::Audit => "/audit",
+            Section::Admin => "/admin",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Section::Overview => "Overview",
+            Section::Operations => "Operations",
+            Section::Orders => "Orders",
+            Section::Conflicts => "Conflicts",
+            Section::Approvals => "Approvals",
+            Section::Reconcile => "Reconcile",
+            Section::Audit => "Audit",
+            Section::Admin => "Admin",
+        }
     }
 }
 
@@ -129,6 +200,20 @@ mod tests {
         let cny = Money::new(120_000, Currency::parse("CNY").unwrap());
         assert!(!requires_approval(&rules, "refund", "stripe", Some(cny)));
         assert!(!requires_approval(&[], "refund", "stripe", Some(twd(1_000_000))));
+    }
+
+    #[test]
+    fn only_admins_open_the_admin_page_and_support_stays_out_of_approvals_and_audit() {
+        for section in Section::ALL {
+            assert!(section.allows(Role::Admin), "{section:?}");
+        }
+        assert_eq!(Section::ALL.iter().filter(|s| s.allows(Role::Support)).count(), 5);
+        for role in [Role::Support, Role::Manager, Role::Auditor] {
+            assert!(!Section::Admin.allows(role), "{role:?}");
+        }
+        assert!(!Section::Approvals.allows(Role::Support));
+        assert!(!Section::Audit.allows(Role::Support));
+        assert!(Section::Audit.allows(Role::Auditor));
     }
 
     #[test]

@@ -5,6 +5,7 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 use std::net::SocketAddr;
 
+use super::accounts;
 use super::connectors::StripeConnector;
 use super::executor::{Executor, RetryPolicy};
 use super::ledger::Ledger;
@@ -16,6 +17,7 @@ use super::telemetry::LogFormat;
 use super::tokens;
 use crate::domain::audit::{verify_chain, AuditRecord, GENESIS_HASH};
 use crate::domain::ids::TenantId;
+use crate::domain::policy::Role;
 
 /// opledger records every side-effecting operation (refunds, emails, tickets, pickups) before it is
 /// sent, under an id derived from its business intent, and settles unknown results without ever
@@ -73,6 +75,29 @@ pub enum Command {
     /// Manage the API tokens that agents and tools use for the ledger API.
     #[command(subcommand)]
     Token(TokenCommand),
+    /// Manage the people who sign in to the review console.
+    #[command(subcommand)]
+    User(UserCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum UserCommand {
+    /// Add a user to a tenant (created if new). The password is read from standard input (one
+    /// line), so it stays out of the shell history: `printf '%s\n' "$PASSWORD" | opledger user add …`.
+    Add {
+        #[command(flatten)]
+        database: DatabaseArgs,
+        /// The tenant the user works in: lowercase letters, digits, '-' and '_'.
+        #[arg(long)]
+        tenant: String,
+        /// The name to sign in with, unique across tenants: letters, digits, '.', '-', '_', '@'.
+        #[arg(long)]
+        name: String,
+        /// support: sees everything, settles unknowns; manager: also approves; auditor: reads and
+        /// exports only; admin: manages users and policies.
+        #[arg(long, value_parser = ["support", "manager", "auditor", "admin"])]
+        role: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -154,6 +179,10 @@ pub struct ServeArgs {
 
     #[command(flatten)]
     pub settle: SettleArgs,
+
+    /// Mark the session cookie Secure; set it when the console is reached over HTTPS (for example behind a TLS proxy).
+    #[arg(long, env = "OPLEDGER_SECURE_COOKIES")]
+    pub secure_cookies: bool,
 }
 
 #[derive(Debug, Args)]
@@ -175,6 +204,10 @@ pub struct ProviderArgs {
         hide_default_value = true
     )]
     pub stripe_secret_key: String,
+
+    /// How long to wait for a provider's answer before the result counts as unknown.
+    #[arg(long, env = "OPLEDGER_PROVIDER_TIMEOUT", default_value = "10s", value_parser = humantime::parse_duration)]
+    pub provider_timeout: std::time::Duration,
 }
 
 #[derive(Debug, Args)]
@@ -203,6 +236,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 demo: args.demo,
                 reconcile_every: (!args.reconcile_every.is_zero()).then_some(args.reconcile_every),
                 settle_after: args.settle.duration()?,
+                secure_cookies: args.secure_cookies,
+                provider_timeout: args.provider.provider_timeout,
                 ..Settings::new(&args.database.database_url, args.addr)
             };
             let application = Application::build(settings).await?;
@@ -229,11 +264,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             let base_url = provider
                 .stripe_base_url
                 .context("--stripe-base-url (or OPLEDGER_STRIPE_BASE_URL) is needed to look operations up")?;
-            let connector = StripeConnector::new(
-                &base_url,
-                &provider.stripe_secret_key,
-                std::time::Duration::from_secs(10),
-            );
+            let connector =
+                StripeConnector::new(&base_url, &provider.stripe_secret_key, provider.provider_timeout);
             let executor = Executor::new(Ledger::new(store, Vec::new()), RetryPolicy::default())
                 .with_connector("stripe", std::sync::Arc::new(connector));
             let reconciler = Reconciler::new(executor, settle.duration()?);
@@ -326,6 +358,21 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 }
                 Err(error) => Err(error.into()),
             }
+        }
+        Command::User(UserCommand::Add { database, tenant, name, role }) => {
+            let tenant = TenantId::parse(&tenant)?;
+            let role = Role::parse(&role).context("unknown role")?;
+            let mut password = String::new();
+            std::io::stdin()
+                .read_line(&mut password)
+                .context("could not read the password from standard input")?;
+            let password = password.trim_end_matches(['\n', '\r']);
+            let store =
+                store::connect(&database.database_url).await.context("could not open the database")?;
+            store.migrate().await.context("could not apply the migrations")?;
+            accounts::add_user(store.as_ref(), &tenant, name.trim(), role, password, "cli").await?;
+            println!("Added {} to tenant {tenant} as {}.", name.trim(), role.as_str());
+            Ok(())
         }
     }
 }

@@ -1,24 +1,53 @@
-//! Demo data for `serve --demo`: tenant `demo` with an API token, and operations driven through
-//! the executor and the mounted sandbox with injected faults, so that every state the console shows
-//! is one the real protocol produced: two legitimate refunds of one order, a refused conflicting
-//! request, a timeout, a cached 500 that ends in review, a retried rate limit, a business
-//! rejection, a cancellation, and a sender that stopped between `submitted` and the send.
+//! Demo data for `serve --demo`: tenant `demo` with one console user per role, an API token, and
+//! operations driven through the executor and the mounted sandbox with injected faults, so that
+//! every state the console shows is one the real protocol produced: two legitimate refunds of one
+//! order, a refused conflicting request, a timeout, a cached 500 that ends in review, a retried
+//! rate limit, a business rejection, a cancellation, a sender that stopped between `submitted`
+//! and the send, and after-sale orders whose pickup failed, one of them compensated by cancelling
+//! its ticket (a cancellation whose first answer is lost).
 
 use serde_json::json;
 
+use super::accounts::{add_user, AccountError};
 use super::catalogue::find_order;
 use super::executor::Executor;
 use super::ledger::{LedgerError, RegisterRequest, DEFAULT_KEY_RETENTION};
 use super::sandbox::{Fault, FaultKind, Sandbox};
 use super::store::records::AttemptReport;
+use super::store::Store;
 use super::tokens::create_token;
 use crate::domain::{
     ids::{Actor, OpId, TenantId},
     machine::Command,
     params::CanonicalParams,
+    policy::Role,
 };
 
 pub const DEMO_TENANT: &str = "demo";
+
+/// The demo's console users, one per role, all with [`DEMO_PASSWORD`].
+pub const DEMO_USERS: [(&str, Role); 4] = [
+    ("sam.support", Role::Support),
+    ("maria.manager", Role::Manager),
+    ("ada.auditor", Role::Auditor),
+    ("alex.admin", Role::Admin),
+];
+
+pub const DEMO_PASSWORD: &str = "opledger-demo";
+
+/// Adds the demo users that do not exist yet.
+pub async fn add_demo_users(store: &dyn Store, tenant: &TenantId) -> Result<(), LedgerError> {
+    for (name, role) in DEMO_USERS {
+        match add_user(store, tenant, name, role, DEMO_PASSWORD, "demo").await {
+            Ok(()) | Err(AccountError::NameTaken(_)) => {}
+            Err(AccountError::Store(error)) => return Err(error.into()),
+            Err(other) => return Err(LedgerError::Invalid(other.to_string())),
+        }
+    }
+    let names: Vec<&str> = DEMO_USERS.iter().map(|(name, _)| *name).collect();
+    tracing::info!(users = ?names, "demo console users; password: {DEMO_PASSWORD}");
+    Ok(())
+}
 
 /// What happens to one demo refund.
 enum Script {
@@ -64,6 +93,7 @@ fn refund_request(
 pub async fn seed(executor: Executor, sandbox: Sandbox) -> Result<(), LedgerError> {
     let ledger = executor.ledger().clone();
     let tenant = TenantId::parse(DEMO_TENANT).map_err(|e| LedgerError::Invalid(e.to_string()))?;
+    add_demo_users(ledger.store().as_ref(), &tenant).await?;
     let marker = OpId::parse("refund-A1042-li_1").map_err(|e| LedgerError::Invalid(e.to_string()))?;
     if ledger.store().load_operation(&tenant, &marker).await?.is_some() {
         tracing::info!("demo data already present");
@@ -112,6 +142,82 @@ pub async fn seed(executor: Executor, sandbox: Sandbox) -> Result<(), LedgerErro
             }
         }
     }
+    for (order, item, compensate) in [("2002", "li_1", false), ("1051", "li_2", true)] {
+        seed_failed_pickup(&executor, &sandbox, &tenant, order, item, compensate).await?;
+    }
     tracing::info!("demo data seeded");
+    Ok(())
+}
+
+fn service_request(
+    op_id: &str,
+    kind: &str,
+    order: &str,
+    params: serde_json::Value,
+) -> Result<RegisterRequest, LedgerError> {
+    let invalid = |e: &dyn std::fmt::Display| LedgerError::Invalid(e.to_string());
+    Ok(RegisterRequest {
+        op_id: OpId::parse(op_id).map_err(|e| invalid(&e))?,
+        kind: kind.into(),
+        subject: format!("order:{order}"),
+        provider: "sandbox".into(),
+        params: CanonicalParams::from_value(params).map_err(|e| invalid(&e))?,
+        requested_by: "demo-agent".into(),
+        compensates: None,
+        key_retention: DEFAULT_KEY_RETENTION,
+    })
+}
+
+/// An after-sale ticket that is created, and a pickup for it that the provider refuses: a partial
+/// success. With `compensate`, the ticket is then cancelled by a compensation whose first answer
+/// is lost, so that the reconciler has to confirm it.
+async fn seed_failed_pickup(
+    executor: &Executor,
+    sandbox: &Sandbox,
+    tenant: &TenantId,
+    order: &str,
+    item: &str,
+    compensate: bool,
+) -> Result<(), LedgerError> {
+    let ledger = executor.ledger();
+    let agent = Actor::agent("demo-agent");
+    let ticket_op = format!("aftersale-{order}-{item}");
+    let request =
+        service_request(&ticket_op, "create_aftersale", order, json!({"order": order, "line_item": item}))?;
+    let ticket_id = request.op_id.clone();
+    ledger.register(tenant, &agent, request).await?;
+    executor.run(tenant, &ticket_id).await?;
+    let ticket = ledger
+        .store()
+        .operation_history(tenant, &ticket_id)
+        .await?
+        .and_then(|history| history.external_refs.last().map(|r| r.external_id.clone()))
+        .ok_or_else(|| LedgerError::Invalid(format!("{ticket_op} created no ticket")))?;
+    let pickup_op = format!("pickup-{order}-{item}-2026-12-02");
+    sandbox.inject(Fault { pattern: pickup_op.clone(), fault: FaultKind::BusinessReject, times: 1, ms: 0 });
+    let pickup = service_request(
+        &pickup_op,
+        "schedule_pickup",
+        order,
+        json!({"ticket": ticket, "date": "2026-12-02", "order": order, "line_item": item}),
+    )?;
+    let pickup_id = pickup.op_id.clone();
+    ledger.register(tenant, &agent, pickup).await?;
+    executor.run(tenant, &pickup_id).await?;
+    if compensate {
+        let cancel_op = format!("cancel-aftersale-{order}-{item}");
+        sandbox.inject(Fault {
+            pattern: cancel_op.clone(),
+            fault: FaultKind::DropResponse,
+            times: 1,
+            ms: 60_000,
+        });
+        let mut cancel = service_request(&cancel_op, "cancel_aftersale", order, json!({"ticket": ticket}))?;
+        cancel.compensates = Some(ticket_id);
+        cancel.requested_by = "sam.support".into();
+        let cancel_id = cancel.op_id.clone();
+        ledger.register(tenant, &Actor::human("sam.support", Role::Support), cancel).await?;
+        executor.run(tenant, &cancel_id).await?;
+    }
     Ok(())
 }

@@ -1,6 +1,8 @@
 //! Everything that runs only on the server: the command line, telemetry, startup and routing, the
 //! shared state of request handlers, and the durable store.
 
+pub mod accounts;
+pub mod auth;
 pub mod catalogue;
 pub mod cli;
 pub mod connectors;
@@ -9,6 +11,7 @@ pub mod executor;
 pub mod health;
 pub mod ledger;
 pub mod ledger_api;
+pub mod live;
 pub mod reconciler;
 pub mod sandbox;
 pub mod startup;
@@ -17,3 +20,4 @@ pub mod store;
 pub mod telemetry;
 pub mod tokens;
 pub mod tools;
+pub mod views;

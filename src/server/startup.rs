@@ -1,7 +1,12 @@
 //! Building and running the application: open the store, apply migrations, bind the listener
 //! (port 0 in tests), assemble the router, serve until a shutdown signal.
 
-use axum::{extract::MatchedPath, http::Request, routing::get, Router};
+use axum::{
+    extract::MatchedPath,
+    http::Request,
+    routing::{get, post},
+    Router,
+};
 use leptos::prelude::*;
 use leptos_axum::{generate_route_list, LeptosRoutes};
 use std::{future::Future, net::SocketAddr};
@@ -12,12 +17,14 @@ use tower_http::{
     trace::TraceLayer,
 };
 
+use super::auth;
 use super::connectors::{ServicesConnector, StripeConnector};
 use super::demo;
 use super::executor::{Executor, RetryPolicy};
 use super::health::healthz;
 use super::ledger::Ledger;
 use super::ledger_api;
+use super::live;
 use super::reconciler::Reconciler;
 use super::sandbox::{Sandbox, SandboxConfig};
 use super::state::AppState;
@@ -49,6 +56,8 @@ pub struct Settings {
     pub settle_after: chrono::Duration,
     /// How long the executor waits for a provider's answer before the result counts as unknown.
     pub provider_timeout: std::time::Duration,
+    /// Mark the session cookie `Secure`: set when the console is served over TLS.
+    pub secure_cookies: bool,
 }
 
 impl Settings {
@@ -67,6 +76,7 @@ impl Settings {
             reconcile_every: None,
             settle_after: chrono::Duration::seconds(30),
             provider_timeout: std::time::Duration::from_secs(10),
+            secure_cookies: false,
         }
     }
 }
@@ -143,10 +153,11 @@ impl Application {
             ledger: ledger.clone(),
             executor,
             leptos_options: leptos_options(&settings.site_root, local_addr),
+            sign_in_limiter: auth::sign_in_limiter(),
         };
         Ok(Self {
             listener,
-            router: router(state, sandbox.as_ref()),
+            router: router(state, sandbox.as_ref(), settings.secure_cookies),
             local_addr,
             ledger,
             reconciler,
@@ -167,6 +178,11 @@ impl Application {
     /// requests in flight, waiting at most [`SHUTDOWN_GRACE`] for them.
     pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
         let stop = CancellationToken::new();
+        tokio::spawn(auth::delete_expired_sessions(
+            self.ledger.store().clone(),
+            std::time::Duration::from_secs(600),
+            stop.clone(),
+        ));
         if let Some((reconciler, every)) = self.reconciler {
             tokio::spawn(reconciler.run_until(every, stop.clone()));
         }
@@ -208,19 +224,27 @@ fn leptos_options(site_root: &str, addr: SocketAddr) -> LeptosOptions {
         .build()
 }
 
-/// The whole HTTP surface, with the sandbox provider under `/sandbox` when given; tests drive it
-/// without a socket.
-pub fn router(state: AppState, sandbox: Option<&Sandbox>) -> Router {
+/// The whole HTTP surface, with the sandbox provider under `/sandbox` when given. Console pages
+/// need a session (signed-out requests go to `/login`); the session cookie is `Secure` when
+/// `secure_cookies`.
+pub fn router(state: AppState, sandbox: Option<&Sandbox>, secure_cookies: bool) -> Router {
     let routes = generate_route_list(App);
     let options = state.leptos_options.clone();
+    let sessions = auth::session_layer(state.ledger.store().clone(), secure_cookies);
     let base = match sandbox {
         Some(sandbox) => Router::new().nest_service("/sandbox", sandbox.router()),
         None => Router::new(),
     };
     base.route("/healthz", get(healthz))
         .nest("/api/v1", ledger_api::routes())
+        .route("/login", post(auth::sign_in))
+        .route("/logout", post(auth::sign_out))
+        .route("/live/operations", get(live::operation_changes))
         .leptos_routes(&state, routes, move || shell(options.clone()))
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
+        .layer(
+            ServiceBuilder::new().layer(sessions).layer(axum::middleware::from_fn(auth::redirect_signed_out)),
+        )
         .layer(
             ServiceBuilder::new()
                 .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))

@@ -1,7 +1,9 @@
 //! The state shared by every request handler and server function.
 
 use axum::extract::FromRef;
+use governor::DefaultKeyedRateLimiter;
 use leptos::prelude::LeptosOptions;
+use std::sync::Arc;
 
 use super::executor::Executor;
 use super::ledger::Ledger;
@@ -13,6 +15,8 @@ pub struct AppState {
     /// Sends operations to their providers (the agent tools use it).
     pub executor: Executor,
     pub leptos_options: LeptosOptions,
+    /// Sign-in attempts per user name.
+    pub sign_in_limiter: Arc<DefaultKeyedRateLimiter<String>>,
 }
 
 impl FromRef<AppState> for LeptosOptions {

@@ -1,22 +1,20 @@
-//! The frame around every page: the header with the product name and the navigation, the main
-//! area, and a footer that checks the connection to the server once the page is interactive.
+//! The frame around every page: the header with the product name, the sections the viewer's role
+//! opens, who is signed in with a sign-out button, the main area, and a footer that checks the
+//! connection to the server once the page is interactive.
 
 use leptos::prelude::*;
 use leptos_router::components::A;
 
-use crate::api::check_connection;
-
-const SECTIONS: [(&str, &str); 6] = [
-    ("/", "Overview"),
-    ("/operations", "Operations"),
-    ("/orders", "Orders"),
-    ("/approvals", "Approvals"),
-    ("/reconcile", "Reconcile"),
-    ("/audit", "Audit"),
-];
+use crate::api::{check_connection, Viewer};
+use crate::domain::policy::Section;
+use crate::ui::widgets::ViewerResource;
 
 #[component]
 pub fn Layout(children: Children) -> impl IntoView {
+    let viewer = expect_context::<ViewerResource>();
+    let signed_in = move || {
+        Suspend::new(async move { viewer.await.ok().flatten().map(|v| view! { <SignedInBar viewer=v/> }) })
+    };
     view! {
         <a class="skip-link" href="#main">"Skip to content"</a>
         <header class="topbar">
@@ -24,19 +22,37 @@ pub fn Layout(children: Children) -> impl IntoView {
                 <span class="brand-mark" aria-hidden="true">"◆"</span>
                 "opledger"
             </a>
-            <nav aria-label="Sections">
-                <ul class="nav">
-                    {SECTIONS
-                        .into_iter()
-                        .map(|(href, label)| view! { <li><A href=href exact=true>{label}</A></li> })
-                        .collect_view()}
-                </ul>
-            </nav>
+            <Suspense fallback=|| ()>{signed_in}</Suspense>
         </header>
         <main id="main" class="page" tabindex="-1">{children()}</main>
         <footer class="footer">
-            <ConnectionCheck/>
+            <Suspense fallback=|| ()>
+                {move || Suspend::new(async move { viewer.await.ok().flatten().map(|_| view! { <ConnectionCheck/> }) })}
+            </Suspense>
         </footer>
+    }
+}
+
+#[component]
+fn SignedInBar(viewer: Viewer) -> impl IntoView {
+    let sections: Vec<Section> = Section::ALL.into_iter().filter(|s| s.allows(viewer.role)).collect();
+    view! {
+        <nav aria-label="Sections">
+            <ul class="nav">
+                {sections
+                    .into_iter()
+                    .map(|section| view! { <li><A href=section.path() exact=section == Section::Overview>{section.label()}</A></li> })
+                    .collect_view()}
+            </ul>
+        </nav>
+        <form class="whoami" method="post" action="/logout">
+            <span data-testid="whoami">
+                <strong>{viewer.name.clone()}</strong>
+                " · "{viewer.role.as_str()}" · "{viewer.tenant.clone()}
+            </span>
+            <input type="hidden" name="csrf" value=viewer.csrf.clone()/>
+            <button type="submit" class="button button-on-dark">"Sign out"</button>
+        </form>
     }
 }
 

@@ -2,3 +2,4 @@
 
 pub mod layout;
 pub mod pages;
+pub mod widgets;

@@ -1,26 +1,263 @@
-//! The console's pages as the server renders them, before any JavaScript runs.
+//! The console over HTTP, as a browser without JavaScript sees it: sign-in, sessions, CSRF, the
+//! role checks on every page and server function, tenant isolation, and the pages' content.
+
+use crate::support::{hidden_field, refund_1043, PASSWORD};
+use opledger::domain::policy::Role;
+use serde_json::json;
+
+const PAGES: [&str; 11] = [
+    "/",
+    "/operations",
+    "/operations/refund-1043-li_2",
+    "/orders",
+    "/orders/order:1043",
+    "/approvals",
+    "/reconcile",
+    "/conflicts",
+    "/audit",
+    "/admin",
+    "/no/such/page",
+];
+
+/// Every server function that reads or changes data, with arguments it accepts.
+const SERVER_FUNCTIONS: [(&str, &[(&str, &str)]); 10] = [
+    ("overview", &[]),
+    ("operations", &[("filter[state]", "unknown")]),
+    ("operation", &[("op_id", "refund-1043-li_2")]),
+    ("orders", &[]),
+    ("order", &[("subject", "order:1043")]),
+    ("conflicts", &[]),
+    ("open_section", &[("section", "audit")]),
+    ("users", &[]),
+    ("add_user", &[("csrf", "x"), ("name", "eve"), ("role", "admin"), ("password", "a long password")]),
+    ("check_connection", &[]),
+];
 
 crate::engine_tests! {
-    the_shell_is_rendered_on_the_server(app) {
-        let response = app.get("/").await;
-        assert_eq!(response.status(), 200);
-        let html = response.text().await.unwrap();
-        for section in ["Overview", "Operations", "Orders", "Approvals", "Reconcile", "Audit"] {
-            assert!(html.contains(&format!(">{section}</a>")), "navigation lacks {section}");
+    a_signed_out_visitor_is_sent_to_sign_in_and_back(app) {
+        let console = app.console();
+        for page in PAGES {
+            let response = console.get(page).await;
+            assert_eq!(response.status(), 303, "GET {page}");
+            let location = response.headers()["location"].to_str().unwrap().to_owned();
+            let expected = format!("/login?{}", serde_urlencoded::to_string([("next", page)]).unwrap());
+            assert_eq!(location, expected);
         }
-        assert!(html.contains("<title>Overview · opledger</title>"), "{html}");
-        assert!(html.contains("/pkg/opledger.js"), "the page loads the browser bundle");
-        let button = html
-            .split("<button")
-            .map(|rest| rest.split('>').next().unwrap())
-            .find(|tag| tag.contains("data-testid=\"check-connection\""))
-            .expect("the connection check button");
-        assert!(button.contains("disabled"), "the interactive button is disabled until hydration: {button}");
+        let response = console.get("/operations?state=unknown").await;
+        assert_eq!(response.headers()["location"], "/login?next=%2Foperations%3Fstate%3Dunknown");
+
+        app.add_user("acme", "sam", Role::Support).await;
+        let response = console.sign_in("sam", PASSWORD, "/operations?state=unknown").await;
+        assert_eq!(response.status(), 303);
+        assert_eq!(response.headers()["location"], "/operations?state=unknown", "back to where they were going");
+        let html = console.page("/operations?state=unknown", 200).await;
+        assert!(html.contains("<title>Operations · opledger</title>"), "{html}");
+    }
+
+    every_server_function_refuses_a_signed_out_caller(app) {
+        let console = app.console();
+        for (function, args) in SERVER_FUNCTIONS {
+            let (status, body) = console.call(function, args).await;
+            assert_eq!(status, 401, "{function}: {body}");
+            assert!(body.contains("signed_out"), "{function}: {body}");
+        }
+        let (status, body) = console.call("who_am_i", &[]).await;
+        assert_eq!((status, body.as_str()), (200, "null"), "who_am_i says nobody, and nothing else");
+        let live = console.get("/live/operations").await;
+        assert_eq!(live.status(), 401);
+    }
+
+    signing_in_checks_the_password_and_starts_a_fresh_http_only_session(app) {
+        app.add_user("acme", "maria", Role::Manager).await;
+        let console = app.console();
+        let first = console.get("/login").await;
+        let cookie_before = first.headers()["set-cookie"].to_str().unwrap().to_owned();
+        assert!(cookie_before.contains("HttpOnly"), "{cookie_before}");
+        assert!(cookie_before.contains("SameSite=Strict"), "{cookie_before}");
+        assert!(!cookie_before.contains("Secure"), "plain HTTP here: {cookie_before}");
+        let html = first.text().await.unwrap();
+        assert!(html.contains(r#"name="username""#) && html.contains(r#"name="password""#), "{html}");
+
+        let wrong = console.sign_in("maria", "not her password", "/orders").await;
+        let location = wrong.headers()["location"].to_str().unwrap().to_owned();
+        assert_eq!(location, "/login?error=invalid&username=maria&next=%2Forders");
+        let html = console.page(&location, 200).await;
+        assert!(html.contains("That name and password do not match"), "the reason in words");
+        assert!(html.contains(r#"value="maria""#), "the name is kept");
+        let unknown = console.sign_in("nobody", PASSWORD, "/").await;
+        assert!(unknown.headers()["location"].to_str().unwrap().starts_with("/login?error=invalid"), "no hint that the name does not exist");
+        assert_eq!(console.get("/orders").await.status(), 303, "still signed out");
+
+        let session_before = cookie_before.split(';').next().unwrap().to_owned();
+        let right = console.sign_in("maria", PASSWORD, "//evil.example/").await;
+        assert_eq!(right.headers()["location"], "/", "only local paths are followed");
+        let cookie_after = right.headers()["set-cookie"].to_str().unwrap().to_owned();
+        assert_ne!(cookie_after.split(';').next().unwrap(), session_before, "the session id changes at sign-in");
+        let html = console.page("/orders", 200).await;
+        assert!(html.contains("maria"), "the header says who is signed in");
+
+        let csrf = hidden_field(&html, "csrf").unwrap();
+        let refused = console.post_form("/logout", &[("csrf", "forged")]).await;
+        assert_eq!(refused.status(), 403, "sign-out needs the session's token");
+        let out = console.post_form("/logout", &[("csrf", &csrf)]).await;
+        assert_eq!(out.headers()["location"], "/login?signed_out=1");
+        assert_eq!(console.get("/orders").await.status(), 303, "signed out");
+    }
+
+    a_sign_in_without_the_forms_token_is_refused(app) {
+        app.add_user("acme", "sam", Role::Support).await;
+        let console = app.console();
+        let response = console.post_form("/login", &[("username", "sam"), ("password", PASSWORD), ("next", "/")]).await;
+        assert!(response.headers()["location"].to_str().unwrap().starts_with("/login?error=expired"));
+        assert_eq!(console.get("/").await.status(), 303);
+    }
+
+    sign_in_attempts_are_rate_limited_per_name(app) {
+        app.add_user("acme", "sam", Role::Support).await;
+        let console = app.console();
+        for _ in 0..5 {
+            let response = console.sign_in("sam", "wrong password", "/").await;
+            assert!(response.headers()["location"].to_str().unwrap().contains("error=invalid"));
+        }
+        let limited = console.sign_in("sam", PASSWORD, "/").await;
+        assert!(limited.headers()["location"].to_str().unwrap().contains("error=too_many"), "even the right password waits");
+        let html = console.page(limited.headers()["location"].to_str().unwrap(), 200).await;
+        assert!(html.contains("Too many attempts"));
+    }
+
+    roles_are_checked_on_the_server_for_pages_and_functions(app) {
+        let support = app.signed_in("sam", Role::Support).await;
+        for page in ["/admin", "/approvals", "/audit"] {
+            let html = support.page(page, 403).await;
+            assert!(html.contains("Your role does not allow this"), "{page}");
+        }
+        let (status, body) = support.call("users", &[]).await;
+        assert_eq!(status, 403, "{body}");
+        let csrf = support.csrf().await;
+        let (status, _) = support.call("add_user", &[("csrf", &csrf), ("name", "eve"), ("role", "admin"), ("password", PASSWORD)]).await;
+        assert_eq!(status, 403, "a support user cannot add an admin");
+        let nav = support.page("/", 200).await;
+        assert!(!nav.contains(r#"href="/admin""#), "and is not shown the link");
+
+        let auditor = app.signed_in("ada", Role::Auditor).await;
+        auditor.page("/audit", 200).await;
+        auditor.page("/admin", 403).await;
+
+        let admin = app.signed_in("alex", Role::Admin).await;
+        let html = admin.page("/admin", 200).await;
+        assert!(html.contains("sam") && html.contains("ada"), "the tenant's users");
+        let csrf = admin.csrf().await;
+        let (status, body) = admin.call("add_user", &[("csrf", "stale"), ("name", "eve"), ("role", "support"), ("password", PASSWORD)]).await;
+        assert_eq!(status, 403, "{body}");
+        assert!(body.contains("form_expired"), "{body}");
+        let (status, body) = admin.call("add_user", &[("csrf", &csrf), ("name", "eve"), ("role", "support"), ("password", "short")]).await;
+        assert_eq!(status, 422, "{body}");
+        assert!(body.contains("at least 10 characters"), "{body}");
+        let (status, body) = admin.call("add_user", &[("csrf", &csrf), ("name", "eve"), ("role", "support"), ("password", PASSWORD)]).await;
+        assert_eq!(status, 200, "{body}");
+        let eve = app.console();
+        assert_eq!(eve.sign_in("eve", PASSWORD, "/").await.headers()["location"], "/");
+    }
+
+    a_user_sees_only_their_tenants_operations(app) {
+        assert_eq!(app.register(&refund_1043(38000)).await.0, 201);
+        let acme = app.signed_in("sam", Role::Support).await;
+        let html = acme.page("/operations", 200).await;
+        assert!(html.contains("refund-1043-li_2"), "{html}");
+        let html = acme.page("/operations/refund-1043-li_2", 200).await;
+        assert!(html.contains("TWD 380.00") && html.contains("pi_1043"), "{html}");
+
+        app.add_user("globex", "gina", Role::Admin).await;
+        let globex = app.console();
+        globex.sign_in("gina", PASSWORD, "/").await;
+        let html = globex.page("/operations", 200).await;
+        assert!(!html.contains("refund-1043-li_2"));
+        assert!(html.contains("No operations yet"), "an empty state that says what to do");
+        let html = globex.page("/operations/refund-1043-li_2", 404).await;
+        assert!(html.contains("no operation refund-1043-li_2 in tenant globex"), "{html}");
+        globex.page("/orders/order:1043", 404).await;
+        let (status, _) = globex.call("operation", &[("op_id", "refund-1043-li_2")]).await;
+        assert_eq!(status, 404, "the function refuses too");
+    }
+
+    the_list_pages_with_keysets_and_keeps_filters_in_the_url(app) {
+        for n in 0..55 {
+            let mut body = refund_1043(100 + n);
+            body["op_id"] = json!(format!("refund-9{n:03}-li_1"));
+            body["subject"] = json!(format!("order:9{n:03}"));
+            assert_eq!(app.register(&body).await.0, 201);
+        }
+        assert_eq!(app.begin_attempt("refund-9007-li_1").await.0, 201);
+        assert_eq!(app.report("refund-9007-li_1", 1, &json!({"outcome": "timeout"})).await.0, 200);
+
+        let console = app.signed_in("sam", Role::Support).await;
+        let rows = |html: &str| html.matches(r#"data-testid="operation-row""#).count();
+        let html = console.page("/operations", 200).await;
+        assert_eq!(rows(&html), 50);
+        assert!(html.contains("refund-9054-li_1"), "newest first");
+        let next = html.split(r#"data-testid="next-page""#).next().unwrap().rsplit("href=\"").next().unwrap().split('"').next().unwrap().replace("&amp;", "&");
+        assert!(next.starts_with("/operations?after="), "{next}");
+        let html = console.page(&next, 200).await;
+        assert_eq!(rows(&html), 5);
+        assert!(html.contains("refund-9000-li_1") && !html.contains("refund-9054-li_1"));
+        assert!(!html.contains("next-page"), "the last page");
+
+        let html = console.page("/operations?state=unknown", 200).await;
+        assert_eq!(rows(&html), 1);
+        assert!(html.contains("refund-9007-li_1"));
+        assert!(html.contains(r#"<option value="unknown" selected"#), "the filter shows what is applied");
+        let html = console.page("/operations?q=refund-9003-li_1", 200).await;
+        assert_eq!(rows(&html), 1);
+        let html = console.page("/operations?subject=order:9001&state=succeeded", 200).await;
+        assert!(html.contains("No operation matches these filters"));
+        let html = console.page("/operations?state=lost", 422).await;
+        assert!(html.contains("There is no state named “lost”"), "{html}");
+        let html = console.page("/operations?from=yesterday", 422).await;
+        assert!(html.contains("is not a time"));
+    }
+
+    the_pages_show_the_operation_its_order_and_conflicts(app) {
+        assert_eq!(app.register(&refund_1043(38000)).await.0, 201);
+        assert_eq!(app.register(&refund_1043(20000)).await.0, 409);
+        assert_eq!(app.begin_attempt("refund-1043-li_2").await.0, 201);
+        assert_eq!(app.report("refund-1043-li_2", 1, &json!({"outcome": "timeout"})).await.0, 200);
+        let console = app.signed_in("sam", Role::Support).await;
+
+        let html = console.page("/operations/refund-1043-li_2", 200).await;
+        for expected in ["data-testid=\"attempts\"", "timeout", "refund-1043-li_2", "Fingerprint", "left", "1 refused", "Re-send with the same key"] {
+            assert!(html.contains(expected), "detail lacks {expected}");
+        }
+        let html = console.page("/orders/order:1043", 200).await;
+        assert!(html.contains("pending confirmation"), "{html}");
+        let html = console.page("/conflicts", 200).await;
+        assert!(html.contains("data-testid=\"diff\""));
+        assert!(html.contains("38000") && html.contains("20000"), "stored and requested side by side");
+        let html = console.page("/", 200).await;
+        assert!(html.contains("<svg"), "charts are drawn on the server");
+        assert!(html.contains(r#"data-testid="count-unknown""#));
+        let html = console.page("/orders", 200).await;
+        assert!(html.contains("order:1043"));
+    }
+
+    live_updates_announce_changes_to_the_tenants_operations(app) {
+        use futures::StreamExt;
+        let console = app.signed_in("sam", Role::Support).await;
+        let response = console.get("/live/operations").await;
+        assert_eq!(response.status(), 200);
+        assert_eq!(response.headers()["content-type"], "text/event-stream");
+        let mut stream = response.bytes_stream();
+        assert_eq!(app.register(&refund_1043(38000)).await.0, 201);
+        let mut received = String::new();
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !received.contains("event: changed") {
+            let chunk = tokio::time::timeout_at(deadline, stream.next()).await.expect("an event within 10 s");
+            received.push_str(&String::from_utf8_lossy(&chunk.unwrap().unwrap()));
+        }
     }
 
     an_unknown_address_is_a_404_page(app) {
-        let response = app.get("/no/such/page").await;
-        assert_eq!(response.status(), 404);
-        assert!(response.text().await.unwrap().contains("Page not found"));
+        let console = app.signed_in("sam", Role::Support).await;
+        let html = console.page("/no/such/page", 404).await;
+        assert!(html.contains("Page not found"));
     }
 }

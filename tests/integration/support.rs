@@ -229,6 +229,103 @@ impl TestApp {
     }
 }
 
+/// A browser-like client with its own cookie jar, signed in (or not) to the console.
+pub struct Console {
+    pub client: reqwest::Client,
+    base: String,
+}
+
+/// The value of the first `name="<field>" value="…"` in `html`.
+pub fn hidden_field(html: &str, field: &str) -> Option<String> {
+    let marker = format!("name=\"{field}\" value=\"");
+    let start = html.find(&marker)? + marker.len();
+    Some(html[start..].split('"').next()?.to_owned())
+}
+
+impl Console {
+    pub async fn get(&self, path: &str) -> reqwest::Response {
+        let started = std::time::Instant::now();
+        let response = self.client.get(format!("{}{path}", self.base)).send().await;
+        response.unwrap_or_else(|e| panic!("GET {path} failed after {:?}: {e}", started.elapsed()))
+    }
+
+    /// The page's HTML, asserting its status.
+    pub async fn page(&self, path: &str, status: u16) -> String {
+        let response = self.get(path).await;
+        assert_eq!(response.status().as_u16(), status, "GET {path}");
+        response.text().await.expect("body")
+    }
+
+    pub async fn post_form(&self, path: &str, form: &[(&str, &str)]) -> reqwest::Response {
+        self.client.post(format!("{}{path}", self.base)).form(form).send().await.expect("request")
+    }
+
+    /// Calls a server function; the status and the body.
+    pub async fn call(&self, function: &str, form: &[(&str, &str)]) -> (u16, String) {
+        let response = self.post_form(&format!("/rpc/{function}"), form).await;
+        (response.status().as_u16(), response.text().await.expect("body"))
+    }
+
+    /// The CSRF token the sign-in page carries.
+    pub async fn login_token(&self) -> String {
+        let html = self.page("/login", 200).await;
+        hidden_field(&html, "csrf").expect("the sign-in form carries a CSRF token")
+    }
+
+    /// Signs in; the response (a redirect).
+    pub async fn sign_in(&self, name: &str, password: &str, next: &str) -> reqwest::Response {
+        let csrf = self.login_token().await;
+        self.post_form(
+            "/login",
+            &[("username", name), ("password", password), ("csrf", &csrf), ("next", next)],
+        )
+        .await
+    }
+
+    /// The CSRF token of the signed-in session, from the sign-out form every page carries.
+    pub async fn csrf(&self) -> String {
+        hidden_field(&self.page("/conflicts", 200).await, "csrf").expect("a sign-out form")
+    }
+}
+
+pub const PASSWORD: &str = "a long test password";
+
+impl TestApp {
+    /// A client with an empty cookie jar that does not follow redirects.
+    pub fn console(&self) -> Console {
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .cookie_store(true)
+            .timeout(std::time::Duration::from_secs(30))
+            .build()
+            .expect("client");
+        Console { client, base: format!("http://{}", self.addr) }
+    }
+
+    /// Adds the user `name` with `role` to `tenant` (password [`PASSWORD`]).
+    pub async fn add_user(&self, tenant: &str, name: &str, role: opledger::domain::policy::Role) {
+        opledger::server::accounts::add_user(
+            self.ledger.store().as_ref(),
+            &TenantId::parse(tenant).unwrap(),
+            name,
+            role,
+            PASSWORD,
+            "test",
+        )
+        .await
+        .expect("user added");
+    }
+
+    /// A console signed in as a new user `name` of tenant `acme` with `role`.
+    pub async fn signed_in(&self, name: &str, role: opledger::domain::policy::Role) -> Console {
+        self.add_user("acme", name, role).await;
+        let console = self.console();
+        let response = console.sign_in(name, PASSWORD, "/").await;
+        assert_eq!(response.headers()["location"], "/", "{name} signs in");
+        console
+    }
+}
+
 /// The refund of line item 2 of order 1043: TWD 380.00 on payment intent pi_1043.
 pub fn refund_1043(amount_minor: i64) -> Value {
     serde_json::json!({

@@ -3,6 +3,7 @@
 //! database URL. All SQL lives below this module; each engine has its own migrations folder with
 //! the same numbering and meaning.
 
+mod console_sql;
 mod postgres;
 pub mod records;
 mod sql;
@@ -17,9 +18,11 @@ pub use sqlite::SqliteStore;
 
 use crate::domain::audit::{AuditEntry, AuditRecord};
 use crate::domain::ids::{OpId, TenantId};
+use crate::domain::machine::State;
 use records::{
-    ApiTokenRecord, ConflictRecord, NewApiToken, NewConflict, NewOperation, OperationChange,
-    OperationHistory, OperationRecord, Registered,
+    ApiTokenRecord, ConflictRecord, ConflictWithStored, NewApiToken, NewConflict, NewOperation, NewUser,
+    OperationChange, OperationHistory, OperationListItem, OperationQuery, OperationRecord, Registered,
+    StateChange, UserRecord,
 };
 
 /// The database engine behind a store.
@@ -80,7 +83,7 @@ impl From<sqlx::Error> for StoreError {
 }
 
 #[async_trait]
-pub trait Store: Send + Sync {
+pub trait Store: ConsoleStore + Send + Sync {
     fn backend(&self) -> Backend;
 
     /// Applies the migrations this build knows and the database has not seen.
@@ -157,6 +160,102 @@ pub trait Store: Send + Sync {
 
     /// A tenant's whole audit chain in order.
     async fn audit_chain(&self, tenant: &TenantId) -> Result<Vec<AuditRecord>, StoreError>;
+}
+
+/// What the console needs besides the ledger: users, sessions and the reads behind its pages.
+/// Every [`Store`] is one.
+#[async_trait]
+pub trait ConsoleStore: Send + Sync {
+    /// Stores a console user (creating its tenant if needed) with its audit entry; `Conflict`
+    /// when the name is taken.
+    async fn create_user(&self, user: NewUser, audit: AuditEntry) -> Result<(), StoreError>;
+
+    /// The user who signs in as `name`, in any tenant.
+    async fn find_user(&self, name: &str) -> Result<Option<UserRecord>, StoreError>;
+
+    async fn tenant_users(&self, tenant: &TenantId) -> Result<Vec<UserRecord>, StoreError>;
+
+    /// Stores a new session; `false` when a session with this id hash exists already.
+    async fn create_session(
+        &self,
+        id_hash: &str,
+        data: &str,
+        expires_at: DateTime<Utc>,
+    ) -> Result<bool, StoreError>;
+
+    /// Creates or replaces a session.
+    async fn save_session(
+        &self,
+        id_hash: &str,
+        data: &str,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), StoreError>;
+
+    /// A session's data, unless it has expired by `now`.
+    async fn load_session(&self, id_hash: &str, now: DateTime<Utc>) -> Result<Option<String>, StoreError>;
+
+    async fn delete_session(&self, id_hash: &str) -> Result<(), StoreError>;
+
+    /// Removes the sessions that expired by `now`; returns how many.
+    async fn delete_expired_sessions(&self, now: DateTime<Utc>) -> Result<u64, StoreError>;
+
+    /// One page of the operations list (see [`OperationQuery`]).
+    async fn list_operations(
+        &self,
+        tenant: &TenantId,
+        query: &OperationQuery,
+    ) -> Result<Vec<OperationListItem>, StoreError>;
+
+    /// How many of the tenant's operations are in each state (states with none are left out).
+    async fn count_by_state(&self, tenant: &TenantId) -> Result<Vec<(State, u64)>, StoreError>;
+
+    /// When the tenant's operations last changed.
+    async fn latest_change(&self, tenant: &TenantId) -> Result<Option<DateTime<Utc>>, StoreError>;
+
+    /// Operations created since `since`, counted per hour of creation and current state.
+    async fn outcomes_per_hour(
+        &self,
+        tenant: &TenantId,
+        since: DateTime<Utc>,
+    ) -> Result<Vec<(DateTime<Utc>, State, u64)>, StoreError>;
+
+    /// Up to `limit` operations in any of `states`, the longest unchanged first.
+    async fn operations_in_states(
+        &self,
+        tenant: &TenantId,
+        states: &[State],
+        limit: u32,
+    ) -> Result<Vec<OperationListItem>, StoreError>;
+
+    /// The state changes in the audit trail since `since`, in order.
+    async fn state_changes(
+        &self,
+        tenant: &TenantId,
+        since: DateTime<Utc>,
+    ) -> Result<Vec<StateChange>, StoreError>;
+
+    /// The most recently changed subjects, only those with an operation not `succeeded` when
+    /// `unsettled_only`.
+    async fn subjects(
+        &self,
+        tenant: &TenantId,
+        unsettled_only: bool,
+        limit: u32,
+    ) -> Result<Vec<String>, StoreError>;
+
+    /// The operations of the given subjects, oldest first, with their external ids.
+    async fn subjects_operations(
+        &self,
+        tenant: &TenantId,
+        subjects: &[String],
+    ) -> Result<Vec<OperationListItem>, StoreError>;
+
+    /// The most recent refused conflicting requests, each with the stored operation's parameters.
+    async fn recent_conflicts(
+        &self,
+        tenant: &TenantId,
+        limit: u32,
+    ) -> Result<Vec<ConflictWithStored>, StoreError>;
 }
 
 /// Opens the store that `url` names: `sqlite://FILE` or `postgres://…` (`postgresql://` too).

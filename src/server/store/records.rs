@@ -1,13 +1,15 @@
 //! What the store takes and gives back: operations, attempts, external references, conflicts,
-//! tokens and the changes the ledger service commits.
+//! tokens, console users, the console's list rows and the changes the ledger service commits.
 
 use chrono::{DateTime, Utc};
 
 use crate::domain::{
     audit::{AuditEntry, AuditRecord},
     ids::{Actor, OpId, TenantId},
-    machine::{Event, Snapshot},
+    machine::{Event, Snapshot, State},
+    money::Money,
     params::{CanonicalParams, FieldDiff, Fingerprint},
+    policy::Role,
 };
 
 /// An operation to record for the first time.
@@ -162,4 +164,76 @@ pub struct ApiTokenRecord {
     pub id: String,
     pub tenant: TenantId,
     pub name: String,
+}
+
+/// A person who signs in to the console, to be stored.
+#[derive(Debug, Clone)]
+pub struct NewUser {
+    pub id: String,
+    pub tenant: TenantId,
+    pub name: String,
+    pub role: Role,
+    /// An Argon2 PHC string; the password itself is never stored.
+    pub password_hash: String,
+    pub at: DateTime<Utc>,
+}
+
+/// A stored console user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserRecord {
+    pub id: String,
+    pub tenant: TenantId,
+    pub name: String,
+    pub role: Role,
+    pub password_hash: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// Which operations the console's list shows: every filter is optional; rows come newest first,
+/// strictly after `after` (the last row of the previous page) when given.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OperationQuery {
+    pub state: Option<State>,
+    pub kind: Option<String>,
+    pub provider: Option<String>,
+    pub subject: Option<String>,
+    /// An op id or an external id, matched exactly.
+    pub search: Option<String>,
+    pub created_from: Option<DateTime<Utc>>,
+    pub created_before: Option<DateTime<Utc>>,
+    pub after: Option<(DateTime<Utc>, OpId)>,
+    pub limit: u32,
+}
+
+/// One row of the console's operations list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OperationListItem {
+    pub op_id: OpId,
+    pub kind: String,
+    pub subject: String,
+    pub provider: String,
+    pub state: State,
+    pub amount: Option<Money>,
+    pub attempts: u32,
+    pub external_ids: Vec<String>,
+    pub compensates: Option<OpId>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// A state change found in the audit trail, for the time-to-settle chart.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateChange {
+    pub op_id: String,
+    pub at: DateTime<Utc>,
+    pub from_state: Option<String>,
+    pub to_state: Option<String>,
+}
+
+/// A refused conflicting request with the parameters of the operation it collided with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConflictWithStored {
+    pub conflict: ConflictRecord,
+    pub stored_params: serde_json::Value,
+    pub stored_state: State,
 }

@@ -329,7 +329,8 @@ macro_rules! sql_store {
     ($store:ty, $db:ty, $backend:expr, $migrations:literal, begin = $begin:path, lock_tenant = $lock_tenant:literal, skip_locked = $skip_locked:literal) => {
         use $crate::domain::audit::{AuditEntry, AuditRecord};
         use $crate::domain::ids::{OpId, TenantId};
-        use $crate::domain::machine::Event;
+        use $crate::domain::machine::{Event, State};
+        use $crate::server::store::console_sql::*;
         use $crate::server::store::records::*;
         use $crate::server::store::sql::*;
         use $crate::server::store::{Backend, Store, StoreError};
@@ -358,6 +359,46 @@ macro_rules! sql_store {
                 .bind(columns.last_attempt)
                 .bind(columns.last_failure)
                 .bind(columns.cancel_requested)
+        }
+
+        /// Binds the values of a query built from optional filters, in order.
+        fn bind_values<'q, O>(
+            mut query: sqlx::query::QueryAs<'q, $db, O, <$db as sqlx::Database>::Arguments<'q>>,
+            values: Vec<SqlValue>,
+        ) -> sqlx::query::QueryAs<'q, $db, O, <$db as sqlx::Database>::Arguments<'q>> {
+            for value in values {
+                query = match value {
+                    SqlValue::Text(text) => query.bind(text),
+                    SqlValue::Int(number) => query.bind(number),
+                };
+            }
+            query
+        }
+
+        /// Fills in the external ids of the listed operations with one query.
+        async fn fill_external_ids(
+            pool: &sqlx::Pool<$db>,
+            tenant: &TenantId,
+            items: &mut [OperationListItem],
+        ) -> Result<(), StoreError> {
+            if items.is_empty() {
+                return Ok(());
+            }
+            let ids: Vec<String> = items.iter().map(|item| item.op_id.as_str().to_owned()).collect();
+            let text = in_list(
+                "select op_id, external_id from external_refs",
+                tenant,
+                "op_id",
+                &ids,
+                "order by recorded_at_us, external_id",
+            );
+            let rows: Vec<(String, String)> = bind_values(sqlx::query_as(&text.sql), text.values).fetch_all(pool).await?;
+            for (op_id, external_id) in rows {
+                if let Some(item) = items.iter_mut().find(|item| item.op_id.as_str() == op_id) {
+                    item.external_ids.push(external_id);
+                }
+            }
+            Ok(())
         }
 
         async fn load_in(tx: &mut Tx, tenant: &TenantId, op_id: &OpId) -> Result<Option<OperationRecord>, StoreError> {
@@ -813,6 +854,8 @@ macro_rules! sql_store {
                 rows.into_iter().map(AuditRow::into_record).collect()
             }
         }
+
+        $crate::server::store::console_sql::console_store!($store, $db, begin = $begin, lock_tenant = $lock_tenant);
     };
 }
 

@@ -1,0 +1,167 @@
+//! The operations list at a million operations: how long the server takes to answer the first
+//! page, a filtered page and a later page, on SQLite and (when it is running) PostgreSQL.
+//!
+//! Run with `cargo bench --features ssr --bench operations_list` (or `scripts/bench.sh`). It
+//! fills a fresh database with 1,000,000 operations of one tenant in one statement, signs in, and
+//! times two things, each as the median of 41 runs after 3 warm-ups: the store's query alone, and
+//! the whole `GET /operations` as a signed-in browser gets it (session lookup, role check, query,
+//! server-side rendering of the 50 rows), measured from the client over loopback.
+
+use opledger::domain::{ids::TenantId, policy::Role};
+use opledger::server::accounts::add_user;
+use opledger::server::startup::{Application, Settings};
+use opledger::server::store::records::OperationQuery;
+use opledger::server::store::Store;
+use std::time::{Duration, Instant};
+
+const OPERATIONS: u64 = 1_000_000;
+const RUNS: usize = 41;
+const PASSWORD: &str = "benchmark password";
+
+fn fill_sql(postgres: bool) -> String {
+    let (series, cancel) = if postgres {
+        (format!("from generate_series(0, {}) as n(i)", OPERATIONS - 1), "false")
+    } else {
+        (String::new(), "0")
+    };
+    let select = format!(
+        "select 'bench', 'refund-' || i || '-li_1', case when i % 7 = 0 then 'create_aftersale' else 'refund' end, \
+         'order:' || (i / 3), case when i % 7 = 0 then 'sandbox' else 'stripe' end, \
+         '{{\"amount\":{{\"currency\":\"TWD\",\"minor\":38000}}}}', 'bench', 38000, 'TWD', \
+         case i % 20 when 0 then 'unknown' when 1 then 'rejected' when 2 then 'needs_review' else 'succeeded' end, \
+         'refund-' || i || '-li_1', 86400, 'bench-agent', {cancel}, 1, \
+         1700000000000000 + i * 1000, 1700000000000000 + i * 1000 {series}"
+    );
+    let insert = "insert into operations (tenant, op_id, kind, subject, provider, params, fingerprint, amount_minor, \
+         amount_currency, state, idempotency_key, key_retention_s, requested_by, cancel_requested, version, \
+         created_at_us, updated_at_us)";
+    if postgres {
+        format!("{insert} {select}")
+    } else {
+        format!(
+            "with recursive n(i) as (select 0 union all select i + 1 from n where i < {}) {insert} {select} from n",
+            OPERATIONS - 1
+        )
+    }
+}
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+async fn time<F, Fut>(mut run: F) -> Duration
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    for _ in 0..3 {
+        run().await;
+    }
+    let mut samples = Vec::with_capacity(RUNS);
+    for _ in 0..RUNS {
+        let started = Instant::now();
+        run().await;
+        samples.push(started.elapsed());
+    }
+    median(samples)
+}
+
+fn ms(duration: Duration) -> String {
+    format!("{:.2} ms", duration.as_secs_f64() * 1000.0)
+}
+
+async fn bench(engine: &str, url: &str) {
+    let settings = Settings::new(url, "127.0.0.1:0".parse().unwrap());
+    let application = Application::build(settings).await.expect("the application starts");
+    let store = application.ledger().store().clone();
+    let tenant = TenantId::parse("bench").unwrap();
+    add_user(store.as_ref(), &tenant, "bench.support", Role::Support, PASSWORD, "bench").await.unwrap();
+    let filled = Instant::now();
+    fill(engine, url).await;
+    eprintln!("{engine}: filled {OPERATIONS} operations in {:.1} s", filled.elapsed().as_secs_f64());
+
+    let query = OperationQuery { limit: 51, ..OperationQuery::default() };
+    let first = store.list_operations(&tenant, &query).await.unwrap();
+    let last = first.last().unwrap();
+    let later = OperationQuery { after: Some((last.created_at, last.op_id.clone())), ..query.clone() };
+    let unknown = OperationQuery { state: opledger::domain::machine::State::parse("unknown"), ..query.clone() };
+    let store_ref: &dyn Store = store.as_ref();
+    let q_first = time(|| async { store_ref.list_operations(&tenant, &query).await.unwrap(); }).await;
+    let q_later = time(|| async { store_ref.list_operations(&tenant, &later).await.unwrap(); }).await;
+    let q_unknown = time(|| async { store_ref.list_operations(&tenant, &unknown).await.unwrap(); }).await;
+
+    let addr = application.local_addr();
+    tokio::spawn(application.run_until(std::future::pending()));
+    let client = reqwest::Client::builder()
+        .cookie_store(true)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let base = format!("http://{addr}");
+    let login = client.get(format!("{base}/login")).send().await.unwrap().text().await.unwrap();
+    let marker = "name=\"csrf\" value=\"";
+    let start = login.find(marker).expect("a CSRF field") + marker.len();
+    let csrf = login[start..].split('"').next().unwrap().to_owned();
+    let signed_in = client
+        .post(format!("{base}/login"))
+        .form(&[("username", "bench.support"), ("password", PASSWORD), ("csrf", &csrf), ("next", "/")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(signed_in.headers()["location"], "/", "signed in");
+    let page = |path: &'static str| {
+        let client = client.clone();
+        let url = format!("{base}{path}");
+        move || {
+            let client = client.clone();
+            let url = url.clone();
+            async move {
+                let response = client.get(&url).send().await.unwrap();
+                assert_eq!(response.status(), 200);
+                let html = response.text().await.unwrap();
+                assert!(html.contains("operation-row"));
+            }
+        }
+    };
+    let p_first = time(page("/operations")).await;
+    let p_unknown = time(page("/operations?state=unknown")).await;
+    println!("| {engine} | first page | {} | {} |", ms(q_first), ms(p_first));
+    println!("| {engine} | state = unknown | {} | {} |", ms(q_unknown), ms(p_unknown));
+    println!("| {engine} | a later page (keyset) | {} | — |", ms(q_later));
+}
+
+async fn fill(engine: &str, url: &str) {
+    use sqlx::Connection;
+    if engine == "postgres" {
+        let mut connection = sqlx::PgConnection::connect(url).await.unwrap();
+        sqlx::query(&fill_sql(true)).execute(&mut connection).await.unwrap();
+        sqlx::query("analyze operations").execute(&mut connection).await.unwrap();
+    } else {
+        let mut connection = sqlx::SqliteConnection::connect(url).await.unwrap();
+        sqlx::query(&fill_sql(false)).execute(&mut connection).await.unwrap();
+        sqlx::query("analyze").execute(&mut connection).await.unwrap();
+    }
+}
+
+#[tokio::main]
+async fn main() {
+    let dir = tempfile::tempdir().unwrap();
+    println!("| engine | list | store query (median) | GET /operations, whole request (median) |");
+    println!("|---|---|---|---|");
+    bench("sqlite", &format!("sqlite://{}", dir.path().join("bench.db").display())).await;
+
+    let admin_url = std::env::var("OPLEDGER_TEST_POSTGRES_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
+    use sqlx::Connection;
+    match sqlx::PgConnection::connect(&admin_url).await {
+        Ok(mut admin) => {
+            let name = format!("opledger_bench_{}", std::process::id());
+            sqlx::query(&format!("create database {name}")).execute(&mut admin).await.unwrap();
+            let base = admin_url.rsplit_once('/').map_or(admin_url.as_str(), |(base, _)| base);
+            bench("postgres", &format!("{base}/{name}")).await;
+            sqlx::query(&format!("drop database {name} with (force)")).execute(&mut admin).await.unwrap();
+        }
+        Err(error) => eprintln!("PostgreSQL not measured: {error}"),
+    }
+}

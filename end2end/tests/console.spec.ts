@@ -1,0 +1,135 @@
+// The review console on the demo data, walked by each role: find an unknown operation, read its
+// attempts and external ids, open a partial-success order and a conflict, follow live updates,
+// and be refused what the role does not open. Every page is photographed into screenshots/.
+import { execFileSync } from "node:child_process";
+import { expect, test } from "@playwright/test";
+import { signIn, USERS, waitForDemo, watchErrors } from "./helpers";
+
+const binary = process.env.OPLEDGER_E2E_BIN ?? "../target/debug/opledger";
+const database = "sqlite://.e2e-data/e2e.db";
+
+test.describe.configure({ mode: "serial" });
+
+test.beforeAll(async ({ browser }) => {
+  test.setTimeout(120_000);
+  const page = await browser.newPage();
+  await signIn(page, USERS.support);
+  await waitForDemo(page);
+  await page.close();
+});
+
+test("support finds an unknown refund, reads its attempts, and sees the order and the conflict", async ({ page }) => {
+  const problems = watchErrors(page);
+  await signIn(page, USERS.support);
+  await page.screenshot({ path: "screenshots/overview.png", fullPage: true });
+
+  await page.getByRole("link", { name: "Operations" }).click();
+  await page.getByTestId("filter-state").selectOption("unknown");
+  await page.getByTestId("apply-filters").click();
+  await expect(page).toHaveURL(/\/operations\?state=unknown/);
+  const rows = page.getByTestId("operation-row");
+  await expect(rows.first()).toBeVisible();
+  await expect(page.locator('[data-testid="operation-row"]:not([data-state="unknown"])')).toHaveCount(0);
+  await page.screenshot({ path: "screenshots/operations-unknown.png", fullPage: true });
+
+  await page.goBack();
+  await expect(page).toHaveURL(/\/operations$/);
+  await page.goForward();
+  await expect(page).toHaveURL(/state=unknown/);
+
+  await page.getByRole("link", { name: "refund-1043-li_2" }).click();
+  await expect(page.getByTestId("op-id")).toHaveText("refund-1043-li_2");
+  await expect(page.getByTestId("attempts")).toContainText("refund-1043-li_2");
+  await expect(page.getByTestId("attempts")).toContainText("timeout");
+  await expect(page.getByTestId("key-validity")).toContainText("left");
+  await expect(page.getByTestId("allowed-actions")).toContainText("Re-send with the same key");
+  await page.screenshot({ path: "screenshots/operation-unknown.png", fullPage: true });
+
+  await page.goto("/operations/refund-A1042-li_1");
+  await expect(page.getByTestId("external-ids")).toContainText(/re_/);
+  await page.screenshot({ path: "screenshots/operation-succeeded.png", fullPage: true });
+
+  await page.getByRole("link", { name: "Orders" }).first().click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Orders");
+  await page.screenshot({ path: "screenshots/orders.png", fullPage: true });
+  await page.getByRole("link", { name: "order:2002" }).first().click();
+  await expect(page.getByTestId("order-status")).toHaveText("partial success");
+  await expect(page.getByTestId("effects-in-force")).toContainText("aftersale-2002-li_1");
+  await page.screenshot({ path: "screenshots/order-partial-success.png", fullPage: true });
+
+  await page.goto("/orders/order:1051");
+  await expect(page.getByTestId("order-operations")).toContainText("cancel-aftersale-1051-li_2");
+  await expect(page.getByTestId("order-operations")).toContainText("aftersale-1051-li_2");
+
+  await page.getByRole("link", { name: "Conflicts" }).click();
+  const conflict = page.getByTestId("conflict").first();
+  await expect(conflict).toContainText("refund-A1042-li_1");
+  await expect(conflict.getByTestId("diff")).toContainText("20000");
+  await page.screenshot({ path: "screenshots/conflicts.png", fullPage: true });
+
+  const admin = await page.goto("/admin");
+  expect(admin?.status()).toBe(403);
+  await expect(page.getByTestId("error")).toContainText("Your role does not allow this");
+  await expect(page.getByRole("link", { name: "Admin" })).toHaveCount(0);
+  expect(problems).toEqual([]);
+});
+
+test("a new operation appears in an open list without a reload", async ({ page }) => {
+  await signIn(page, USERS.support, "/operations");
+  await expect(page.getByTestId("live")).toHaveText(/Live/);
+  await page.evaluate(() => ((window as unknown as { untouched: boolean }).untouched = true));
+  const token = execFileSync(binary, ["token", "create", "--database-url", database, "--tenant", "demo", "--name", `e2e-${Date.now()}`], { encoding: "utf8" }).trim();
+  const response = await page.request.post("/api/v1/operations", {
+    headers: { authorization: `Bearer ${token}` },
+    data: {
+      op_id: "refund-2002-li_9-live",
+      kind: "refund",
+      subject: "order:2002",
+      provider: "stripe",
+      params: { amount: { minor: 500, currency: "USD" } },
+      requested_by: "e2e",
+    },
+  });
+  expect(response.status()).toBe(201);
+  await expect(page.getByRole("link", { name: "refund-2002-li_9-live" })).toBeVisible({ timeout: 10_000 });
+  expect(await page.evaluate(() => (window as unknown as { untouched?: boolean }).untouched)).toBe(true);
+});
+
+test("a manager sees approvals; an auditor reads the audit section but not admin", async ({ browser }) => {
+  const manager = await browser.newPage();
+  await signIn(manager, USERS.manager);
+  expect((await manager.goto("/approvals"))?.status()).toBe(200);
+  await expect(manager.getByRole("heading", { level: 1 })).toHaveText("Approvals");
+  await manager.close();
+
+  const auditor = await browser.newPage();
+  await signIn(auditor, USERS.auditor);
+  expect((await auditor.goto("/audit"))?.status()).toBe(200);
+  expect((await auditor.goto("/admin"))?.status()).toBe(403);
+  await auditor.close();
+});
+
+test("an admin lists the users and adds one without a reload", async ({ page }) => {
+  const problems = watchErrors(page);
+  await signIn(page, USERS.admin, "/admin");
+  await expect(page.getByTestId("users")).toContainText(USERS.support);
+  const name = `new.support.${Date.now()}`;
+  await page.getByLabel("Name", { exact: true }).fill(name);
+  await page.getByLabel("Role").selectOption("support");
+  await page.getByLabel(/^Password/).fill("a long enough password");
+  await page.getByRole("button", { name: "Add user" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "can now sign in" })).toBeVisible();
+  await expect(page.getByTestId("users")).toContainText(name);
+  await page.screenshot({ path: "screenshots/admin.png", fullPage: true });
+  expect(problems).toEqual([]);
+});
+
+test("the overview and lists read well on a narrow screen", async ({ browser }) => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  const page = await context.newPage();
+  await signIn(page, USERS.support);
+  await page.screenshot({ path: "screenshots/overview-narrow.png", fullPage: true });
+  await page.goto("/operations");
+  await page.screenshot({ path: "screenshots/operations-narrow.png", fullPage: true });
+  await context.close();
+});

@@ -1,0 +1,200 @@
+//! One operation: its canonical parameters and fingerprint, the state timeline, every attempt,
+//! the external ids with links to the provider's dashboard, how long the downstream key stays
+//! valid, approvals, linked compensations, its audit trail, and the actions its state allows the
+//! viewer.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::use_params_map;
+
+use crate::api::{operation, AuditView, LinkedOperation, OperationDetail};
+use crate::ui::widgets::{ErrorPanel, Loading, StateBadge, Time};
+
+#[component]
+pub fn OperationPage() -> impl IntoView {
+    let params = use_params_map();
+    let op_id = move || params.with(|p| p.get("op_id").unwrap_or_default());
+    let detail = Resource::new(op_id, operation);
+    view! {
+        <Title text=op_id()/>
+        <p class="breadcrumb"><a href="/operations">"Operations"</a>" / "</p>
+        <Suspense fallback=Loading>
+            {move || Suspend::new(async move {
+                match detail.await {
+                    Ok(detail) => view! { <Detail detail/> }.into_any(),
+                    Err(error) => view! { <h1 class="mono">{op_id()}</h1><ErrorPanel error/> }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+fn linked(operation: &LinkedOperation) -> impl IntoView {
+    view! {
+        <li>
+            <StateBadge state=operation.state/>" "
+            <a class="mono" href=format!("/operations/{}", operation.op_id)>{operation.op_id.clone()}</a>
+            " ("{operation.kind.clone()}")"
+        </li>
+    }
+}
+
+#[component]
+fn Detail(detail: OperationDetail) -> impl IntoView {
+    let row = detail.row.clone();
+    let timeline: Vec<AuditView> =
+        detail.audit.iter().filter(|a| a.to_state.is_some() && a.from_state != a.to_state).cloned().collect();
+    view! {
+        <div class="page-head">
+            <h1 class="mono" data-testid="op-id">{row.op_id.clone()}</h1>
+            <StateBadge state=row.state/>
+            {detail.cancel_requested.then(|| view! { <span class="badge">"stop requested"</span> })}
+        </div>
+        <dl class="facts">
+            <div><dt>"Kind"</dt><dd>{row.kind.clone()}</dd></div>
+            <div><dt>"Order"</dt><dd><a class="mono" href=format!("/orders/{}", row.subject)>{row.subject.clone()}</a></dd></div>
+            <div><dt>"Provider"</dt><dd>{row.provider.clone()}</dd></div>
+            <div><dt>"Amount"</dt><dd>{row.amount.clone().unwrap_or_else(|| "—".into())}</dd></div>
+            <div><dt>"Requested by"</dt><dd>{detail.requested_by.clone()}</dd></div>
+            <div><dt>"Created"</dt><dd><Time at=row.created_at/></dd></div>
+            <div><dt>"Idempotency key"</dt><dd class="mono">{detail.idempotency_key.clone()}</dd></div>
+            <div><dt>"Key validity downstream"</dt><dd data-testid="key-validity">{detail.key_validity.clone()}
+                {detail.key_expires_at.map(|at| view! { " (until "<Time at/>")" })}</dd></div>
+            {detail.last_failure.clone().map(|failure| view! { <div><dt>"Last failure"</dt><dd>{failure}</dd></div> })}
+            {(detail.conflicts > 0).then(|| view! {
+                <div><dt>"Conflicting requests"</dt><dd><a href="/conflicts">{format!("{} refused", detail.conflicts)}</a></dd></div>
+            })}
+        </dl>
+
+        <section class="panel">
+            <h2>"Actions available to you"</h2>
+            {if detail.allowed_actions.is_empty() {
+                view! { <p class="muted">"None: in this state your role has nothing to do here."</p> }.into_any()
+            } else {
+                view! {
+                    <ul class="chips" data-testid="allowed-actions">
+                        {detail.allowed_actions.iter().map(|a| view! { <li>{a.clone()}</li> }).collect_view()}
+                    </ul>
+                }.into_any()
+            }}
+        </section>
+
+        <div class="grid-2">
+            <section class="panel">
+                <h2>"Canonical parameters"</h2>
+                <pre class="code" data-testid="params">{detail.params.clone()}</pre>
+                <p class="muted">"Fingerprint "<code class="break">{detail.fingerprint.clone()}</code></p>
+            </section>
+            <section class="panel">
+                <h2>"State timeline"</h2>
+                <ol class="timeline">
+                    <li><span class="muted">"recorded"</span>" · "<Time at=row.created_at/></li>
+                    {timeline.into_iter().map(|event| view! {
+                        <li>
+                            {event.from_state.clone().unwrap_or_default()}" → "<strong>{event.to_state.clone().unwrap_or_default()}</strong>
+                            " · "<Time at=event.at/>" · "{event.actor.clone()}
+                            {event.reason.clone().map(|r| view! { <div class="muted">{r}</div> })}
+                        </li>
+                    }).collect_view()}
+                </ol>
+            </section>
+        </div>
+
+        <section class="panel">
+            <h2>"Attempts"</h2>
+            {if detail.attempts.is_empty() {
+                view! { <p class="muted">"Not sent yet."</p> }.into_any()
+            } else {
+                view! {
+                    <div class="table-wrap">
+                        <table class="table" data-testid="attempts">
+                            <thead><tr>
+                                <th scope="col" class="num">"#"</th><th scope="col">"Started"</th><th scope="col" class="num">"Duration"</th>
+                                <th scope="col">"Outcome"</th><th scope="col" class="num">"HTTP"</th><th scope="col">"Key sent"</th>
+                                <th scope="col">"Sent by"</th><th scope="col">"Error"</th>
+                            </tr></thead>
+                            <tbody>
+                                {detail.attempts.iter().map(|a| view! {
+                                    <tr>
+                                        <td class="num">{a.number}</td>
+                                        <td><Time at=a.started_at/></td>
+                                        <td class="num">{a.duration_ms.map_or("—".to_owned(), |ms| format!("{ms} ms"))}</td>
+                                        <td>{a.outcome.clone()}</td>
+                                        <td class="num">{a.http_status.map_or("—".to_owned(), |s| s.to_string())}</td>
+                                        <td class="mono">{a.idempotency_key.clone()}</td>
+                                        <td>{a.sent_by.clone()}</td>
+                                        <td>{a.error.clone().unwrap_or_default()}</td>
+                                    </tr>
+                                }).collect_view()}
+                            </tbody>
+                        </table>
+                    </div>
+                }.into_any()
+            }}
+        </section>
+
+        <div class="grid-2">
+            <section class="panel">
+                <h2>"External ids"</h2>
+                {if detail.external.is_empty() {
+                    view! { <p class="muted">"The provider has not confirmed any object for this operation."</p> }.into_any()
+                } else {
+                    view! {
+                        <ul class="compact-list" data-testid="external-ids">
+                            {detail.external.iter().map(|e| view! {
+                                <li>
+                                    {match e.link.clone() {
+                                        Some(link) => view! { <a class="mono" href=link rel="noreferrer" target="_blank">{e.external_id.clone()}</a> }.into_any(),
+                                        None => view! { <span class="mono">{e.external_id.clone()}</span> }.into_any(),
+                                    }}
+                                    " "<span class="muted">{format!("{} {}", e.provider, e.ref_type)}" · "<Time at=e.recorded_at/></span>
+                                </li>
+                            }).collect_view()}
+                        </ul>
+                    }.into_any()
+                }}
+            </section>
+            <section class="panel">
+                <h2>"Approval and compensations"</h2>
+                {match detail.approval.clone() {
+                    Some(approval) => view! {
+                        <p>"Approved by "<strong>{approval.approver}</strong>" at "<Time at=approval.granted_at/>
+                           ", valid until "<Time at=approval.expires_at/>
+                           {(!approval.matches_params).then_some(" — given for other parameters, so it does not cover these")}</p>
+                    }.into_any(),
+                    None => view! { <p class="muted">"No approval recorded."</p> }.into_any(),
+                }}
+                {detail.compensates.as_ref().map(|parent| view! { <p>"Compensates:"</p><ul class="compact-list">{linked(parent)}</ul> })}
+                {(!detail.compensated_by.is_empty()).then(|| view! {
+                    <p>"Compensated by:"</p>
+                    <ul class="compact-list">{detail.compensated_by.iter().map(linked).collect_view()}</ul>
+                })}
+            </section>
+        </div>
+
+        <section class="panel">
+            <h2>"Audit trail"</h2>
+            <div class="table-wrap">
+                <table class="table" data-testid="audit">
+                    <thead><tr><th scope="col" class="num">"Seq"</th><th scope="col">"At"</th><th scope="col">"Actor"</th><th scope="col">"Action"</th><th scope="col">"Change"</th><th scope="col">"Reason and evidence"</th></tr></thead>
+                    <tbody>
+                        {detail.audit.iter().map(|a| view! {
+                            <tr>
+                                <td class="num">{a.seq}</td>
+                                <td><Time at=a.at/></td>
+                                <td>{format!("{} ({})", a.actor, a.role)}</td>
+                                <td>{a.action.clone()}</td>
+                                <td>{match (&a.from_state, &a.to_state) {
+                                    (Some(from), Some(to)) if from != to => format!("{from} → {to}"),
+                                    (None, Some(to)) => format!("→ {to}"),
+                                    _ => String::new(),
+                                }}</td>
+                                <td>{a.reason.clone().unwrap_or_default()}" "<code class="break">{a.evidence.clone()}</code></td>
+                            </tr>
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            </div>
+        </section>
+    }
+}

@@ -1,0 +1,158 @@
+//! The operations list: every operation of the tenant, newest first, fifty to a page (keyset
+//! pagination), with filters kept in the URL so that a view can be shared and the back button
+//! works. Once hydrated, the page follows `/live/operations` and refreshes when operations change.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::{components::Form, hooks::use_query_map};
+
+use crate::api::{operations, OperationFilter, OperationPage};
+use crate::domain::machine::State;
+use crate::ui::widgets::{ErrorPanel, Loading, StateBadge, Time};
+
+fn filter_from(query: &leptos_router::params::ParamsMap) -> OperationFilter {
+    let get = |name: &str| query.get(name).filter(|v| !v.trim().is_empty());
+    OperationFilter {
+        state: get("state"),
+        kind: get("kind"),
+        provider: get("provider"),
+        subject: get("subject"),
+        q: get("q"),
+        from: get("from"),
+        to: get("to"),
+        after: get("after"),
+    }
+}
+
+#[component]
+pub fn Operations() -> impl IntoView {
+    let query = use_query_map();
+    let filter = Memo::new(move |_| query.with(filter_from));
+    let changes = RwSignal::new(0u32);
+    let live = RwSignal::new(false);
+    follow_changes(changes, live);
+    let page = Resource::new(move || (filter.get(), changes.get()), |(filter, _)| operations(filter));
+    view! {
+        <Title text="Operations"/>
+        <div class="page-head">
+            <h1>"Operations"</h1>
+            <span class="live" data-testid="live" class:on=move || live.get()>
+                {move || if live.get() { "● Live: changes appear as they happen" } else { "Showing the list as loaded" }}
+            </span>
+        </div>
+        {move || view! { <FilterForm filter=filter.get()/> }}
+        <Transition fallback=Loading>
+            {move || Suspend::new(async move {
+                match page.await {
+                    Ok(page) => view! { <OperationTable page filter=filter.get_untracked()/> }.into_any(),
+                    Err(error) => view! { <ErrorPanel error/> }.into_any(),
+                }
+            })}
+        </Transition>
+    }
+}
+
+/// Opens the live stream in the browser; every `changed` event bumps `changes`.
+fn follow_changes(changes: RwSignal<u32>, live: RwSignal<bool>) {
+    #[cfg(feature = "hydrate")]
+    Effect::new(move |_| {
+        use wasm_bindgen::{closure::Closure, JsCast};
+        let Ok(source) = web_sys::EventSource::new("/live/operations") else { return };
+        let on_change =
+            Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |_| changes.update(|n| *n += 1));
+        let _ = source.add_event_listener_with_callback("changed", on_change.as_ref().unchecked_ref());
+        let on_open = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| live.set(true));
+        source.set_onopen(Some(on_open.as_ref().unchecked_ref()));
+        let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| live.set(false));
+        source.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        let handlers = send_wrapper::SendWrapper::new((source, on_change, on_open, on_error));
+        on_cleanup(move || handlers.0.close());
+    });
+    #[cfg(not(feature = "hydrate"))]
+    let _ = (changes, live);
+}
+
+#[component]
+fn FilterForm(filter: OperationFilter) -> impl IntoView {
+    let value = |v: &Option<String>| v.clone().unwrap_or_default();
+    let selected_state = filter.state.clone().unwrap_or_default();
+    view! {
+        <Form method="GET" action="/operations" attr:class="filters" attr:aria-label="Filter operations">
+            <label>
+                "State"
+                <select name="state" data-testid="filter-state">
+                    <option value="" selected=selected_state.is_empty()>"any"</option>
+                    {State::ALL.into_iter().map(|state| view! {
+                        <option value=state.as_str() selected=selected_state == state.as_str()>{state.label()}</option>
+                    }).collect_view()}
+                </select>
+            </label>
+            <label>"Kind"<input type="text" name="kind" value=value(&filter.kind) placeholder="refund" size="12"/></label>
+            <label>"Provider"<input type="text" name="provider" value=value(&filter.provider) placeholder="stripe" size="10"/></label>
+            <label>"Order"<input type="text" name="subject" value=value(&filter.subject) placeholder="order:1043" size="12"/></label>
+            <label>"From (UTC)"<input type="datetime-local" name="from" value=value(&filter.from)/></label>
+            <label>"To (UTC)"<input type="datetime-local" name="to" value=value(&filter.to)/></label>
+            <label class="grow">"Op id or external id"<input type="search" name="q" value=value(&filter.q) placeholder="refund-A1042-li_1, re_…" data-testid="filter-q"/></label>
+            <div class="filter-actions">
+                <button type="submit" class="button" data-testid="apply-filters">"Apply"</button>
+                <a href="/operations" class="button button-quiet">"Clear"</a>
+            </div>
+        </Form>
+    }
+}
+
+#[component]
+fn OperationTable(page: OperationPage, filter: OperationFilter) -> impl IntoView {
+    if page.rows.is_empty() {
+        let text = if filter.is_filtered() {
+            "No operation matches these filters. Loosen them, or clear them to see every operation."
+        } else {
+            "No operations yet. Agents record them through the ledger API before sending them."
+        };
+        return view! { <section class="empty-state" data-testid="empty"><p>{text}</p></section> }.into_any();
+    }
+    let first_page = filter.after.is_some().then(|| format!("/operations?{}", filter.query_string(false)));
+    let next_page = page.next.clone().map(|cursor| {
+        let next = OperationFilter { after: Some(cursor), ..filter.clone() };
+        format!("/operations?{}", next.query_string(true))
+    });
+    view! {
+        <div class="table-wrap">
+            <table class="table" data-testid="operations">
+                <thead>
+                    <tr>
+                        <th scope="col">"State"</th>
+                        <th scope="col">"Op id"</th>
+                        <th scope="col">"Kind"</th>
+                        <th scope="col">"Order"</th>
+                        <th scope="col">"Provider"</th>
+                        <th scope="col" class="num">"Amount"</th>
+                        <th scope="col" class="num">"Attempts"</th>
+                        <th scope="col">"External ids"</th>
+                        <th scope="col">"Created"</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    {page.rows.into_iter().map(|row| view! {
+                        <tr data-testid="operation-row" data-state=row.state.as_str()>
+                            <td><StateBadge state=row.state/></td>
+                            <td><a class="mono" href=format!("/operations/{}", row.op_id)>{row.op_id.clone()}</a></td>
+                            <td>{row.kind.clone()}</td>
+                            <td><a class="mono" href=format!("/orders/{}", row.subject)>{row.subject.clone()}</a></td>
+                            <td>{row.provider.clone()}</td>
+                            <td class="num">{row.amount.clone().unwrap_or_else(|| "—".into())}</td>
+                            <td class="num">{row.attempts}</td>
+                            <td class="mono">{if row.external_ids.is_empty() { "—".to_owned() } else { row.external_ids.join(", ") }}</td>
+                            <td><Time at=row.created_at/></td>
+                        </tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+        </div>
+        <nav class="pager" aria-label="Pages">
+            {first_page.map(|href| view! { <a href=href>"← First page"</a> })}
+            {next_page.map(|href| view! { <a href=href data-testid="next-page">"Next page →"</a> })}
+        </nav>
+    }
+    .into_any()
+}

@@ -1,0 +1,104 @@
+//! Orders: the list of orders in partial success or pending confirmation and the most recently
+//! changed ones, and one page per order with all of its operations, the roll-up and the net
+//! effect (what really stands, by the operations' real states).
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::use_params_map;
+
+use crate::api::{order, orders, OrderDetail};
+use crate::ui::pages::overview::OrderList;
+use crate::ui::widgets::{ErrorPanel, Loading, OrderBadge, StateBadge, Time};
+
+#[component]
+pub fn Orders() -> impl IntoView {
+    let data = Resource::new(|| (), |_| orders());
+    view! {
+        <Title text="Orders"/>
+        <h1>"Orders"</h1>
+        <Suspense fallback=Loading>
+            {move || Suspend::new(async move {
+                match data.await {
+                    Ok(page) => view! {
+                        <section class="panel">
+                            <h2>"Partial success or pending confirmation"</h2>
+                            <OrderList orders=page.attention empty="No order needs attention: none is half done or waiting for a confirmation."/>
+                        </section>
+                        <section class="panel">
+                            <h2>"Recently changed"</h2>
+                            <OrderList orders=page.recent empty="No orders yet: operations name their order as their subject."/>
+                        </section>
+                    }.into_any(),
+                    Err(error) => view! { <ErrorPanel error/> }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+#[component]
+pub fn OrderPage() -> impl IntoView {
+    let params = use_params_map();
+    let subject = move || params.with(|p| p.get("subject").unwrap_or_default());
+    let detail = Resource::new(subject, order);
+    view! {
+        <Title text=subject()/>
+        <p class="breadcrumb"><a href="/orders">"Orders"</a>" / "</p>
+        <Suspense fallback=Loading>
+            {move || Suspend::new(async move {
+                match detail.await {
+                    Ok(detail) => view! { <OrderBody detail/> }.into_any(),
+                    Err(error) => view! { <h1 class="mono">{subject()}</h1><ErrorPanel error/> }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+fn id_list(ids: &[String]) -> AnyView {
+    if ids.is_empty() {
+        return view! { <span class="muted">"none"</span> }.into_any();
+    }
+    ids.iter()
+        .map(|id| view! { <a class="mono" href=format!("/operations/{id}")>{id.clone()}</a>" " })
+        .collect_view()
+        .into_any()
+}
+
+#[component]
+fn OrderBody(detail: OrderDetail) -> impl IntoView {
+    view! {
+        <div class="page-head">
+            <h1 class="mono">{detail.subject.clone()}</h1>
+            <span data-testid="order-status"><OrderBadge status=detail.status/></span>
+        </div>
+        <dl class="facts">
+            <div><dt>"Completed"</dt><dd>{id_list(&detail.completed)}</dd></div>
+            <div><dt>"Not done"</dt><dd>{id_list(&detail.not_done)}</dd></div>
+            <div><dt>"Not yet confirmed"</dt><dd>{id_list(&detail.uncertain)}</dd></div>
+            <div><dt>"Effects in force"</dt><dd data-testid="effects-in-force">{id_list(&detail.effects_in_force)}</dd></div>
+            <div><dt>"Net refunded"</dt><dd>{if detail.net_refunded.is_empty() { "nothing".to_owned() } else { detail.net_refunded.join(", ") }}</dd></div>
+        </dl>
+        <section class="panel">
+            <h2>"Operations"</h2>
+            <div class="table-wrap">
+                <table class="table" data-testid="order-operations">
+                    <thead><tr><th scope="col">"State"</th><th scope="col">"Op id"</th><th scope="col">"Kind"</th><th scope="col">"Compensates"</th><th scope="col" class="num">"Amount"</th><th scope="col">"External ids"</th><th scope="col">"Changed"</th></tr></thead>
+                    <tbody>
+                        {detail.operations.into_iter().map(|row| view! {
+                            <tr>
+                                <td><StateBadge state=row.state/></td>
+                                <td><a class="mono" href=format!("/operations/{}", row.op_id)>{row.op_id.clone()}</a></td>
+                                <td>{row.kind.clone()}</td>
+                                <td class="mono">{row.compensates.clone().unwrap_or_else(|| "—".into())}</td>
+                                <td class="num">{row.amount.clone().unwrap_or_else(|| "—".into())}</td>
+                                <td class="mono">{row.external_ids.join(", ")}</td>
+                                <td><Time at=row.updated_at/></td>
+                            </tr>
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            </div>
+        </section>
+    }
+}
