@@ -1,7 +1,7 @@
 //! The operations list at a million operations: how long the server takes to answer the first
 //! page, a filtered page and a later page, on SQLite and (when it is running) PostgreSQL.
 //!
-//! Run with `cargo bench --features ssr --bench operations_list` (or `scripts/bench.sh`). It
+//! Run with `scripts/bench.sh` (`cargo bench --features ssr --bench operations_list`). It
 //! fills a fresh database with 1,000,000 operations of one tenant in one statement, signs in, and
 //! times two things, each as the median of 41 runs after 3 warm-ups: the store's query alone, and
 //! the whole `GET /operations` as a signed-in browser gets it (session lookup, role check, query,
@@ -32,7 +32,8 @@ fn fill_sql(postgres: bool) -> String {
          'refund-' || i || '-li_1', 86400, 'bench-agent', {cancel}, 1, \
          1700000000000000 + i * 1000, 1700000000000000 + i * 1000 {series}"
     );
-    let insert = "insert into operations (tenant, op_id, kind, subject, provider, params, fingerprint, amount_minor, \
+    let insert =
+        "insert into operations (tenant, op_id, kind, subject, provider, params, fingerprint, amount_minor, \
          amount_currency, state, idempotency_key, key_retention_s, requested_by, cancel_requested, version, \
          created_at_us, updated_at_us)";
     if postgres {
@@ -85,11 +86,21 @@ async fn bench(engine: &str, url: &str) {
     let first = store.list_operations(&tenant, &query).await.unwrap();
     let last = first.last().unwrap();
     let later = OperationQuery { after: Some((last.created_at, last.op_id.clone())), ..query.clone() };
-    let unknown = OperationQuery { state: opledger::domain::machine::State::parse("unknown"), ..query.clone() };
+    let unknown =
+        OperationQuery { state: opledger::domain::machine::State::parse("unknown"), ..query.clone() };
     let store_ref: &dyn Store = store.as_ref();
-    let q_first = time(|| async { store_ref.list_operations(&tenant, &query).await.unwrap(); }).await;
-    let q_later = time(|| async { store_ref.list_operations(&tenant, &later).await.unwrap(); }).await;
-    let q_unknown = time(|| async { store_ref.list_operations(&tenant, &unknown).await.unwrap(); }).await;
+    let q_first = time(|| async {
+        store_ref.list_operations(&tenant, &query).await.unwrap();
+    })
+    .await;
+    let q_later = time(|| async {
+        store_ref.list_operations(&tenant, &later).await.unwrap();
+    })
+    .await;
+    let q_unknown = time(|| async {
+        store_ref.list_operations(&tenant, &unknown).await.unwrap();
+    })
+    .await;
 
     let addr = application.local_addr();
     tokio::spawn(application.run_until(std::future::pending()));

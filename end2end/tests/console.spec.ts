@@ -67,11 +67,12 @@ test("support finds an unknown refund, reads its attempts, and sees the order an
   await expect(conflict.getByTestId("diff")).toContainText("20000");
   await page.screenshot({ path: "screenshots/conflicts.png", fullPage: true });
 
+  expect(problems).toEqual([]);
   const admin = await page.goto("/admin");
   expect(admin?.status()).toBe(403);
   await expect(page.getByTestId("error")).toContainText("Your role does not allow this");
   await expect(page.getByRole("link", { name: "Admin" })).toHaveCount(0);
-  expect(problems).toEqual([]);
+  await page.screenshot({ path: "screenshots/forbidden.png", fullPage: true });
 });
 
 test("a new operation appears in an open list without a reload", async ({ page }) => {

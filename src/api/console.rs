@@ -274,7 +274,7 @@ pub async fn overview() -> Result<OverviewData, AppError> {
 }
 
 #[server(prefix = "/rpc", endpoint = "operations")]
-pub async fn operations(filter: OperationFilter) -> Result<OperationPage, AppError> {
+pub async fn operations(#[server(default)] filter: OperationFilter) -> Result<OperationPage, AppError> {
     use crate::domain::policy::Section;
     let user = crate::server::auth::require(Section::Operations).await?;
     crate::server::views::operations(&user, &filter).await.inspect_err(crate::server::auth::set_error_status)

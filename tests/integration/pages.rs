@@ -255,6 +255,19 @@ crate::engine_tests! {
         }
     }
 
+    instances_on_one_database_share_sessions(app) {
+        use opledger::server::startup::{Application, Settings};
+        let console = app.signed_in("sam", Role::Support).await;
+        let settings = Settings::new(app.database.url(), "127.0.0.1:0".parse().unwrap());
+        let second = Application::build(settings).await.expect("a second instance starts");
+        let addr = second.local_addr();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        tokio::spawn(second.run_until(async move { let _ = stopped.await; }));
+        let response = console.client.get(format!("http://{addr}/orders")).send().await.unwrap();
+        assert_eq!(response.status(), 200, "the session made on one instance is valid on the other");
+        let _ = stop.send(());
+    }
+
     an_unknown_address_is_a_404_page(app) {
         let console = app.signed_in("sam", Role::Support).await;
         let html = console.page("/no/such/page", 404).await;

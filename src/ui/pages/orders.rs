@@ -92,7 +92,7 @@ fn OrderBody(detail: OrderDetail) -> impl IntoView {
                                 <td>{row.kind.clone()}</td>
                                 <td class="mono">{row.compensates.clone().unwrap_or_else(|| "—".into())}</td>
                                 <td class="num">{row.amount.clone().unwrap_or_else(|| "—".into())}</td>
-                                <td class="mono">{row.external_ids.join(", ")}</td>
+                                <td class="mono">{if row.external_ids.is_empty() { "—".to_owned() } else { row.external_ids.join(", ") }}</td>
                                 <td><Time at=row.updated_at/></td>
                             </tr>
                         }).collect_view()}
