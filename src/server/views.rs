@@ -272,7 +272,7 @@ fn order_summaries(items: Vec<OperationListItem>) -> Vec<OrderSummary> {
             })
         })
         .collect();
-    orders.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
+    orders.sort_by_key(|order| std::cmp::Reverse(order.updated_at));
     orders
 }
 

@@ -42,17 +42,6 @@ pub fn Time(at: DateTime<Utc>) -> impl IntoView {
     view! { <time datetime=at.to_rfc3339() title=at.format("%Y-%m-%d %H:%M:%S%.3f UTC").to_string()>{text}</time> }
 }
 
-/// A short age: `4 min ago`.
-pub fn age(at: DateTime<Utc>, now: DateTime<Utc>) -> String {
-    let seconds = (now - at).num_seconds().max(0);
-    match seconds {
-        0..=59 => format!("{seconds} s ago"),
-        60..=3599 => format!("{} min ago", seconds / 60),
-        3600..=86_399 => format!("{} h ago", seconds / 3600),
-        _ => format!("{} d ago", seconds / 86_400),
-    }
-}
-
 /// An error as a sentence, with a way on. On the server it also sets the response's status.
 #[component]
 pub fn ErrorPanel(error: AppError) -> impl IntoView {

@@ -140,3 +140,35 @@ fn reconcile_needs_to_know_where_the_provider_is() {
     assert!(!output.status.success());
     assert!(String::from_utf8(output.stderr).unwrap().contains("--stripe-base-url"));
 }
+
+#[test]
+fn user_add_reads_the_password_from_standard_input_and_refuses_bad_input() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("users.db").display());
+    let add = |name: &str, role: &str, password: &str| {
+        let mut child = opledger()
+            .args(["user", "add", "--database-url", &url, "--tenant", "acme", "--name", name, "--role", role])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        writeln!(child.stdin.take().unwrap(), "{password}").unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let added = add("maria", "manager", "a long password");
+    assert!(added.status.success(), "{}", String::from_utf8_lossy(&added.stderr));
+    assert_eq!(String::from_utf8(added.stdout).unwrap(), "Added maria to tenant acme as manager.\n");
+    let again = add("maria", "support", "another long password");
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("a user named maria exists already"));
+    let short = add("sam", "support", "short");
+    assert!(String::from_utf8_lossy(&short.stderr).contains("at least 10 characters"));
+    let role = add("sam", "owner", "a long password");
+    assert!(
+        String::from_utf8_lossy(&role.stderr).contains("invalid value 'owner'"),
+        "{}",
+        String::from_utf8_lossy(&role.stderr)
+    );
+}

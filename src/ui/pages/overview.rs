@@ -110,6 +110,7 @@ pub fn OrderList(orders: Vec<OrderSummary>, empty: &'static str) -> impl IntoVie
         return view! { <p class="muted">{empty}</p> }.into_any();
     }
     view! {
+        <div class="table-wrap">
         <table class="table">
             <thead><tr><th scope="col">"Order"</th><th scope="col">"Status"</th><th scope="col">"Operations"</th><th scope="col">"Net refunded"</th><th scope="col">"Last change"</th></tr></thead>
             <tbody>
@@ -124,6 +125,7 @@ pub fn OrderList(orders: Vec<OrderSummary>, empty: &'static str) -> impl IntoVie
                 }).collect_view()}
             </tbody>
         </table>
+        </div>
     }
     .into_any()
 }
