@@ -68,6 +68,16 @@ pub const DEMO_ORDERS: &[Order] = &[
         payment_intent: "pi_2002",
         line_items: &[LineItem { id: "li_1", name: "Travel adapter", amount_minor: 8_900 }],
     },
+    Order {
+        id: "1060",
+        currency: "TWD",
+        payment_intent: "pi_1060",
+        line_items: &[
+            LineItem { id: "li_1", name: "Noise-cancelling headphones", amount_minor: 250_000 },
+            LineItem { id: "li_2", name: "Charging dock", amount_minor: 150_000 },
+            LineItem { id: "li_3", name: "Audio cable", amount_minor: 9_000 },
+        ],
+    },
 ];
 
 pub fn find_order(id: &str) -> Option<&'static Order> {

@@ -7,6 +7,7 @@ use std::net::SocketAddr;
 
 use super::accounts;
 use super::connectors::StripeConnector;
+use super::demo;
 use super::executor::{Executor, RetryPolicy};
 use super::ledger::Ledger;
 use super::reconciler::Reconciler;
@@ -75,6 +76,9 @@ pub enum Command {
     /// Manage the API tokens that agents and tools use for the ledger API.
     #[command(subcommand)]
     Token(TokenCommand),
+    /// Fill the tenant "demo" with one console user per role, an API token and operations in every
+    /// state, made by real traffic against a sandbox provider with faults. Re-runnable.
+    Demo(DatabaseArgs),
     /// Manage the people who sign in to the review console.
     #[command(subcommand)]
     User(UserCommand),
@@ -359,6 +363,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 Err(error) => Err(error.into()),
             }
         }
+        Command::Demo(database) => demo::run_standalone(&database.database_url).await,
         Command::User(UserCommand::Add { database, tenant, name, role }) => {
             let tenant = TenantId::parse(&tenant)?;
             let role = Role::parse(&role).context("unknown role")?;

@@ -3,16 +3,22 @@
 //! every state the console shows is one the real protocol produced: two legitimate refunds of one
 //! order, a refused conflicting request, a timeout, a cached 500 that ends in review, a retried
 //! rate limit, a business rejection, a cancellation, a sender that stopped between `submitted`
-//! and the send, and after-sale orders whose pickup failed, one of them compensated by cancelling
-//! its ticket (a cancellation whose first answer is lost).
+//! and the send, one whose key expired before it was found (needs review), a stop requested while
+//! a result is unknown, refunds waiting for a manager and one denied, and after-sale orders whose
+//! pickup failed, one of them compensated by cancelling its ticket (a cancellation whose first
+//! answer is lost). `serve --demo` runs it through the mounted sandbox; `opledger demo` through a
+//! sandbox of its own, with a progress bar.
 
 use serde_json::json;
+use std::sync::Arc;
 
 use super::accounts::{add_user, AccountError};
 use super::catalogue::find_order;
-use super::executor::Executor;
-use super::ledger::{LedgerError, RegisterRequest, DEFAULT_KEY_RETENTION};
-use super::sandbox::{Fault, FaultKind, Sandbox};
+use super::connectors::{ServicesConnector, StripeConnector};
+use super::executor::{Executor, RetryPolicy};
+use super::ledger::{Ledger, LedgerError, RegisterRequest, DEFAULT_KEY_RETENTION};
+use super::reconciler::Reconciler;
+use super::sandbox::{Fault, FaultKind, Sandbox, SandboxConfig};
 use super::store::records::AttemptReport;
 use super::store::Store;
 use super::tokens::create_token;
@@ -20,7 +26,7 @@ use crate::domain::{
     ids::{Actor, OpId, TenantId},
     machine::Command,
     params::CanonicalParams,
-    policy::Role,
+    policy::{ApprovalRule, Role},
 };
 
 pub const DEMO_TENANT: &str = "demo";
@@ -89,19 +95,49 @@ fn refund_request(
     })
 }
 
-/// Seeds the demo tenant once; does nothing when it already has operations.
-pub async fn seed(executor: Executor, sandbox: Sandbox) -> Result<(), LedgerError> {
+/// How many steps [`seed`] reports to its progress callback.
+pub const SEED_STEPS: u64 = 16;
+
+/// Refunds of TWD 1,000.00 or more need a manager in the demo, so that some wait for approval.
+fn demo_approval_rules() -> Vec<ApprovalRule> {
+    let twd = crate::domain::money::Currency::parse("TWD").expect("TWD is a currency");
+    vec![ApprovalRule {
+        kind: "refund".into(),
+        provider: Some("stripe".into()),
+        threshold: Some(crate::domain::money::Money::new(100_000, twd)),
+    }]
+}
+
+/// Seeds the demo tenant once (the users are made on every run); does nothing more when it
+/// already has operations. `progress` hears the start of each of the [`SEED_STEPS`] steps.
+/// Returns the new API token of the demo's agent, or `None` when the data was there already.
+pub async fn seed(
+    executor: Executor,
+    sandbox: Sandbox,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<Option<String>, LedgerError> {
     let ledger = executor.ledger().clone();
     let tenant = TenantId::parse(DEMO_TENANT).map_err(|e| LedgerError::Invalid(e.to_string()))?;
+    progress("console users");
     add_demo_users(ledger.store().as_ref(), &tenant).await?;
     let marker = OpId::parse("refund-A1042-li_1").map_err(|e| LedgerError::Invalid(e.to_string()))?;
     if ledger.store().load_operation(&tenant, &marker).await?.is_some() {
         tracing::info!("demo data already present");
-        return Ok(());
+        return Ok(None);
     }
+    progress("API token");
     let token = create_token(ledger.store().as_ref(), &tenant, "demo-agent", "demo").await?;
-    tracing::info!(tenant = DEMO_TENANT, "demo API token: {token}");
     let agent = Actor::agent("demo-agent");
+
+    progress("a sender that stopped, found only after its key expired");
+    let mut expiring = refund_request("1060", "li_3", None)?;
+    expiring.key_retention = chrono::Duration::seconds(1);
+    let expiring_id = expiring.op_id.clone();
+    ledger.register(&tenant, &agent, expiring).await?;
+    ledger.execute(&tenant, &expiring_id, Command::BeginAttempt, &agent, AttemptReport::default()).await?;
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    Reconciler::new(executor.clone(), chrono::Duration::zero()).reconcile_once().await?;
+
     let scripts = [
         ("A1042", "li_1", Script::Send),
         ("A1042", "li_2", Script::Send),
@@ -114,6 +150,7 @@ pub async fn seed(executor: Executor, sandbox: Sandbox) -> Result<(), LedgerErro
         ("1043", "li_2", Script::SendWith(FaultKind::DropResponse, 60_000)),
     ];
     for (order, item, script) in scripts {
+        progress(&format!("refund of {item} on order {order}"));
         let request = refund_request(order, item, None)?;
         let op_id = request.op_id.clone();
         match script {
@@ -142,10 +179,73 @@ pub async fn seed(executor: Executor, sandbox: Sandbox) -> Result<(), LedgerErro
             }
         }
     }
+
+    progress("a stop requested while a result is still unknown");
+    let stop = Command::Cancel { reason: "the customer withdrew the request".into() };
+    let unknown = OpId::parse("refund-1043-li_1").map_err(|e| LedgerError::Invalid(e.to_string()))?;
+    ledger.execute(&tenant, &unknown, stop, &agent, AttemptReport::default()).await?;
+
+    progress("refunds that need a manager, one of them denied");
+    let guarded = Ledger::new(ledger.store().clone(), demo_approval_rules());
+    guarded.register(&tenant, &agent, refund_request("1060", "li_1", None)?).await?;
+    let denied = refund_request("1060", "li_2", None)?;
+    let denied_id = denied.op_id.clone();
+    guarded.register(&tenant, &agent, denied).await?;
+    let deny = Command::Deny { reason: "the dock was returned damaged; refund refused".into() };
+    let manager = Actor::human("maria.manager", Role::Manager);
+    guarded.execute(&tenant, &denied_id, deny, &manager, AttemptReport::default()).await?;
+
     for (order, item, compensate) in [("2002", "li_1", false), ("1051", "li_2", true)] {
+        progress(&format!("after-sale and pickup for {item} on order {order}"));
         seed_failed_pickup(&executor, &sandbox, &tenant, order, item, compensate).await?;
     }
     tracing::info!("demo data seeded");
+    Ok(Some(token))
+}
+
+/// `opledger demo`: seeds the demo tenant in the database at `database_url` through a sandbox
+/// provider of its own (on a free local port, gone when the command ends), showing a progress
+/// bar, then prints how to sign in.
+pub async fn run_standalone(database_url: &str) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let store = super::store::connect(database_url).await.context("could not open the database")?;
+    store.migrate().await.context("could not apply the migrations")?;
+    let config = SandboxConfig::default();
+    let secret = config.secret_key.clone();
+    let sandbox = Sandbox::seeded(config);
+    let listener =
+        tokio::net::TcpListener::bind("127.0.0.1:0").await.context("could not start the sandbox")?;
+    let base_url = format!("http://{}", listener.local_addr()?);
+    let router = sandbox.router();
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    let timeout = std::time::Duration::from_secs(2);
+    let executor = Executor::new(Ledger::new(store, Vec::new()), RetryPolicy::default())
+        .with_connector("stripe", Arc::new(StripeConnector::new(&base_url, &secret, timeout)))
+        .with_connector("sandbox", Arc::new(ServicesConnector::new(&base_url, &secret, timeout)));
+    let bar = indicatif::ProgressBar::new(SEED_STEPS).with_style(
+        indicatif::ProgressStyle::with_template("{bar:32.cyan/blue} {pos:>2}/{len} {wide_msg}")
+            .expect("a valid template"),
+    );
+    let token = seed(executor, sandbox, &|step: &str| {
+        bar.inc(1);
+        bar.set_message(step.to_owned());
+    })
+    .await
+    .context("the demo traffic failed")?;
+    bar.finish_and_clear();
+    match token {
+        Some(token) => println!("Seeded tenant {DEMO_TENANT}. API token of demo-agent (shown once): {token}"),
+        None => println!("Tenant {DEMO_TENANT} already has its demo operations; users checked."),
+    }
+    println!("Sign in with the password {DEMO_PASSWORD} as:");
+    for (name, role) in DEMO_USERS {
+        println!("  {name:<14} {}", role.as_str());
+    }
+    println!(
+        "Then run `opledger serve --sandbox` on the same database. This command's sandbox is gone, so the\n\
+         reconciler settles the unknown results against a fresh one (a lookup finds nothing; a re-send\n\
+         with the same key does it once there)."
+    );
     Ok(())
 }
 

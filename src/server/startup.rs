@@ -188,8 +188,11 @@ impl Application {
         }
         if let Some((executor, sandbox)) = self.demo {
             tokio::spawn(async move {
-                if let Err(error) = demo::seed(executor, sandbox).await {
-                    tracing::error!(error = %error, "could not seed the demo data");
+                let progress = |step: &str| tracing::info!(step, "seeding the demo");
+                match demo::seed(executor, sandbox, &progress).await {
+                    Ok(Some(token)) => tracing::info!(tenant = demo::DEMO_TENANT, "demo API token: {token}"),
+                    Ok(None) => {}
+                    Err(error) => tracing::error!(error = %error, "could not seed the demo data"),
                 }
             });
         }

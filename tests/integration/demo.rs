@@ -1,5 +1,5 @@
-//! `serve --demo` seeds operations in every state through the real protocol, and the reconciler
-//! then settles them as the articles say it must.
+//! `serve --demo` and `opledger demo` seed operations in every state through the real protocol,
+//! and the reconciler then settles them as the articles say it must.
 
 use opledger::domain::{
     ids::{OpId, TenantId},
@@ -32,9 +32,9 @@ async fn the_demo_shows_every_state_and_the_reconciler_settles_it() {
     else {
         return;
     };
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while state_of(&app, "refund-1043-li_2").await.is_none_or(|s| s == State::Submitted) {
-        assert!(Instant::now() < deadline, "the demo was not seeded within 30 s");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while state_of(&app, "cancel-aftersale-1051-li_2").await.is_none_or(|s| s == State::Submitted) {
+        assert!(Instant::now() < deadline, "the demo was not seeded within 60 s");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     let expected = [
@@ -46,11 +46,25 @@ async fn the_demo_shows_every_state_and_the_reconciler_settles_it() {
         ("refund-A1042-li_3", State::Submitted),
         ("refund-1043-li_1", State::Unknown),
         ("refund-1043-li_2", State::Unknown),
+        ("refund-1060-li_1", State::PendingApproval),
+        ("refund-1060-li_2", State::Denied),
+        ("refund-1060-li_3", State::NeedsReview),
+        ("aftersale-2002-li_1", State::Succeeded),
+        ("pickup-2002-li_1-2026-12-02", State::Rejected),
+        ("cancel-aftersale-1051-li_2", State::Unknown),
     ];
     for (id, state) in expected {
         assert_eq!(state_of(&app, id).await, Some(state), "{id}");
     }
     let demo = TenantId::parse("demo").unwrap();
+    let stopped = app.ledger.store().load_operation(&demo, &op("refund-1043-li_1")).await.unwrap().unwrap();
+    assert!(stopped.snapshot.cancel_requested, "a stop was recorded while the result is unknown");
+    let expired = app.ledger.store().operation_history(&demo, &op("refund-1060-li_3")).await.unwrap().unwrap();
+    assert!(
+        expired.audit.iter().any(|a| a.entry.reason.as_deref().is_some_and(|r| r.contains("key"))),
+        "the review says the key expired: {:?}",
+        expired.audit.iter().map(|a| &a.entry.reason).collect::<Vec<_>>()
+    );
     assert_eq!(app.ledger.store().conflicts_of(&demo, &op("refund-A1042-li_1")).await.unwrap().len(), 1);
 
     let connector = StripeConnector::new(&app.url("/sandbox"), "sk_test_sandbox", Duration::from_secs(5));
@@ -68,4 +82,40 @@ async fn the_demo_shows_every_state_and_the_reconciler_settles_it() {
         "a cached 500 goes to a person"
     );
     assert_eq!(state_of(&app, "refund-1043-li_2").await, Some(State::Succeeded), "found by its op id");
+}
+
+#[test]
+fn the_demo_command_seeds_a_database_and_can_run_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("demo.db").display());
+    let run = || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_opledger"))
+            .args(["demo", "--database-url", &url])
+            .env_remove("OPLEDGER_DATABASE_URL")
+            .output()
+            .unwrap()
+    };
+    let first = run();
+    assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
+    let printed = String::from_utf8(first.stdout).unwrap();
+    assert!(printed.contains("API token of demo-agent (shown once): opl_"), "{printed}");
+    for user in ["sam.support", "maria.manager", "ada.auditor", "alex.admin", "opledger-demo"] {
+        assert!(printed.contains(user), "{user} missing from {printed}");
+    }
+    let states = tokio::runtime::Runtime::new().unwrap().block_on(async {
+        let store = opledger::server::store::connect(&url).await.unwrap();
+        let demo = TenantId::parse("demo").unwrap();
+        let mut states = Vec::new();
+        for id in ["refund-1060-li_1", "refund-1060-li_2", "refund-1060-li_3", "refund-1043-li_2", "refund-2002-li_1"] {
+            states.push(store.load_operation(&demo, &op(id)).await.unwrap().unwrap().snapshot.state);
+        }
+        states
+    });
+    assert_eq!(
+        states,
+        [State::PendingApproval, State::Denied, State::NeedsReview, State::Unknown, State::Rejected]
+    );
+    let again = run();
+    assert!(again.status.success());
+    assert!(String::from_utf8(again.stdout).unwrap().contains("already has its demo operations"));
 }
