@@ -59,7 +59,8 @@ async fn the_demo_shows_every_state_and_the_reconciler_settles_it() {
     let demo = TenantId::parse("demo").unwrap();
     let stopped = app.ledger.store().load_operation(&demo, &op("refund-1043-li_1")).await.unwrap().unwrap();
     assert!(stopped.snapshot.cancel_requested, "a stop was recorded while the result is unknown");
-    let expired = app.ledger.store().operation_history(&demo, &op("refund-1060-li_3")).await.unwrap().unwrap();
+    let expired =
+        app.ledger.store().operation_history(&demo, &op("refund-1060-li_3")).await.unwrap().unwrap();
     assert!(
         expired.audit.iter().any(|a| a.entry.reason.as_deref().is_some_and(|r| r.contains("key"))),
         "the review says the key expired: {:?}",
@@ -106,7 +107,13 @@ fn the_demo_command_seeds_a_database_and_can_run_again() {
         let store = opledger::server::store::connect(&url).await.unwrap();
         let demo = TenantId::parse("demo").unwrap();
         let mut states = Vec::new();
-        for id in ["refund-1060-li_1", "refund-1060-li_2", "refund-1060-li_3", "refund-1043-li_2", "refund-2002-li_1"] {
+        for id in [
+            "refund-1060-li_1",
+            "refund-1060-li_2",
+            "refund-1060-li_3",
+            "refund-1043-li_2",
+            "refund-2002-li_1",
+        ] {
             states.push(store.load_operation(&demo, &op(id)).await.unwrap().unwrap().snapshot.state);
         }
         states

@@ -33,6 +33,21 @@ fn request(op_id: &str, minor: i64) -> RegisterRequest {
 }
 
 crate::engine_tests! {
+    sessions_expire_and_are_swept_and_ids_never_collide(app) {
+        let store = app.ledger.store();
+        let at = now();
+        assert!(store.create_session("h1", "{}", at + chrono::Duration::minutes(30)).await.unwrap());
+        assert!(!store.create_session("h1", "{\"other\":1}", at + chrono::Duration::minutes(30)).await.unwrap(), "a taken id is refused");
+        assert_eq!(store.load_session("h1", at).await.unwrap().as_deref(), Some("{}"));
+        store.save_session("h1", "{\"user\":1}", at + chrono::Duration::minutes(30)).await.unwrap();
+        assert_eq!(store.load_session("h1", at).await.unwrap().as_deref(), Some("{\"user\":1}"));
+        assert_eq!(store.load_session("h1", at + chrono::Duration::minutes(31)).await.unwrap(), None, "idle too long");
+        store.save_session("h2", "{}", at - chrono::Duration::seconds(1)).await.unwrap();
+        assert_eq!(store.delete_expired_sessions(at).await.unwrap(), 1);
+        store.delete_session("h1").await.unwrap();
+        assert_eq!(store.load_session("h1", at).await.unwrap(), None);
+    }
+
     a_change_built_on_a_stale_version_is_refused_and_leaves_no_trace(app) {
         let agent = Actor::agent("agent-7");
         let Registration::Created(operation) = app.ledger.register(&acme(), &agent, request("op-9", 10000)).await.unwrap() else {
