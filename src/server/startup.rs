@@ -227,11 +227,17 @@ fn leptos_options(site_root: &str, addr: SocketAddr) -> LeptosOptions {
         .build()
 }
 
+/// The console's routes, listed once per process: listing them runs the app with resource loading
+/// suppressed process-wide, which would stall a page being rendered at that moment by another
+/// application in the same process (tests run many).
+static ROUTES: std::sync::LazyLock<Vec<leptos_axum::AxumRouteListing>> =
+    std::sync::LazyLock::new(|| generate_route_list(App));
+
 /// The whole HTTP surface, with the sandbox provider under `/sandbox` when given. Console pages
 /// need a session (signed-out requests go to `/login`); the session cookie is `Secure` when
 /// `secure_cookies`.
 pub fn router(state: AppState, sandbox: Option<&Sandbox>, secure_cookies: bool) -> Router {
-    let routes = generate_route_list(App);
+    let routes = ROUTES.clone();
     let options = state.leptos_options.clone();
     let sessions = auth::session_layer(state.ledger.store().clone(), secure_cookies);
     let base = match sandbox {
