@@ -20,6 +20,7 @@ use crate::ui::pages::{
     operations::Operations,
     orders::{OrderPage, Orders},
     overview::Overview,
+    reconcile::Reconcile,
     NotFound, Upcoming,
 };
 use crate::ui::widgets::ViewerResource;
@@ -64,7 +65,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/conflicts") view=Conflicts ssr=SsrMode::Async/>
                     <Route path=path!("/admin") view=Admin ssr=SsrMode::Async/>
                     <Route path=path!("/approvals") ssr=SsrMode::Async view=|| view! { <Upcoming section=Section::Approvals what="Refunds waiting for a manager's decision, with the requester and the amount."/> }/>
-                    <Route path=path!("/reconcile") ssr=SsrMode::Async view=|| view! { <Upcoming section=Section::Reconcile what="Operations whose result is unknown, oldest first, with the way to settle each."/> }/>
+                    <Route path=path!("/reconcile") view=Reconcile ssr=SsrMode::Async/>
                     <Route path=path!("/audit") ssr=SsrMode::Async view=|| view! { <Upcoming section=Section::Audit what="Every state change and human action, hash-chained, with a verifiable export."/> }/>
                 </Routes>
             </Layout>

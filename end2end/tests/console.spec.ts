@@ -75,6 +75,22 @@ test("support finds an unknown refund, reads its attempts, and sees the order an
   await page.screenshot({ path: "screenshots/forbidden.png", fullPage: true });
 });
 
+test("support settles an unknown refund by querying the provider now", async ({ page }) => {
+  const problems = watchErrors(page);
+  await signIn(page, USERS.support, "/reconcile");
+  const row = page.getByTestId("desk-row").filter({ hasText: "refund-1043-li_2" });
+  await expect(row).toContainText("left");
+  await page.screenshot({ path: "screenshots/reconcile.png", fullPage: true });
+  await row.getByRole("button", { name: "Query the provider now" }).click();
+  await expect(page.getByTestId("query-result")).toContainText(/The provider has it as re_\w+: refund-1043-li_2 is now succeeded\./);
+  await expect(page.getByTestId("desk-row").filter({ hasText: "refund-1043-li_2" })).toHaveCount(0);
+  await page.goto("/operations/refund-1043-li_2");
+  await expect(page.getByTestId("external-ids")).toContainText(/re_/);
+  await expect(page.getByTestId("audit")).toContainText("sam.support (support)");
+  await expect(page.getByTestId("audit")).toContainText("confirm_found");
+  expect(problems).toEqual([]);
+});
+
 test("a new operation appears in an open list without a reload", async ({ page }) => {
   await signIn(page, USERS.support, "/operations");
   await expect(page.getByTestId("live")).toHaveText(/Live/);

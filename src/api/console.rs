@@ -247,6 +247,16 @@ pub struct ConflictView {
     pub stored_params: String,
 }
 
+/// An operation on the reconcile desk, with why it is there.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeskItem {
+    pub row: OperationRow,
+    pub why: String,
+    pub key_validity: String,
+    /// Whether this viewer may settle it from here.
+    pub can_query: bool,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UserView {
     pub name: String,
@@ -306,6 +316,24 @@ pub async fn conflicts() -> Result<Vec<ConflictView>, AppError> {
     use crate::domain::policy::Section;
     let user = crate::server::auth::require(Section::Conflicts).await?;
     crate::server::views::conflicts(&user).await.inspect_err(crate::server::auth::set_error_status)
+}
+
+#[server(prefix = "/rpc", endpoint = "reconcile_queue")]
+pub async fn reconcile_queue() -> Result<Vec<DeskItem>, AppError> {
+    use crate::domain::policy::Section;
+    let user = crate::server::auth::require(Section::Reconcile).await?;
+    crate::server::views::reconcile_queue(&user).await.inspect_err(crate::server::auth::set_error_status)
+}
+
+/// Looks an uncertain operation up at its provider now; confirms it when found. Answers with what
+/// happened, in words.
+#[server(prefix = "/rpc", endpoint = "query_provider")]
+pub async fn query_provider(csrf: String, op_id: String) -> Result<String, AppError> {
+    use crate::domain::policy::Section;
+    let user = crate::server::auth::require_for_change(Section::Reconcile, &csrf).await?;
+    crate::server::views::query_provider(&user, &op_id)
+        .await
+        .inspect_err(crate::server::auth::set_error_status)
 }
 
 /// Checks that the viewer may open `section`, for pages that have no data of their own yet.

@@ -7,6 +7,7 @@ pub mod catalogue;
 pub mod cli;
 pub mod connectors;
 pub mod demo;
+pub mod desk;
 pub mod executor;
 pub mod health;
 pub mod ledger;

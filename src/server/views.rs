@@ -8,14 +8,16 @@ use std::collections::BTreeMap;
 
 use super::accounts::{add_user as add_account, AccountError};
 use super::auth::SignedIn;
+use super::desk::{query_provider as query, QueryOutcome};
 use super::ledger::now;
+use super::ledger::LedgerError;
 use super::state::AppState;
 use super::store::records::{OperationListItem, OperationQuery};
 use super::store::{Store, StoreError};
 use crate::api::*;
 use crate::domain::{
     ids::{Actor, OpId},
-    machine::{allowed_commands, State},
+    machine::{allowed_commands, check as machine_check, CommandKind, State},
     policy::Role,
     rollup::{roll_up, OperationSummary, OrderStatus},
 };
@@ -426,6 +428,64 @@ pub async fn conflicts(user: &SignedIn) -> Result<Vec<ConflictView>, AppError> {
             stored_params: serde_json::to_string_pretty(&c.stored_params).unwrap_or_default(),
         })
         .collect())
+}
+
+/// The reconcile desk: unknown, needs-review and silent submitted operations, the longest
+/// waiting first, each with the reason its last change gave.
+pub async fn reconcile_queue(user: &SignedIn) -> Result<Vec<DeskItem>, AppError> {
+    let store = store();
+    let at = now();
+    let waiting = store
+        .operations_in_states(&user.tenant, &[State::Unknown, State::NeedsReview, State::Submitted], 100)
+        .await
+        .map_err(unavailable)?;
+    let actor = Actor::human(&user.name, user.role);
+    let mut items = Vec::with_capacity(waiting.len());
+    for item in waiting {
+        let Some(history) = store.operation_history(&user.tenant, &item.op_id).await.map_err(unavailable)?
+        else {
+            continue;
+        };
+        let snapshot = &history.operation.snapshot;
+        let why = history
+            .audit
+            .iter()
+            .rev()
+            .find_map(|a| a.entry.reason.clone())
+            .or_else(|| snapshot.last_failure.map(|f| f.explanation().to_owned()))
+            .unwrap_or_else(|| "sent, and no outcome was reported".to_owned());
+        let key_validity = match snapshot.key_expires_at() {
+            None => "not sent yet".to_owned(),
+            Some(expires) if expires > at => format!("{} left", span(expires - at)),
+            Some(_) => "expired".to_owned(),
+        };
+        let can_query = machine_check(snapshot, CommandKind::ConfirmFound, &actor, at).is_ok();
+        items.push(DeskItem { row: row(item), why, key_validity, can_query });
+    }
+    Ok(items)
+}
+
+/// Queries the provider for one operation and says what came of it.
+pub async fn query_provider(user: &SignedIn, op_id: &str) -> Result<String, AppError> {
+    let not_found = || AppError::NotFound(format!("no operation {op_id} in tenant {}", user.tenant));
+    let op_id = OpId::parse(op_id).map_err(|_| not_found())?;
+    let executor = expect_context::<AppState>().executor;
+    let actor = Actor::human(&user.name, user.role);
+    match query(&executor, &user.tenant, &op_id, &actor).await {
+        Ok(QueryOutcome::Confirmed { external_id }) => {
+            Ok(format!("The provider has it as {external_id}: {op_id} is now succeeded."))
+        }
+        Ok(QueryOutcome::NotFound { evidence }) => Ok(format!(
+            "The provider has nothing under {op_id} yet ({evidence}). Nothing was changed; absence right after a send proves nothing."
+        )),
+        Ok(QueryOutcome::Unavailable { reason }) => {
+            Ok(format!("The provider could not be asked ({reason}). Nothing was changed; try again later."))
+        }
+        Err(LedgerError::NotFound) => Err(not_found()),
+        Err(LedgerError::Rejected(rejection)) => Err(AppError::Invalid(rejection.message)),
+        Err(LedgerError::Store(error)) => Err(unavailable(error)),
+        Err(other) => Err(AppError::Invalid(other.to_string())),
+    }
 }
 
 pub async fn users(user: &SignedIn) -> Result<Vec<UserView>, AppError> {

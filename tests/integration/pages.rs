@@ -20,7 +20,7 @@ const PAGES: [&str; 11] = [
 ];
 
 /// Every server function that reads or changes data, with arguments it accepts.
-const SERVER_FUNCTIONS: [(&str, &[(&str, &str)]); 10] = [
+const SERVER_FUNCTIONS: [(&str, &[(&str, &str)]); 12] = [
     ("overview", &[]),
     ("operations", &[("filter[state]", "unknown")]),
     ("operation", &[("op_id", "refund-1043-li_2")]),
@@ -31,6 +31,8 @@ const SERVER_FUNCTIONS: [(&str, &[(&str, &str)]); 10] = [
     ("users", &[]),
     ("add_user", &[("csrf", "x"), ("name", "eve"), ("role", "admin"), ("password", "a long password")]),
     ("check_connection", &[]),
+    ("reconcile_queue", &[]),
+    ("query_provider", &[("csrf", "x"), ("op_id", "refund-1043-li_2")]),
 ];
 
 crate::engine_tests! {

@@ -9,6 +9,7 @@ pub mod operation;
 pub mod operations;
 pub mod orders;
 pub mod overview;
+pub mod reconcile;
 
 use leptos::prelude::*;
 use leptos_meta::Title;

@@ -7,25 +7,30 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
-use crate::api::{operation, AuditView, LinkedOperation, OperationDetail};
-use crate::ui::widgets::{ErrorPanel, Loading, StateBadge, Time};
+use crate::api::{operation, AuditView, LinkedOperation, OperationDetail, QueryProvider};
+use crate::domain::machine::CommandKind;
+use crate::ui::pages::reconcile::{QueryButton, QueryResult};
+use crate::ui::widgets::{ErrorPanel, Loading, StateBadge, Time, ViewerResource};
 
 #[component]
 pub fn OperationPage() -> impl IntoView {
     let params = use_params_map();
     let op_id = move || params.with(|p| p.get("op_id").unwrap_or_default());
-    let detail = Resource::new(op_id, operation);
+    let query = ServerAction::<QueryProvider>::new();
+    let detail = Resource::new(move || (op_id(), query.version().get()), |(op_id, _)| operation(op_id));
+    let viewer = expect_context::<ViewerResource>();
     view! {
         <Title text=op_id()/>
         <p class="breadcrumb"><a href="/operations">"Operations"</a>" / "</p>
-        <Suspense fallback=Loading>
+        <Transition fallback=Loading>
             {move || Suspend::new(async move {
+                let csrf = viewer.await.ok().flatten().map(|v| v.csrf).unwrap_or_default();
                 match detail.await {
-                    Ok(detail) => view! { <Detail detail/> }.into_any(),
+                    Ok(detail) => view! { <Detail detail query csrf/> }.into_any(),
                     Err(error) => view! { <h1 class="mono">{op_id()}</h1><ErrorPanel error/> }.into_any(),
                 }
             })}
-        </Suspense>
+        </Transition>
     }
 }
 
@@ -40,7 +45,9 @@ fn linked(operation: &LinkedOperation) -> impl IntoView {
 }
 
 #[component]
-fn Detail(detail: OperationDetail) -> impl IntoView {
+fn Detail(detail: OperationDetail, query: ServerAction<QueryProvider>, csrf: String) -> impl IntoView {
+    let can_query = detail.allowed_actions.iter().any(|a| a == CommandKind::ConfirmFound.label());
+    let op_id = detail.row.op_id.clone();
     let row = detail.row.clone();
     let timeline: Vec<AuditView> =
         detail.audit.iter().filter(|a| a.to_state.is_some() && a.from_state != a.to_state).cloned().collect();
@@ -77,6 +84,8 @@ fn Detail(detail: OperationDetail) -> impl IntoView {
                     </ul>
                 }.into_any()
             }}
+            {can_query.then(|| view! { <div class="actions"><QueryButton action=query op_id csrf/></div> })}
+            <QueryResult action=query/>
         </section>
 
         <div class="grid-2">
