@@ -15,26 +15,7 @@ async fn state_of(app: &crate::support::TestApp, op_id: &str) -> State {
     app.ledger.store().load_operation(&acme, &op_id).await.unwrap().unwrap().snapshot.state
 }
 
-macro_rules! desk_tests {
-    ($($name:ident($app:ident) $body:block)*) => {
-        mod sqlite {
-            use super::*;
-            $(#[tokio::test] async fn $name() {
-                let Some($app) = crate::support::TestApp::spawn_with_sandbox(crate::support::Engine::Sqlite).await else { return };
-                $body
-            })*
-        }
-        mod postgres {
-            use super::*;
-            $(#[tokio::test] async fn $name() {
-                let Some($app) = crate::support::TestApp::spawn_with_sandbox(crate::support::Engine::Postgres).await else { return };
-                $body
-            })*
-        }
-    };
-}
-
-desk_tests! {
+crate::sandboxed_tests! {
     querying_the_provider_settles_an_unknown_refund_once(app) {
         let fault = app.client.post(app.url("/sandbox/v1/_sandbox/faults")).bearer_auth("sk_test_sandbox")
             .json(&json!({"match": "refund-1043-li_2", "fault": "drop_response", "ms": 10000})).send().await.unwrap();

@@ -381,6 +381,28 @@ macro_rules! engine_tests {
     };
 }
 
+/// Like [`engine_tests!`], with the sandbox provider mounted in the application
+/// (`TestApp::spawn_with_sandbox`).
+#[macro_export]
+macro_rules! sandboxed_tests {
+    ($($name:ident($app:ident) $body:block)*) => {
+        mod sqlite {
+            use super::*;
+            $(#[tokio::test] async fn $name() {
+                let Some($app) = $crate::support::TestApp::spawn_with_sandbox($crate::support::Engine::Sqlite).await else { return };
+                $body
+            })*
+        }
+        mod postgres {
+            use super::*;
+            $(#[tokio::test] async fn $name() {
+                let Some($app) = $crate::support::TestApp::spawn_with_sandbox($crate::support::Engine::Postgres).await else { return };
+                $body
+            })*
+        }
+    };
+}
+
 /// The sandbox provider on its own port, with an executor and a reconciler of `app`'s ledger
 /// pointed at it through the Stripe connector (which gives up waiting after 2 s).
 pub struct ProviderHarness {

@@ -27,26 +27,7 @@ async fn fault(app: &crate::support::TestApp, fault: Value) {
     assert_eq!(response.status(), 201);
 }
 
-macro_rules! sandboxed_tests {
-    ($($name:ident($app:ident) $body:block)*) => {
-        mod sqlite {
-            use super::*;
-            $(#[tokio::test] async fn $name() {
-                let Some($app) = crate::support::TestApp::spawn_with_sandbox(crate::support::Engine::Sqlite).await else { return };
-                $body
-            })*
-        }
-        mod postgres {
-            use super::*;
-            $(#[tokio::test] async fn $name() {
-                let Some($app) = crate::support::TestApp::spawn_with_sandbox(crate::support::Engine::Postgres).await else { return };
-                $body
-            })*
-        }
-    };
-}
-
-sandboxed_tests! {
+crate::sandboxed_tests! {
     refund_item_refunds_once_and_then_says_already_done(app) {
         let call = json!({"order_id": "1043", "line_item_id": "li_2"});
         let (status, done) = app.post("/api/v1/tools/refund_item", &call).await;
