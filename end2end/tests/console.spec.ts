@@ -92,7 +92,7 @@ test("support settles an unknown refund by querying the provider now", async ({ 
 });
 
 test("a new operation appears in an open list without a reload", async ({ page }) => {
-  await signIn(page, USERS.support, "/operations");
+  await signIn(page, USERS.manager, "/operations");
   await expect(page.getByTestId("live")).toHaveText(/Live/);
   await page.evaluate(() => ((window as unknown as { untouched: boolean }).untouched = true));
   const token = execFileSync(binary, ["token", "create", "--database-url", database, "--tenant", "demo", "--name", `e2e-${Date.now()}`], { encoding: "utf8" }).trim();
@@ -144,7 +144,7 @@ test("an admin lists the users and adds one without a reload", async ({ page }) 
 test("the overview and lists read well on a narrow screen", async ({ browser }) => {
   const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
   const page = await context.newPage();
-  await signIn(page, USERS.support);
+  await signIn(page, USERS.manager);
   await page.screenshot({ path: "screenshots/overview-narrow.png", fullPage: true });
   await page.goto("/operations");
   await page.screenshot({ path: "screenshots/operations-narrow.png", fullPage: true });

@@ -4,6 +4,8 @@ import { expect, type Page } from "@playwright/test";
 
 export const PASSWORD = "opledger-demo";
 
+/** The demo users. Sign-in is rate-limited per name (a burst of 5, then one every 12 s), so the
+ * tests spread their sign-ins over the four. */
 export const USERS = {
   support: "sam.support",
   manager: "maria.manager",

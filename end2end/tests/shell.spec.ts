@@ -7,7 +7,7 @@ const PAGES = ["/", "/operations", "/operations/refund-1043-li_2", "/orders", "/
 
 test("the shell hydrates: the connection check works only once the wasm runs", async ({ page }) => {
   const problems = watchErrors(page);
-  await signIn(page, USERS.support);
+  await signIn(page, USERS.manager);
   await expect(page).toHaveTitle("Overview · opledger");
   const check = page.getByTestId("check-connection");
   await expect(check).toBeEnabled();
@@ -24,7 +24,7 @@ test("the shell hydrates: the connection check works only once the wasm runs", a
 test("times are written in UTC by the server and in the reader's time once hydrated", async ({ browser }) => {
   const context = await browser.newContext({ timezoneId: "Asia/Taipei" });
   const page = await context.newPage();
-  await signIn(page, USERS.support, "/operations");
+  await signIn(page, USERS.auditor, "/operations");
   const time = page.locator("time").first();
   await expect(time).not.toContainText("UTC");
   const iso = await time.getAttribute("datetime");
@@ -46,11 +46,11 @@ test("a signed-out visitor is sent to sign in, and every page and server functio
   await page.goto("/orders");
   await expect(page).toHaveURL(/\/login\?next=%2Forders$/);
   await page.screenshot({ path: "screenshots/login.png", fullPage: true });
-  await page.getByLabel("Name").fill(USERS.manager);
+  await page.getByLabel("Name").fill(USERS.auditor);
   await page.getByLabel("Password").fill("wrong password");
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page.getByRole("alert")).toHaveText(/do not match/);
-  await expect(page.getByLabel("Name")).toHaveValue(USERS.manager);
+  await expect(page.getByLabel("Name")).toHaveValue(USERS.auditor);
 });
 
 test.describe("without JavaScript", () => {
@@ -81,7 +81,7 @@ test.describe("without JavaScript", () => {
   });
 
   test("an unknown address shows the 404 page", async ({ page }) => {
-    await signIn(page, USERS.support);
+    await signIn(page, USERS.admin);
     const response = await page.goto("/nowhere");
     expect(response?.status()).toBe(404);
     await expect(page.getByRole("heading", { level: 1 })).toHaveText("Page not found");
