@@ -262,10 +262,15 @@ pub async fn redirect_signed_out(session: Session, request: Request, next: Next)
     response
 }
 
+/// The session of the request a server function or page is answering.
+async fn request_session() -> Result<Session, AppError> {
+    leptos_axum::extract().await.map_err(|_| AppError::Unavailable)
+}
+
 /// The viewer of the current request, for server functions and pages: the signed-in user if any,
 /// and the session's CSRF token.
 pub async fn current_viewer() -> Result<Option<Viewer>, AppError> {
-    let session: Session = leptos_axum::extract().await.map_err(|_| AppError::Unavailable)?;
+    let session = request_session().await?;
     let Some(user) = signed_in(&session).await else {
         return Ok(None);
     };
@@ -275,7 +280,7 @@ pub async fn current_viewer() -> Result<Option<Viewer>, AppError> {
 
 /// The CSRF token of the current session (signed in or not), for the sign-in form.
 pub async fn session_csrf() -> Result<String, AppError> {
-    let session: Session = leptos_axum::extract().await.map_err(|_| AppError::Unavailable)?;
+    let session = request_session().await?;
     csrf_token(&session).await.map_err(|_| AppError::Unavailable)
 }
 
@@ -294,23 +299,22 @@ pub fn set_error_status(error: &AppError) {
     }
 }
 
-fn refuse(status: StatusCode, error: AppError) -> AppError {
-    if let Some(response) = leptos::prelude::use_context::<leptos_axum::ResponseOptions>() {
-        response.set_status(status);
-    }
+/// `error`, with its status set on the response.
+fn refuse(error: AppError) -> AppError {
+    set_error_status(&error);
     error
 }
 
 /// The signed-in user when they may open `section`; otherwise `SignedOut` (401) or `Forbidden`
 /// (403), with that status set on the response.
 pub async fn require(section: Section) -> Result<SignedIn, AppError> {
-    let session: Session = leptos_axum::extract().await.map_err(|_| AppError::Unavailable)?;
+    let session = request_session().await?;
     let Some(user) = signed_in(&session).await else {
-        return Err(refuse(StatusCode::UNAUTHORIZED, AppError::SignedOut));
+        return Err(refuse(AppError::SignedOut));
     };
     if !section.allows(user.role) {
         tracing::warn!(user = %user.name, role = user.role.as_str(), ?section, "refused a section");
-        return Err(refuse(StatusCode::FORBIDDEN, AppError::Forbidden));
+        return Err(refuse(AppError::Forbidden));
     }
     Ok(user)
 }
@@ -319,9 +323,8 @@ pub async fn require(section: Section) -> Result<SignedIn, AppError> {
 /// the session's.
 pub async fn require_for_change(section: Section, csrf: &str) -> Result<SignedIn, AppError> {
     let user = require(section).await?;
-    let session: Session = leptos_axum::extract().await.map_err(|_| AppError::Unavailable)?;
-    if !csrf_matches(&session, csrf).await {
-        return Err(refuse(StatusCode::FORBIDDEN, AppError::FormExpired));
+    if !csrf_matches(&request_session().await?, csrf).await {
+        return Err(refuse(AppError::FormExpired));
     }
     Ok(user)
 }

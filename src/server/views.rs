@@ -17,7 +17,7 @@ use super::store::{Store, StoreError};
 use crate::api::*;
 use crate::domain::{
     ids::{Actor, OpId},
-    machine::{allowed_commands, check as machine_check, CommandKind, State},
+    machine::{allowed_commands, check as machine_check, CommandKind, Snapshot, State},
     policy::Role,
     rollup::{roll_up, OperationSummary, OrderStatus},
 };
@@ -125,13 +125,26 @@ fn span(duration: Duration) -> String {
     }
 }
 
+/// How long the provider still remembers the operation's idempotency key, in words.
+fn key_validity(snapshot: &Snapshot, at: DateTime<Utc>) -> String {
+    match snapshot.key_expires_at() {
+        None => "not sent yet".to_owned(),
+        Some(expires) if expires > at => format!("{} left", span(expires - at)),
+        Some(_) => "expired: the provider no longer recognises this key".to_owned(),
+    }
+}
+
+fn no_operation(op_id: &str, user: &SignedIn) -> AppError {
+    AppError::NotFound(format!("no operation {op_id} in tenant {}", user.tenant))
+}
+
 fn dashboard_link(provider: &str, external_id: &str) -> Option<String> {
     (provider == "stripe" && external_id.starts_with("re_"))
         .then(|| format!("https://dashboard.stripe.com/refunds/{external_id}"))
 }
 
 pub async fn operation(user: &SignedIn, op_id: &str) -> Result<OperationDetail, AppError> {
-    let not_found = || AppError::NotFound(format!("no operation {op_id} in tenant {}", user.tenant));
+    let not_found = || no_operation(op_id, user);
     let op_id = OpId::parse(op_id).map_err(|_| not_found())?;
     let store = store();
     let history =
@@ -157,11 +170,6 @@ pub async fn operation(user: &SignedIn, op_id: &str) -> Result<OperationDetail, 
         siblings.iter().filter(|s| s.compensates.as_ref() == Some(&operation.op_id)).map(linked).collect();
     let conflicts = store.conflicts_of(&user.tenant, &op_id).await.map_err(unavailable)?.len();
     let key_expires_at = snapshot.key_expires_at();
-    let key_validity = match key_expires_at {
-        None => "not sent yet".to_owned(),
-        Some(expires) if expires > at => format!("{} left", span(expires - at)),
-        Some(_) => "expired: the provider no longer recognises this key".to_owned(),
-    };
     let item = OperationListItem {
         op_id: operation.op_id.clone(),
         kind: operation.kind.clone(),
@@ -183,7 +191,7 @@ pub async fn operation(user: &SignedIn, op_id: &str) -> Result<OperationDetail, 
         idempotency_key: operation.idempotency_key.clone(),
         requested_by: snapshot.requested_by.clone(),
         key_expires_at,
-        key_validity,
+        key_validity: key_validity(snapshot, at),
         last_failure: snapshot.last_failure.map(|f| f.as_str().to_owned()),
         cancel_requested: snapshot.cancel_requested,
         approval: snapshot.approval.as_ref().map(|a| ApprovalView {
@@ -454,20 +462,15 @@ pub async fn reconcile_queue(user: &SignedIn) -> Result<Vec<DeskItem>, AppError>
             .find_map(|a| a.entry.reason.clone())
             .or_else(|| snapshot.last_failure.map(|f| f.explanation().to_owned()))
             .unwrap_or_else(|| "sent, and no outcome was reported".to_owned());
-        let key_validity = match snapshot.key_expires_at() {
-            None => "not sent yet".to_owned(),
-            Some(expires) if expires > at => format!("{} left", span(expires - at)),
-            Some(_) => "expired".to_owned(),
-        };
         let can_query = machine_check(snapshot, CommandKind::ConfirmFound, &actor, at).is_ok();
-        items.push(DeskItem { row: row(item), why, key_validity, can_query });
+        items.push(DeskItem { row: row(item), why, key_validity: key_validity(snapshot, at), can_query });
     }
     Ok(items)
 }
 
 /// Queries the provider for one operation and says what came of it.
 pub async fn query_provider(user: &SignedIn, op_id: &str) -> Result<String, AppError> {
-    let not_found = || AppError::NotFound(format!("no operation {op_id} in tenant {}", user.tenant));
+    let not_found = || no_operation(op_id, user);
     let op_id = OpId::parse(op_id).map_err(|_| not_found())?;
     let executor = expect_context::<AppState>().executor;
     let actor = Actor::human(&user.name, user.role);

@@ -3,10 +3,8 @@
 //! [`super::sql`], it is shared by both engines; [`console_store_methods!`] writes the methods
 //! into each backend's `Store` implementation.
 
-use chrono::{DateTime, Utc};
-
 use super::records::{OperationListItem, OperationQuery, StateChange, UserRecord};
-use super::sql::micros;
+use super::sql::{corrupt, micros, time};
 use super::StoreError;
 use crate::domain::{
     ids::{OpId, TenantId},
@@ -14,14 +12,6 @@ use crate::domain::{
     money::{Currency, Money},
     policy::Role,
 };
-
-pub(super) fn time(us: i64) -> Result<DateTime<Utc>, StoreError> {
-    DateTime::from_timestamp_micros(us).ok_or_else(|| StoreError::Corrupt(format!("time {us} out of range")))
-}
-
-fn corrupt(what: &str, problem: impl std::fmt::Display) -> StoreError {
-    StoreError::Corrupt(format!("{what}: {problem}"))
-}
 
 /// A value bound to a query whose shape depends on the filters given.
 pub(super) enum SqlValue {
@@ -130,25 +120,26 @@ pub(super) struct ListRow {
 impl ListRow {
     pub(super) fn into_item(self) -> Result<OperationListItem, StoreError> {
         let amount = match (self.amount_minor, self.amount_currency) {
-            (Some(minor), Some(currency)) => {
-                Some(Money::new(minor, Currency::parse(&currency).map_err(|e| corrupt("currency", e))?))
-            }
+            (Some(minor), Some(currency)) => Some(Money::new(
+                minor,
+                Currency::parse(&currency).map_err(|e| corrupt("currency")(e.to_string()))?,
+            )),
             _ => None,
         };
         Ok(OperationListItem {
-            op_id: OpId::parse(&self.op_id).map_err(|e| corrupt("op_id", e))?,
+            op_id: OpId::parse(&self.op_id).map_err(|e| corrupt("op_id")(e.to_string()))?,
             kind: self.kind,
             subject: self.subject,
             provider: self.provider,
-            state: State::parse(&self.state).ok_or_else(|| corrupt("state", &self.state))?,
+            state: State::parse(&self.state).ok_or_else(|| corrupt("state")(self.state.clone()))?,
             amount,
             attempts: self
                 .last_attempt
-                .map_or(Ok(0), |n| u32::try_from(n).map_err(|e| corrupt("attempts", e)))?,
+                .map_or(Ok(0), |n| u32::try_from(n).map_err(|e| corrupt("attempts")(e.to_string())))?,
             external_ids: Vec::new(),
             compensates: self
                 .compensates
-                .map(|c| OpId::parse(&c).map_err(|e| corrupt("compensates", e)))
+                .map(|c| OpId::parse(&c).map_err(|e| corrupt("compensates")(e.to_string())))
                 .transpose()?,
             created_at: time(self.created_at_us)?,
             updated_at: time(self.updated_at_us)?,
@@ -172,9 +163,9 @@ impl UserRow {
     pub(super) fn into_record(self) -> Result<UserRecord, StoreError> {
         Ok(UserRecord {
             id: self.id,
-            tenant: TenantId::parse(&self.tenant).map_err(|e| corrupt("tenant", e))?,
+            tenant: TenantId::parse(&self.tenant).map_err(|e| corrupt("tenant")(e.to_string()))?,
             name: self.name,
-            role: Role::parse(&self.role).ok_or_else(|| corrupt("role", &self.role))?,
+            role: Role::parse(&self.role).ok_or_else(|| corrupt("role")(self.role.clone()))?,
             password_hash: self.password_hash,
             created_at: time(self.created_at_us)?,
         })

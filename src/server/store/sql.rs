@@ -20,11 +20,11 @@ pub(super) fn micros(at: DateTime<Utc>) -> i64 {
     at.timestamp_micros()
 }
 
-fn time(us: i64) -> Result<DateTime<Utc>, StoreError> {
+pub(super) fn time(us: i64) -> Result<DateTime<Utc>, StoreError> {
     DateTime::from_timestamp_micros(us).ok_or_else(|| StoreError::Corrupt(format!("time {us} out of range")))
 }
 
-fn corrupt(what: &str) -> impl FnOnce(String) -> StoreError + '_ {
+pub(super) fn corrupt(what: &str) -> impl FnOnce(String) -> StoreError + '_ {
     move |problem| StoreError::Corrupt(format!("{what}: {problem}"))
 }
 
