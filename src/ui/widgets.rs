@@ -42,6 +42,15 @@ pub fn Time(at: DateTime<Utc>) -> impl IntoView {
     view! { <time datetime=at.to_rfc3339() title=at.format("%Y-%m-%d %H:%M:%S%.3f UTC").to_string()>{text}</time> }
 }
 
+/// `items` joined with commas, or `none` when there are none.
+pub fn joined_or(items: &[String], none: &str) -> String {
+    if items.is_empty() {
+        none.to_owned()
+    } else {
+        items.join(", ")
+    }
+}
+
 /// An error as a sentence, with a way on. On the server it also sets the response's status.
 #[component]
 pub fn ErrorPanel(error: AppError) -> impl IntoView {

@@ -8,7 +8,7 @@ use leptos_router::{components::Form, hooks::use_query_map};
 
 use crate::api::{operations, OperationFilter, OperationPage};
 use crate::domain::machine::State;
-use crate::ui::widgets::{ErrorPanel, Loading, StateBadge, Time};
+use crate::ui::widgets::{joined_or, ErrorPanel, Loading, StateBadge, Time};
 
 fn filter_from(query: &leptos_router::params::ParamsMap) -> OperationFilter {
     let get = |name: &str| query.get(name).filter(|v| !v.trim().is_empty());
@@ -142,7 +142,7 @@ fn OperationTable(page: OperationPage, filter: OperationFilter) -> impl IntoView
                             <td>{row.provider.clone()}</td>
                             <td class="num">{row.amount.clone().unwrap_or_else(|| "—".into())}</td>
                             <td class="num">{row.attempts}</td>
-                            <td class="mono">{if row.external_ids.is_empty() { "—".to_owned() } else { row.external_ids.join(", ") }}</td>
+                            <td class="mono">{joined_or(&row.external_ids, "—")}</td>
                             <td><Time at=row.created_at/></td>
                         </tr>
                     }).collect_view()}

@@ -8,7 +8,7 @@ use leptos_router::hooks::use_params_map;
 
 use crate::api::{order, orders, OrderDetail};
 use crate::ui::pages::overview::OrderList;
-use crate::ui::widgets::{ErrorPanel, Loading, OrderBadge, StateBadge, Time};
+use crate::ui::widgets::{joined_or, ErrorPanel, Loading, OrderBadge, StateBadge, Time};
 
 #[component]
 pub fn Orders() -> impl IntoView {
@@ -77,7 +77,7 @@ fn OrderBody(detail: OrderDetail) -> impl IntoView {
             <div><dt>"Not done"</dt><dd>{id_list(&detail.not_done)}</dd></div>
             <div><dt>"Not yet confirmed"</dt><dd>{id_list(&detail.uncertain)}</dd></div>
             <div><dt>"Effects in force"</dt><dd data-testid="effects-in-force">{id_list(&detail.effects_in_force)}</dd></div>
-            <div><dt>"Net refunded"</dt><dd>{if detail.net_refunded.is_empty() { "nothing".to_owned() } else { detail.net_refunded.join(", ") }}</dd></div>
+            <div><dt>"Net refunded"</dt><dd>{joined_or(&detail.net_refunded, "nothing")}</dd></div>
         </dl>
         <section class="panel">
             <h2>"Operations"</h2>
@@ -92,7 +92,7 @@ fn OrderBody(detail: OrderDetail) -> impl IntoView {
                                 <td>{row.kind.clone()}</td>
                                 <td class="mono">{row.compensates.clone().unwrap_or_else(|| "—".into())}</td>
                                 <td class="num">{row.amount.clone().unwrap_or_else(|| "—".into())}</td>
-                                <td class="mono">{if row.external_ids.is_empty() { "—".to_owned() } else { row.external_ids.join(", ") }}</td>
+                                <td class="mono">{joined_or(&row.external_ids, "—")}</td>
                                 <td><Time at=row.updated_at/></td>
                             </tr>
                         }).collect_view()}

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 
 use crate::api::{overview, Bucket, HourOutcomes, OperationRow, OrderSummary, OverviewData};
-use crate::ui::widgets::{ErrorPanel, Loading, OrderBadge, StateBadge, Time};
+use crate::ui::widgets::{joined_or, ErrorPanel, Loading, OrderBadge, StateBadge, Time};
 
 #[component]
 pub fn Overview() -> impl IntoView {
@@ -119,7 +119,7 @@ pub fn OrderList(orders: Vec<OrderSummary>, empty: &'static str) -> impl IntoVie
                         <td><a href=format!("/orders/{}", order.subject) class="mono">{order.subject.clone()}</a></td>
                         <td><OrderBadge status=order.status/></td>
                         <td>{order.operations}</td>
-                        <td>{if order.net_refunded.is_empty() { "—".to_owned() } else { order.net_refunded.join(", ") }}</td>
+                        <td>{joined_or(&order.net_refunded, "—")}</td>
                         <td><Time at=order.updated_at/></td>
                     </tr>
                 }).collect_view()}
