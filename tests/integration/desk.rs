@@ -23,6 +23,16 @@ crate::sandboxed_tests! {
         let (_, answer) = app.post("/api/v1/tools/refund_item", &json!({"order_id": "1043", "line_item_id": "li_2"})).await;
         assert_eq!(answer["status"], "unknown", "{answer}");
 
+        app.add_user("globex", "gus", Role::Support).await;
+        let other_tenant = app.console();
+        other_tenant.sign_in("gus", crate::support::PASSWORD, "/").await;
+        let html = other_tenant.page("/reconcile", 200).await;
+        assert!(!html.contains("refund-1043-li_2") && html.contains("Nothing to reconcile"), "another tenant's desk is its own");
+        let other_csrf = other_tenant.csrf().await;
+        let (status, _) = other_tenant.call("query_provider", &[("csrf", &other_csrf), ("op_id", "refund-1043-li_2")]).await;
+        assert_eq!(status, 404, "another tenant's operation does not exist for this user");
+        assert_eq!(state_of(&app, "refund-1043-li_2").await, State::Unknown);
+
         let support = app.signed_in("sam", Role::Support).await;
         let html = support.page("/reconcile", 200).await;
         assert!(html.contains("refund-1043-li_2") && html.contains("Query the provider now"), "{html}");

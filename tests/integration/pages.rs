@@ -248,6 +248,10 @@ crate::engine_tests! {
         assert_eq!(response.status(), 200);
         assert_eq!(response.headers()["content-type"], "text/event-stream");
         let mut stream = response.bytes_stream();
+        app.add_user("globex", "gina", Role::Support).await;
+        let other_tenant = app.console();
+        other_tenant.sign_in("gina", PASSWORD, "/").await;
+        let mut other_stream = other_tenant.get("/live/operations").await.bytes_stream();
         assert_eq!(app.register(&refund_1043(38000)).await.0, 201);
         let mut received = String::new();
         let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
@@ -255,6 +259,12 @@ crate::engine_tests! {
             let chunk = tokio::time::timeout_at(deadline, stream.next()).await.expect("an event within 10 s");
             received.push_str(&String::from_utf8_lossy(&chunk.unwrap().unwrap()));
         }
+        let quiet_until = tokio::time::Instant::now() + std::time::Duration::from_secs(3);
+        let mut other_received = String::new();
+        while let Ok(Some(Ok(chunk))) = tokio::time::timeout_at(quiet_until, other_stream.next()).await {
+            other_received.push_str(&String::from_utf8_lossy(&chunk));
+        }
+        assert!(!other_received.contains("event: changed"), "another tenant hears nothing: {other_received}");
     }
 
     instances_on_one_database_share_sessions(app) {
