@@ -14,6 +14,8 @@ use crate::domain::policy::Section;
 use crate::ui::layout::Layout;
 use crate::ui::pages::{
     admin::Admin,
+    approvals::Approvals,
+    bulk::{BulkPage, BulkRunPage},
     conflicts::Conflicts,
     login::Login,
     operation::OperationPage,
@@ -64,7 +66,9 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/orders/:subject") view=OrderPage ssr=SsrMode::Async/>
                     <Route path=path!("/conflicts") view=Conflicts ssr=SsrMode::Async/>
                     <Route path=path!("/admin") view=Admin ssr=SsrMode::Async/>
-                    <Route path=path!("/approvals") ssr=SsrMode::Async view=|| view! { <Upcoming section=Section::Approvals what="Refunds waiting for a manager's decision, with the requester and the amount."/> }/>
+                    <Route path=path!("/approvals") view=Approvals ssr=SsrMode::Async/>
+                    <Route path=path!("/bulk") view=BulkPage ssr=SsrMode::Async/>
+                    <Route path=path!("/bulk/:id") view=BulkRunPage ssr=SsrMode::Async/>
                     <Route path=path!("/reconcile") view=Reconcile ssr=SsrMode::Async/>
                     <Route path=path!("/audit") ssr=SsrMode::Async view=|| view! { <Upcoming section=Section::Audit what="Every state change and human action, hash-chained, with a verifiable export."/> }/>
                 </Routes>

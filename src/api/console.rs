@@ -8,7 +8,13 @@ use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::AppError;
-use crate::domain::{machine::State, params::FieldDiff, policy::Role, rollup::OrderStatus};
+use crate::domain::{
+    compensation::Compensation,
+    machine::{CommandKind, State},
+    params::FieldDiff,
+    policy::Role,
+    rollup::OrderStatus,
+};
 
 /// The signed-in user as the pages see them, with the session's CSRF token for their forms.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -172,8 +178,12 @@ pub struct OperationDetail {
     pub compensated_by: Vec<LinkedOperation>,
     pub conflicts: usize,
     pub audit: Vec<AuditView>,
-    /// The actions the state machine allows this viewer, as labels.
-    pub allowed_actions: Vec<String>,
+    /// The actions the state machine allows this viewer now.
+    pub actions: Vec<CommandKind>,
+    /// The compensations this viewer may record for it.
+    pub compensations: Vec<Compensation>,
+    /// The idempotency key prefix of this page's forms.
+    pub form_key: String,
 }
 
 /// A count shown on a bar of a chart.
@@ -233,6 +243,18 @@ pub struct OrderDetail {
     pub uncertain: Vec<String>,
     pub effects_in_force: Vec<String>,
     pub net_refunded: Vec<String>,
+    /// The compensations this viewer may record, per operation that offers any.
+    pub compensations: Vec<CompensationOffer>,
+    pub form_key: String,
+}
+
+/// The compensations one operation of an order offers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompensationOffer {
+    pub op_id: String,
+    pub kind: String,
+    pub state: State,
+    pub offers: Vec<Compensation>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -253,8 +275,15 @@ pub struct DeskItem {
     pub row: OperationRow,
     pub why: String,
     pub key_validity: String,
-    /// Whether this viewer may settle it from here.
-    pub can_query: bool,
+    /// The actions this viewer may take on it now.
+    pub actions: Vec<CommandKind>,
+}
+
+/// The reconcile desk's queue and the key prefix of its forms.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReconcileDesk {
+    pub items: Vec<DeskItem>,
+    pub form_key: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -319,21 +348,10 @@ pub async fn conflicts() -> Result<Vec<ConflictView>, AppError> {
 }
 
 #[server(prefix = "/rpc", endpoint = "reconcile_queue")]
-pub async fn reconcile_queue() -> Result<Vec<DeskItem>, AppError> {
+pub async fn reconcile_queue() -> Result<ReconcileDesk, AppError> {
     use crate::domain::policy::Section;
     let user = crate::server::auth::require(Section::Reconcile).await?;
     crate::server::views::reconcile_queue(&user).await.inspect_err(crate::server::auth::set_error_status)
-}
-
-/// Looks an uncertain operation up at its provider now; confirms it when found. Answers with what
-/// happened, in words.
-#[server(prefix = "/rpc", endpoint = "query_provider")]
-pub async fn query_provider(csrf: String, op_id: String) -> Result<String, AppError> {
-    use crate::domain::policy::Section;
-    let user = crate::server::auth::require_for_change(Section::Reconcile, &csrf).await?;
-    crate::server::views::query_provider(&user, &op_id)
-        .await
-        .inspect_err(crate::server::auth::set_error_status)
 }
 
 /// Checks that the viewer may open `section`, for pages that have no data of their own yet.

@@ -3,9 +3,11 @@
 //! text ever reaches the browser.
 
 mod console;
+mod workflows;
 mod error;
 
 pub use console::*;
+pub use workflows::*;
 pub use error::AppError;
 
 use leptos::prelude::*;

@@ -335,6 +335,10 @@ impl CommandKind {
         }
     }
 
+    pub fn parse(text: &str) -> Option<CommandKind> {
+        CommandKind::ALL.into_iter().find(|kind| kind.as_str() == text)
+    }
+
     pub fn label(self) -> &'static str {
         match self {
             CommandKind::Approve => "Approve",

@@ -5,6 +5,7 @@
 //! the server and for the browser, so the console and the ledger ask the same functions.
 
 pub mod audit;
+pub mod compensation;
 pub mod failure;
 pub mod ids;
 pub mod machine;

@@ -16,6 +16,8 @@ pub enum MoneyError {
     CurrencyMismatch(Currency, Currency),
     #[error("amount is too large")]
     Overflow,
+    #[error("{0:?} is not an amount in {1}; write it like {2}")]
+    BadAmount(String, Currency, String),
 }
 
 impl Currency {
@@ -74,6 +76,22 @@ impl Money {
         Self { minor, currency }
     }
 
+    /// Reads an amount written in major units, such as `1000`, `1,000.50` or `380.5` for TWD, with
+    /// no more decimals than the currency has and no sign.
+    pub fn parse_major(text: &str, currency: Currency) -> Result<Money, MoneyError> {
+        let digits = currency.minor_unit_digits() as usize;
+        let example = Money::new(100_000 * 10i64.pow(digits as u32) / 100, currency).to_string();
+        let bad = || MoneyError::BadAmount(text.to_owned(), currency, example[4..].to_owned());
+        let cleaned: String = text.trim().chars().filter(|c| *c != ',').collect();
+        let (whole, fraction) = cleaned.split_once('.').unwrap_or((&cleaned, ""));
+        let all_digits = |part: &str| part.bytes().all(|b| b.is_ascii_digit());
+        if whole.is_empty() || !all_digits(whole) || !all_digits(fraction) || fraction.len() > digits {
+            return Err(bad());
+        }
+        let padded = format!("{whole}{fraction:0<digits$}");
+        padded.parse::<i64>().map(|minor| Money::new(minor, currency)).map_err(|_| bad())
+    }
+
     pub fn checked_add(self, other: Money) -> Result<Money, MoneyError> {
         if self.currency != other.currency {
             return Err(MoneyError::CurrencyMismatch(self.currency, other.currency));
@@ -111,6 +129,18 @@ mod tests {
         assert_eq!(Money::new(-5, twd()).to_string(), "TWD -0.05");
         assert_eq!(Money::new(1200, Currency::parse("JPY").unwrap()).to_string(), "JPY 1200");
         assert_eq!(Money::new(1500, Currency::parse("KWD").unwrap()).to_string(), "KWD 1.500");
+    }
+
+    #[test]
+    fn amounts_are_read_in_major_units_exactly() {
+        assert_eq!(Money::parse_major("1,000", twd()).unwrap().minor, 100_000);
+        assert_eq!(Money::parse_major(" 380.5 ", twd()).unwrap().minor, 38_050);
+        assert_eq!(Money::parse_major("1200", Currency::parse("JPY").unwrap()).unwrap().minor, 1200);
+        for bad in ["", "-5", "1.234", "12a", ".5", "1e3", "99999999999999999999"] {
+            let error = Money::parse_major(bad, twd()).unwrap_err();
+            assert!(error.to_string().contains("write it like 1000.00"), "{bad}: {error}");
+        }
+        assert!(Money::parse_major("12.5", Currency::parse("JPY").unwrap()).is_err());
     }
 
     #[test]

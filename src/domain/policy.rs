@@ -36,6 +36,12 @@ impl Role {
     pub fn parse(text: &str) -> Option<Role> {
         Role::ALL.into_iter().find(|role| role.as_str() == text)
     }
+
+    /// Whether people of this role change operations (reconcile, compensate, cancel, bulk
+    /// actions). Auditors and admins never do.
+    pub fn acts_on_operations(self) -> bool {
+        matches!(self, Role::Support | Role::Manager)
+    }
 }
 
 /// The console's sections. Each is open to some roles; the server checks this on every page and

@@ -69,6 +69,17 @@ pub const DEMO_ORDERS: &[Order] = &[
         line_items: &[LineItem { id: "li_1", name: "Travel adapter", amount_minor: 8_900 }],
     },
     Order {
+        id: "1077",
+        currency: "TWD",
+        payment_intent: "pi_1077",
+        line_items: &[
+            LineItem { id: "li_1", name: "Studio monitors", amount_minor: 320_000 },
+            LineItem { id: "li_2", name: "Monitor stands", amount_minor: 45_000 },
+            LineItem { id: "li_3", name: "Speaker cables", amount_minor: 12_000 },
+            LineItem { id: "li_4", name: "Acoustic foam", amount_minor: 30_000 },
+        ],
+    },
+    Order {
         id: "1060",
         currency: "TWD",
         payment_intent: "pi_1060",
@@ -82,6 +93,18 @@ pub const DEMO_ORDERS: &[Order] = &[
 
 pub fn find_order(id: &str) -> Option<&'static Order> {
     DEMO_ORDERS.iter().find(|order| order.id == id)
+}
+
+/// The parameters of the refund of one line item, the same whoever asks for it (an agent's tool,
+/// a compensation, the demo), so that one intent always has one fingerprint.
+pub fn refund_params(order: &Order, item: &LineItem) -> serde_json::Value {
+    serde_json::json!({
+        "payment_intent": order.payment_intent,
+        "amount": {"minor": item.amount_minor, "currency": order.currency},
+        "order": order.id,
+        "line_item": item.id,
+        "reason": "requested_by_customer",
+    })
 }
 
 #[cfg(test)]

@@ -187,6 +187,10 @@ pub struct ServeArgs {
     /// Mark the session cookie Secure; set it when the console is reached over HTTPS (for example behind a TLS proxy).
     #[arg(long, env = "OPLEDGER_SECURE_COOKIES")]
     pub secure_cookies: bool,
+
+    /// How long a manager's approval lets its operation be sent (for example 24h); one that expires unsent goes back to the approval queue.
+    #[arg(long, env = "OPLEDGER_APPROVAL_VALID_FOR", default_value = "24h", value_parser = humantime::parse_duration)]
+    pub approval_valid_for: std::time::Duration,
 }
 
 #[derive(Debug, Args)]
@@ -242,6 +246,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 settle_after: args.settle.duration()?,
                 secure_cookies: args.secure_cookies,
                 provider_timeout: args.provider.provider_timeout,
+                approval_valid_for: chrono::Duration::from_std(args.approval_valid_for)
+                    .context("--approval-valid-for is too long")?,
                 ..Settings::new(&args.database.database_url, args.addr)
             };
             let application = Application::build(settings).await?;
@@ -270,7 +276,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 .context("--stripe-base-url (or OPLEDGER_STRIPE_BASE_URL) is needed to look operations up")?;
             let connector =
                 StripeConnector::new(&base_url, &provider.stripe_secret_key, provider.provider_timeout);
-            let executor = Executor::new(Ledger::new(store, Vec::new()), RetryPolicy::default())
+            let executor = Executor::new(Ledger::new(store), RetryPolicy::default())
                 .with_connector("stripe", std::sync::Arc::new(connector));
             let reconciler = Reconciler::new(executor, settle.duration()?);
             if once {

@@ -4,7 +4,8 @@
 //! order, a refused conflicting request, a timeout, a cached 500 that ends in review, a retried
 //! rate limit, a business rejection, a cancellation, a sender that stopped between `submitted`
 //! and the send, one whose key expired before it was found (needs review), a stop requested while
-//! a result is unknown, refunds waiting for a manager and one denied, and after-sale orders whose
+//! a result is unknown, refunds waiting for a manager (one asked for by the manager herself) and
+//! one denied, three refunds whose answers were lost (for a bulk lookup), and after-sale orders whose
 //! pickup failed, one of them compensated by cancelling its ticket (a cancellation whose first
 //! answer is lost). `serve --demo` runs it through the mounted sandbox; `opledger demo` through a
 //! sandbox of its own, with a progress bar.
@@ -13,16 +14,18 @@ use serde_json::json;
 use std::sync::Arc;
 
 use super::accounts::{add_user, AccountError};
-use super::catalogue::find_order;
+use super::catalogue::{find_order, refund_params};
 use super::connectors::{ServicesConnector, StripeConnector};
 use super::executor::{Executor, RetryPolicy};
 use super::ledger::{Ledger, LedgerError, RegisterRequest, DEFAULT_KEY_RETENTION};
+use super::store::records::ApprovalRuleRecord;
 use super::reconciler::Reconciler;
 use super::sandbox::{Fault, FaultKind, Sandbox, SandboxConfig};
 use super::store::records::AttemptReport;
 use super::store::Store;
 use super::tokens::create_token;
 use crate::domain::{
+    audit::AuditEntry,
     ids::{Actor, OpId, TenantId},
     machine::Command,
     params::CanonicalParams,
@@ -74,14 +77,11 @@ fn refund_request(
     let item = order
         .line_item(line_item_id)
         .ok_or_else(|| LedgerError::Invalid(format!("no line item {line_item_id}")))?;
-    let params = CanonicalParams::from_value(json!({
-        "payment_intent": order.payment_intent,
-        "amount": {"minor": minor_override.unwrap_or(item.amount_minor), "currency": order.currency},
-        "order": order.id,
-        "line_item": item.id,
-        "reason": "requested_by_customer",
-    }))
-    .map_err(|e| LedgerError::Invalid(e.to_string()))?;
+    let mut params = refund_params(order, item);
+    if let Some(minor) = minor_override {
+        params["amount"]["minor"] = json!(minor);
+    }
+    let params = CanonicalParams::from_value(params).map_err(|e| LedgerError::Invalid(e.to_string()))?;
     Ok(RegisterRequest {
         op_id: OpId::for_line_item("refund", order.id, item.id)
             .map_err(|e| LedgerError::Invalid(e.to_string()))?,
@@ -96,16 +96,31 @@ fn refund_request(
 }
 
 /// How many steps [`seed`] reports to its progress callback.
-pub const SEED_STEPS: u64 = 16;
+pub const SEED_STEPS: u64 = 17;
 
 /// Refunds of TWD 1,000.00 or more need a manager in the demo, so that some wait for approval.
-fn demo_approval_rules() -> Vec<ApprovalRule> {
+async fn add_demo_approval_rule(store: &dyn Store, tenant: &TenantId) -> Result<(), LedgerError> {
     let twd = crate::domain::money::Currency::parse("TWD").expect("TWD is a currency");
-    vec![ApprovalRule {
+    let rule = ApprovalRule {
         kind: "refund".into(),
         provider: Some("stripe".into()),
         threshold: Some(crate::domain::money::Money::new(100_000, twd)),
-    }]
+    };
+    let at = super::ledger::now();
+    let audit = AuditEntry {
+        at,
+        tenant: tenant.to_string(),
+        actor: "demo".into(),
+        role: "system".into(),
+        action: "add_approval_rule".into(),
+        op_id: None,
+        from_state: None,
+        to_state: None,
+        reason: None,
+        evidence: json!({"id": "demo-refunds", "rule": super::actions::rule_sentence(&rule)}),
+    };
+    let record = ApprovalRuleRecord { id: "demo-refunds".into(), rule, created_by: "demo".into(), created_at: at };
+    Ok(store.add_approval_rule(tenant, record, audit).await?)
 }
 
 /// Seeds the demo tenant once (the users are made on every run); does nothing more when it
@@ -185,15 +200,32 @@ pub async fn seed(
     let unknown = OpId::parse("refund-1043-li_1").map_err(|e| LedgerError::Invalid(e.to_string()))?;
     ledger.execute(&tenant, &unknown, stop, &agent, AttemptReport::default()).await?;
 
-    progress("refunds that need a manager, one of them denied");
-    let guarded = Ledger::new(ledger.store().clone(), demo_approval_rules());
-    guarded.register(&tenant, &agent, refund_request("1060", "li_1", None)?).await?;
+    progress("refunds that need a manager, one of them denied, one asked for by a manager");
+    add_demo_approval_rule(ledger.store().as_ref(), &tenant).await?;
+    ledger.register(&tenant, &agent, refund_request("1060", "li_1", None)?).await?;
     let denied = refund_request("1060", "li_2", None)?;
     let denied_id = denied.op_id.clone();
-    guarded.register(&tenant, &agent, denied).await?;
+    ledger.register(&tenant, &agent, denied).await?;
     let deny = Command::Deny { reason: "the dock was returned damaged; refund refused".into() };
     let manager = Actor::human("maria.manager", Role::Manager);
-    guarded.execute(&tenant, &denied_id, deny, &manager, AttemptReport::default()).await?;
+    ledger.execute(&tenant, &denied_id, deny, &manager, AttemptReport::default()).await?;
+    let mut own = refund_request("1077", "li_1", None)?;
+    own.requested_by = manager.name.clone();
+    ledger.register(&tenant, &manager, own).await?;
+
+    progress("refunds whose answers were lost, for a bulk lookup");
+    let mut lost = Vec::new();
+    for item in ["li_2", "li_3", "li_4"] {
+        let request = refund_request("1077", item, None)?;
+        let op_id = request.op_id.clone();
+        sandbox.inject(Fault { pattern: op_id.to_string(), fault: FaultKind::DropResponse, times: 1, ms: 60_000 });
+        ledger.register(&tenant, &agent, request).await?;
+        lost.push(op_id);
+    }
+    let sends = lost.iter().map(|op_id| executor.run(&tenant, op_id));
+    for sent in futures::future::join_all(sends).await {
+        sent?;
+    }
 
     for (order, item, compensate) in [("2002", "li_1", false), ("1051", "li_2", true)] {
         progress(&format!("after-sale and pickup for {item} on order {order}"));
@@ -219,7 +251,7 @@ pub async fn run_standalone(database_url: &str) -> anyhow::Result<()> {
     let router = sandbox.router();
     tokio::spawn(async move { axum::serve(listener, router).await });
     let timeout = std::time::Duration::from_secs(2);
-    let executor = Executor::new(Ledger::new(store, Vec::new()), RetryPolicy::default())
+    let executor = Executor::new(Ledger::new(store), RetryPolicy::default())
         .with_connector("stripe", Arc::new(StripeConnector::new(&base_url, &secret, timeout)))
         .with_connector("sandbox", Arc::new(ServicesConnector::new(&base_url, &secret, timeout)));
     let bar = indicatif::ProgressBar::new(SEED_STEPS).with_style(

@@ -77,7 +77,6 @@ pub enum LedgerError {
 #[derive(Clone)]
 pub struct Ledger {
     store: Arc<dyn Store>,
-    approval_rules: Arc<Vec<ApprovalRule>>,
 }
 
 fn reason_of(command: &Command) -> Option<String> {
@@ -98,8 +97,8 @@ fn reason_of(command: &Command) -> Option<String> {
 }
 
 impl Ledger {
-    pub fn new(store: Arc<dyn Store>, approval_rules: Vec<ApprovalRule>) -> Self {
-        Self { store, approval_rules: Arc::new(approval_rules) }
+    pub fn new(store: Arc<dyn Store>) -> Self {
+        Self { store }
     }
 
     pub fn store(&self) -> &Arc<dyn Store> {
@@ -122,8 +121,10 @@ impl Ledger {
             }
         }
         let fingerprint = request.params.fingerprint();
+        let rules: Vec<ApprovalRule> =
+            self.store.approval_rules(tenant).await?.into_iter().map(|record| record.rule).collect();
         let needs_approval = requires_approval(
-            &self.approval_rules,
+            &rules,
             &request.kind,
             &request.provider,
             request.params.money("amount"),

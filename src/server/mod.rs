@@ -2,12 +2,12 @@
 //! shared state of request handlers, and the durable store.
 
 pub mod accounts;
+pub mod actions;
 pub mod auth;
 pub mod catalogue;
 pub mod cli;
 pub mod connectors;
 pub mod demo;
-pub mod desk;
 pub mod executor;
 pub mod health;
 pub mod ledger;
@@ -22,3 +22,4 @@ pub mod telemetry;
 pub mod tokens;
 pub mod tools;
 pub mod views;
+pub mod workflows;

@@ -4,7 +4,8 @@
 //! op id: found means succeeded; not found while the provider still remembers the key means a
 //! re-send with the same key and the stored parameters; a key past its retention or a cached 500
 //! means a person must review it. Operations are leased, so several reconcilers never work on the
-//! same one at once.
+//! same one at once. Each pass also sends approvals that expired before their operation was sent
+//! back to the approval queue.
 
 use chrono::Duration;
 use std::time::Duration as StdDuration;
@@ -27,6 +28,8 @@ const LEASE: Duration = Duration::seconds(60);
 #[derive(Debug, Clone, Default)]
 pub struct PassReport {
     pub settled: Vec<(OpId, State)>,
+    /// Approved operations whose approval expired unsent: back to `pending_approval`.
+    pub approvals_expired: Vec<OpId>,
 }
 
 #[derive(Clone)]
@@ -48,6 +51,15 @@ impl Reconciler {
         let store = self.executor.ledger().store();
         let due = store.lease_due_for_reconcile(at - self.settle_after, at, at + LEASE, self.batch).await?;
         let mut report = PassReport::default();
+        for (tenant, op_id) in store.approvals_expired(at, self.batch).await? {
+            match self.execute(&tenant, &op_id, Command::ExpireApproval).await {
+                Ok(_) => report.approvals_expired.push(op_id),
+                Err(LedgerError::Rejected(rejection)) => {
+                    tracing::info!(%op_id, reason = %rejection, "the approval was used or renewed first");
+                }
+                Err(error) => return Err(error),
+            }
+        }
         for (tenant, op_id) in due {
             match self.settle(&tenant, &op_id).await {
                 Ok(operation) => report.settled.push((op_id, operation.snapshot.state)),

@@ -58,6 +58,9 @@ pub struct Settings {
     pub provider_timeout: std::time::Duration,
     /// Mark the session cookie `Secure`: set when the console is served over TLS.
     pub secure_cookies: bool,
+    /// How long a manager's approval lets its operation be sent; an approval that expires unsent
+    /// goes back to the approval queue.
+    pub approval_valid_for: chrono::Duration,
 }
 
 impl Settings {
@@ -77,6 +80,7 @@ impl Settings {
             settle_after: chrono::Duration::seconds(30),
             provider_timeout: std::time::Duration::from_secs(10),
             secure_cookies: false,
+            approval_valid_for: chrono::Duration::hours(24),
         }
     }
 }
@@ -117,7 +121,7 @@ impl Application {
             .map_err(|source| StartupError::Bind { addr: settings.addr, source })?;
         let local_addr =
             listener.local_addr().map_err(|source| StartupError::Bind { addr: settings.addr, source })?;
-        let ledger = Ledger::new(store.clone(), Vec::new());
+        let ledger = Ledger::new(store.clone());
         let sandbox = (settings.sandbox || settings.demo).then(|| {
             Sandbox::seeded(SandboxConfig {
                 secret_key: settings.stripe_secret_key.clone(),
@@ -153,6 +157,7 @@ impl Application {
             ledger: ledger.clone(),
             executor,
             leptos_options: leptos_options(&settings.site_root, local_addr),
+            approval_valid_for: settings.approval_valid_for,
             sign_in_limiter: auth::sign_in_limiter(),
         };
         Ok(Self {

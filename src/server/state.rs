@@ -15,6 +15,8 @@ pub struct AppState {
     /// Sends operations to their providers (the agent tools use it).
     pub executor: Executor,
     pub leptos_options: LeptosOptions,
+    /// How long a manager's approval lets its operation be sent.
+    pub approval_valid_for: chrono::Duration,
     /// Sign-in attempts per user name.
     pub sign_in_limiter: Arc<DefaultKeyedRateLimiter<String>>,
 }

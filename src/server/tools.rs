@@ -121,14 +121,8 @@ pub async fn refund_item(
         Money::new(item.amount_minor, currency),
         order.id
     );
-    let params = CanonicalParams::from_value(json!({
-        "payment_intent": order.payment_intent,
-        "amount": {"minor": item.amount_minor, "currency": order.currency},
-        "order": order.id,
-        "line_item": item.id,
-        "reason": "requested_by_customer",
-    }))
-    .map_err(|e| ApiError::Invalid(e.to_string()))?;
+    let params = CanonicalParams::from_value(super::catalogue::refund_params(order, item))
+        .map_err(|e| ApiError::Invalid(e.to_string()))?;
     let registration = registration(&caller, op_id, "refund", "stripe", order.id, params);
     Ok(Json(run(&state, &caller, registration, &what).await?))
 }

@@ -7,15 +7,15 @@ use leptos::prelude::expect_context;
 use std::collections::BTreeMap;
 
 use super::accounts::{add_user as add_account, AccountError};
+use super::actions::{form_key, rule_sentence};
 use super::auth::SignedIn;
-use super::desk::{query_provider as query, QueryOutcome};
 use super::ledger::now;
-use super::ledger::LedgerError;
 use super::state::AppState;
 use super::store::records::{OperationListItem, OperationQuery};
 use super::store::{Store, StoreError};
 use crate::api::*;
 use crate::domain::{
+    compensation::{offered, Compensation},
     ids::{Actor, OpId},
     machine::{allowed_commands, check as machine_check, CommandKind, Snapshot, State},
     policy::Role,
@@ -29,7 +29,7 @@ fn store() -> std::sync::Arc<dyn Store> {
     expect_context::<AppState>().ledger.store().clone()
 }
 
-fn unavailable(error: StoreError) -> AppError {
+pub fn unavailable(error: StoreError) -> AppError {
     tracing::error!(error = %error, "a console read failed");
     AppError::Unavailable
 }
@@ -243,11 +243,19 @@ pub async fn operation(user: &SignedIn, op_id: &str) -> Result<OperationDetail, 
                 evidence: record.entry.evidence.to_string(),
             })
             .collect(),
-        allowed_actions: allowed_commands(snapshot, &actor, at)
-            .into_iter()
-            .map(|k| k.label().to_owned())
-            .collect(),
+        actions: allowed_commands(snapshot, &actor, at),
+        compensations: compensations_for(user, &operation.kind, snapshot.state),
+        form_key: form_key(),
     })
+}
+
+/// The compensations `user` may record for an operation of `kind` in `state`.
+fn compensations_for(user: &SignedIn, kind: &str, state: State) -> Vec<Compensation> {
+    if user.role.acts_on_operations() {
+        offered(kind, state)
+    } else {
+        Vec::new()
+    }
 }
 
 fn summaries(items: &[OperationListItem]) -> Vec<OperationSummary> {
@@ -321,7 +329,18 @@ pub async fn order(user: &SignedIn, subject: &str) -> Result<OrderDetail, AppErr
         uncertain: ids(&rollup.uncertain),
         effects_in_force: ids(&rollup.effects_in_force),
         net_refunded: rollup.net_refunded.iter().map(ToString::to_string).collect(),
+        compensations: items
+            .iter()
+            .map(|item| CompensationOffer {
+                op_id: item.op_id.to_string(),
+                kind: item.kind.clone(),
+                state: item.state,
+                offers: compensations_for(user, &item.kind, item.state),
+            })
+            .filter(|offer| !offer.offers.is_empty())
+            .collect(),
         operations: items.into_iter().map(row).collect(),
+        form_key: form_key(),
     })
 }
 
@@ -440,7 +459,7 @@ pub async fn conflicts(user: &SignedIn) -> Result<Vec<ConflictView>, AppError> {
 
 /// The reconcile desk: unknown, needs-review and silent submitted operations, the longest
 /// waiting first, each with the reason its last change gave.
-pub async fn reconcile_queue(user: &SignedIn) -> Result<Vec<DeskItem>, AppError> {
+pub async fn reconcile_queue(user: &SignedIn) -> Result<ReconcileDesk, AppError> {
     let store = store();
     let at = now();
     let waiting = store
@@ -462,33 +481,91 @@ pub async fn reconcile_queue(user: &SignedIn) -> Result<Vec<DeskItem>, AppError>
             .find_map(|a| a.entry.reason.clone())
             .or_else(|| snapshot.last_failure.map(|f| f.explanation().to_owned()))
             .unwrap_or_else(|| "sent, and no outcome was reported".to_owned());
-        let can_query = machine_check(snapshot, CommandKind::ConfirmFound, &actor, at).is_ok();
-        items.push(DeskItem { row: row(item), why, key_validity: key_validity(snapshot, at), can_query });
+        let actions = allowed_commands(snapshot, &actor, at);
+        items.push(DeskItem { row: row(item), why, key_validity: key_validity(snapshot, at), actions });
     }
-    Ok(items)
+    Ok(ReconcileDesk { items, form_key: form_key() })
 }
 
-/// Queries the provider for one operation and says what came of it.
-pub async fn query_provider(user: &SignedIn, op_id: &str) -> Result<String, AppError> {
-    let not_found = || no_operation(op_id, user);
-    let op_id = OpId::parse(op_id).map_err(|_| not_found())?;
-    let executor = expect_context::<AppState>().executor;
+/// The approval queue: operations waiting for a manager, the longest waiting first, each with its
+/// order's other operations and, when this viewer cannot decide on it, why.
+pub async fn approvals(user: &SignedIn) -> Result<ApprovalsPage, AppError> {
+    let state = expect_context::<AppState>();
+    let store = store();
+    let at = now();
+    let waiting =
+        store.operations_in_states(&user.tenant, &[State::PendingApproval], 200).await.map_err(unavailable)?;
+    let mut subjects: Vec<String> = waiting.iter().map(|item| item.subject.clone()).collect();
+    subjects.sort();
+    subjects.dedup();
+    let orders = store.subjects_operations(&user.tenant, &subjects).await.map_err(unavailable)?;
     let actor = Actor::human(&user.name, user.role);
-    match query(&executor, &user.tenant, &op_id, &actor).await {
-        Ok(QueryOutcome::Confirmed { external_id }) => {
-            Ok(format!("The provider has it as {external_id}: {op_id} is now succeeded."))
-        }
-        Ok(QueryOutcome::NotFound { evidence }) => Ok(format!(
-            "The provider has nothing under {op_id} yet ({evidence}). Nothing was changed; absence right after a send proves nothing."
-        )),
-        Ok(QueryOutcome::Unavailable { reason }) => {
-            Ok(format!("The provider could not be asked ({reason}). Nothing was changed; try again later."))
-        }
-        Err(LedgerError::NotFound) => Err(not_found()),
-        Err(LedgerError::Rejected(rejection)) => Err(AppError::Invalid(rejection.message)),
-        Err(LedgerError::Store(error)) => Err(unavailable(error)),
-        Err(other) => Err(AppError::Invalid(other.to_string())),
+    let mut items = Vec::with_capacity(waiting.len());
+    for item in waiting {
+        let Some(history) = store.operation_history(&user.tenant, &item.op_id).await.map_err(unavailable)?
+        else {
+            continue;
+        };
+        let snapshot = &history.operation.snapshot;
+        let approval_expired_at = history
+            .audit
+            .iter()
+            .rev()
+            .find(|a| a.entry.action == CommandKind::ExpireApproval.as_str())
+            .map(|a| a.entry.at);
+        let refusal = machine_check(snapshot, CommandKind::Approve, &actor, at).err().map(|r| r.message);
+        let order_history = orders
+            .iter()
+            .filter(|other| other.subject == item.subject && other.op_id != item.op_id)
+            .cloned()
+            .map(row)
+            .collect();
+        items.push(PendingApproval {
+            requested_by: snapshot.requested_by.clone(),
+            approval_expired_at,
+            order_history,
+            refusal,
+            row: row(item),
+        });
     }
+    Ok(ApprovalsPage { items, valid_for: span(state.approval_valid_for), form_key: form_key() })
+}
+
+pub async fn bulk_run(user: &SignedIn, id: &str) -> Result<BulkRunView, AppError> {
+    let run = store()
+        .bulk_run(&user.tenant, id)
+        .await
+        .map_err(unavailable)?
+        .ok_or_else(|| AppError::NotFound(format!("no bulk action {id}")))?;
+    Ok(BulkRunView {
+        id: run.id,
+        action: run.action,
+        filter: run.filter,
+        requested_by: run.requested_by,
+        created_at: run.created_at,
+        finished_at: run.finished_at,
+        items: run
+            .items
+            .into_iter()
+            .map(|item| BulkItemView { op_id: item.op_id, outcome: item.outcome, message: item.message })
+            .collect(),
+    })
+}
+
+pub async fn approval_rules(user: &SignedIn) -> Result<Vec<ApprovalRuleView>, AppError> {
+    let rules = store().approval_rules(&user.tenant).await.map_err(unavailable)?;
+    Ok(rules
+        .into_iter()
+        .map(|record| ApprovalRuleView {
+            summary: rule_sentence(&record.rule),
+            id: record.id,
+            kind: record.rule.kind,
+            provider: record.rule.provider,
+            threshold: record.rule.threshold.map(|t| t.to_string()),
+            created_by: record.created_by,
+            created_at: record.created_at,
+        })
+        .collect())
 }
 
 pub async fn users(user: &SignedIn) -> Result<Vec<UserView>, AppError> {
@@ -507,7 +584,7 @@ pub async fn add_user(admin: &SignedIn, name: &str, role: &str, password: &str) 
     }
 }
 
-fn capitalise(text: &str) -> String {
+pub fn capitalise(text: &str) -> String {
     let mut chars = text.chars();
     chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }

@@ -4,7 +4,6 @@
 mod audit;
 mod cli;
 mod demo;
-mod desk;
 mod health;
 mod ledger_api;
 mod pages;
@@ -13,3 +12,4 @@ mod scenarios;
 mod store;
 mod support;
 mod tools;
+mod workflows;

@@ -5,7 +5,7 @@ use crate::support::{hidden_field, refund_1043, PASSWORD};
 use opledger::domain::policy::Role;
 use serde_json::json;
 
-const PAGES: [&str; 11] = [
+const PAGES: [&str; 13] = [
     "/",
     "/operations",
     "/operations/refund-1043-li_2",
@@ -16,11 +16,13 @@ const PAGES: [&str; 11] = [
     "/conflicts",
     "/audit",
     "/admin",
+    "/bulk?state=unknown",
+    "/bulk/some-run",
     "/no/such/page",
 ];
 
 /// Every server function that reads or changes data, with arguments it accepts.
-const SERVER_FUNCTIONS: [(&str, &[(&str, &str)]); 12] = [
+const SERVER_FUNCTIONS: [(&str, &[(&str, &str)]); 20] = [
     ("overview", &[]),
     ("operations", &[("filter[state]", "unknown")]),
     ("operation", &[("op_id", "refund-1043-li_2")]),
@@ -32,7 +34,15 @@ const SERVER_FUNCTIONS: [(&str, &[(&str, &str)]); 12] = [
     ("add_user", &[("csrf", "x"), ("name", "eve"), ("role", "admin"), ("password", "a long password")]),
     ("check_connection", &[]),
     ("reconcile_queue", &[]),
-    ("query_provider", &[("csrf", "x"), ("op_id", "refund-1043-li_2")]),
+    ("act", &[("csrf", "x"), ("key", "k"), ("op_id", "refund-1043-li_2"), ("action", "confirm_found")]),
+    ("approvals", &[]),
+    ("compensate", &[("csrf", "x"), ("key", "k"), ("op_id", "aftersale-1043-li_2"), ("compensation", "cancel_ticket")]),
+    ("preview_bulk", &[("filter[state]", "unknown")]),
+    ("start_bulk", &[("csrf", "x"), ("key", "k"), ("filter", "state=unknown")]),
+    ("bulk_run", &[("id", "k")]),
+    ("approval_rules", &[]),
+    ("add_approval_rule", &[("csrf", "x"), ("kind", "refund")]),
+    ("remove_approval_rule", &[("csrf", "x"), ("id", "r")]),
 ];
 
 crate::engine_tests! {

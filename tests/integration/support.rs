@@ -266,6 +266,15 @@ impl Console {
         (response.status().as_u16(), response.text().await.expect("body"))
     }
 
+    /// Takes `action` on `op_id` through the console's `act` server function, with the session's
+    /// CSRF token, the idempotency `key` and any `fields` the action needs; the status and body.
+    pub async fn act(&self, key: &str, op_id: &str, action: &str, fields: &[(&str, &str)]) -> (u16, String) {
+        let csrf = self.csrf().await;
+        let mut form = vec![("csrf", csrf.as_str()), ("key", key), ("op_id", op_id), ("action", action)];
+        form.extend_from_slice(fields);
+        self.call("act", &form).await
+    }
+
     /// The CSRF token the sign-in page carries.
     pub async fn login_token(&self) -> String {
         let html = self.page("/login", 200).await;

@@ -3,14 +3,16 @@
 //! [`super::sql`], it is shared by both engines; [`console_store_methods!`] writes the methods
 //! into each backend's `Store` implementation.
 
-use super::records::{OperationListItem, OperationQuery, StateChange, UserRecord};
+use super::records::{
+    ApprovalRuleRecord, BulkItemRecord, OperationListItem, OperationQuery, StateChange, UserRecord,
+};
 use super::sql::{corrupt, micros, time};
 use super::StoreError;
 use crate::domain::{
     ids::{OpId, TenantId},
     machine::State,
     money::{Currency, Money},
-    policy::Role,
+    policy::{ApprovalRule, Role},
 };
 
 /// A value bound to a query whose shape depends on the filters given.
@@ -189,6 +191,57 @@ impl StateChangeRow {
             from_state: self.from_state,
             to_state: self.to_state,
         }))
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(super) struct ApprovalRuleRow {
+    id: String,
+    kind: String,
+    provider: Option<String>,
+    threshold_minor: Option<i64>,
+    threshold_currency: Option<String>,
+    created_by: String,
+    created_at_us: i64,
+}
+
+pub(super) const APPROVAL_RULE_COLUMNS: &str =
+    "id, kind, provider, threshold_minor, threshold_currency, created_by, created_at_us";
+
+impl ApprovalRuleRow {
+    pub(super) fn into_record(self) -> Result<ApprovalRuleRecord, StoreError> {
+        let threshold = match (self.threshold_minor, self.threshold_currency) {
+            (Some(minor), Some(currency)) => Some(Money::new(
+                minor,
+                Currency::parse(&currency).map_err(|e| corrupt("threshold_currency")(e.to_string()))?,
+            )),
+            _ => None,
+        };
+        Ok(ApprovalRuleRecord {
+            id: self.id,
+            rule: ApprovalRule { kind: self.kind, provider: self.provider, threshold },
+            created_by: self.created_by,
+            created_at: time(self.created_at_us)?,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(super) struct BulkItemRow {
+    position: i64,
+    op_id: String,
+    outcome: Option<String>,
+    message: Option<String>,
+}
+
+impl BulkItemRow {
+    pub(super) fn into_record(self) -> Result<BulkItemRecord, StoreError> {
+        Ok(BulkItemRecord {
+            position: u32::try_from(self.position).map_err(|e| corrupt("position")(e.to_string()))?,
+            op_id: self.op_id,
+            outcome: self.outcome,
+            message: self.message,
+        })
     }
 }
 
@@ -446,6 +499,236 @@ macro_rules! console_store {
                 });
             }
             Ok(conflicts)
+        }
+
+        async fn approval_rules(&self, tenant: &TenantId) -> Result<Vec<ApprovalRuleRecord>, StoreError> {
+            let rows: Vec<ApprovalRuleRow> = sqlx::query_as(&format!(
+                "select {APPROVAL_RULE_COLUMNS} from approval_rules where tenant = $1 order by created_at_us, id"
+            ))
+            .bind(tenant.as_str())
+            .fetch_all(&self.pool)
+            .await?;
+            rows.into_iter().map(ApprovalRuleRow::into_record).collect()
+        }
+
+        async fn add_approval_rule(
+            &self,
+            tenant: &TenantId,
+            rule: ApprovalRuleRecord,
+            audit: AuditEntry,
+        ) -> Result<(), StoreError> {
+            let mut tx = $begin(&self.pool).await?;
+            sqlx::query($lock_tenant).bind(tenant.as_str()).execute(&mut *tx).await?;
+            sqlx::query(&format!(
+                "insert into approval_rules (tenant, {APPROVAL_RULE_COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8)"
+            ))
+            .bind(tenant.as_str())
+            .bind(&rule.id)
+            .bind(&rule.rule.kind)
+            .bind(&rule.rule.provider)
+            .bind(rule.rule.threshold.map(|m| m.minor))
+            .bind(rule.rule.threshold.map(|m| m.currency.as_str().to_owned()))
+            .bind(&rule.created_by)
+            .bind(micros(rule.created_at))
+            .execute(&mut *tx)
+            .await?;
+            append_audit(&mut tx, tenant, vec![audit]).await?;
+            tx.commit().await?;
+            Ok(())
+        }
+
+        async fn remove_approval_rule(&self, tenant: &TenantId, id: &str, audit: AuditEntry) -> Result<(), StoreError> {
+            let mut tx = $begin(&self.pool).await?;
+            sqlx::query($lock_tenant).bind(tenant.as_str()).execute(&mut *tx).await?;
+            let removed = sqlx::query("delete from approval_rules where tenant = $1 and id = $2")
+                .bind(tenant.as_str())
+                .bind(id)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+            if removed == 0 {
+                return Err(StoreError::NotFound);
+            }
+            append_audit(&mut tx, tenant, vec![audit]).await?;
+            tx.commit().await?;
+            Ok(())
+        }
+
+        async fn approvals_expired(
+            &self,
+            now: chrono::DateTime<chrono::Utc>,
+            limit: u32,
+        ) -> Result<Vec<(TenantId, OpId)>, StoreError> {
+            let rows: Vec<(String, String)> = sqlx::query_as(
+                "select tenant, op_id from operations where state = 'approved' and approval_expires_at_us <= $1 \
+                 order by approval_expires_at_us limit $2",
+            )
+            .bind(micros(now))
+            .bind(i64::from(limit))
+            .fetch_all(&self.pool)
+            .await?;
+            rows.into_iter()
+                .map(|(tenant, op_id)| {
+                    Ok((
+                        TenantId::parse(&tenant).map_err(|e| corrupt("tenant")(e.to_string()))?,
+                        OpId::parse(&op_id).map_err(|e| corrupt("op_id")(e.to_string()))?,
+                    ))
+                })
+                .collect()
+        }
+
+        async fn claim_request(
+            &self,
+            tenant: &TenantId,
+            key: &str,
+            requested_by: &str,
+            request: &str,
+            at: chrono::DateTime<chrono::Utc>,
+        ) -> Result<RequestClaim, StoreError> {
+            let inserted = sqlx::query(
+                "insert into console_requests (tenant, request_key, requested_by, request, answered, created_at_us) \
+                 values ($1, $2, $3, $4, $5, $6) on conflict (tenant, request_key) do nothing",
+            )
+            .bind(tenant.as_str())
+            .bind(key)
+            .bind(requested_by)
+            .bind(request)
+            .bind(false)
+            .bind(micros(at))
+            .execute(&self.pool)
+            .await?
+            .rows_affected();
+            if inserted == 1 {
+                return Ok(RequestClaim::Claimed);
+            }
+            let (by, stored, answered, response): (String, String, bool, Option<String>) = sqlx::query_as(
+                "select requested_by, request, answered, response from console_requests \
+                 where tenant = $1 and request_key = $2",
+            )
+            .bind(tenant.as_str())
+            .bind(key)
+            .fetch_one(&self.pool)
+            .await?;
+            if by != requested_by || stored != request {
+                return Ok(RequestClaim::OtherRequest);
+            }
+            if !answered {
+                return Ok(RequestClaim::InProgress);
+            }
+            Ok(RequestClaim::Answered(response.unwrap_or_default()))
+        }
+
+        async fn answer_request(&self, tenant: &TenantId, key: &str, answer: Option<&str>) -> Result<(), StoreError> {
+            match answer {
+                Some(response) => sqlx::query(
+                    "update console_requests set answered = $1, response = $2 where tenant = $3 and request_key = $4",
+                )
+                .bind(true)
+                .bind(response)
+                .bind(tenant.as_str())
+                .bind(key)
+                .execute(&self.pool)
+                .await?,
+                None => sqlx::query("delete from console_requests where tenant = $1 and request_key = $2")
+                    .bind(tenant.as_str())
+                    .bind(key)
+                    .execute(&self.pool)
+                    .await?,
+            };
+            Ok(())
+        }
+
+        async fn create_bulk_run(&self, run: NewBulkRun, audit: AuditEntry) -> Result<bool, StoreError> {
+            let mut tx = $begin(&self.pool).await?;
+            sqlx::query($lock_tenant).bind(run.tenant.as_str()).execute(&mut *tx).await?;
+            let inserted = sqlx::query(
+                "insert into bulk_runs (tenant, id, action, filter, requested_by, created_at_us) \
+                 values ($1, $2, $3, $4, $5, $6) on conflict (tenant, id) do nothing",
+            )
+            .bind(run.tenant.as_str())
+            .bind(&run.id)
+            .bind(&run.action)
+            .bind(&run.filter)
+            .bind(&run.requested_by)
+            .bind(micros(run.at))
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            if inserted == 0 {
+                return Ok(false);
+            }
+            for (position, op_id) in run.op_ids.iter().enumerate() {
+                sqlx::query("insert into bulk_items (tenant, run_id, position, op_id) values ($1, $2, $3, $4)")
+                    .bind(run.tenant.as_str())
+                    .bind(&run.id)
+                    .bind(position as i64)
+                    .bind(op_id.as_str())
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            append_audit(&mut tx, &run.tenant, vec![audit]).await?;
+            tx.commit().await?;
+            Ok(true)
+        }
+
+        async fn bulk_run(&self, tenant: &TenantId, id: &str) -> Result<Option<BulkRunRecord>, StoreError> {
+            let run: Option<(String, String, String, i64, Option<i64>)> = sqlx::query_as(
+                "select action, filter, requested_by, created_at_us, finished_at_us from bulk_runs where tenant = $1 and id = $2",
+            )
+            .bind(tenant.as_str())
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+            let Some((action, filter, requested_by, created_at_us, finished_at_us)) = run else {
+                return Ok(None);
+            };
+            let items: Vec<BulkItemRow> = sqlx::query_as(
+                "select position, op_id, outcome, message from bulk_items where tenant = $1 and run_id = $2 order by position",
+            )
+            .bind(tenant.as_str())
+            .bind(id)
+            .fetch_all(&self.pool)
+            .await?;
+            Ok(Some(BulkRunRecord {
+                id: id.to_owned(),
+                action,
+                filter,
+                requested_by,
+                created_at: time(created_at_us)?,
+                finished_at: finished_at_us.map(time).transpose()?,
+                items: items.into_iter().map(BulkItemRow::into_record).collect::<Result<_, _>>()?,
+            }))
+        }
+
+        async fn record_bulk_item(
+            &self,
+            tenant: &TenantId,
+            run_id: &str,
+            position: u32,
+            outcome: &str,
+            message: &str,
+        ) -> Result<(), StoreError> {
+            sqlx::query(
+                "update bulk_items set outcome = $1, message = $2 where tenant = $3 and run_id = $4 and position = $5",
+            )
+            .bind(outcome)
+            .bind(message)
+            .bind(tenant.as_str())
+            .bind(run_id)
+            .bind(i64::from(position))
+            .execute(&self.pool)
+            .await?;
+            Ok(())
+        }
+
+        async fn finish_bulk_run(&self, tenant: &TenantId, id: &str, at: chrono::DateTime<chrono::Utc>) -> Result<(), StoreError> {
+            sqlx::query("update bulk_runs set finished_at_us = $1 where tenant = $2 and id = $3")
+                .bind(micros(at))
+                .bind(tenant.as_str())
+                .bind(id)
+                .execute(&self.pool)
+                .await?;
+            Ok(())
         }
         }
     };

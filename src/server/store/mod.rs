@@ -20,9 +20,9 @@ use crate::domain::audit::{AuditEntry, AuditRecord};
 use crate::domain::ids::{OpId, TenantId};
 use crate::domain::machine::State;
 use records::{
-    ApiTokenRecord, ConflictRecord, ConflictWithStored, NewApiToken, NewConflict, NewOperation, NewUser,
-    OperationChange, OperationHistory, OperationListItem, OperationQuery, OperationRecord, Registered,
-    StateChange, UserRecord,
+    ApiTokenRecord, ApprovalRuleRecord, BulkRunRecord, ConflictRecord, ConflictWithStored, NewApiToken,
+    NewBulkRun, NewConflict, NewOperation, NewUser, OperationChange, OperationHistory, OperationListItem,
+    OperationQuery, OperationRecord, Registered, RequestClaim, StateChange, UserRecord,
 };
 
 /// The database engine behind a store.
@@ -256,6 +256,62 @@ pub trait ConsoleStore: Send + Sync {
         tenant: &TenantId,
         limit: u32,
     ) -> Result<Vec<ConflictWithStored>, StoreError>;
+
+    /// The tenant's approval policy, oldest rule first.
+    async fn approval_rules(&self, tenant: &TenantId) -> Result<Vec<ApprovalRuleRecord>, StoreError>;
+
+    /// Adds a rule to the tenant's approval policy, with its audit entry.
+    async fn add_approval_rule(
+        &self,
+        tenant: &TenantId,
+        rule: ApprovalRuleRecord,
+        audit: AuditEntry,
+    ) -> Result<(), StoreError>;
+
+    /// Removes a rule from the tenant's approval policy, with its audit entry; `NotFound` when
+    /// the tenant has no rule with this id.
+    async fn remove_approval_rule(&self, tenant: &TenantId, id: &str, audit: AuditEntry) -> Result<(), StoreError>;
+
+    /// Up to `limit` approved operations, of any tenant, whose approval expired by `now`.
+    async fn approvals_expired(
+        &self,
+        now: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<(TenantId, OpId)>, StoreError>;
+
+    /// Claims the idempotency key of a console request (`request` describes what it asks), or
+    /// says what became of the request that claimed it first.
+    async fn claim_request(
+        &self,
+        tenant: &TenantId,
+        key: &str,
+        requested_by: &str,
+        request: &str,
+        at: DateTime<Utc>,
+    ) -> Result<RequestClaim, StoreError>;
+
+    /// Records the answer to a claimed console request, or, with `None`, forgets the claim (the
+    /// request was refused and changed nothing, so the same form may be sent again).
+    async fn answer_request(&self, tenant: &TenantId, key: &str, answer: Option<&str>) -> Result<(), StoreError>;
+
+    /// Records a bulk action and its items, with its audit entry; `false` (and nothing changed)
+    /// when a run with this id exists already.
+    async fn create_bulk_run(&self, run: NewBulkRun, audit: AuditEntry) -> Result<bool, StoreError>;
+
+    async fn bulk_run(&self, tenant: &TenantId, id: &str) -> Result<Option<BulkRunRecord>, StoreError>;
+
+    /// Records the result of one item of a bulk action.
+    async fn record_bulk_item(
+        &self,
+        tenant: &TenantId,
+        run_id: &str,
+        position: u32,
+        outcome: &str,
+        message: &str,
+    ) -> Result<(), StoreError>;
+
+    /// Marks a bulk action as done.
+    async fn finish_bulk_run(&self, tenant: &TenantId, id: &str, at: DateTime<Utc>) -> Result<(), StoreError>;
 }
 
 /// Opens the store that `url` names: `sqlite://FILE` or `postgres://…` (`postgresql://` too).

@@ -9,7 +9,7 @@ use crate::domain::{
     machine::{Event, Snapshot, State},
     money::Money,
     params::{CanonicalParams, FieldDiff, Fingerprint},
-    policy::Role,
+    policy::{ApprovalRule, Role},
 };
 
 /// An operation to record for the first time.
@@ -236,4 +236,60 @@ pub struct ConflictWithStored {
     pub conflict: ConflictRecord,
     pub stored_params: serde_json::Value,
     pub stored_state: State,
+}
+
+/// One rule of a tenant's approval policy, as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApprovalRuleRecord {
+    pub id: String,
+    pub rule: ApprovalRule,
+    pub created_by: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// What claiming a console request's idempotency key found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RequestClaim {
+    /// The key is new and now held by this request: act, then record the answer.
+    Claimed,
+    /// The same request was carried out before: its answer.
+    Answered(String),
+    /// The same request is being acted on right now.
+    InProgress,
+    /// The key was used for another request.
+    OtherRequest,
+}
+
+/// A bulk action to record, with the operations it will touch in order.
+#[derive(Debug, Clone)]
+pub struct NewBulkRun {
+    pub tenant: TenantId,
+    pub id: String,
+    pub action: String,
+    /// The operations list's filter it was started from, as its URL query.
+    pub filter: String,
+    pub requested_by: String,
+    pub op_ids: Vec<OpId>,
+    pub at: DateTime<Utc>,
+}
+
+/// A bulk action as stored, with each item's result once done.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BulkRunRecord {
+    pub id: String,
+    pub action: String,
+    pub filter: String,
+    pub requested_by: String,
+    pub created_at: DateTime<Utc>,
+    pub finished_at: Option<DateTime<Utc>>,
+    pub items: Vec<BulkItemRecord>,
+}
+
+/// One operation of a bulk action: `outcome` is `None` until it has been done.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BulkItemRecord {
+    pub position: u32,
+    pub op_id: String,
+    pub outcome: Option<String>,
+    pub message: Option<String>,
 }

@@ -1,10 +1,11 @@
-//! The admin page: the tenant's console users, and a form to add one. Only admins open it; the
-//! server checks the role for the page and again for the form.
+//! The admin page: the tenant's console users and a form to add one, and the approval policy
+//! (which operations need a manager) with forms to add and remove rules. Only admins open it; the
+//! server checks the role for the page and again for every form.
 
 use leptos::prelude::*;
 use leptos_meta::Title;
 
-use crate::api::{users, AddUser};
+use crate::api::{approval_rules, users, AddApprovalRule, AddUser, ApprovalRuleView, RemoveApprovalRule};
 use crate::domain::policy::Role;
 use crate::ui::widgets::{ErrorPanel, Loading, Time, ViewerResource};
 
@@ -16,6 +17,7 @@ pub fn Admin() -> impl IntoView {
     view! {
         <Title text="Admin"/>
         <h1>"Admin"</h1>
+        <ApprovalPolicy/>
         <Suspense fallback=Loading>
             {move || Suspend::new(async move {
                 let csrf = viewer.await.ok().flatten().map(|v| v.csrf).unwrap_or_default();
@@ -58,5 +60,76 @@ pub fn Admin() -> impl IntoView {
                 }
             })}
         </Suspense>
+    }
+}
+
+#[component]
+fn ApprovalPolicy() -> impl IntoView {
+    let add = ServerAction::<AddApprovalRule>::new();
+    let remove = ServerAction::<RemoveApprovalRule>::new();
+    let rules = Resource::new(move || (add.version().get(), remove.version().get()), |_| approval_rules());
+    let viewer = expect_context::<ViewerResource>();
+    let outcome = move || {
+        let latest = if add.version().get() >= remove.version().get() { add.value().get() } else { remove.value().get() };
+        match latest {
+            Some(Ok(message)) => message,
+            Some(Err(error)) => error.to_string(),
+            None => String::new(),
+        }
+    };
+    view! {
+        <section class="panel" data-testid="approval-policy">
+            <h2>"Approval policy"</h2>
+            <p class="muted">"Operations registered from now on that match a rule wait for a manager's approval before they are sent. A threshold applies to amounts in its own currency only."</p>
+            <Transition fallback=Loading>
+                {move || Suspend::new(async move {
+                    let csrf = viewer.await.ok().flatten().map(|v| v.csrf).unwrap_or_default();
+                    match rules.await {
+                        Ok(rules) => view! { <RuleList rules remove csrf=csrf.clone()/><AddRuleForm add csrf/> }.into_any(),
+                        Err(error) => view! { <ErrorPanel error/> }.into_any(),
+                    }
+                })}
+            </Transition>
+            <p role="status" data-testid="policy-result">{outcome}</p>
+        </section>
+    }
+}
+
+#[component]
+fn RuleList(rules: Vec<ApprovalRuleView>, remove: ServerAction<RemoveApprovalRule>, csrf: String) -> impl IntoView {
+    if rules.is_empty() {
+        return view! { <p class="empty-state">"No rules: every operation is sent without an approval. Add a rule below."</p> }.into_any();
+    }
+    view! {
+        <ul class="compact-list" data-testid="approval-rules">
+            {rules.into_iter().map(|rule| {
+                let csrf = csrf.clone();
+                view! {
+                <li>
+                    {rule.summary}" "<span class="muted">"(added by "{rule.created_by}" "<Time at=rule.created_at/>")"</span>" "
+                    <ActionForm action=remove attr:class="inline-form">
+                        <input type="hidden" name="csrf" value=csrf/>
+                        <input type="hidden" name="id" value=rule.id/>
+                        <button type="submit" class="button button-quiet">"Remove"</button>
+                    </ActionForm>
+                </li>
+                }
+            }).collect_view()}
+        </ul>
+    }
+    .into_any()
+}
+
+#[component]
+fn AddRuleForm(add: ServerAction<AddApprovalRule>, csrf: String) -> impl IntoView {
+    view! {
+        <ActionForm action=add attr:class="filters">
+            <input type="hidden" name="csrf" value=csrf/>
+            <label>"Kind"<input type="text" name="kind" required placeholder="refund" size="12" autocomplete="off"/></label>
+            <label>"Provider (blank for any)"<input type="text" name="provider" placeholder="stripe" size="10" autocomplete="off"/></label>
+            <label>"From amount (blank for any)"<input type="text" name="threshold" placeholder="1000.00" size="10" inputmode="decimal" autocomplete="off"/></label>
+            <label>"Currency"<input type="text" name="currency" placeholder="TWD" size="4" maxlength="3" autocomplete="off"/></label>
+            <div class="filter-actions"><button type="submit" class="button">"Add rule"</button></div>
+        </ActionForm>
     }
 }

@@ -3,6 +3,8 @@
 //! address.
 
 pub mod admin;
+pub mod approvals;
+pub mod bulk;
 pub mod conflicts;
 pub mod login;
 pub mod operation;

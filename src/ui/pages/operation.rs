@@ -7,17 +7,20 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
-use crate::api::{operation, AuditView, LinkedOperation, OperationDetail, QueryProvider};
-use crate::domain::machine::CommandKind;
-use crate::ui::pages::reconcile::{QueryButton, QueryResult};
+use crate::api::{operation, Act, AuditView, Compensate, LinkedOperation, OperationDetail};
+use crate::ui::actions::{ActionResult, CompensationForms, OperationActions};
 use crate::ui::widgets::{ErrorPanel, Loading, StateBadge, Time, ViewerResource};
 
 #[component]
 pub fn OperationPage() -> impl IntoView {
     let params = use_params_map();
     let op_id = move || params.with(|p| p.get("op_id").unwrap_or_default());
-    let query = ServerAction::<QueryProvider>::new();
-    let detail = Resource::new(move || (op_id(), query.version().get()), |(op_id, _)| operation(op_id));
+    let act = ServerAction::<Act>::new();
+    let compensate = ServerAction::<Compensate>::new();
+    let detail = Resource::new(
+        move || (op_id(), act.version().get(), compensate.version().get()),
+        |(op_id, _, _)| operation(op_id),
+    );
     let viewer = expect_context::<ViewerResource>();
     view! {
         <Title text=op_id()/>
@@ -26,7 +29,7 @@ pub fn OperationPage() -> impl IntoView {
             {move || Suspend::new(async move {
                 let csrf = viewer.await.ok().flatten().map(|v| v.csrf).unwrap_or_default();
                 match detail.await {
-                    Ok(detail) => view! { <Detail detail query csrf/> }.into_any(),
+                    Ok(detail) => view! { <Detail detail act compensate csrf/> }.into_any(),
                     Err(error) => view! { <h1 class="mono">{op_id()}</h1><ErrorPanel error/> }.into_any(),
                 }
             })}
@@ -45,8 +48,12 @@ fn linked(operation: &LinkedOperation) -> impl IntoView {
 }
 
 #[component]
-fn Detail(detail: OperationDetail, query: ServerAction<QueryProvider>, csrf: String) -> impl IntoView {
-    let can_query = detail.allowed_actions.iter().any(|a| a == CommandKind::ConfirmFound.label());
+fn Detail(
+    detail: OperationDetail,
+    act: ServerAction<Act>,
+    compensate: ServerAction<Compensate>,
+    csrf: String,
+) -> impl IntoView {
     let op_id = detail.row.op_id.clone();
     let row = detail.row.clone();
     let timeline: Vec<AuditView> =
@@ -75,17 +82,23 @@ fn Detail(detail: OperationDetail, query: ServerAction<QueryProvider>, csrf: Str
 
         <section class="panel">
             <h2>"Actions available to you"</h2>
-            {if detail.allowed_actions.is_empty() {
+            <ActionResult value=Signal::derive(move || act.value().get()) pending=Signal::derive(move || act.pending().get())/>
+            {if detail.actions.is_empty() {
                 view! { <p class="muted">"None: in this state your role has nothing to do here."</p> }.into_any()
             } else {
                 view! {
-                    <ul class="chips" data-testid="allowed-actions">
-                        {detail.allowed_actions.iter().map(|a| view! { <li>{a.clone()}</li> }).collect_view()}
-                    </ul>
+                    <OperationActions act actions=detail.actions.clone() csrf=csrf.clone() form_key=detail.form_key.clone()
+                        op_id=op_id.clone() key_validity=detail.key_validity.clone()/>
                 }.into_any()
             }}
-            {can_query.then(|| view! { <div class="actions"><QueryButton action=query op_id csrf/></div> })}
-            <QueryResult action=query/>
+            {(!detail.compensations.is_empty()).then(|| view! {
+                <h3>"Compensate"</h3>
+                <p class="muted">"A compensation is a new operation linked to this one, with its own state: it proves nothing until it has succeeded."</p>
+                <div class="actions">
+                    <CompensationForms compensate offers=detail.compensations.clone() csrf=csrf.clone() form_key=detail.form_key.clone() op_id=op_id.clone()/>
+                </div>
+                <ActionResult value=Signal::derive(move || compensate.value().get()) pending=Signal::derive(move || compensate.pending().get())/>
+            })}
         </section>
 
         <div class="grid-2">

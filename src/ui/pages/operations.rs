@@ -10,7 +10,8 @@ use crate::api::{operations, OperationFilter, OperationPage};
 use crate::domain::machine::State;
 use crate::ui::widgets::{joined_or, ErrorPanel, Loading, StateBadge, Time};
 
-fn filter_from(query: &leptos_router::params::ParamsMap) -> OperationFilter {
+/// The operations list's filter from a page's URL query.
+pub fn filter_from(query: &leptos_router::params::ParamsMap) -> OperationFilter {
     let get = |name: &str| query.get(name).filter(|v| !v.trim().is_empty());
     OperationFilter {
         state: get("state"),
@@ -96,6 +97,7 @@ fn FilterForm(filter: OperationFilter) -> impl IntoView {
             <div class="filter-actions">
                 <button type="submit" class="button" data-testid="apply-filters">"Apply"</button>
                 <a href="/operations" class="button button-quiet">"Clear"</a>
+                <a href=format!("/bulk?{}", filter.query_string(false)) class="button button-quiet" data-testid="bulk-link">"Query these in bulk…"</a>
             </div>
         </Form>
     }

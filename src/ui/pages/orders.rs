@@ -1,14 +1,16 @@
 //! Orders: the list of orders in partial success or pending confirmation and the most recently
 //! changed ones, and one page per order with all of its operations, the roll-up and the net
-//! effect (what really stands, by the operations' real states).
+//! effect (what really stands, by the operations' real states), and the compensations its
+//! operations offer (each recorded as a new operation with its own state).
 
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
-use crate::api::{order, orders, OrderDetail};
+use crate::api::{order, orders, Compensate, OrderDetail};
+use crate::ui::actions::{ActionResult, CompensationForms};
 use crate::ui::pages::overview::OrderList;
-use crate::ui::widgets::{joined_or, ErrorPanel, Loading, OrderBadge, StateBadge, Time};
+use crate::ui::widgets::{joined_or, ErrorPanel, Loading, OrderBadge, StateBadge, Time, ViewerResource};
 
 #[component]
 pub fn Orders() -> impl IntoView {
@@ -40,18 +42,22 @@ pub fn Orders() -> impl IntoView {
 pub fn OrderPage() -> impl IntoView {
     let params = use_params_map();
     let subject = move || params.with(|p| p.get("subject").unwrap_or_default());
-    let detail = Resource::new(subject, order);
+    let compensate = ServerAction::<Compensate>::new();
+    let detail = Resource::new(move || (subject(), compensate.version().get()), |(subject, _)| order(subject));
+    let viewer = expect_context::<ViewerResource>();
     view! {
         <Title text=subject()/>
         <p class="breadcrumb"><a href="/orders">"Orders"</a>" / "</p>
-        <Suspense fallback=Loading>
+        <ActionResult value=Signal::derive(move || compensate.value().get()) pending=Signal::derive(move || compensate.pending().get())/>
+        <Transition fallback=Loading>
             {move || Suspend::new(async move {
+                let csrf = viewer.await.ok().flatten().map(|v| v.csrf).unwrap_or_default();
                 match detail.await {
-                    Ok(detail) => view! { <OrderBody detail/> }.into_any(),
+                    Ok(detail) => view! { <OrderBody detail compensate csrf/> }.into_any(),
                     Err(error) => view! { <h1 class="mono">{subject()}</h1><ErrorPanel error/> }.into_any(),
                 }
             })}
-        </Suspense>
+        </Transition>
     }
 }
 
@@ -66,7 +72,9 @@ fn id_list(ids: &[String]) -> AnyView {
 }
 
 #[component]
-fn OrderBody(detail: OrderDetail) -> impl IntoView {
+fn OrderBody(detail: OrderDetail, compensate: ServerAction<Compensate>, csrf: String) -> impl IntoView {
+    let form_key = detail.form_key.clone();
+    let offers = detail.compensations.clone();
     view! {
         <div class="page-head">
             <h1 class="mono">{detail.subject.clone()}</h1>
@@ -100,5 +108,28 @@ fn OrderBody(detail: OrderDetail) -> impl IntoView {
                 </table>
             </div>
         </section>
+        {(!offers.is_empty()).then(|| view! {
+            <section class="panel" data-testid="compensations">
+                <h2>"Compensate"</h2>
+                <p class="muted">"Each compensation is recorded as a new operation linked to the one it makes up for, then sent. It has its own state: only a succeeded compensation changes the net effect."</p>
+                <div class="table-wrap">
+                    <table class="table">
+                        <thead><tr><th scope="col">"State"</th><th scope="col">"Op id"</th><th scope="col">"Kind"</th><th scope="col">"Compensations"</th></tr></thead>
+                        <tbody>
+                            {offers.into_iter().map(|offer| view! {
+                                <tr>
+                                    <td><StateBadge state=offer.state/></td>
+                                    <td><a class="mono" href=format!("/operations/{}", offer.op_id)>{offer.op_id.clone()}</a></td>
+                                    <td>{offer.kind.clone()}</td>
+                                    <td class="row-actions">
+                                        <CompensationForms compensate offers=offer.offers csrf=csrf.clone() form_key=form_key.clone() op_id=offer.op_id.clone()/>
+                                    </td>
+                                </tr>
+                            }).collect_view()}
+                        </tbody>
+                    </table>
+                </div>
+            </section>
+        })}
     }
 }

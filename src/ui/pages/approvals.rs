@@ -1,0 +1,83 @@
+//! The approval queue: operations that the tenant's approval policy holds for a manager, the
+//! longest waiting first, each with its amount, its requester, its order's other operations, and
+//! approve and deny forms (or why this viewer cannot decide: nobody approves their own request).
+//! An approved operation is sent at once; an approval that expires before the send puts the
+//! operation back here, marked as such.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+
+use crate::api::{approvals, Act, PendingApproval};
+use crate::domain::machine::CommandKind;
+use crate::ui::actions::{ActionResult, OperationActions};
+use crate::ui::widgets::{ErrorPanel, Loading, StateBadge, Time, ViewerResource};
+
+#[component]
+pub fn Approvals() -> impl IntoView {
+    let act = ServerAction::<Act>::new();
+    let queue = Resource::new(move || act.version().get(), |_| approvals());
+    let viewer = expect_context::<ViewerResource>();
+    view! {
+        <Title text="Approvals"/>
+        <h1>"Approvals"</h1>
+        <ActionResult value=Signal::derive(move || act.value().get()) pending=Signal::derive(move || act.pending().get())/>
+        <Transition fallback=Loading>
+            {move || Suspend::new(async move {
+                let csrf = viewer.await.ok().flatten().map(|v| v.csrf).unwrap_or_default();
+                match queue.await {
+                    Ok(page) => {
+                        let lede = format!(
+                            "Operations the approval policy holds for a manager, the longest waiting first. An approval covers exactly the parameters shown, lets the operation be sent for {}, and sends it at once.",
+                            page.valid_for
+                        );
+                        let body = if page.items.is_empty() {
+                            view! { <section class="empty-state"><p>"Nothing waits for approval. The admin page sets which operations need one."</p></section> }.into_any()
+                        } else {
+                            page.items.into_iter().map(|item| view! {
+                                <ApprovalCard item act csrf=csrf.clone() form_key=page.form_key.clone()/>
+                            }).collect_view().into_any()
+                        };
+                        view! { <p class="lede">{lede}</p>{body} }.into_any()
+                    }
+                    Err(error) => view! { <ErrorPanel error/> }.into_any(),
+                }
+            })}
+        </Transition>
+    }
+}
+
+#[component]
+fn ApprovalCard(item: PendingApproval, act: ServerAction<Act>, csrf: String, form_key: String) -> impl IntoView {
+    let op_id = item.row.op_id.clone();
+    view! {
+        <article class="approval-card" data-testid="approval" data-op-id=op_id.clone()>
+            <div class="approval-head">
+                <a class="mono" href=format!("/operations/{op_id}")>{op_id.clone()}</a>
+                <span class="amount">{item.row.amount.clone().unwrap_or_else(|| "no amount".into())}</span>
+                <span>{item.row.kind.clone()}" at "{item.row.provider.clone()}</span>
+                <span class="muted">"requested by "<strong>{item.requested_by.clone()}</strong>" · waiting since "<Time at=item.row.updated_at/></span>
+                {item.approval_expired_at.map(|at| view! {
+                    <span class="badge" data-testid="approval-expired">"an earlier approval expired "<Time at/></span>
+                })}
+            </div>
+            {if item.order_history.is_empty() {
+                view! { <p class="muted">"First operation of order "{item.row.subject.clone()}"."</p> }.into_any()
+            } else {
+                view! {
+                    <p>"Order "<a class="mono" href=format!("/orders/{}", item.row.subject)>{item.row.subject.clone()}</a>" so far:"</p>
+                    <ul class="compact-list">
+                        {item.order_history.into_iter().map(|other| view! {
+                            <li><StateBadge state=other.state/>" "<span class="mono">{other.op_id}</span>" "{other.amount.unwrap_or_default()}</li>
+                        }).collect_view()}
+                    </ul>
+                }.into_any()
+            }}
+            {match item.refusal {
+                Some(refusal) => view! { <p class="refusal" data-testid="refusal">{refusal}</p> }.into_any(),
+                None => view! {
+                    <OperationActions act actions=vec![CommandKind::Approve, CommandKind::Deny] csrf form_key op_id=op_id.clone() key_validity=String::new()/>
+                }.into_any(),
+            }}
+        </article>
+    }
+}
