@@ -105,7 +105,10 @@ pub async fn act(
     use crate::domain::policy::Section;
     let user = crate::server::auth::require_for_change(Section::Operations, &csrf).await?;
     let form = crate::server::actions::ActionForm { op_id, action, reason, external_id, evidence };
-    crate::server::actions::act(&user, &key, form).await.inspect_err(crate::server::auth::set_error_status)
+    let answer =
+        crate::server::actions::act(&user, &key, form).await.inspect_err(crate::server::auth::set_error_status)?;
+    crate::server::actions::show_answer_after_form_post(&key);
+    Ok(answer)
 }
 
 /// Records a compensation of one operation (`compensation` is e.g. `cancel_ticket`) and sends it.
@@ -119,9 +122,20 @@ pub async fn compensate(
 ) -> Result<String, AppError> {
     use crate::domain::policy::Section;
     let user = crate::server::auth::require_for_change(Section::Orders, &csrf).await?;
-    crate::server::actions::compensate(&user, &key, &op_id, &compensation, &date)
+    let answer = crate::server::actions::compensate(&user, &key, &op_id, &compensation, &date)
         .await
-        .inspect_err(crate::server::auth::set_error_status)
+        .inspect_err(crate::server::auth::set_error_status)?;
+    crate::server::actions::show_answer_after_form_post(&key);
+    Ok(answer)
+}
+
+/// The answer to one of the signed-in user's earlier requests, by the key its form carried: what
+/// a page shows after a form was sent without JavaScript.
+#[server(prefix = "/rpc", endpoint = "request_answer")]
+pub async fn request_answer(key: String) -> Result<Option<String>, AppError> {
+    use crate::domain::policy::Section;
+    let user = crate::server::auth::require(Section::Overview).await?;
+    crate::server::actions::answer_of(&user, &key).await.inspect_err(crate::server::auth::set_error_status)
 }
 
 #[server(prefix = "/rpc", endpoint = "preview_bulk")]

@@ -28,6 +28,31 @@ pub fn form_key() -> String {
     uuid::Uuid::new_v4().simple().to_string()
 }
 
+/// After a change made by a plain form post (a browser without JavaScript), sends the browser back
+/// to the page it came from with `done=<key>`, so that the page can show the answer in words.
+/// Requests from the console's script get the answer in the response and stay where they are.
+pub fn show_answer_after_form_post(key: &str) {
+    let Some(parts) = leptos::prelude::use_context::<axum::http::request::Parts>() else { return };
+    let header = |name| parts.headers.get(name).and_then(|v: &axum::http::HeaderValue| v.to_str().ok());
+    let plain_form = header(axum::http::header::ACCEPT).is_some_and(|accept| accept.contains("text/html"));
+    let Some(referer) = header(axum::http::header::REFERER).filter(|_| plain_form) else { return };
+    let Ok(url) = reqwest::Url::parse(referer) else { return };
+    let kept: Vec<(String, String)> =
+        url.query_pairs().filter(|(name, _)| name != "done" && !name.starts_with("__")).map(|(n, v)| (n.into_owned(), v.into_owned())).collect();
+    let mut query = serde_urlencoded::to_string(&kept).unwrap_or_default();
+    if !query.is_empty() {
+        query.push('&');
+    }
+    query.push_str(&serde_urlencoded::to_string([("done", key)]).unwrap_or_default());
+    leptos_axum::redirect(&format!("{}?{query}", url.path()));
+}
+
+/// The answer to one of the user's own earlier requests, by its key.
+pub async fn answer_of(user: &SignedIn, key: &str) -> Result<Option<String>, AppError> {
+    let store = expect_context::<AppState>().ledger.store().clone();
+    store.request_answer(&user.tenant, key.trim(), &user.name).await.map_err(unavailable)
+}
+
 /// The fields of an action form on one operation.
 #[derive(Debug, Clone, Default)]
 pub struct ActionForm {

@@ -4,26 +4,49 @@
 
 use leptos::prelude::*;
 
-use crate::api::{Act, AppError, Compensate};
+use leptos_router::hooks::use_query_map;
+
+use crate::api::{request_answer, Act, AppError, Compensate};
 use crate::domain::{compensation::Compensation, machine::CommandKind};
 
-/// What the last action did, in words (announced to screen readers too).
+/// What the last action did, in words (announced to screen readers too). After a form sent
+/// without JavaScript, the page's `done` parameter names the request whose answer to show.
 #[component]
 pub fn ActionResult(
     #[prop(into)] value: Signal<Option<Result<String, AppError>>>,
     #[prop(into)] pending: Signal<bool>,
 ) -> impl IntoView {
-    let failed = move || matches!(value.get(), Some(Err(_)));
-    let text = move || match value.get() {
-        Some(Ok(message)) => message,
-        Some(Err(error)) => error.to_string(),
-        None if pending.get() => "Working…".to_owned(),
-        None => String::new(),
-    };
+    let query = use_query_map();
+    let earlier = Resource::new(
+        move || query.with(|q| q.get("done")),
+        |key| async move {
+            match key {
+                Some(key) => request_answer(key).await.ok().flatten(),
+                None => None,
+            }
+        },
+    );
     view! {
-        <p class="action-result" class:filled=move || !text().is_empty() class:failed=failed role="status" data-testid="action-result">
-            {text}
-        </p>
+        <Transition fallback=|| ()>
+            {move || {
+                let (current, busy) = (value.get(), pending.get());
+                Suspend::new(async move {
+                    let failed = matches!(current, Some(Err(_)));
+                    let text = match current {
+                        Some(Ok(message)) => message,
+                        Some(Err(error)) => error.to_string(),
+                        None if busy => "Working…".to_owned(),
+                        None => earlier.await.unwrap_or_default(),
+                    };
+                    let filled = !text.is_empty();
+                    view! {
+                        <p class="action-result" class:filled=filled class:failed=failed role="status" data-testid="action-result">
+                            {text}
+                        </p>
+                    }
+                })
+            }}
+        </Transition>
     }
 }
 

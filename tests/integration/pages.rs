@@ -22,7 +22,7 @@ const PAGES: [&str; 13] = [
 ];
 
 /// Every server function that reads or changes data, with arguments it accepts.
-const SERVER_FUNCTIONS: [(&str, &[(&str, &str)]); 20] = [
+const SERVER_FUNCTIONS: [(&str, &[(&str, &str)]); 21] = [
     ("overview", &[]),
     ("operations", &[("filter[state]", "unknown")]),
     ("operation", &[("op_id", "refund-1043-li_2")]),
@@ -43,6 +43,7 @@ const SERVER_FUNCTIONS: [(&str, &[(&str, &str)]); 20] = [
     ("approval_rules", &[]),
     ("add_approval_rule", &[("csrf", "x"), ("kind", "refund")]),
     ("remove_approval_rule", &[("csrf", "x"), ("id", "r")]),
+    ("request_answer", &[("key", "k")]),
 ];
 
 crate::engine_tests! {

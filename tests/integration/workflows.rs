@@ -173,13 +173,19 @@ crate::sandboxed_tests! {
         assert!(actions.contains(&("sam".into(), "escalate".into())) && actions.contains(&("maria".into(), "mark_not_happened".into())), "{actions:?}");
     }
 
-    marking_succeeded_records_the_external_id(app) {
+    a_form_sent_without_javascript_returns_to_its_page_with_the_answer_in_words(app) {
         unsent_unknown_refund(&app).await;
         let support = app.signed_in("sam", Role::Support).await;
-        let (status, body) = support.act("m1", "refund-1043-li_2", "mark_succeeded", &[("external_id", "re_manual_1"), ("evidence", "seen in the dashboard")]).await;
-        assert_eq!(status, 200, "{body}");
-        assert!(body.contains("succeeded as re_manual_1"), "{body}");
-        let html = support.page("/operations/refund-1043-li_2", 200).await;
+        let page = app.url("/operations/refund-1043-li_2");
+        let csrf = support.csrf().await;
+        let form = [("csrf", csrf.as_str()), ("key", "m1"), ("op_id", "refund-1043-li_2"), ("action", "mark_succeeded"),
+            ("external_id", "re_manual_1"), ("evidence", "seen in the dashboard")];
+        let response = support.client.post(app.url("/rpc/act")).header("accept", "text/html").header("referer", &page).form(&form).send().await.unwrap();
+        assert_eq!(response.status(), 302);
+        let location = response.headers()["location"].to_str().unwrap().to_owned();
+        assert_eq!(location, "/operations/refund-1043-li_2?done=m1");
+        let html = support.page(&location, 200).await;
+        assert!(html.contains("Marked succeeded: refund-1043-li_2 succeeded as re_manual_1."), "the answer shows after the redirect");
         assert!(html.contains("re_manual_1") && html.contains("mark_succeeded"), "the external id and the audit event show");
     }
 

@@ -638,6 +638,23 @@ macro_rules! console_store {
             Ok(())
         }
 
+        async fn request_answer(
+            &self,
+            tenant: &TenantId,
+            key: &str,
+            requested_by: &str,
+        ) -> Result<Option<String>, StoreError> {
+            let row: Option<(Option<String>,)> = sqlx::query_as(
+                "select response from console_requests where tenant = $1 and request_key = $2 and requested_by = $3 and answered",
+            )
+            .bind(tenant.as_str())
+            .bind(key)
+            .bind(requested_by)
+            .fetch_optional(&self.pool)
+            .await?;
+            Ok(row.and_then(|(response,)| response))
+        }
+
         async fn create_bulk_run(&self, run: NewBulkRun, audit: AuditEntry) -> Result<bool, StoreError> {
             let mut tx = $begin(&self.pool).await?;
             sqlx::query($lock_tenant).bind(run.tenant.as_str()).execute(&mut *tx).await?;

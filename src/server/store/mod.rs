@@ -294,6 +294,14 @@ pub trait ConsoleStore: Send + Sync {
     /// request was refused and changed nothing, so the same form may be sent again).
     async fn answer_request(&self, tenant: &TenantId, key: &str, answer: Option<&str>) -> Result<(), StoreError>;
 
+    /// The answer to `requested_by`'s console request with this key, once it has one.
+    async fn request_answer(
+        &self,
+        tenant: &TenantId,
+        key: &str,
+        requested_by: &str,
+    ) -> Result<Option<String>, StoreError>;
+
     /// Records a bulk action and its items, with its audit entry; `false` (and nothing changed)
     /// when a run with this id exists already.
     async fn create_bulk_run(&self, run: NewBulkRun, audit: AuditEntry) -> Result<bool, StoreError>;
