@@ -3,12 +3,12 @@
 //! text ever reaches the browser.
 
 mod console;
-mod workflows;
 mod error;
+mod workflows;
 
 pub use console::*;
-pub use workflows::*;
 pub use error::AppError;
+pub use workflows::*;
 
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};

@@ -105,8 +105,9 @@ pub async fn act(
     use crate::domain::policy::Section;
     let user = crate::server::auth::require_for_change(Section::Operations, &csrf).await?;
     let form = crate::server::actions::ActionForm { op_id, action, reason, external_id, evidence };
-    let answer =
-        crate::server::actions::act(&user, &key, form).await.inspect_err(crate::server::auth::set_error_status)?;
+    let answer = crate::server::actions::act(&user, &key, form)
+        .await
+        .inspect_err(crate::server::auth::set_error_status)?;
     crate::server::actions::show_answer_after_form_post(&key);
     Ok(answer)
 }
@@ -142,13 +143,19 @@ pub async fn request_answer(key: String) -> Result<Option<String>, AppError> {
 pub async fn preview_bulk(#[server(default)] filter: OperationFilter) -> Result<BulkPreview, AppError> {
     use crate::domain::policy::Section;
     let user = crate::server::auth::require(Section::Operations).await?;
-    crate::server::actions::bulk_preview(&user, filter).await.inspect_err(crate::server::auth::set_error_status)
+    crate::server::actions::bulk_preview(&user, filter)
+        .await
+        .inspect_err(crate::server::auth::set_error_status)
 }
 
 /// Starts a bulk query of the provider over the operations that `filter` (an operations list URL
 /// query) matches, and sends the browser to its progress page.
 #[server(prefix = "/rpc", endpoint = "start_bulk")]
-pub async fn start_bulk(csrf: String, key: String, #[server(default)] filter: String) -> Result<String, AppError> {
+pub async fn start_bulk(
+    csrf: String,
+    key: String,
+    #[server(default)] filter: String,
+) -> Result<String, AppError> {
     use crate::domain::policy::Section;
     let user = crate::server::auth::require_for_change(Section::Operations, &csrf).await?;
     let id = crate::server::actions::start_bulk(&user, &key, &filter)
@@ -193,5 +200,7 @@ pub async fn add_approval_rule(
 pub async fn remove_approval_rule(csrf: String, id: String) -> Result<String, AppError> {
     use crate::domain::policy::Section;
     let admin = crate::server::auth::require_for_change(Section::Admin, &csrf).await?;
-    crate::server::actions::remove_approval_rule(&admin, &id).await.inspect_err(crate::server::auth::set_error_status)
+    crate::server::actions::remove_approval_rule(&admin, &id)
+        .await
+        .inspect_err(crate::server::auth::set_error_status)
 }

@@ -54,7 +54,9 @@ impl Compensation {
 /// or its item refunded; a refused pickup can be scheduled again or its item refunded.
 pub fn offered(kind: &str, state: State) -> Vec<Compensation> {
     match (kind, state) {
-        ("create_aftersale", State::Succeeded) => vec![Compensation::CancelTicket, Compensation::RefundLineItem],
+        ("create_aftersale", State::Succeeded) => {
+            vec![Compensation::CancelTicket, Compensation::RefundLineItem]
+        }
         ("schedule_pickup", State::Rejected) => {
             vec![Compensation::ReschedulePickup, Compensation::RefundLineItem]
         }
@@ -144,9 +146,15 @@ mod tests {
 
     #[test]
     fn a_created_ticket_can_be_cancelled_and_a_refused_pickup_rescheduled() {
-        assert_eq!(offered("create_aftersale", State::Succeeded), [Compensation::CancelTicket, Compensation::RefundLineItem]);
+        assert_eq!(
+            offered("create_aftersale", State::Succeeded),
+            [Compensation::CancelTicket, Compensation::RefundLineItem]
+        );
         assert_eq!(offered("schedule_pickup", State::Rejected)[0], Compensation::ReschedulePickup);
-        assert!(offered("create_aftersale", State::Unknown).is_empty(), "an uncertain ticket is reconciled first");
+        assert!(
+            offered("create_aftersale", State::Unknown).is_empty(),
+            "an uncertain ticket is reconciled first"
+        );
         assert!(offered("refund", State::Succeeded).is_empty());
         for c in Compensation::ALL {
             assert_eq!(Compensation::parse(c.as_str()), Some(c));
@@ -157,20 +165,38 @@ mod tests {
     fn intents_follow_from_the_original_so_a_second_request_finds_the_first() {
         let ticket = json!({"order": "2002", "line_item": "li_1"});
         let cancel = intent(
-            Compensation::CancelTicket, "aftersale-2002-li_1", "create_aftersale", State::Succeeded, &ticket, Some("tkt_9"), None,
+            Compensation::CancelTicket,
+            "aftersale-2002-li_1",
+            "create_aftersale",
+            State::Succeeded,
+            &ticket,
+            Some("tkt_9"),
+            None,
         )
         .unwrap();
         assert_eq!(cancel.op_id, "cancel-aftersale-2002-li_1");
         assert_eq!(cancel.params, json!({"ticket": "tkt_9"}));
         let pickup = json!({"order": "2002", "line_item": "li_1", "ticket": "tkt_9", "date": "2026-12-02"});
         let again = intent(
-            Compensation::ReschedulePickup, "pickup-2002-li_1-2026-12-02", "schedule_pickup", State::Rejected, &pickup, None, Some("2026-12-09"),
+            Compensation::ReschedulePickup,
+            "pickup-2002-li_1-2026-12-02",
+            "schedule_pickup",
+            State::Rejected,
+            &pickup,
+            None,
+            Some("2026-12-09"),
         )
         .unwrap();
         assert_eq!(again.op_id, "pickup-2002-li_1-2026-12-09");
         assert_eq!(again.params["ticket"], "tkt_9");
         let refund = intent(
-            Compensation::RefundLineItem, "pickup-2002-li_1-2026-12-02", "schedule_pickup", State::Rejected, &pickup, None, None,
+            Compensation::RefundLineItem,
+            "pickup-2002-li_1-2026-12-02",
+            "schedule_pickup",
+            State::Rejected,
+            &pickup,
+            None,
+            None,
         )
         .unwrap();
         assert_eq!(refund.op_id, "refund-2002-li_1");
@@ -180,14 +206,33 @@ mod tests {
     fn compensations_that_do_not_fit_are_refused_with_a_reason() {
         let pickup = json!({"order": "2002", "line_item": "li_1", "ticket": "tkt_9"});
         let refused = |c, state, date| {
-            intent(c, "pickup-2002-li_1-2026-12-02", "schedule_pickup", state, &pickup, None, date).unwrap_err()
+            intent(c, "pickup-2002-li_1-2026-12-02", "schedule_pickup", state, &pickup, None, date)
+                .unwrap_err()
         };
-        assert_eq!(refused(Compensation::ReschedulePickup, State::Rejected, Some("next week")), CompensationProblem::BadDate);
-        assert_eq!(refused(Compensation::ReschedulePickup, State::Rejected, None), CompensationProblem::BadDate);
-        assert!(matches!(refused(Compensation::CancelTicket, State::Rejected, None), CompensationProblem::NotOffered(_)));
-        assert!(matches!(refused(Compensation::ReschedulePickup, State::Succeeded, Some("2026-12-09")), CompensationProblem::NotOffered(_)));
+        assert_eq!(
+            refused(Compensation::ReschedulePickup, State::Rejected, Some("next week")),
+            CompensationProblem::BadDate
+        );
+        assert_eq!(
+            refused(Compensation::ReschedulePickup, State::Rejected, None),
+            CompensationProblem::BadDate
+        );
+        assert!(matches!(
+            refused(Compensation::CancelTicket, State::Rejected, None),
+            CompensationProblem::NotOffered(_)
+        ));
+        assert!(matches!(
+            refused(Compensation::ReschedulePickup, State::Succeeded, Some("2026-12-09")),
+            CompensationProblem::NotOffered(_)
+        ));
         let no_ticket = intent(
-            Compensation::CancelTicket, "aftersale-2002-li_1", "create_aftersale", State::Succeeded, &pickup, None, None,
+            Compensation::CancelTicket,
+            "aftersale-2002-li_1",
+            "create_aftersale",
+            State::Succeeded,
+            &pickup,
+            None,
+            None,
         );
         assert_eq!(no_ticket.unwrap_err(), CompensationProblem::Missing("ticket id"));
     }

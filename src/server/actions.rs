@@ -37,8 +37,11 @@ pub fn show_answer_after_form_post(key: &str) {
     let plain_form = header(axum::http::header::ACCEPT).is_some_and(|accept| accept.contains("text/html"));
     let Some(referer) = header(axum::http::header::REFERER).filter(|_| plain_form) else { return };
     let Ok(url) = reqwest::Url::parse(referer) else { return };
-    let kept: Vec<(String, String)> =
-        url.query_pairs().filter(|(name, _)| name != "done" && !name.starts_with("__")).map(|(n, v)| (n.into_owned(), v.into_owned())).collect();
+    let kept: Vec<(String, String)> = url
+        .query_pairs()
+        .filter(|(name, _)| name != "done" && !name.starts_with("__"))
+        .map(|(n, v)| (n.into_owned(), v.into_owned()))
+        .collect();
     let mut query = serde_urlencoded::to_string(&kept).unwrap_or_default();
     if !query.is_empty() {
         query.push('&');
@@ -69,7 +72,9 @@ fn actor(user: &SignedIn) -> Actor {
 
 fn refused(error: LedgerError, op_id: &str, user: &SignedIn) -> AppError {
     match error {
-        LedgerError::NotFound => AppError::NotFound(format!("no operation {op_id} in tenant {}", user.tenant)),
+        LedgerError::NotFound => {
+            AppError::NotFound(format!("no operation {op_id} in tenant {}", user.tenant))
+        }
         LedgerError::Rejected(rejection) if rejection.code == RejectionCode::NotPermitted => {
             tracing::warn!(user = %user.name, role = user.role.as_str(), %op_id, "refused: {rejection}");
             AppError::Forbidden
@@ -128,8 +133,14 @@ fn request_of(form: &ActionForm) -> Result<Request, AppError> {
         CommandKind::MarkNotHappened => Request::MarkNotHappened { reason, evidence: form.evidence.clone() },
         CommandKind::Escalate => Request::Escalate { reason },
         CommandKind::Cancel => Request::Cancel { reason },
-        CommandKind::ExpireApproval | CommandKind::BeginAttempt | CommandKind::RecordOutcome | CommandKind::MarkUnknown => {
-            return Err(AppError::Invalid(format!("“{}” is done by the executor, not from the console.", kind.label())))
+        CommandKind::ExpireApproval
+        | CommandKind::BeginAttempt
+        | CommandKind::RecordOutcome
+        | CommandKind::MarkUnknown => {
+            return Err(AppError::Invalid(format!(
+                "“{}” is done by the executor, not from the console.",
+                kind.label()
+            )))
         }
     })
 }
@@ -137,7 +148,8 @@ fn request_of(form: &ActionForm) -> Result<Request, AppError> {
 /// Carries out one action on one operation.
 pub async fn act(user: &SignedIn, key: &str, form: ActionForm) -> Result<String, AppError> {
     let request = request_of(&form)?;
-    let op_id = OpId::parse(form.op_id.trim()).map_err(|_| refused(LedgerError::NotFound, &form.op_id, user))?;
+    let op_id =
+        OpId::parse(form.op_id.trim()).map_err(|_| refused(LedgerError::NotFound, &form.op_id, user))?;
     let state = expect_context::<AppState>();
     let described = format!("{} {op_id}", form.action.trim());
     once(user, key, &described, async {
@@ -172,11 +184,15 @@ pub async fn compensate(
 
 /// The operations a bulk query over `filter` would touch: how many match (up to the limit) and
 /// which of them this viewer may query now.
-async fn bulk_candidates(user: &SignedIn, filter: &OperationFilter) -> Result<(usize, bool, Vec<OpId>), AppError> {
+async fn bulk_candidates(
+    user: &SignedIn,
+    filter: &OperationFilter,
+) -> Result<(usize, bool, Vec<OpId>), AppError> {
     let mut query = operation_query(&OperationFilter { after: None, ..filter.clone() })?;
     query.limit = BULK_LIMIT + 1;
     let state = expect_context::<AppState>();
-    let mut matching = state.ledger.store().list_operations(&user.tenant, &query).await.map_err(unavailable)?;
+    let mut matching =
+        state.ledger.store().list_operations(&user.tenant, &query).await.map_err(unavailable)?;
     let capped = matching.len() > BULK_LIMIT as usize;
     matching.truncate(BULK_LIMIT as usize);
     let ids: Vec<OpId> = matching.into_iter().map(|item| item.op_id).collect();
@@ -205,8 +221,9 @@ pub async fn start_bulk(user: &SignedIn, key: &str, filter_query: &str) -> Resul
     if key.is_empty() || key.len() > 120 || !key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
         return Err(AppError::Invalid("This form has no valid request key; reload the page.".into()));
     }
-    let filter: OperationFilter = serde_urlencoded::from_str(filter_query)
-        .map_err(|_| AppError::Invalid("The filter is damaged; start again from the operations list.".into()))?;
+    let filter: OperationFilter = serde_urlencoded::from_str(filter_query).map_err(|_| {
+        AppError::Invalid("The filter is damaged; start again from the operations list.".into())
+    })?;
     let (_, _, allowed) = bulk_candidates(user, &filter).await?;
     if allowed.is_empty() {
         return Err(AppError::Invalid(
@@ -238,7 +255,8 @@ pub async fn start_bulk(user: &SignedIn, key: &str, filter_query: &str) -> Resul
     };
     let created = state.ledger.store().create_bulk_run(run, audit).await.map_err(unavailable)?;
     if created {
-        let (executor, tenant, id, actor) = (state.executor.clone(), user.tenant.clone(), key.to_owned(), actor(user));
+        let (executor, tenant, id, actor) =
+            (state.executor.clone(), user.tenant.clone(), key.to_owned(), actor(user));
         tokio::spawn(async move {
             if let Err(error) = workflows::run_bulk_query(executor, tenant, id, actor).await {
                 tracing::error!(error = %error, "a bulk query stopped before its end");
@@ -282,14 +300,22 @@ pub async fn add_approval_rule(
         (amount, code) => {
             let currency = Currency::parse(&code.to_uppercase())
                 .map_err(|e| AppError::Invalid(format!("{}.", capitalise(&e.to_string()))))?;
-            Some(Money::parse_major(amount, currency).map_err(|e| AppError::Invalid(format!("{}.", capitalise(&e.to_string()))))?)
+            Some(
+                Money::parse_major(amount, currency)
+                    .map_err(|e| AppError::Invalid(format!("{}.", capitalise(&e.to_string()))))?,
+            )
         }
     };
     let rule = ApprovalRule { kind: kind.to_owned(), provider, threshold };
-    let record =
-        ApprovalRuleRecord { id: form_key()[..12].to_owned(), rule: rule.clone(), created_by: admin.name.clone(), created_at: now() };
+    let record = ApprovalRuleRecord {
+        id: form_key()[..12].to_owned(),
+        rule: rule.clone(),
+        created_by: admin.name.clone(),
+        created_at: now(),
+    };
     let sentence = rule_sentence(&rule);
-    let audit = rule_audit(admin, "add_approval_rule", serde_json::json!({"id": record.id, "rule": sentence}));
+    let audit =
+        rule_audit(admin, "add_approval_rule", serde_json::json!({"id": record.id, "rule": sentence}));
     let store = expect_context::<AppState>().ledger.store().clone();
     store.add_approval_rule(&admin.tenant, record, audit).await.map_err(unavailable)?;
     Ok(format!("From now on, {sentence}."))

@@ -18,9 +18,9 @@ use super::catalogue::{find_order, refund_params};
 use super::connectors::{ServicesConnector, StripeConnector};
 use super::executor::{Executor, RetryPolicy};
 use super::ledger::{Ledger, LedgerError, RegisterRequest, DEFAULT_KEY_RETENTION};
-use super::store::records::ApprovalRuleRecord;
 use super::reconciler::Reconciler;
 use super::sandbox::{Fault, FaultKind, Sandbox, SandboxConfig};
+use super::store::records::ApprovalRuleRecord;
 use super::store::records::AttemptReport;
 use super::store::Store;
 use super::tokens::create_token;
@@ -119,7 +119,8 @@ async fn add_demo_approval_rule(store: &dyn Store, tenant: &TenantId) -> Result<
         reason: None,
         evidence: json!({"id": "demo-refunds", "rule": super::actions::rule_sentence(&rule)}),
     };
-    let record = ApprovalRuleRecord { id: "demo-refunds".into(), rule, created_by: "demo".into(), created_at: at };
+    let record =
+        ApprovalRuleRecord { id: "demo-refunds".into(), rule, created_by: "demo".into(), created_at: at };
     Ok(store.add_approval_rule(tenant, record, audit).await?)
 }
 
@@ -218,7 +219,12 @@ pub async fn seed(
     for item in ["li_2", "li_3", "li_4"] {
         let request = refund_request("1077", item, None)?;
         let op_id = request.op_id.clone();
-        sandbox.inject(Fault { pattern: op_id.to_string(), fault: FaultKind::DropResponse, times: 1, ms: 60_000 });
+        sandbox.inject(Fault {
+            pattern: op_id.to_string(),
+            fault: FaultKind::DropResponse,
+            times: 1,
+            ms: 60_000,
+        });
         ledger.register(&tenant, &agent, request).await?;
         lost.push(op_id);
     }

@@ -123,12 +123,8 @@ impl Ledger {
         let fingerprint = request.params.fingerprint();
         let rules: Vec<ApprovalRule> =
             self.store.approval_rules(tenant).await?.into_iter().map(|record| record.rule).collect();
-        let needs_approval = requires_approval(
-            &rules,
-            &request.kind,
-            &request.provider,
-            request.params.money("amount"),
-        );
+        let needs_approval =
+            requires_approval(&rules, &request.kind, &request.provider, request.params.money("amount"));
         let snapshot =
             Snapshot::new(&request.requested_by, fingerprint.clone(), needs_approval, request.key_retention);
         let audit = AuditEntry {

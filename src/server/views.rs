@@ -493,8 +493,10 @@ pub async fn approvals(user: &SignedIn) -> Result<ApprovalsPage, AppError> {
     let state = expect_context::<AppState>();
     let store = store();
     let at = now();
-    let waiting =
-        store.operations_in_states(&user.tenant, &[State::PendingApproval], 200).await.map_err(unavailable)?;
+    let waiting = store
+        .operations_in_states(&user.tenant, &[State::PendingApproval], 200)
+        .await
+        .map_err(unavailable)?;
     let mut subjects: Vec<String> = waiting.iter().map(|item| item.subject.clone()).collect();
     subjects.sort();
     subjects.dedup();

@@ -110,7 +110,9 @@ async fn standing(executor: &Executor, tenant: &TenantId, op_id: &OpId) -> Resul
             Some(external) => format!("{op_id} succeeded as {}", external.external_id),
             None => format!("{op_id} succeeded"),
         },
-        State::Unknown => format!("the result of {op_id} is unknown; it is being checked, do not send it again"),
+        State::Unknown => {
+            format!("the result of {op_id} is unknown; it is being checked, do not send it again")
+        }
         State::Rejected => match snapshot.last_failure {
             Some(failure) => format!("{op_id} was refused: {}", failure.explanation()),
             None => format!("{op_id} is rejected"),
@@ -182,7 +184,10 @@ fn not_permitted(actor: &Actor, what: &str) -> LedgerError {
         ActorKind::Agent => "an API token".to_owned(),
         ActorKind::System => "the executor".to_owned(),
     };
-    LedgerError::Rejected(Rejection { code: RejectionCode::NotPermitted, message: format!("{who} may not {what}.") })
+    LedgerError::Rejected(Rejection {
+        code: RejectionCode::NotPermitted,
+        message: format!("{who} may not {what}."),
+    })
 }
 
 fn may_act(actor: &Actor, what: &str) -> Result<(), LedgerError> {
@@ -223,7 +228,9 @@ pub async fn compensate(
             let item = order.and_then(|o| planned.params["line_item"].as_str().and_then(|i| o.line_item(i)));
             match (order, item) {
                 (Some(order), Some(item)) => refund_params(order, item),
-                _ => return Err(LedgerError::Invalid("The order's line item is not in the catalogue.".into())),
+                _ => {
+                    return Err(LedgerError::Invalid("The order's line item is not in the catalogue.".into()))
+                }
             }
         }
         Compensation::CancelTicket | Compensation::ReschedulePickup => planned.params,
@@ -245,7 +252,10 @@ pub async fn compensate(
         )),
         Registration::Created(_) => {
             executor.run(tenant, &op_id).await?;
-            Ok(format!("Recorded {op_id} to compensate {original}: {}.", standing(executor, tenant, &op_id).await?))
+            Ok(format!(
+                "Recorded {op_id} to compensate {original}: {}.",
+                standing(executor, tenant, &op_id).await?
+            ))
         }
         Registration::Existing(existing) => Ok(format!(
             "{op_id} was recorded before and is {}; nothing was sent again.",

@@ -68,7 +68,13 @@ fn ActionFields(csrf: String, key: String, op_id: String, kind: CommandKind) -> 
 
 /// A one-button action (query the provider, re-send with the same key).
 #[component]
-pub fn ActionButton(act: ServerAction<Act>, csrf: String, form_key: String, op_id: String, kind: CommandKind) -> impl IntoView {
+pub fn ActionButton(
+    act: ServerAction<Act>,
+    csrf: String,
+    form_key: String,
+    op_id: String,
+    kind: CommandKind,
+) -> impl IntoView {
     let key = key_for(&form_key, &op_id, kind.as_str());
     let label = match kind {
         CommandKind::ConfirmFound => "Query the provider now",

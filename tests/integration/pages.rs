@@ -36,7 +36,10 @@ const SERVER_FUNCTIONS: [(&str, &[(&str, &str)]); 21] = [
     ("reconcile_queue", &[]),
     ("act", &[("csrf", "x"), ("key", "k"), ("op_id", "refund-1043-li_2"), ("action", "confirm_found")]),
     ("approvals", &[]),
-    ("compensate", &[("csrf", "x"), ("key", "k"), ("op_id", "aftersale-1043-li_2"), ("compensation", "cancel_ticket")]),
+    (
+        "compensate",
+        &[("csrf", "x"), ("key", "k"), ("op_id", "aftersale-1043-li_2"), ("compensation", "cancel_ticket")],
+    ),
     ("preview_bulk", &[("filter[state]", "unknown")]),
     ("start_bulk", &[("csrf", "x"), ("key", "k"), ("filter", "state=unknown")]),
     ("bulk_run", &[("id", "k")]),

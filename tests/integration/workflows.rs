@@ -56,7 +56,8 @@ async fn refunds_at_provider(app: &TestApp, op_id: &str) -> usize {
 /// provider made it.
 async fn unknown_refund(app: &TestApp) {
     fault(app, json!({"match": "refund-1043-li_2", "fault": "drop_response", "ms": 10000})).await;
-    let (_, answer) = app.post("/api/v1/tools/refund_item", &json!({"order_id": "1043", "line_item_id": "li_2"})).await;
+    let (_, answer) =
+        app.post("/api/v1/tools/refund_item", &json!({"order_id": "1043", "line_item_id": "li_2"})).await;
     assert_eq!(answer["status"], "unknown", "{answer}");
 }
 
@@ -72,7 +73,16 @@ async fn unsent_unknown_refund(app: &TestApp) {
 async fn add_refund_rule(app: &TestApp, admin: &Console, provider: &str) {
     let csrf = admin.csrf().await;
     let (status, body) = admin
-        .call("add_approval_rule", &[("csrf", &csrf), ("kind", "refund"), ("provider", provider), ("threshold", "1,000"), ("currency", "twd")])
+        .call(
+            "add_approval_rule",
+            &[
+                ("csrf", &csrf),
+                ("kind", "refund"),
+                ("provider", provider),
+                ("threshold", "1,000"),
+                ("currency", "twd"),
+            ],
+        )
         .await;
     assert_eq!(status, 200, "{body}");
     assert!(body.contains("refund operations") && body.contains("TWD 1000.00"), "{body}");
@@ -235,7 +245,7 @@ crate::sandboxed_tests! {
         assert_eq!(status, 403);
         let auditor = app.signed_in("ada", Role::Auditor).await;
         assert_eq!(auditor.act("a2", "refund-1043-li_1", "approve", &[]).await.0, 403);
-        assert_eq!(support.page("/approvals", 403).await.contains("Your role does not allow this"), true);
+        assert!(support.page("/approvals", 403).await.contains("Your role does not allow this"));
 
         let (status, body) = manager.act("a3", "refund-1043-li_1", "approve", &[("reason", "receipt checked")]).await;
         assert_eq!(status, 200, "{body}");
@@ -357,12 +367,30 @@ crate::sandboxed_tests! {
 /// An unknown refund of another order, which a filter on order 1043 must leave alone.
 async fn unknown_aside(app: &TestApp) {
     fault(app, json!({"match": "refund-A1042-li_1", "fault": "drop_response", "ms": 10000})).await;
-    let (_, answer) = app.post("/api/v1/tools/refund_item", &json!({"order_id": "A1042", "line_item_id": "li_1"})).await;
+    let (_, answer) =
+        app.post("/api/v1/tools/refund_item", &json!({"order_id": "A1042", "line_item_id": "li_1"})).await;
     assert_eq!(answer["status"], "unknown", "{answer}");
 }
 
 /// Records a compensation through the console's `compensate` server function.
-async fn compensate(console: &Console, key: &str, op_id: &str, compensation: &str, date: &str) -> (u16, String) {
+async fn compensate(
+    console: &Console,
+    key: &str,
+    op_id: &str,
+    compensation: &str,
+    date: &str,
+) -> (u16, String) {
     let csrf = console.csrf().await;
-    console.call("compensate", &[("csrf", &csrf), ("key", key), ("op_id", op_id), ("compensation", compensation), ("date", date)]).await
+    console
+        .call(
+            "compensate",
+            &[
+                ("csrf", &csrf),
+                ("key", key),
+                ("op_id", op_id),
+                ("compensation", compensation),
+                ("date", date),
+            ],
+        )
+        .await
 }

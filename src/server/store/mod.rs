@@ -270,7 +270,12 @@ pub trait ConsoleStore: Send + Sync {
 
     /// Removes a rule from the tenant's approval policy, with its audit entry; `NotFound` when
     /// the tenant has no rule with this id.
-    async fn remove_approval_rule(&self, tenant: &TenantId, id: &str, audit: AuditEntry) -> Result<(), StoreError>;
+    async fn remove_approval_rule(
+        &self,
+        tenant: &TenantId,
+        id: &str,
+        audit: AuditEntry,
+    ) -> Result<(), StoreError>;
 
     /// Up to `limit` approved operations, of any tenant, whose approval expired by `now`.
     async fn approvals_expired(
@@ -292,7 +297,12 @@ pub trait ConsoleStore: Send + Sync {
 
     /// Records the answer to a claimed console request, or, with `None`, forgets the claim (the
     /// request was refused and changed nothing, so the same form may be sent again).
-    async fn answer_request(&self, tenant: &TenantId, key: &str, answer: Option<&str>) -> Result<(), StoreError>;
+    async fn answer_request(
+        &self,
+        tenant: &TenantId,
+        key: &str,
+        answer: Option<&str>,
+    ) -> Result<(), StoreError>;
 
     /// The answer to `requested_by`'s console request with this key, once it has one.
     async fn request_answer(
@@ -319,7 +329,8 @@ pub trait ConsoleStore: Send + Sync {
     ) -> Result<(), StoreError>;
 
     /// Marks a bulk action as done.
-    async fn finish_bulk_run(&self, tenant: &TenantId, id: &str, at: DateTime<Utc>) -> Result<(), StoreError>;
+    async fn finish_bulk_run(&self, tenant: &TenantId, id: &str, at: DateTime<Utc>)
+        -> Result<(), StoreError>;
 }
 
 /// Opens the store that `url` names: `sqlite://FILE` or `postgres://…` (`postgresql://` too).

@@ -70,7 +70,11 @@ fn ApprovalPolicy() -> impl IntoView {
     let rules = Resource::new(move || (add.version().get(), remove.version().get()), |_| approval_rules());
     let viewer = expect_context::<ViewerResource>();
     let outcome = move || {
-        let latest = if add.version().get() >= remove.version().get() { add.value().get() } else { remove.value().get() };
+        let latest = if add.version().get() >= remove.version().get() {
+            add.value().get()
+        } else {
+            remove.value().get()
+        };
         match latest {
             Some(Ok(message)) => message,
             Some(Err(error)) => error.to_string(),
@@ -96,7 +100,11 @@ fn ApprovalPolicy() -> impl IntoView {
 }
 
 #[component]
-fn RuleList(rules: Vec<ApprovalRuleView>, remove: ServerAction<RemoveApprovalRule>, csrf: String) -> impl IntoView {
+fn RuleList(
+    rules: Vec<ApprovalRuleView>,
+    remove: ServerAction<RemoveApprovalRule>,
+    csrf: String,
+) -> impl IntoView {
     if rules.is_empty() {
         return view! { <p class="empty-state">"No rules: every operation is sent without an approval. Add a rule below."</p> }.into_any();
     }

@@ -47,7 +47,12 @@ pub fn Approvals() -> impl IntoView {
 }
 
 #[component]
-fn ApprovalCard(item: PendingApproval, act: ServerAction<Act>, csrf: String, form_key: String) -> impl IntoView {
+fn ApprovalCard(
+    item: PendingApproval,
+    act: ServerAction<Act>,
+    csrf: String,
+    form_key: String,
+) -> impl IntoView {
     let op_id = item.row.op_id.clone();
     view! {
         <article class="approval-card" data-testid="approval" data-op-id=op_id.clone()>

@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
-use crate::api::{preview_bulk, bulk_run, BulkPreview, BulkRunView, OperationFilter, StartBulk};
+use crate::api::{bulk_run, preview_bulk, BulkPreview, BulkRunView, OperationFilter, StartBulk};
 use crate::ui::actions::ActionResult;
 use crate::ui::pages::operations::filter_from;
 use crate::ui::widgets::{ErrorPanel, Loading, Time, ViewerResource};
@@ -39,8 +39,11 @@ pub fn BulkPage() -> impl IntoView {
 #[component]
 fn Preview(preview: BulkPreview, start: ServerAction<StartBulk>, csrf: String) -> impl IntoView {
     let filter = preview.filter.query_string(false);
-    let described = if filter.is_empty() { "every operation".to_owned() } else { format!("the filter {filter}") };
-    let capped = preview.capped.then(|| format!(" (only the first {} are counted; narrow the filter to reach the rest)", preview.limit));
+    let described =
+        if filter.is_empty() { "every operation".to_owned() } else { format!("the filter {filter}") };
+    let capped = preview.capped.then(|| {
+        format!(" (only the first {} are counted; narrow the filter to reach the rest)", preview.limit)
+    });
     view! {
         <section class="panel" data-testid="bulk-preview">
             <p>
@@ -106,7 +109,7 @@ fn refresh_soon(tick: RwSignal<u32>) {
 fn RunBody(run: BulkRunView) -> impl IntoView {
     let total = run.items.len();
     let done = run.done();
-    let percent = if total == 0 { 100 } else { done * 100 / total };
+    let percent = (done * 100).checked_div(total).unwrap_or(100);
     let count = |name: &str| run.items.iter().filter(|i| i.outcome.as_deref() == Some(name)).count();
     let summary = format!(
         "{} confirmed, {} not found, {} unavailable, {} refused.",

@@ -43,7 +43,8 @@ pub fn OrderPage() -> impl IntoView {
     let params = use_params_map();
     let subject = move || params.with(|p| p.get("subject").unwrap_or_default());
     let compensate = ServerAction::<Compensate>::new();
-    let detail = Resource::new(move || (subject(), compensate.version().get()), |(subject, _)| order(subject));
+    let detail =
+        Resource::new(move || (subject(), compensate.version().get()), |(subject, _)| order(subject));
     let viewer = expect_context::<ViewerResource>();
     view! {
         <Title text=subject()/>
