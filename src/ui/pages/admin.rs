@@ -17,12 +17,12 @@ pub fn Admin() -> impl IntoView {
     view! {
         <Title text="Admin"/>
         <h1>"Admin"</h1>
-        <ApprovalPolicy/>
         <Suspense fallback=Loading>
             {move || Suspend::new(async move {
                 let csrf = viewer.await.ok().flatten().map(|v| v.csrf).unwrap_or_default();
                 match list.await {
                     Ok(users) => view! {
+                        <ApprovalPolicy/>
                         <section class="panel">
                             <h2>"Users of this tenant"</h2>
                             <table class="table" data-testid="users">
