@@ -83,6 +83,29 @@ impl OperationFilter {
     pub fn is_filtered(&self) -> bool {
         !self.query_string(false).is_empty()
     }
+
+    /// The filters in words: `state unknown, order order:1077`, or `every operation`.
+    pub fn describe(&self) -> String {
+        let parts: Vec<String> = [
+            ("state", &self.state),
+            ("kind", &self.kind),
+            ("provider", &self.provider),
+            ("order", &self.subject),
+            ("op id or external id", &self.q),
+            ("created from", &self.from),
+            ("created before", &self.to),
+        ]
+        .iter()
+        .filter_map(|(label, value)| {
+            value.as_deref().filter(|v| !v.is_empty()).map(|v| format!("{label} {v}"))
+        })
+        .collect();
+        if parts.is_empty() {
+            "every operation".to_owned()
+        } else {
+            parts.join(", ")
+        }
+    }
 }
 
 fn percent_encode(value: &str) -> String {

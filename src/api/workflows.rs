@@ -58,6 +58,8 @@ pub struct BulkRunView {
     pub action: String,
     /// The operations list's URL query it was started from.
     pub filter: String,
+    /// That filter in words.
+    pub filter_description: String,
     pub requested_by: String,
     pub created_at: DateTime<Utc>,
     pub finished_at: Option<DateTime<Utc>>,

@@ -44,6 +44,15 @@ impl Compensation {
         }
     }
 
+    /// The kind of operation it is recorded as.
+    pub fn kind(self) -> &'static str {
+        match self {
+            Compensation::CancelTicket => "cancel_aftersale",
+            Compensation::RefundLineItem => "refund",
+            Compensation::ReschedulePickup => "schedule_pickup",
+        }
+    }
+
     /// Whether it needs a date (the new pickup's).
     pub fn needs_date(self) -> bool {
         self == Compensation::ReschedulePickup
@@ -62,6 +71,20 @@ pub fn offered(kind: &str, state: State) -> Vec<Compensation> {
         }
         _ => Vec::new(),
     }
+}
+
+/// The compensations still worth offering for an operation of `kind` in `state`, given the kinds
+/// and states of the compensations already recorded for it: one of a kind that is under way or
+/// done is not offered again; one that failed may be tried again.
+pub fn still_offered(kind: &str, state: State, recorded: &[(&str, State)]) -> Vec<Compensation> {
+    offered(kind, state)
+        .into_iter()
+        .filter(|c| {
+            !recorded.iter().any(|(k, s)| {
+                *k == c.kind() && !matches!(s, State::Rejected | State::Denied | State::Cancelled)
+            })
+        })
+        .collect()
 }
 
 /// A compensation as the ledger will record it, except for what only the server knows (a
@@ -109,13 +132,13 @@ pub fn intent(
     match compensation {
         Compensation::CancelTicket => Ok(CompensationIntent {
             op_id: format!("cancel-{original_op_id}"),
-            kind: "cancel_aftersale",
+            kind: compensation.kind(),
             provider: "sandbox",
             params: json!({"ticket": external_id.ok_or(CompensationProblem::Missing("ticket id"))?}),
         }),
         Compensation::RefundLineItem => Ok(CompensationIntent {
             op_id: format!("refund-{order}-{line_item}"),
-            kind: "refund",
+            kind: compensation.kind(),
             provider: "stripe",
             params: json!({"order": order, "line_item": line_item}),
         }),
@@ -123,7 +146,7 @@ pub fn intent(
             let date = date.map(str::trim).filter(|d| is_date(d)).ok_or(CompensationProblem::BadDate)?;
             Ok(CompensationIntent {
                 op_id: format!("pickup-{order}-{line_item}-{date}"),
-                kind: "schedule_pickup",
+                kind: compensation.kind(),
                 provider: "sandbox",
                 params: json!({
                     "ticket": text(original_params, "ticket")?,
@@ -159,6 +182,18 @@ mod tests {
         for c in Compensation::ALL {
             assert_eq!(Compensation::parse(c.as_str()), Some(c));
         }
+    }
+
+    #[test]
+    fn a_compensation_under_way_or_done_is_not_offered_again_but_a_failed_one_is() {
+        let all = still_offered("create_aftersale", State::Succeeded, &[]);
+        assert_eq!(all.len(), 2);
+        let cancelled =
+            still_offered("create_aftersale", State::Succeeded, &[("cancel_aftersale", State::Unknown)]);
+        assert_eq!(cancelled, [Compensation::RefundLineItem]);
+        let failed =
+            still_offered("create_aftersale", State::Succeeded, &[("cancel_aftersale", State::Rejected)]);
+        assert_eq!(failed, all);
     }
 
     #[test]

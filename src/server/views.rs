@@ -15,7 +15,7 @@ use super::store::records::{OperationListItem, OperationQuery};
 use super::store::{Store, StoreError};
 use crate::api::*;
 use crate::domain::{
-    compensation::{offered, Compensation},
+    compensation::{still_offered, Compensation},
     ids::{Actor, OpId},
     machine::{allowed_commands, check as machine_check, CommandKind, Snapshot, State},
     policy::Role,
@@ -114,14 +114,18 @@ pub async fn operations(user: &SignedIn, filter: &OperationFilter) -> Result<Ope
     Ok(OperationPage { rows: items.into_iter().map(row).collect(), next })
 }
 
-/// `23 h 12 min`, `4 min`, `40 s`.
+/// `23 h 12 min`, `4 min`, `40 s`, `1 d`: the two largest units, leaving out a zero second one.
 fn span(duration: Duration) -> String {
     let seconds = duration.num_seconds().max(0);
-    match seconds {
-        0..=59 => format!("{seconds} s"),
-        60..=3599 => format!("{} min", seconds / 60),
-        3600..=86_399 => format!("{} h {} min", seconds / 3600, seconds % 3600 / 60),
-        _ => format!("{} d {} h", seconds / 86_400, seconds % 86_400 / 3600),
+    let (major, minor) = match seconds {
+        0..=59 => return format!("{seconds} s"),
+        60..=3599 => return format!("{} min", seconds / 60),
+        3600..=86_399 => ((seconds / 3600, "h"), (seconds % 3600 / 60, "min")),
+        _ => ((seconds / 86_400, "d"), (seconds % 86_400 / 3600, "h")),
+    };
+    match minor {
+        (0, _) => format!("{} {}", major.0, major.1),
+        _ => format!("{} {} {} {}", major.0, major.1, minor.0, minor.1),
     }
 }
 
@@ -184,6 +188,7 @@ pub async fn operation(user: &SignedIn, op_id: &str) -> Result<OperationDetail, 
         updated_at: operation.updated_at,
     };
     let actor = Actor::human(&user.name, user.role);
+    let item_for_offers = item.clone();
     Ok(OperationDetail {
         row: row(item),
         params: serde_json::to_string_pretty(operation.params.as_value()).unwrap_or_default(),
@@ -244,18 +249,27 @@ pub async fn operation(user: &SignedIn, op_id: &str) -> Result<OperationDetail, 
             })
             .collect(),
         actions: allowed_commands(snapshot, &actor, at),
-        compensations: compensations_for(user, &operation.kind, snapshot.state),
+        compensations: compensations_for(user, &item_for_offers, &siblings),
         form_key: form_key(),
     })
 }
 
-/// The compensations `user` may record for an operation of `kind` in `state`.
-fn compensations_for(user: &SignedIn, kind: &str, state: State) -> Vec<Compensation> {
-    if user.role.acts_on_operations() {
-        offered(kind, state)
-    } else {
-        Vec::new()
+/// The compensations `user` may record for `operation`, of those `siblings` (the operations of
+/// its order) have not recorded yet.
+fn compensations_for(
+    user: &SignedIn,
+    operation: &OperationListItem,
+    siblings: &[OperationListItem],
+) -> Vec<Compensation> {
+    if !user.role.acts_on_operations() {
+        return Vec::new();
     }
+    let recorded: Vec<(&str, State)> = siblings
+        .iter()
+        .filter(|s| s.compensates.as_ref() == Some(&operation.op_id))
+        .map(|s| (s.kind.as_str(), s.state))
+        .collect();
+    still_offered(&operation.kind, operation.state, &recorded)
 }
 
 fn summaries(items: &[OperationListItem]) -> Vec<OperationSummary> {
@@ -329,16 +343,20 @@ pub async fn order(user: &SignedIn, subject: &str) -> Result<OrderDetail, AppErr
         uncertain: ids(&rollup.uncertain),
         effects_in_force: ids(&rollup.effects_in_force),
         net_refunded: rollup.net_refunded.iter().map(ToString::to_string).collect(),
-        compensations: items
-            .iter()
-            .map(|item| CompensationOffer {
-                op_id: item.op_id.to_string(),
-                kind: item.kind.clone(),
-                state: item.state,
-                offers: compensations_for(user, &item.kind, item.state),
-            })
-            .filter(|offer| !offer.offers.is_empty())
-            .collect(),
+        compensations: if rollup.status == OrderStatus::PartialSuccess {
+            items
+                .iter()
+                .map(|item| CompensationOffer {
+                    op_id: item.op_id.to_string(),
+                    kind: item.kind.clone(),
+                    state: item.state,
+                    offers: compensations_for(user, item, &items),
+                })
+                .filter(|offer| !offer.offers.is_empty())
+                .collect()
+        } else {
+            Vec::new()
+        },
         operations: items.into_iter().map(row).collect(),
         form_key: form_key(),
     })
@@ -539,9 +557,11 @@ pub async fn bulk_run(user: &SignedIn, id: &str) -> Result<BulkRunView, AppError
         .await
         .map_err(unavailable)?
         .ok_or_else(|| AppError::NotFound(format!("no bulk action {id}")))?;
+    let filter: OperationFilter = serde_urlencoded::from_str(&run.filter).unwrap_or_default();
     Ok(BulkRunView {
         id: run.id,
         action: run.action,
+        filter_description: filter.describe(),
         filter: run.filter,
         requested_by: run.requested_by,
         created_at: run.created_at,
@@ -630,5 +650,7 @@ mod tests {
         assert_eq!(span(Duration::seconds(40)), "40 s");
         assert_eq!(span(Duration::minutes(83)), "1 h 23 min");
         assert_eq!(span(Duration::hours(50)), "2 d 2 h");
+        assert_eq!(span(Duration::hours(24)), "1 d");
+        assert_eq!(span(Duration::hours(2)), "2 h");
     }
 }

@@ -308,6 +308,7 @@ crate::sandboxed_tests! {
 
         let html = support.page("/orders/order:2002", 200).await;
         assert!(html.contains("cancel-aftersale-2002-li_1") && html.contains("compensated"), "{html}");
+        assert!(!html.contains("Cancel the after-sale ticket"), "a compensated order offers no more compensations");
         let operation = OpId::parse("cancel-aftersale-2002-li_1").unwrap();
         let history = app.ledger.store().operation_history(&acme(), &operation).await.unwrap().unwrap();
         assert_eq!(history.operation.compensates, Some(OpId::parse("aftersale-2002-li_1").unwrap()));

@@ -72,7 +72,7 @@ fn ApprovalCard(
                     <p>"Order "<a class="mono" href=format!("/orders/{}", item.row.subject)>{item.row.subject.clone()}</a>" so far:"</p>
                     <ul class="compact-list">
                         {item.order_history.into_iter().map(|other| view! {
-                            <li><StateBadge state=other.state/>" "<span class="mono">{other.op_id}</span>" "{other.amount.unwrap_or_default()}</li>
+                            <li><StateBadge state=other.state/>" "<a class="mono" href=format!("/operations/{}", other.op_id)>{other.op_id.clone()}</a>" "{other.amount.unwrap_or_default()}</li>
                         }).collect_view()}
                     </ul>
                 }.into_any()

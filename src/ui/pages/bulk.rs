@@ -39,15 +39,14 @@ pub fn BulkPage() -> impl IntoView {
 #[component]
 fn Preview(preview: BulkPreview, start: ServerAction<StartBulk>, csrf: String) -> impl IntoView {
     let filter = preview.filter.query_string(false);
-    let described =
-        if filter.is_empty() { "every operation".to_owned() } else { format!("the filter {filter}") };
+    let described = preview.filter.describe();
     let capped = preview.capped.then(|| {
         format!(" (only the first {} are counted; narrow the filter to reach the rest)", preview.limit)
     });
     view! {
         <section class="panel" data-testid="bulk-preview">
             <p>
-                <strong data-testid="bulk-matching">{preview.matching}</strong>" operations match "{described}{capped}". "
+                <strong data-testid="bulk-matching">{preview.matching}</strong>" operations match the filter: "{described}{capped}". "
                 <strong data-testid="bulk-actionable">{preview.actionable}</strong>" of them can be queried now (unknown, needs review or silent submitted ones)."
             </p>
             <p class="muted">"Each one is looked up at its provider by its op id. Found means succeeded, with the lookup as evidence; not found changes nothing. Nothing is sent."</p>
@@ -124,7 +123,7 @@ fn RunBody(run: BulkRunView) -> impl IntoView {
         <section class="panel">
             <p>
                 "Query the provider, started by "<strong>{run.requested_by.clone()}</strong>" at "<Time at=run.created_at/>
-                " over "<a href=format!("/operations?{filter}")>{if filter.is_empty() { "every operation".to_owned() } else { filter.clone() }}</a>"."
+                " over "<a href=format!("/operations?{filter}")>{run.filter_description.clone()}</a>"."
             </p>
             <div class="progress" role="progressbar" aria-valuemin="0" aria-valuemax=total aria-valuenow=done>
                 <span style=format!("width: {percent}%")></span>
