@@ -10,11 +10,11 @@ use leptos_router::{
 };
 
 use crate::api::who_am_i;
-use crate::domain::policy::Section;
 use crate::ui::layout::Layout;
 use crate::ui::pages::{
     admin::Admin,
     approvals::Approvals,
+    audit::Audit,
     bulk::{BulkPage, BulkRunPage},
     conflicts::Conflicts,
     login::Login,
@@ -23,7 +23,7 @@ use crate::ui::pages::{
     orders::{OrderPage, Orders},
     overview::Overview,
     reconcile::Reconcile,
-    NotFound, Upcoming,
+    NotFound,
 };
 use crate::ui::widgets::ViewerResource;
 
@@ -70,7 +70,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/bulk") view=BulkPage ssr=SsrMode::Async/>
                     <Route path=path!("/bulk/:id") view=BulkRunPage ssr=SsrMode::Async/>
                     <Route path=path!("/reconcile") view=Reconcile ssr=SsrMode::Async/>
-                    <Route path=path!("/audit") ssr=SsrMode::Async view=|| view! { <Upcoming section=Section::Audit what="Every state change and human action, hash-chained, with a verifiable export."/> }/>
+                    <Route path=path!("/audit") view=Audit ssr=SsrMode::Async/>
                 </Routes>
             </Layout>
         </Router>

@@ -72,12 +72,7 @@ impl OperationFilter {
             ("to", &self.to),
             ("after", if with_cursor { &self.after } else { &None }),
         ];
-        pairs
-            .iter()
-            .filter_map(|(name, value)| value.as_deref().filter(|v| !v.is_empty()).map(|v| (*name, v)))
-            .map(|(name, value)| format!("{name}={}", percent_encode(value)))
-            .collect::<Vec<_>>()
-            .join("&")
+        encode_query(&pairs)
     }
 
     pub fn is_filtered(&self) -> bool {
@@ -106,6 +101,16 @@ impl OperationFilter {
             parts.join(", ")
         }
     }
+}
+
+/// `name=value&…` of the pairs that have a value, each value percent-encoded.
+pub(super) fn encode_query(pairs: &[(&str, &Option<String>)]) -> String {
+    pairs
+        .iter()
+        .filter_map(|(name, value)| value.as_deref().filter(|v| !v.is_empty()).map(|v| (*name, v)))
+        .map(|(name, value)| format!("{name}={}", percent_encode(value)))
+        .collect::<Vec<_>>()
+        .join("&")
 }
 
 fn percent_encode(value: &str) -> String {
@@ -375,12 +380,6 @@ pub async fn reconcile_queue() -> Result<ReconcileDesk, AppError> {
     use crate::domain::policy::Section;
     let user = crate::server::auth::require(Section::Reconcile).await?;
     crate::server::views::reconcile_queue(&user).await.inspect_err(crate::server::auth::set_error_status)
-}
-
-/// Checks that the viewer may open `section`, for pages that have no data of their own yet.
-#[server(prefix = "/rpc", endpoint = "open_section")]
-pub async fn open_section(section: crate::domain::policy::Section) -> Result<(), AppError> {
-    crate::server::auth::require(section).await.map(|_| ())
 }
 
 #[server(prefix = "/rpc", endpoint = "users")]

@@ -2,10 +2,12 @@
 //! caller may do, calls the server, and maps failures to [`AppError`], so that no internal error
 //! text ever reaches the browser.
 
+mod audit;
 mod console;
 mod error;
 mod workflows;
 
+pub use audit::*;
 pub use console::*;
 pub use error::AppError;
 pub use workflows::*;

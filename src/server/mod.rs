@@ -9,6 +9,7 @@ pub mod cli;
 pub mod connectors;
 pub mod demo;
 pub mod executor;
+pub mod export;
 pub mod health;
 pub mod ledger;
 pub mod ledger_api;

@@ -21,6 +21,7 @@ use super::auth;
 use super::connectors::{ServicesConnector, StripeConnector};
 use super::demo;
 use super::executor::{Executor, RetryPolicy};
+use super::export;
 use super::health::healthz;
 use super::ledger::Ledger;
 use super::ledger_api;
@@ -254,6 +255,7 @@ pub fn router(state: AppState, sandbox: Option<&Sandbox>, secure_cookies: bool) 
         .route("/login", post(auth::sign_in))
         .route("/logout", post(auth::sign_out))
         .route("/live/operations", get(live::operation_changes))
+        .merge(export::routes())
         .leptos_routes(&state, routes, move || shell(options.clone()))
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
         .layer(

@@ -11,7 +11,7 @@ use super::actions::{form_key, rule_sentence};
 use super::auth::SignedIn;
 use super::ledger::now;
 use super::state::AppState;
-use super::store::records::{OperationListItem, OperationQuery};
+use super::store::records::{AuditQuery, OperationListItem, OperationQuery};
 use super::store::{Store, StoreError};
 use crate::api::*;
 use crate::domain::{
@@ -112,6 +112,60 @@ pub async fn operations(user: &SignedIn, filter: &OperationFilter) -> Result<Ope
         None
     };
     Ok(OperationPage { rows: items.into_iter().map(row).collect(), next })
+}
+
+/// Audit events per page of the audit page.
+pub const AUDIT_PAGE_SIZE: u32 = 100;
+
+/// The store query for the audit page's filter from the URL; bad values are refused with a
+/// sentence.
+pub fn audit_query(filter: &AuditFilter) -> Result<AuditQuery, AppError> {
+    let before_seq = given(&filter.before)
+        .map(|c| {
+            c.parse::<u64>()
+                .map_err(|_| AppError::Invalid("The page link is damaged; go back to the first page.".into()))
+        })
+        .transpose()?;
+    Ok(AuditQuery {
+        at_from: given(&filter.from).map(|t| parse_time("from", &t)).transpose()?,
+        at_before: given(&filter.to).map(|t| parse_time("to", &t)).transpose()?,
+        actor: given(&filter.actor),
+        action: given(&filter.action),
+        op_id: given(&filter.op_id),
+        subject: given(&filter.subject),
+        oldest_first: false,
+        before_seq,
+        after_seq: None,
+        limit: AUDIT_PAGE_SIZE + 1,
+    })
+}
+
+pub async fn audit_events(user: &SignedIn, filter: &AuditFilter) -> Result<AuditPage, AppError> {
+    let query = audit_query(filter)?;
+    let mut records = store().list_audit(&user.tenant, &query).await.map_err(unavailable)?;
+    let next = if records.len() > AUDIT_PAGE_SIZE as usize {
+        records.truncate(AUDIT_PAGE_SIZE as usize);
+        records.last().map(|r| r.seq.to_string())
+    } else {
+        None
+    };
+    let events = records
+        .into_iter()
+        .map(|record| AuditEventView {
+            seq: record.seq,
+            at: record.entry.at,
+            actor: record.entry.actor,
+            role: record.entry.role,
+            action: record.entry.action,
+            op_id: record.entry.op_id,
+            from_state: record.entry.from_state,
+            to_state: record.entry.to_state,
+            reason: record.entry.reason,
+            evidence: record.entry.evidence.to_string(),
+            hash: record.hash,
+        })
+        .collect();
+    Ok(AuditPage { events, next })
 }
 
 /// `23 h 12 min`, `4 min`, `40 s`, `1 d`: the two largest units, leaving out a zero second one.

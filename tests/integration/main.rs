@@ -4,6 +4,7 @@
 mod audit;
 mod cli;
 mod demo;
+mod exports;
 mod health;
 mod ledger_api;
 mod pages;

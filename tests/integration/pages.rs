@@ -29,7 +29,7 @@ const SERVER_FUNCTIONS: [(&str, &[(&str, &str)]); 21] = [
     ("orders", &[]),
     ("order", &[("subject", "order:1043")]),
     ("conflicts", &[]),
-    ("open_section", &[("section", "audit")]),
+    ("audit_events", &[("filter[actor]", "sam")]),
     ("users", &[]),
     ("add_user", &[("csrf", "x"), ("name", "eve"), ("role", "admin"), ("password", "a long password")]),
     ("check_connection", &[]),

@@ -242,6 +242,15 @@ pub fn hidden_field(html: &str, field: &str) -> Option<String> {
     Some(html[start..].split('"').next()?.to_owned())
 }
 
+/// The `href` of the element with `data-testid="<testid>"` in `html`.
+pub fn href_of(html: &str, testid: &str) -> Option<String> {
+    let marker = format!("data-testid=\"{testid}\"");
+    let tag_start = html[..html.find(&marker)?].rfind('<')?;
+    let tag = &html[tag_start..];
+    let start = tag.find("href=\"")? + 6;
+    Some(tag[start..].split('"').next()?.to_owned())
+}
+
 impl Console {
     pub async fn get(&self, path: &str) -> reqwest::Response {
         let started = std::time::Instant::now();

@@ -4,9 +4,10 @@
 //! into each backend's `Store` implementation.
 
 use super::records::{
-    ApprovalRuleRecord, BulkItemRecord, OperationListItem, OperationQuery, StateChange, UserRecord,
+    ApprovalRuleRecord, AuditQuery, BulkItemRecord, OperationListItem, OperationQuery, StateChange,
+    UserRecord,
 };
-use super::sql::{corrupt, micros, time};
+use super::sql::{corrupt, micros, time, AttemptRow, AUDIT_COLUMNS};
 use super::StoreError;
 use crate::domain::{
     ids::{OpId, TenantId},
@@ -87,6 +88,49 @@ pub(super) fn list_query(tenant: &TenantId, query: &OperationQuery) -> QueryText
     let limit = text.param(SqlValue::Int(i64::from(query.limit)));
     text.push(&format!(" order by created_at_us desc, op_id desc limit {limit}"));
     text
+}
+
+/// One page of audit events for `query`, by `seq` in the direction it asks.
+pub(super) fn audit_query(tenant: &TenantId, query: &AuditQuery) -> QueryText {
+    let mut text = QueryText::new(&format!("select {AUDIT_COLUMNS} from audit_events where tenant = "));
+    let tenant = text.param(SqlValue::Text(tenant.as_str().to_owned()));
+    text.push(&tenant);
+    for (column, value) in [("actor", &query.actor), ("action", &query.action), ("op_id", &query.op_id)] {
+        if let Some(value) = value {
+            let p = text.param(SqlValue::Text(value.clone()));
+            text.push(&format!(" and {column} = {p}"));
+        }
+    }
+    if let Some(subject) = &query.subject {
+        let p = text.param(SqlValue::Text(subject.clone()));
+        text.push(&format!(
+            " and op_id in (select op_id from operations where tenant = {tenant} and subject = {p})"
+        ));
+    }
+    for (condition, at) in [("at_us >=", query.at_from), ("at_us <", query.at_before)] {
+        if let Some(at) = at {
+            let p = text.param(SqlValue::Int(micros(at)));
+            text.push(&format!(" and {condition} {p}"));
+        }
+    }
+    for (condition, seq) in [("seq <", query.before_seq), ("seq >", query.after_seq)] {
+        if let Some(seq) = seq {
+            let p = text.param(SqlValue::Int(i64::try_from(seq).unwrap_or(i64::MAX)));
+            text.push(&format!(" and {condition} {p}"));
+        }
+    }
+    let limit = text.param(SqlValue::Int(i64::from(query.limit)));
+    let order = if query.oldest_first { "asc" } else { "desc" };
+    text.push(&format!(" order by seq {order} limit {limit}"));
+    text
+}
+
+/// An attempt with the op id it belongs to.
+#[derive(sqlx::FromRow)]
+pub(super) struct AttemptOfRow {
+    pub op_id: String,
+    #[sqlx(flatten)]
+    pub attempt: AttemptRow,
 }
 
 /// `select … where tenant = $1 and <column> in ($2, $3, …)` for a list of values.
@@ -499,6 +543,52 @@ macro_rules! console_store {
                 });
             }
             Ok(conflicts)
+        }
+
+        async fn record_audit(&self, tenant: &TenantId, entry: AuditEntry) -> Result<AuditRecord, StoreError> {
+            let mut tx = $begin(&self.pool).await?;
+            sqlx::query($lock_tenant).bind(tenant.as_str()).execute(&mut *tx).await?;
+            append_audit(&mut tx, tenant, vec![entry]).await?;
+            let row: AuditRow = sqlx::query_as(&format!(
+                "select {AUDIT_COLUMNS} from audit_events where tenant = $1 order by seq desc limit 1"
+            ))
+            .bind(tenant.as_str())
+            .fetch_one(&mut *tx)
+            .await?;
+            tx.commit().await?;
+            row.into_record()
+        }
+
+        async fn list_audit(&self, tenant: &TenantId, query: &AuditQuery) -> Result<Vec<AuditRecord>, StoreError> {
+            let text = audit_query(tenant, query);
+            let rows: Vec<AuditRow> = bind_values(sqlx::query_as(&text.sql), text.values).fetch_all(&self.pool).await?;
+            rows.into_iter().map(AuditRow::into_record).collect()
+        }
+
+        async fn attempts_of(
+            &self,
+            tenant: &TenantId,
+            op_ids: &[OpId],
+        ) -> Result<Vec<(OpId, AttemptRecord)>, StoreError> {
+            if op_ids.is_empty() {
+                return Ok(Vec::new());
+            }
+            let ids: Vec<String> = op_ids.iter().map(|id| id.as_str().to_owned()).collect();
+            let text = in_list(
+                "select op_id, number, idempotency_key, sent_by, started_at_us, finished_at_us, outcome, http_status, \
+                 latency_ms, error, retry_after_s, send_budget, deadline_at_us from attempts",
+                tenant,
+                "op_id",
+                &ids,
+                "order by op_id, number",
+            );
+            let rows: Vec<AttemptOfRow> = bind_values(sqlx::query_as(&text.sql), text.values).fetch_all(&self.pool).await?;
+            rows.into_iter()
+                .map(|row| {
+                    let op_id = OpId::parse(&row.op_id).map_err(|e| corrupt("op_id")(e.to_string()))?;
+                    Ok((op_id, row.attempt.into_record()?))
+                })
+                .collect()
         }
 
         async fn approval_rules(&self, tenant: &TenantId) -> Result<Vec<ApprovalRuleRecord>, StoreError> {

@@ -20,9 +20,10 @@ use crate::domain::audit::{AuditEntry, AuditRecord};
 use crate::domain::ids::{OpId, TenantId};
 use crate::domain::machine::State;
 use records::{
-    ApiTokenRecord, ApprovalRuleRecord, BulkRunRecord, ConflictRecord, ConflictWithStored, NewApiToken,
-    NewBulkRun, NewConflict, NewOperation, NewUser, OperationChange, OperationHistory, OperationListItem,
-    OperationQuery, OperationRecord, Registered, RequestClaim, StateChange, UserRecord,
+    ApiTokenRecord, ApprovalRuleRecord, AttemptRecord, AuditQuery, BulkRunRecord, ConflictRecord,
+    ConflictWithStored, NewApiToken, NewBulkRun, NewConflict, NewOperation, NewUser, OperationChange,
+    OperationHistory, OperationListItem, OperationQuery, OperationRecord, Registered, RequestClaim,
+    StateChange, UserRecord,
 };
 
 /// The database engine behind a store.
@@ -256,6 +257,21 @@ pub trait ConsoleStore: Send + Sync {
         tenant: &TenantId,
         limit: u32,
     ) -> Result<Vec<ConflictWithStored>, StoreError>;
+
+    /// Appends one audit entry to the tenant's chain (an action that changes no operation, such
+    /// as an export); returns it in its place.
+    async fn record_audit(&self, tenant: &TenantId, entry: AuditEntry) -> Result<AuditRecord, StoreError>;
+
+    /// One page of the tenant's audit events (see [`AuditQuery`]).
+    async fn list_audit(&self, tenant: &TenantId, query: &AuditQuery)
+        -> Result<Vec<AuditRecord>, StoreError>;
+
+    /// The attempts of the given operations, in order, each with its op id.
+    async fn attempts_of(
+        &self,
+        tenant: &TenantId,
+        op_ids: &[OpId],
+    ) -> Result<Vec<(OpId, AttemptRecord)>, StoreError>;
 
     /// The tenant's approval policy, oldest rule first.
     async fn approval_rules(&self, tenant: &TenantId) -> Result<Vec<ApprovalRuleRecord>, StoreError>;

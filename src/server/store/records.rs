@@ -293,3 +293,21 @@ pub struct BulkItemRecord {
     pub outcome: Option<String>,
     pub message: Option<String>,
 }
+
+/// Which audit events to read: every filter is optional; events come by `seq`, newest first
+/// (strictly before `before_seq`) or, with `oldest_first`, oldest first (strictly after
+/// `after_seq`), as exports read them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AuditQuery {
+    pub at_from: Option<DateTime<Utc>>,
+    pub at_before: Option<DateTime<Utc>>,
+    pub actor: Option<String>,
+    pub action: Option<String>,
+    pub op_id: Option<String>,
+    /// The operations of one subject (an order).
+    pub subject: Option<String>,
+    pub oldest_first: bool,
+    pub before_seq: Option<u64>,
+    pub after_seq: Option<u64>,
+    pub limit: u32,
+}

@@ -1,0 +1,82 @@
+//! The audit page's data: the tenant's audit events, newest first, filtered by time range, actor,
+//! action, operation and order (all kept in the URL), a page at a time. The exports of the same
+//! filters are plain HTTP downloads (`/audit/export.csv`, `/audit/export.jsonl`), streamed by the
+//! server.
+
+use chrono::{DateTime, Utc};
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::AppError;
+
+/// The audit page's filters, exactly as they stand in its URL.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AuditFilter {
+    /// At or after this time (RFC 3339 or `YYYY-MM-DDTHH:MM`, UTC).
+    pub from: Option<String>,
+    /// Before this time.
+    pub to: Option<String>,
+    pub actor: Option<String>,
+    pub action: Option<String>,
+    pub op_id: Option<String>,
+    /// An order (an operation's subject), e.g. `order:1043`.
+    pub subject: Option<String>,
+    /// The cursor of the page: the seq of the last event of the previous one.
+    pub before: Option<String>,
+}
+
+impl AuditFilter {
+    /// The URL query of these filters (without the cursor when `with_cursor` is false).
+    pub fn query_string(&self, with_cursor: bool) -> String {
+        let pairs = [
+            ("from", &self.from),
+            ("to", &self.to),
+            ("actor", &self.actor),
+            ("action", &self.action),
+            ("op_id", &self.op_id),
+            ("subject", &self.subject),
+            ("before", if with_cursor { &self.before } else { &None }),
+        ];
+        super::console::encode_query(&pairs)
+    }
+
+    /// Whether anything but the time range narrows the events (such an export leaves events out
+    /// of the chain, so only each event's own hash can be checked).
+    pub fn leaves_events_out(&self) -> bool {
+        [&self.actor, &self.action, &self.op_id, &self.subject]
+            .iter()
+            .any(|value| value.as_deref().is_some_and(|v| !v.trim().is_empty()))
+    }
+}
+
+/// One audit event as the page shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AuditEventView {
+    pub seq: u64,
+    pub at: DateTime<Utc>,
+    pub actor: String,
+    pub role: String,
+    pub action: String,
+    pub op_id: Option<String>,
+    pub from_state: Option<String>,
+    pub to_state: Option<String>,
+    pub reason: Option<String>,
+    pub evidence: String,
+    pub hash: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AuditPage {
+    pub events: Vec<AuditEventView>,
+    /// The cursor of the next (older) page, when there is one.
+    pub next: Option<String>,
+}
+
+#[server(prefix = "/rpc", endpoint = "audit_events")]
+pub async fn audit_events(#[server(default)] filter: AuditFilter) -> Result<AuditPage, AppError> {
+    use crate::domain::policy::Section;
+    let user = crate::server::auth::require(Section::Audit).await?;
+    crate::server::views::audit_events(&user, &filter)
+        .await
+        .inspect_err(crate::server::auth::set_error_status)
+}
