@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
-# Measures the console's operations list at a million operations on SQLite and, when it answers at
-# OPLEDGER_TEST_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres), PostgreSQL.
-# Prints a Markdown table of medians; BENCHMARKS.md records a run.
+# Measures, on SQLite and, when it answers at OPLEDGER_TEST_POSTGRES_URL (default
+# postgres://postgres@127.0.0.1:5432/postgres), PostgreSQL: the console's operations list at a
+# million operations, and the streamed audit export at a million events (time, rows per second, the
+# server's memory). Prints Markdown tables; BENCHMARKS.md records a run. Pass a bench's name
+# (operations_list or audit_export) to run only that one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-exec cargo bench --locked --features ssr --bench operations_list
+if [ $# -gt 0 ]; then
+  exec cargo bench --locked --features ssr --bench "$1"
+fi
+cargo bench --locked --features ssr --bench operations_list
+cargo bench --locked --features ssr --bench audit_export

@@ -105,32 +105,7 @@ pub struct ChainBreak {
     pub problem: String,
 }
 
-/// Checks a tenant's whole chain in order: sequence numbers 1, 2, 3…, each `prev_hash` equal to
-/// the previous record's hash, each hash matching its content. Returns the number of records.
-pub fn verify_chain<'a>(records: impl IntoIterator<Item = &'a AuditRecord>) -> Result<usize, ChainBreak> {
-    let mut previous: Option<&AuditRecord> = None;
-    let mut count = 0;
-    for (index, record) in records.into_iter().enumerate() {
-        let position = index + 1;
-        let broken = |problem: String| ChainBreak { position, seq: record.seq, problem };
-        let (expected_seq, expected_prev) =
-            previous.map_or((1, GENESIS_HASH), |p| (p.seq + 1, p.hash.as_str()));
-        if record.seq != expected_seq {
-            return Err(broken(format!("expected seq {expected_seq}: a record is missing or out of order")));
-        }
-        if record.prev_hash != expected_prev {
-            return Err(broken("prev_hash does not match the previous record's hash".into()));
-        }
-        if chain_hash(&record.prev_hash, record.seq, &record.entry) != record.hash {
-            return Err(broken("hash does not match the record's content: it was changed".into()));
-        }
-        previous = Some(record);
-        count = position;
-    }
-    Ok(count)
-}
-
-/// What checking an export that leaves events out found.
+/// What checking an export found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PartialCheck {
     pub events: usize,
@@ -140,43 +115,84 @@ pub struct PartialCheck {
     pub gaps: usize,
 }
 
-/// Checks an export that may leave events out (a filtered one): sequence numbers only increase,
-/// each event's hash matches its content, and wherever two events are consecutive in the chain
-/// the later one's `prev_hash` is the earlier one's hash. Whether events were left out cannot be
-/// told from such a file; [`verify_chain`] checks a whole chain.
-pub fn verify_partial<'a>(
-    records: impl IntoIterator<Item = &'a AuditRecord>,
-) -> Result<PartialCheck, ChainBreak> {
-    let mut check = PartialCheck { events: 0, links: 0, gaps: 0 };
-    let mut previous: Option<&AuditRecord> = None;
-    for (index, record) in records.into_iter().enumerate() {
-        let broken = |problem: String| ChainBreak { position: index + 1, seq: record.seq, problem };
-        match previous {
-            Some(p) if record.seq <= p.seq => {
+/// Checks exported records one at a time, holding only the previous one's seq and hash, so that
+/// a file of any length is checked in constant memory.
+#[derive(Debug, Clone)]
+pub struct ChainVerifier {
+    /// Whether events may be left out (a filtered export).
+    partial: bool,
+    previous: Option<(u64, String)>,
+    check: PartialCheck,
+}
+
+impl ChainVerifier {
+    /// For a whole chain: sequence numbers 1, 2, 3…, each `prev_hash` equal to the previous
+    /// record's hash, each hash matching its content.
+    pub fn whole() -> Self {
+        Self { partial: false, previous: None, check: PartialCheck { events: 0, links: 0, gaps: 0 } }
+    }
+
+    /// For an export that may leave events out: sequence numbers only increase, each hash matches
+    /// its content, and wherever two records are consecutive in the chain the later one's
+    /// `prev_hash` is the earlier one's hash. Whether events were left out cannot be told.
+    pub fn partial() -> Self {
+        Self { partial: true, ..Self::whole() }
+    }
+
+    /// Checks the next record.
+    pub fn push(&mut self, record: &AuditRecord) -> Result<(), ChainBreak> {
+        let position = self.check.events + 1;
+        let broken = |problem: String| ChainBreak { position, seq: record.seq, problem };
+        let previous_seq = self.previous.as_ref().map(|(seq, _)| *seq);
+        match (previous_seq, self.partial) {
+            (None, false) if record.seq != 1 => {
+                return Err(broken("expected seq 1: a record is missing or out of order".into()));
+            }
+            (Some(seq), false) if record.seq != seq + 1 => {
+                return Err(broken(format!("expected seq {}: a record is missing or out of order", seq + 1)));
+            }
+            (Some(seq), true) if record.seq <= seq => {
                 return Err(broken(format!(
-                    "seq {} does not come after seq {}: out of order",
-                    record.seq, p.seq
-                )))
+                    "seq {} does not come after seq {seq}: out of order",
+                    record.seq
+                )));
             }
-            Some(p) if record.seq == p.seq + 1 => {
-                if record.prev_hash != p.hash {
-                    return Err(broken("prev_hash does not match the previous record's hash".into()));
-                }
-                check.links += 1;
+            _ => {}
+        }
+        let expected_prev = match &self.previous {
+            Some((seq, hash)) if record.seq == seq + 1 => Some(hash.as_str()),
+            None if record.seq == 1 => Some(GENESIS_HASH),
+            _ => None,
+        };
+        match expected_prev {
+            Some(expected) if record.prev_hash != expected => {
+                return Err(broken("prev_hash does not match the previous record's hash".into()));
             }
-            Some(_) => check.gaps += 1,
-            None if record.seq == 1 && record.prev_hash != GENESIS_HASH => {
-                return Err(broken("the first record's prev_hash is not the genesis hash".into()))
-            }
-            None => {}
+            Some(_) if previous_seq.is_some() => self.check.links += 1,
+            None if previous_seq.is_some() => self.check.gaps += 1,
+            _ => {}
         }
         if chain_hash(&record.prev_hash, record.seq, &record.entry) != record.hash {
             return Err(broken("hash does not match the record's content: it was changed".into()));
         }
-        previous = Some(record);
-        check.events = index + 1;
+        self.previous = Some((record.seq, record.hash.clone()));
+        self.check.events = position;
+        Ok(())
     }
-    Ok(check)
+
+    pub fn finish(self) -> PartialCheck {
+        self.check
+    }
+}
+
+/// Checks a tenant's whole chain in order (see [`ChainVerifier::whole`]). Returns the number of
+/// records.
+pub fn verify_chain<'a>(records: impl IntoIterator<Item = &'a AuditRecord>) -> Result<usize, ChainBreak> {
+    let mut verifier = ChainVerifier::whole();
+    for record in records {
+        verifier.push(record)?;
+    }
+    Ok(verifier.finish().events)
 }
 
 #[cfg(test)]
@@ -248,6 +264,14 @@ mod tests {
         let mut truncated_head = chain();
         truncated_head.remove(0);
         assert_eq!(verify_chain(&truncated_head).unwrap_err().position, 1);
+    }
+
+    fn verify_partial(records: &[AuditRecord]) -> Result<PartialCheck, ChainBreak> {
+        let mut verifier = ChainVerifier::partial();
+        for record in records {
+            verifier.push(record)?;
+        }
+        Ok(verifier.finish())
     }
 
     #[test]

@@ -16,7 +16,7 @@ use super::startup::{shutdown_signal, Application, Settings};
 use super::store::{self, StoreError};
 use super::telemetry::LogFormat;
 use super::tokens;
-use crate::domain::audit::{verify_chain, verify_partial, AuditRecord, GENESIS_HASH};
+use crate::domain::audit::{AuditRecord, ChainVerifier, GENESIS_HASH};
 use crate::domain::ids::TenantId;
 use crate::domain::policy::Role;
 
@@ -314,46 +314,36 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Audit(AuditCommand::Verify { file, partial }) => {
-            let text = if file.as_os_str() == "-" {
-                std::io::read_to_string(std::io::stdin())?
+            use std::io::BufRead;
+            let input: Box<dyn BufRead> = if file.as_os_str() == "-" {
+                Box::new(std::io::stdin().lock())
             } else {
-                std::fs::read_to_string(&file)
-                    .with_context(|| format!("could not read {}", file.display()))?
+                let opened = std::fs::File::open(&file)
+                    .with_context(|| format!("could not read {}", file.display()))?;
+                Box::new(std::io::BufReader::new(opened))
             };
-            let records = text
-                .lines()
-                .enumerate()
-                .map(|(index, line)| {
-                    serde_json::from_str::<AuditRecord>(line)
-                        .with_context(|| format!("line {}: not an audit record", index + 1))
-                })
-                .collect::<anyhow::Result<Vec<_>>>()?;
-            if partial {
-                return match verify_partial(&records) {
-                    Ok(check) => {
-                        println!(
-                            "OK: {} events, each hash holds; {} links checked, {} gaps where the export leaves events out",
-                            check.events, check.links, check.gaps
-                        );
-                        Ok(())
-                    }
-                    Err(broken) => {
-                        anyhow::bail!("the export breaks at line {}: {}", broken.position, broken.problem)
-                    }
-                };
-            }
-            match verify_chain(&records) {
-                Ok(count) => {
-                    let last = records.last().map_or(GENESIS_HASH, |r| r.hash.as_str());
-                    println!("OK: {count} events, the chain holds; last hash {last}");
-                    Ok(())
+            let mut verifier = if partial { ChainVerifier::partial() } else { ChainVerifier::whole() };
+            let mut last_hash = GENESIS_HASH.to_owned();
+            for (index, line) in input.lines().enumerate() {
+                let line = line.with_context(|| format!("line {}: could not be read", index + 1))?;
+                let record = serde_json::from_str::<AuditRecord>(&line)
+                    .with_context(|| format!("line {}: not an audit record", index + 1))?;
+                if let Err(broken) = verifier.push(&record) {
+                    let hint = if partial { "" } else { " (for a filtered export, use --partial)" };
+                    anyhow::bail!("the chain breaks at line {}: {}{hint}", broken.position, broken.problem);
                 }
-                Err(broken) => anyhow::bail!(
-                    "the chain breaks at line {}: {} (for a filtered export, use --partial)",
-                    broken.position,
-                    broken.problem
-                ),
+                last_hash = record.hash;
             }
+            let check = verifier.finish();
+            if partial {
+                println!(
+                    "OK: {} events, each hash holds; {} links checked, {} gaps where the export leaves events out",
+                    check.events, check.links, check.gaps
+                );
+            } else {
+                println!("OK: {} events, the chain holds; last hash {last_hash}", check.events);
+            }
+            Ok(())
         }
         Command::Migrate(args) => {
             let store = store::connect(&args.database_url).await.context("could not open the database")?;

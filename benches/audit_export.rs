@@ -1,0 +1,252 @@
+//! The audit export at a million events: rows per second and the server's memory while it streams
+//! `GET /audit/export.jsonl`, on SQLite and (when it is running) PostgreSQL.
+//!
+//! Run with `scripts/bench.sh` (`cargo bench --features ssr --bench audit_export`). It fills a fresh
+//! database with a valid hash chain of 100,000 events for one tenant, starts the real `opledger
+//! serve` binary on it as a child process, signs an auditor in, downloads the export while reading
+//! the server's resident memory from `/proc` every 10 ms, checks the last line's seq; then grows
+//! the chain to 1,000,000 events and measures again. Flat memory means the peak does not grow with
+//! the number of events.
+
+use opledger::domain::audit::{AuditEntry, AuditRecord};
+use opledger::domain::{ids::TenantId, policy::Role};
+use opledger::server::accounts::add_user;
+use opledger::server::store::records::AuditQuery;
+use serde_json::json;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const PASSWORD: &str = "benchmark password";
+const BATCH: usize = 1000;
+
+fn entry(i: u64) -> AuditEntry {
+    let at = chrono::DateTime::from_timestamp_micros(1_700_000_000_000_000 + i as i64 * 1000).unwrap();
+    AuditEntry {
+        at,
+        tenant: "bench".into(),
+        actor: "bench-agent".into(),
+        role: "agent".into(),
+        action: if i.is_multiple_of(3) { "register" } else { "record_outcome" }.into(),
+        op_id: Some(format!("refund-{}-li_1", i / 3)),
+        from_state: Some("submitted".into()),
+        to_state: Some("succeeded".into()),
+        reason: None,
+        evidence: json!({"http_status": 200, "latency_ms": 120, "external_id": format!("re_{i:010}")}),
+    }
+}
+
+/// Appends events `from..to` to the tenant's chain after `last`, in batches of rows.
+async fn extend(url: &str, from: u64, to: u64, mut last: Option<AuditRecord>) {
+    let records = (from..to).map(|i| {
+        let record = entry(i).chain_after(last.as_ref().map(|r| (r.seq, r.hash.as_str())));
+        last = Some(record.clone());
+        record
+    });
+    let records: Vec<AuditRecord> = records.collect();
+    if url.starts_with("postgres") {
+        let pool = sqlx::PgPool::connect(url).await.unwrap();
+        for chunk in records.chunks(BATCH) {
+            let mut insert = sqlx::QueryBuilder::<sqlx::Postgres>::new(
+                "insert into audit_events (tenant, seq, at_us, actor, role, action, op_id, from_state, to_state, reason, evidence, prev_hash, hash) ",
+            );
+            insert.push_values(chunk, |mut row, r| {
+                row.push_bind("bench")
+                    .push_bind(r.seq as i64)
+                    .push_bind(r.entry.at.timestamp_micros())
+                    .push_bind(&r.entry.actor)
+                    .push_bind(&r.entry.role)
+                    .push_bind(&r.entry.action)
+                    .push_bind(&r.entry.op_id)
+                    .push_bind(&r.entry.from_state)
+                    .push_bind(&r.entry.to_state)
+                    .push_bind(&r.entry.reason)
+                    .push_bind(r.entry.evidence.to_string())
+                    .push_bind(&r.prev_hash)
+                    .push_bind(&r.hash);
+            });
+            insert.build().execute(&pool).await.unwrap();
+        }
+        sqlx::query("analyze audit_events").execute(&pool).await.unwrap();
+    } else {
+        let pool = sqlx::SqlitePool::connect(url).await.unwrap();
+        for chunk in records.chunks(BATCH) {
+            let mut insert = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
+                "insert into audit_events (tenant, seq, at_us, actor, role, action, op_id, from_state, to_state, reason, evidence, prev_hash, hash) ",
+            );
+            insert.push_values(chunk, |mut row, r| {
+                row.push_bind("bench")
+                    .push_bind(r.seq as i64)
+                    .push_bind(r.entry.at.timestamp_micros())
+                    .push_bind(&r.entry.actor)
+                    .push_bind(&r.entry.role)
+                    .push_bind(&r.entry.action)
+                    .push_bind(&r.entry.op_id)
+                    .push_bind(&r.entry.from_state)
+                    .push_bind(&r.entry.to_state)
+                    .push_bind(&r.entry.reason)
+                    .push_bind(r.entry.evidence.to_string())
+                    .push_bind(&r.prev_hash)
+                    .push_bind(&r.hash);
+            });
+            insert.build().execute(&pool).await.unwrap();
+        }
+    }
+}
+
+/// The resident memory of process `pid` in KiB, from `/proc`.
+fn resident_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find(|line| line.starts_with("VmRSS:"))
+        .and_then(|line| line.split_whitespace().nth(1))
+        .and_then(|kib| kib.parse().ok())
+        .unwrap_or(0)
+}
+
+struct Server {
+    child: std::process::Child,
+    base: String,
+    client: reqwest::Client,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+async fn start(url: &str) -> Server {
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_opledger"))
+        .args([
+            "serve",
+            "--database-url",
+            url,
+            "--addr",
+            &format!("127.0.0.1:{port}"),
+            "--reconcile-every",
+            "0s",
+        ])
+        .env("RUST_LOG", "warn")
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("opledger serve starts");
+    let base = format!("http://127.0.0.1:{port}");
+    let client = reqwest::Client::builder()
+        .cookie_store(true)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    for _ in 0..200 {
+        if client.get(format!("{base}/healthz")).send().await.is_ok_and(|r| r.status() == 200) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let login = client.get(format!("{base}/login")).send().await.unwrap().text().await.unwrap();
+    let marker = "name=\"csrf\" value=\"";
+    let at = login.find(marker).expect("a CSRF field") + marker.len();
+    let csrf = login[at..].split('"').next().unwrap().to_owned();
+    let signed_in = client
+        .post(format!("{base}/login"))
+        .form(&[("username", "bench.auditor"), ("password", PASSWORD), ("csrf", &csrf), ("next", "/")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(signed_in.headers()["location"], "/", "signed in");
+    Server { child, base, client }
+}
+
+/// Downloads the whole audit export, sampling the server's memory meanwhile.
+async fn measure(engine: &str, server: &Server, events: u64) {
+    use futures::StreamExt;
+    let pid = server.child.id();
+    let before = resident_kib(pid);
+    let peak = Arc::new(AtomicU64::new(before));
+    let sampling = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let sampler = {
+        let (peak, sampling) = (peak.clone(), sampling.clone());
+        tokio::spawn(async move {
+            while sampling.load(Ordering::Relaxed) {
+                peak.fetch_max(resident_kib(pid), Ordering::Relaxed);
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        })
+    };
+    let started = Instant::now();
+    let response = server.client.get(format!("{}/audit/export.jsonl", server.base)).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    let mut body = response.bytes_stream();
+    let (mut bytes, mut lines, mut tail) = (0u64, 0u64, Vec::new());
+    while let Some(chunk) = body.next().await {
+        let chunk = chunk.unwrap();
+        bytes += chunk.len() as u64;
+        lines += chunk.iter().filter(|b| **b == b'\n').count() as u64;
+        tail.extend_from_slice(&chunk);
+        if tail.len() > 8192 {
+            tail.drain(..tail.len() - 4096);
+        }
+    }
+    let elapsed = started.elapsed();
+    sampling.store(false, Ordering::Relaxed);
+    sampler.await.unwrap();
+    let last_line = String::from_utf8_lossy(&tail).lines().last().unwrap_or_default().to_owned();
+    let last: serde_json::Value = serde_json::from_str(&last_line).expect("the last line is an event");
+    assert_eq!(last["action"], "export", "the export's own event ends the file");
+    assert_eq!(Some(lines), last["seq"].as_u64(), "every event of the chain, in order");
+    let peak = peak.load(Ordering::Relaxed);
+    println!(
+        "| {engine} | {events} | {:.1} s | {:.0} | {:.0} MB | {:.1} MiB | {:.1} MiB | {:+.1} MiB |",
+        elapsed.as_secs_f64(),
+        lines as f64 / elapsed.as_secs_f64(),
+        bytes as f64 / 1e6,
+        before as f64 / 1024.0,
+        peak as f64 / 1024.0,
+        (peak as f64 - before as f64) / 1024.0,
+    );
+}
+
+async fn bench(engine: &str, url: &str) {
+    let store = opledger::server::store::connect(url).await.unwrap();
+    store.migrate().await.unwrap();
+    let tenant = TenantId::parse("bench").unwrap();
+    add_user(store.as_ref(), &tenant, "bench.auditor", Role::Auditor, PASSWORD, "bench").await.unwrap();
+    let newest = AuditQuery { limit: 1, ..AuditQuery::default() };
+    for target in [100_000u64, 1_000_000] {
+        let last = store.list_audit(&tenant, &newest).await.unwrap().pop();
+        let filled = Instant::now();
+        let from = last.as_ref().map_or(0, |r| r.seq);
+        extend(url, from, target, last).await;
+        eprintln!("{engine}: chain at {target} events ({:.1} s to fill)", filled.elapsed().as_secs_f64());
+        let server = start(url).await;
+        measure(engine, &server, target).await;
+    }
+}
+
+#[tokio::main]
+async fn main() {
+    let dir = tempfile::tempdir().unwrap();
+    println!("| engine | events | time | rows/s | size | server RSS before | peak RSS during | growth |");
+    println!("|---|---|---|---|---|---|---|---|");
+    bench("sqlite", &format!("sqlite://{}", dir.path().join("bench.db").display())).await;
+
+    let admin_url = std::env::var("OPLEDGER_TEST_POSTGRES_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
+    use sqlx::Connection;
+    match sqlx::PgConnection::connect(&admin_url).await {
+        Ok(mut admin) => {
+            let name = format!("opledger_bench_{}", std::process::id());
+            sqlx::query(&format!("create database {name}")).execute(&mut admin).await.unwrap();
+            let base = admin_url.rsplit_once('/').map_or(admin_url.as_str(), |(base, _)| base);
+            bench("postgres", &format!("{base}/{name}")).await;
+            sqlx::query(&format!("drop database {name} with (force)")).execute(&mut admin).await.unwrap();
+        }
+        Err(error) => eprintln!("PostgreSQL not measured: {error}"),
+    }
+}
