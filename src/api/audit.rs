@@ -40,10 +40,11 @@ impl AuditFilter {
         super::console::encode_query(&pairs)
     }
 
-    /// Whether anything but the time range narrows the events (such an export leaves events out
-    /// of the chain, so only each event's own hash can be checked).
+    /// Whether the filters leave events out of the chain (anything but an end time; an export
+    /// that ends early is still a whole chain up to its end): then only each event's own hash and
+    /// the links it keeps can be checked.
     pub fn leaves_events_out(&self) -> bool {
-        [&self.actor, &self.action, &self.op_id, &self.subject]
+        [&self.from, &self.actor, &self.action, &self.op_id, &self.subject]
             .iter()
             .any(|value| value.as_deref().is_some_and(|v| !v.trim().is_empty()))
     }

@@ -1,7 +1,7 @@
 //! The console's changes and the pages behind them: the approval queue, actions on one operation,
 //! compensations, bulk queries over a filter, and the approval policy. Every change carries the
-//! session's CSRF token and an idempotency key made by the server for its form, so a resent form
-//! gets its first answer back instead of acting twice.
+//! session's CSRF token; every change to operations also carries an idempotency key made by the
+//! server for its form, so a resent form gets its first answer back instead of acting twice.
 
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;

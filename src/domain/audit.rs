@@ -85,6 +85,30 @@ pub fn chain_hash(prev_hash: &str, seq: u64, entry: &AuditEntry) -> String {
 }
 
 impl AuditEntry {
+    /// An action that changes no operation (a user added, a token made, an export, a rule set),
+    /// with what it concerned as `evidence`.
+    pub fn action(
+        at: DateTime<Utc>,
+        tenant: &str,
+        actor: &str,
+        role: &str,
+        action: &str,
+        evidence: Value,
+    ) -> Self {
+        AuditEntry {
+            at,
+            tenant: tenant.to_owned(),
+            actor: actor.to_owned(),
+            role: role.to_owned(),
+            action: action.to_owned(),
+            op_id: None,
+            from_state: None,
+            to_state: None,
+            reason: None,
+            evidence,
+        }
+    }
+
     /// Places the entry after the record with `prev` = (seq, hash), or first when `prev` is `None`.
     pub fn chain_after(self, prev: Option<(u64, &str)>) -> AuditRecord {
         let (seq, prev_hash) = match prev {
@@ -107,7 +131,7 @@ pub struct ChainBreak {
 
 /// What checking an export found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PartialCheck {
+pub struct ChainCheck {
     pub events: usize,
     /// Links between consecutive events that were checked.
     pub links: usize,
@@ -122,14 +146,14 @@ pub struct ChainVerifier {
     /// Whether events may be left out (a filtered export).
     partial: bool,
     previous: Option<(u64, String)>,
-    check: PartialCheck,
+    check: ChainCheck,
 }
 
 impl ChainVerifier {
     /// For a whole chain: sequence numbers 1, 2, 3…, each `prev_hash` equal to the previous
     /// record's hash, each hash matching its content.
     pub fn whole() -> Self {
-        Self { partial: false, previous: None, check: PartialCheck { events: 0, links: 0, gaps: 0 } }
+        Self { partial: false, previous: None, check: ChainCheck { events: 0, links: 0, gaps: 0 } }
     }
 
     /// For an export that may leave events out: sequence numbers only increase, each hash matches
@@ -180,7 +204,7 @@ impl ChainVerifier {
         Ok(())
     }
 
-    pub fn finish(self) -> PartialCheck {
+    pub fn finish(self) -> ChainCheck {
         self.check
     }
 }
@@ -266,7 +290,7 @@ mod tests {
         assert_eq!(verify_chain(&truncated_head).unwrap_err().position, 1);
     }
 
-    fn verify_partial(records: &[AuditRecord]) -> Result<PartialCheck, ChainBreak> {
+    fn verify_partial(records: &[AuditRecord]) -> Result<ChainCheck, ChainBreak> {
         let mut verifier = ChainVerifier::partial();
         for record in records {
             verifier.push(record)?;
@@ -279,7 +303,7 @@ mod tests {
         let records = chain();
         let filtered = vec![records[0].clone(), records[2].clone(), records[3].clone()];
         assert!(verify_chain(&filtered).is_err(), "a whole-chain check refuses gaps");
-        assert_eq!(verify_partial(&filtered), Ok(PartialCheck { events: 3, links: 1, gaps: 1 }));
+        assert_eq!(verify_partial(&filtered), Ok(ChainCheck { events: 3, links: 1, gaps: 1 }));
         let mut edited = filtered.clone();
         edited[1].entry.reason = Some("edited".into());
         assert_eq!(verify_partial(&edited).unwrap_err().position, 2);

@@ -73,16 +73,19 @@ pub fn offered(kind: &str, state: State) -> Vec<Compensation> {
     }
 }
 
-/// The compensations still worth offering for an operation of `kind` in `state`, given the kinds
-/// and states of the compensations already recorded for it: one of a kind that is under way or
-/// done is not offered again; one that failed may be tried again.
+/// The compensations still open for an operation of `kind` in `state`, given the kinds and states
+/// of the compensations already recorded for it. A ticket is cancelled and a line item refunded
+/// once (their op ids follow from the original, so a second one would be the first again); a
+/// pickup is re-scheduled again only when every re-scheduling so far failed.
 pub fn still_offered(kind: &str, state: State, recorded: &[(&str, State)]) -> Vec<Compensation> {
+    let failed = |s: &State| matches!(s, State::Rejected | State::Denied | State::Cancelled);
     offered(kind, state)
         .into_iter()
-        .filter(|c| {
-            !recorded.iter().any(|(k, s)| {
-                *k == c.kind() && !matches!(s, State::Rejected | State::Denied | State::Cancelled)
-            })
+        .filter(|c| match c {
+            Compensation::ReschedulePickup => !recorded.iter().any(|(k, s)| *k == c.kind() && !failed(s)),
+            Compensation::CancelTicket | Compensation::RefundLineItem => {
+                !recorded.iter().any(|(k, _)| *k == c.kind())
+            }
         })
         .collect()
 }
@@ -185,15 +188,18 @@ mod tests {
     }
 
     #[test]
-    fn a_compensation_under_way_or_done_is_not_offered_again_but_a_failed_one_is() {
+    fn a_compensation_is_offered_once_and_a_pickup_again_only_after_failures() {
         let all = still_offered("create_aftersale", State::Succeeded, &[]);
         assert_eq!(all.len(), 2);
-        let cancelled =
+        let cancelling =
             still_offered("create_aftersale", State::Succeeded, &[("cancel_aftersale", State::Unknown)]);
-        assert_eq!(cancelled, [Compensation::RefundLineItem]);
+        assert_eq!(cancelling, [Compensation::RefundLineItem]);
         let failed =
             still_offered("create_aftersale", State::Succeeded, &[("cancel_aftersale", State::Rejected)]);
-        assert_eq!(failed, all);
+        assert_eq!(failed, [Compensation::RefundLineItem], "the same op id would only find the failed one");
+        let pickup = |recorded: &[(&str, State)]| still_offered("schedule_pickup", State::Rejected, recorded);
+        assert!(!pickup(&[("schedule_pickup", State::Succeeded)]).contains(&Compensation::ReschedulePickup));
+        assert!(pickup(&[("schedule_pickup", State::Rejected)]).contains(&Compensation::ReschedulePickup));
     }
 
     #[test]

@@ -65,18 +65,8 @@ pub async fn add_user(
         return Err(AccountError::WeakPassword);
     }
     let at = now();
-    let audit = AuditEntry {
-        at,
-        tenant: tenant.to_string(),
-        actor: added_by.to_owned(),
-        role: "admin".into(),
-        action: "add_user".into(),
-        op_id: None,
-        from_state: None,
-        to_state: None,
-        reason: None,
-        evidence: json!({"name": name, "role": role.as_str()}),
-    };
+    let evidence = json!({"name": name, "role": role.as_str()});
+    let audit = AuditEntry::action(at, tenant.as_str(), added_by, "admin", "add_user", evidence);
     let user = NewUser {
         id: uuid::Uuid::new_v4().simple().to_string(),
         tenant: tenant.clone(),

@@ -1,7 +1,8 @@
 //! The console's changes as the server functions call them, for the signed-in user's tenant only:
 //! each reads its form, answers a resent form with its first answer (by the idempotency key the
-//! server put in the form), calls the workflow, and turns failures into sentences. Refusals change
-//! nothing and free the key, so the same form can be corrected and sent again.
+//! server put in the form), calls the workflow, and turns failures into sentences. A request that
+//! fails frees its key, so the same form can be corrected and sent again; what it may already have
+//! done is then refused by the state machine, never done twice.
 
 use leptos::prelude::expect_context;
 use std::future::Future;
@@ -11,6 +12,7 @@ use super::ledger::{now, LedgerError};
 use super::state::AppState;
 use super::store::records::{ApprovalRuleRecord, NewBulkRun, RequestClaim};
 use super::store::StoreError;
+use super::telemetry::cause_chain;
 use super::views::{capitalise, operation_query, unavailable};
 use super::workflows::{self, Request, BULK_LIMIT};
 use crate::api::{AppError, BulkPreview, OperationFilter};
@@ -20,7 +22,7 @@ use crate::domain::{
     ids::{Actor, OpId},
     machine::{CommandKind, RejectionCode},
     money::{Currency, Money},
-    policy::{ApprovalRule, Role},
+    policy::ApprovalRule,
 };
 
 /// A fresh idempotency key for the forms of one page.
@@ -86,16 +88,22 @@ fn refused(error: LedgerError, op_id: &str, user: &SignedIn) -> AppError {
     }
 }
 
+/// The idempotency key of a form, as the server made it: up to 256 visible ASCII characters.
+fn valid_key(key: &str) -> Result<&str, AppError> {
+    let key = key.trim();
+    if key.is_empty() || key.len() > 256 || !key.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(AppError::Invalid("This form has no valid request key; reload the page.".into()));
+    }
+    Ok(key)
+}
+
 /// Runs `work` once per idempotency `key`: a second request with the key gets the first answer.
 /// `request` names what is asked, so a key cannot be replayed for something else.
 async fn once<F>(user: &SignedIn, key: &str, request: &str, work: F) -> Result<String, AppError>
 where
     F: Future<Output = Result<String, AppError>>,
 {
-    let key = key.trim();
-    if key.is_empty() || key.len() > 120 {
-        return Err(AppError::Invalid("This form has no valid request key; reload the page.".into()));
-    }
+    let key = valid_key(key)?;
     let store = expect_context::<AppState>().ledger.store().clone();
     let claim =
         store.claim_request(&user.tenant, key, &user.name, request, now()).await.map_err(unavailable)?;
@@ -104,7 +112,7 @@ where
             let answer = work.await;
             let kept = answer.as_ref().ok().map(String::as_str);
             if let Err(error) = store.answer_request(&user.tenant, key, kept).await {
-                tracing::error!(error = %error, "could not record a console request's answer");
+                tracing::error!(error = %cause_chain(&error), "could not record a console request's answer");
             }
             answer
         }
@@ -198,7 +206,7 @@ async fn bulk_candidates(
     let ids: Vec<OpId> = matching.into_iter().map(|item| item.op_id).collect();
     let allowed = workflows::queryable(&state.executor, &user.tenant, &actor(user), &ids)
         .await
-        .map_err(|error| refused(error, "", user))?;
+        .map_err(|error| refused(error, "of the filter", user))?;
     Ok((ids.len(), capped, allowed))
 }
 
@@ -217,10 +225,7 @@ pub async fn bulk_preview(user: &SignedIn, filter: OperationFilter) -> Result<Bu
 /// Records a bulk query over the operations list's filter (its URL query) and starts it in the
 /// background; a second request with the same key finds the first run. Returns the run's id.
 pub async fn start_bulk(user: &SignedIn, key: &str, filter_query: &str) -> Result<String, AppError> {
-    let key = key.trim();
-    if key.is_empty() || key.len() > 120 || !key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
-        return Err(AppError::Invalid("This form has no valid request key; reload the page.".into()));
-    }
+    let key = valid_key(key)?;
     let filter: OperationFilter = serde_urlencoded::from_str(filter_query).map_err(|_| {
         AppError::Invalid("The filter is damaged; start again from the operations list.".into())
     })?;
@@ -232,18 +237,15 @@ pub async fn start_bulk(user: &SignedIn, key: &str, filter_query: &str) -> Resul
     }
     let state = expect_context::<AppState>();
     let filter_text = filter.query_string(false);
-    let audit = AuditEntry {
-        at: now(),
-        tenant: user.tenant.to_string(),
-        actor: user.name.clone(),
-        role: user.role.as_str().to_owned(),
-        action: "start_bulk_query".into(),
-        op_id: None,
-        from_state: None,
-        to_state: None,
-        reason: None,
-        evidence: serde_json::json!({"run": key, "filter": filter_text, "operations": allowed.len()}),
-    };
+    let evidence = serde_json::json!({"run": key, "filter": filter_text, "operations": allowed.len()});
+    let audit = AuditEntry::action(
+        now(),
+        user.tenant.as_str(),
+        &user.name,
+        user.role.as_str(),
+        "start_bulk_query",
+        evidence,
+    );
     let run = NewBulkRun {
         tenant: user.tenant.clone(),
         id: key.to_owned(),
@@ -259,7 +261,7 @@ pub async fn start_bulk(user: &SignedIn, key: &str, filter_query: &str) -> Resul
             (state.executor.clone(), user.tenant.clone(), key.to_owned(), actor(user));
         tokio::spawn(async move {
             if let Err(error) = workflows::run_bulk_query(executor, tenant, id, actor).await {
-                tracing::error!(error = %error, "a bulk query stopped before its end");
+                tracing::error!(error = %cause_chain(&error), "a bulk query could not record its results");
             }
         });
     }
@@ -267,18 +269,7 @@ pub async fn start_bulk(user: &SignedIn, key: &str, filter_query: &str) -> Resul
 }
 
 fn rule_audit(admin: &SignedIn, action: &str, evidence: serde_json::Value) -> AuditEntry {
-    AuditEntry {
-        at: now(),
-        tenant: admin.tenant.to_string(),
-        actor: admin.name.clone(),
-        role: Role::Admin.as_str().to_owned(),
-        action: action.into(),
-        op_id: None,
-        from_state: None,
-        to_state: None,
-        reason: None,
-        evidence,
-    }
+    AuditEntry::action(now(), admin.tenant.as_str(), &admin.name, admin.role.as_str(), action, evidence)
 }
 
 /// Adds a rule to the admin's tenant's approval policy.

@@ -107,18 +107,8 @@ async fn add_demo_approval_rule(store: &dyn Store, tenant: &TenantId) -> Result<
         threshold: Some(crate::domain::money::Money::new(100_000, twd)),
     };
     let at = super::ledger::now();
-    let audit = AuditEntry {
-        at,
-        tenant: tenant.to_string(),
-        actor: "demo".into(),
-        role: "system".into(),
-        action: "add_approval_rule".into(),
-        op_id: None,
-        from_state: None,
-        to_state: None,
-        reason: None,
-        evidence: json!({"id": "demo-refunds", "rule": super::actions::rule_sentence(&rule)}),
-    };
+    let evidence = json!({"id": "demo-refunds", "rule": super::actions::rule_sentence(&rule)});
+    let audit = AuditEntry::action(at, tenant.as_str(), "demo", "system", "add_approval_rule", evidence);
     let record =
         ApprovalRuleRecord { id: "demo-refunds".into(), rule, created_by: "demo".into(), created_at: at };
     Ok(store.add_approval_rule(tenant, record, audit).await?)

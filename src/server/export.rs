@@ -24,6 +24,7 @@ use super::ledger::now;
 use super::state::AppState;
 use super::store::records::{AuditQuery, OperationListItem, OperationQuery};
 use super::store::{Store, StoreError};
+use super::telemetry::cause_chain;
 use super::views::{audit_query, operation_query};
 use crate::api::{AppError, AuditFilter, OperationFilter};
 use crate::domain::{
@@ -115,20 +116,11 @@ async fn record_export(
     format: Format,
     filter: &str,
 ) -> Result<u64, AppError> {
-    let entry = AuditEntry {
-        at: now(),
-        tenant: user.tenant.to_string(),
-        actor: user.name.clone(),
-        role: user.role.as_str().to_owned(),
-        action: "export".into(),
-        op_id: None,
-        from_state: None,
-        to_state: None,
-        reason: None,
-        evidence: json!({"what": what, "format": format.extension(), "filter": filter}),
-    };
+    let evidence = json!({"what": what, "format": format.extension(), "filter": filter});
+    let entry =
+        AuditEntry::action(now(), user.tenant.as_str(), &user.name, user.role.as_str(), "export", evidence);
     store.record_audit(&user.tenant, entry).await.map(|record| record.seq).map_err(|error| {
-        tracing::error!(error = %error, "could not record an export");
+        tracing::error!(error = %cause_chain(&error), "could not record an export");
         AppError::Unavailable
     })
 }
@@ -152,7 +144,7 @@ fn download(
 /// A page read failed mid-stream: the download is cut (the client sees an incomplete transfer),
 /// and the cause is logged.
 fn cut(error: StoreError) -> std::io::Error {
-    tracing::error!(error = %error, "an export stopped: a page could not be read");
+    tracing::error!(error = %cause_chain(&error), "an export stopped: a page could not be read");
     std::io::Error::other("the export stopped")
 }
 
@@ -171,7 +163,7 @@ fn csv_line<'a>(cells: impl IntoIterator<Item = &'a str>) -> Vec<u8> {
     written.and_then(|()| writer.into_inner().map_err(|e| e.into_error().into())).unwrap_or_default()
 }
 
-const AUDIT_COLUMNS: [&str; 13] = [
+const AUDIT_CSV_HEADER: [&str; 13] = [
     "seq",
     "at",
     "tenant",
@@ -276,7 +268,7 @@ async fn audit(
         format,
     );
     let header = match format {
-        Format::Csv => csv_line(AUDIT_COLUMNS),
+        Format::Csv => csv_line(AUDIT_CSV_HEADER),
         Format::JsonLines => Vec::new(),
     };
     let body = stream::once(async move { Ok(Bytes::from(header)) }).chain(audit_pages(
@@ -289,7 +281,7 @@ async fn audit(
     download(&name, format, body)
 }
 
-const OPERATION_COLUMNS: [&str; 13] = [
+const OPERATIONS_CSV_HEADER: [&str; 13] = [
     "op_id",
     "kind",
     "subject",
@@ -423,7 +415,7 @@ async fn operations(
         format,
     );
     let header = match format {
-        Format::Csv => csv_line(OPERATION_COLUMNS),
+        Format::Csv => csv_line(OPERATIONS_CSV_HEADER),
         Format::JsonLines => Vec::new(),
     };
     let body = stream::once(async move { Ok(Bytes::from(header)) }).chain(operation_pages(

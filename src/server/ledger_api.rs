@@ -65,18 +65,6 @@ pub enum ApiError {
     Internal(StoreError),
 }
 
-/// The cause chain of an error, for the log.
-fn chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
-}
-
 impl From<StoreError> for ApiError {
     fn from(error: StoreError) -> Self {
         ApiError::Internal(error)
@@ -142,7 +130,7 @@ impl IntoResponse for ApiError {
                 Value::Null,
             ),
             ApiError::Internal(error) => {
-                tracing::error!(error = %chain(&error), "ledger API call failed");
+                tracing::error!(error = %super::telemetry::cause_chain(&error), "ledger API call failed");
                 let status = match error {
                     StoreError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
                     _ => StatusCode::INTERNAL_SERVER_ERROR,

@@ -49,17 +49,16 @@ impl Reconciler {
     pub async fn reconcile_once(&self) -> Result<PassReport, LedgerError> {
         let at = now();
         let store = self.executor.ledger().store();
-        let due = store.lease_due_for_reconcile(at - self.settle_after, at, at + LEASE, self.batch).await?;
         let mut report = PassReport::default();
         for (tenant, op_id) in store.approvals_expired(at, self.batch).await? {
             match self.execute(&tenant, &op_id, Command::ExpireApproval).await {
                 Ok(_) => report.approvals_expired.push(op_id),
-                Err(LedgerError::Rejected(rejection)) => {
-                    tracing::info!(%op_id, reason = %rejection, "the approval was used or renewed first");
+                Err(error) => {
+                    tracing::info!(%op_id, error = %error, "the approval was used or changed first; next pass");
                 }
-                Err(error) => return Err(error),
             }
         }
+        let due = store.lease_due_for_reconcile(at - self.settle_after, at, at + LEASE, self.batch).await?;
         for (tenant, op_id) in due {
             match self.settle(&tenant, &op_id).await {
                 Ok(operation) => report.settled.push((op_id, operation.snapshot.state)),

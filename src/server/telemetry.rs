@@ -9,6 +9,18 @@ pub enum LogFormat {
     Json,
 }
 
+/// The cause chain of an error, for the log: `the database failed: pool timed out: …`.
+pub fn cause_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
 /// Installs the global subscriber; a second call (as in tests) leaves the first in place.
 pub fn init(format: LogFormat) {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn"));

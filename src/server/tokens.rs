@@ -26,18 +26,8 @@ pub async fn create_token(
     let secret = uuid::Uuid::new_v4().simple().to_string();
     let token = format!("opl_{id}_{secret}");
     let at = now();
-    let audit = AuditEntry {
-        at,
-        tenant: tenant.to_string(),
-        actor: created_by.to_owned(),
-        role: "admin".into(),
-        action: "create_api_token".into(),
-        op_id: None,
-        from_state: None,
-        to_state: None,
-        reason: None,
-        evidence: json!({"token_id": id, "name": name}),
-    };
+    let evidence = json!({"token_id": id, "name": name});
+    let audit = AuditEntry::action(at, tenant.as_str(), created_by, "admin", "create_api_token", evidence);
     let new = NewApiToken {
         id,
         tenant: tenant.clone(),

@@ -30,7 +30,7 @@ fn store() -> std::sync::Arc<dyn Store> {
 }
 
 pub fn unavailable(error: StoreError) -> AppError {
-    tracing::error!(error = %error, "a console read failed");
+    tracing::error!(error = %super::telemetry::cause_chain(&error), "a console read failed");
     AppError::Unavailable
 }
 

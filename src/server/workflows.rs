@@ -13,10 +13,10 @@ use super::catalogue::{find_order, refund_params};
 use super::connectors::Lookup;
 use super::executor::Executor;
 use super::ledger::{now, LedgerError, RegisterRequest, Registration, DEFAULT_KEY_RETENTION};
-use super::store::records::AttemptReport;
+use super::store::records::{AttemptReport, OperationListItem};
 use super::views::capitalise;
 use crate::domain::{
-    compensation::{intent, Compensation},
+    compensation::{intent, still_offered, Compensation},
     ids::{Actor, ActorKind, OpId, TenantId},
     machine::{cancel_message, check, Command, CommandKind, Rejection, RejectionCode, State},
     params::CanonicalParams,
@@ -117,15 +117,18 @@ async fn standing(executor: &Executor, tenant: &TenantId, op_id: &OpId) -> Resul
             Some(failure) => format!("{op_id} was refused: {}", failure.explanation()),
             None => format!("{op_id} is rejected"),
         },
-        State::Planned | State::Approved => {
-            format!("{op_id} could not be sent yet; it is ready to be sent again")
-        }
+        State::Planned | State::Approved => format!(
+            "{op_id} could not be sent yet ({}); it stays {} and is not sent again by itself",
+            snapshot.last_failure.map_or("no answer recorded", |f| f.explanation()),
+            snapshot.state.label()
+        ),
         other => format!("{op_id} is {}", other.label()),
     })
 }
 
 /// Carries out `request` on `op_id` for `actor`. Approvals last `approval_valid_for`; an approved
 /// operation is sent at once, and a re-send is sent at once with the same key.
+#[tracing::instrument(skip_all, fields(tenant = %tenant, op_id = %op_id, actor = %actor.name))]
 pub async fn act(
     executor: &Executor,
     tenant: &TenantId,
@@ -199,7 +202,9 @@ fn may_act(actor: &Actor, what: &str) -> Result<(), LedgerError> {
 
 /// Records `compensation` of `original` as a new operation linked to it, in `actor`'s name, and
 /// sends it (unless it needs an approval first). The op id follows from the intent, so asking
-/// twice finds the first compensation and sends nothing more.
+/// twice finds the first compensation and sends nothing more; a compensation no longer open (as
+/// [`still_offered`] says, the same rule the console offers by) is refused.
+#[tracing::instrument(skip_all, fields(tenant = %tenant, op_id = %original, actor = %actor.name))]
 pub async fn compensate(
     executor: &Executor,
     tenant: &TenantId,
@@ -222,6 +227,23 @@ pub async fn compensate(
         date,
     )
     .map_err(|problem| LedgerError::Invalid(format!("{}.", capitalise(&problem.to_string()))))?;
+    let siblings =
+        ledger.store().subjects_operations(tenant, std::slice::from_ref(&operation.subject)).await?;
+    let recorded: Vec<&OperationListItem> =
+        siblings.iter().filter(|s| s.compensates.as_ref() == Some(original)).collect();
+    let kinds: Vec<(&str, State)> = recorded.iter().map(|s| (s.kind.as_str(), s.state)).collect();
+    let same_intent = recorded.iter().any(|s| s.op_id.as_str() == planned.op_id);
+    if !same_intent
+        && !still_offered(&operation.kind, operation.snapshot.state, &kinds).contains(&compensation)
+    {
+        let earlier: Vec<String> =
+            recorded.iter().filter(|s| s.kind == compensation.kind()).map(|s| s.op_id.to_string()).collect();
+        return Err(LedgerError::Invalid(format!(
+            "{} was already recorded for {original} ({}); nothing was sent.",
+            compensation.label(),
+            earlier.join(", ")
+        )));
+    }
     let params = match compensation {
         Compensation::RefundLineItem => {
             let order = planned.params["order"].as_str().and_then(find_order);
@@ -292,7 +314,9 @@ pub async fn queryable(
 }
 
 /// Runs a recorded bulk query: asks the provider for each of its operations in order, recording
-/// each item's result as it goes, then marks the run done.
+/// each item's result as it goes (an item that fails is recorded as such and the run goes on),
+/// then marks the run done.
+#[tracing::instrument(skip_all, fields(tenant = %tenant, run = %run_id))]
 pub async fn run_bulk_query(
     executor: Executor,
     tenant: TenantId,
@@ -308,7 +332,10 @@ pub async fn run_bulk_query(
                 Ok(found) => (found.name(), found.sentence(&op_id)),
                 Err(LedgerError::Rejected(rejection)) => ("refused", rejection.message),
                 Err(LedgerError::NotFound) => ("refused", format!("There is no operation {op_id}.")),
-                Err(error) => return Err(error),
+                Err(error) => {
+                    tracing::error!(%op_id, error = %super::telemetry::cause_chain(&error), "a bulk item failed");
+                    ("unavailable", format!("{op_id} could not be queried ({error}); nothing was changed."))
+                }
             },
         };
         store.record_bulk_item(&tenant, &run_id, item.position, outcome, &message).await?;

@@ -675,37 +675,62 @@ macro_rules! console_store {
             request: &str,
             at: chrono::DateTime<chrono::Utc>,
         ) -> Result<RequestClaim, StoreError> {
-            let inserted = sqlx::query(
-                "insert into console_requests (tenant, request_key, requested_by, request, answered, created_at_us) \
-                 values ($1, $2, $3, $4, $5, $6) on conflict (tenant, request_key) do nothing",
-            )
-            .bind(tenant.as_str())
-            .bind(key)
-            .bind(requested_by)
-            .bind(request)
-            .bind(false)
-            .bind(micros(at))
-            .execute(&self.pool)
-            .await?
-            .rows_affected();
-            if inserted == 1 {
-                return Ok(RequestClaim::Claimed);
+            // A claim whose request neither answered nor failed within this time was abandoned
+            // (its server stopped mid-request): the next request with its key takes it over.
+            let abandoned_before = micros(at - chrono::Duration::minutes(5));
+            for _ in 0..3 {
+                let inserted = sqlx::query(
+                    "insert into console_requests (tenant, request_key, requested_by, request, answered, created_at_us) \
+                     values ($1, $2, $3, $4, $5, $6) on conflict (tenant, request_key) do nothing",
+                )
+                .bind(tenant.as_str())
+                .bind(key)
+                .bind(requested_by)
+                .bind(request)
+                .bind(false)
+                .bind(micros(at))
+                .execute(&self.pool)
+                .await?
+                .rows_affected();
+                if inserted == 1 {
+                    return Ok(RequestClaim::Claimed);
+                }
+                let row: Option<(String, String, bool, Option<String>, i64)> = sqlx::query_as(
+                    "select requested_by, request, answered, response, created_at_us from console_requests \
+                     where tenant = $1 and request_key = $2",
+                )
+                .bind(tenant.as_str())
+                .bind(key)
+                .fetch_optional(&self.pool)
+                .await?;
+                let Some((by, stored, answered, response, claimed_at)) = row else {
+                    continue;
+                };
+                if by != requested_by || stored != request {
+                    return Ok(RequestClaim::OtherRequest);
+                }
+                if answered {
+                    return Ok(RequestClaim::Answered(response.unwrap_or_default()));
+                }
+                if claimed_at >= abandoned_before {
+                    return Ok(RequestClaim::InProgress);
+                }
+                let taken = sqlx::query(
+                    "update console_requests set created_at_us = $1 where tenant = $2 and request_key = $3 \
+                     and not answered and created_at_us = $4",
+                )
+                .bind(micros(at))
+                .bind(tenant.as_str())
+                .bind(key)
+                .bind(claimed_at)
+                .execute(&self.pool)
+                .await?
+                .rows_affected();
+                if taken == 1 {
+                    return Ok(RequestClaim::Claimed);
+                }
             }
-            let (by, stored, answered, response): (String, String, bool, Option<String>) = sqlx::query_as(
-                "select requested_by, request, answered, response from console_requests \
-                 where tenant = $1 and request_key = $2",
-            )
-            .bind(tenant.as_str())
-            .bind(key)
-            .fetch_one(&self.pool)
-            .await?;
-            if by != requested_by || stored != request {
-                return Ok(RequestClaim::OtherRequest);
-            }
-            if !answered {
-                return Ok(RequestClaim::InProgress);
-            }
-            Ok(RequestClaim::Answered(response.unwrap_or_default()))
+            Ok(RequestClaim::InProgress)
         }
 
         async fn answer_request(&self, tenant: &TenantId, key: &str, answer: Option<&str>) -> Result<(), StoreError> {

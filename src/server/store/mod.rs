@@ -301,7 +301,8 @@ pub trait ConsoleStore: Send + Sync {
     ) -> Result<Vec<(TenantId, OpId)>, StoreError>;
 
     /// Claims the idempotency key of a console request (`request` describes what it asks), or
-    /// says what became of the request that claimed it first.
+    /// says what became of the request that claimed it first. A claim left unanswered for five
+    /// minutes was abandoned (its server stopped) and is taken over.
     async fn claim_request(
         &self,
         tenant: &TenantId,

@@ -55,7 +55,7 @@ fn FilterForm(filter: AuditFilter) -> impl IntoView {
         }
     };
     let partial = filter.leaves_events_out().then(|| {
-        view! { <p class="muted" data-testid="partial-note">"This filter leaves events out: an export of it verifies each event's hash ("<code>"opledger audit verify --partial"</code>"), not the whole chain. Clear the actor, action, operation and order filters to export a chain that verifies end to end."</p> }
+        view! { <p class="muted" data-testid="partial-note">"This filter leaves events out: an export of it verifies each event's hash ("<code>"opledger audit verify --partial"</code>"), not the whole chain. Clear every filter but the end time to export a chain that verifies end to end."</p> }
     });
     view! {
         <Form method="GET" action="/audit" attr:class="filters" attr:aria-label="Filter audit events">

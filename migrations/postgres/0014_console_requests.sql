@@ -1,0 +1,12 @@
+-- The console's own requests, by the idempotency key their form carried: a resent form gets the
+-- first answer back instead of acting twice. Only requests that did something keep their answer.
+create table console_requests (
+    tenant text not null references tenants (id),
+    request_key text not null,
+    requested_by text not null,
+    request text not null,
+    answered boolean not null,
+    response text,
+    created_at_us bigint not null,
+    primary key (tenant, request_key)
+);
