@@ -8,6 +8,8 @@
 //! the chain to 1,000,000 events and measures again. Flat memory means the peak does not grow with
 //! the number of events.
 
+mod support;
+
 use opledger::domain::audit::{AuditEntry, AuditRecord};
 use opledger::domain::{ids::TenantId, policy::Role};
 use opledger::server::accounts::add_user;
@@ -44,53 +46,30 @@ async fn extend(url: &str, from: u64, to: u64, mut last: Option<AuditRecord>) {
         record
     });
     let records: Vec<AuditRecord> = records.collect();
+    macro_rules! insert_in_batches {
+        ($db:ty, $pool:expr) => {
+            for chunk in records.chunks(BATCH) {
+                let mut insert = sqlx::QueryBuilder::<$db>::new(
+                    "insert into audit_events (tenant, seq, at_us, actor, role, action, op_id, from_state, to_state, reason, evidence, prev_hash, hash) ",
+                );
+                insert.push_values(chunk, |mut row, r| {
+                    row.push_bind("bench").push_bind(r.seq as i64).push_bind(r.entry.at.timestamp_micros())
+                        .push_bind(&r.entry.actor).push_bind(&r.entry.role).push_bind(&r.entry.action)
+                        .push_bind(&r.entry.op_id).push_bind(&r.entry.from_state).push_bind(&r.entry.to_state)
+                        .push_bind(&r.entry.reason).push_bind(r.entry.evidence.to_string())
+                        .push_bind(&r.prev_hash).push_bind(&r.hash);
+                });
+                insert.build().execute($pool).await.unwrap();
+            }
+        };
+    }
     if url.starts_with("postgres") {
         let pool = sqlx::PgPool::connect(url).await.unwrap();
-        for chunk in records.chunks(BATCH) {
-            let mut insert = sqlx::QueryBuilder::<sqlx::Postgres>::new(
-                "insert into audit_events (tenant, seq, at_us, actor, role, action, op_id, from_state, to_state, reason, evidence, prev_hash, hash) ",
-            );
-            insert.push_values(chunk, |mut row, r| {
-                row.push_bind("bench")
-                    .push_bind(r.seq as i64)
-                    .push_bind(r.entry.at.timestamp_micros())
-                    .push_bind(&r.entry.actor)
-                    .push_bind(&r.entry.role)
-                    .push_bind(&r.entry.action)
-                    .push_bind(&r.entry.op_id)
-                    .push_bind(&r.entry.from_state)
-                    .push_bind(&r.entry.to_state)
-                    .push_bind(&r.entry.reason)
-                    .push_bind(r.entry.evidence.to_string())
-                    .push_bind(&r.prev_hash)
-                    .push_bind(&r.hash);
-            });
-            insert.build().execute(&pool).await.unwrap();
-        }
+        insert_in_batches!(sqlx::Postgres, &pool);
         sqlx::query("analyze audit_events").execute(&pool).await.unwrap();
     } else {
         let pool = sqlx::SqlitePool::connect(url).await.unwrap();
-        for chunk in records.chunks(BATCH) {
-            let mut insert = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
-                "insert into audit_events (tenant, seq, at_us, actor, role, action, op_id, from_state, to_state, reason, evidence, prev_hash, hash) ",
-            );
-            insert.push_values(chunk, |mut row, r| {
-                row.push_bind("bench")
-                    .push_bind(r.seq as i64)
-                    .push_bind(r.entry.at.timestamp_micros())
-                    .push_bind(&r.entry.actor)
-                    .push_bind(&r.entry.role)
-                    .push_bind(&r.entry.action)
-                    .push_bind(&r.entry.op_id)
-                    .push_bind(&r.entry.from_state)
-                    .push_bind(&r.entry.to_state)
-                    .push_bind(&r.entry.reason)
-                    .push_bind(r.entry.evidence.to_string())
-                    .push_bind(&r.prev_hash)
-                    .push_bind(&r.hash);
-            });
-            insert.build().execute(&pool).await.unwrap();
-        }
+        insert_in_batches!(sqlx::Sqlite, &pool);
     }
 }
 
@@ -231,22 +210,7 @@ async fn bench(engine: &str, url: &str) {
 
 #[tokio::main]
 async fn main() {
-    let dir = tempfile::tempdir().unwrap();
     println!("| engine | events | time | rows/s | size | server RSS before | peak RSS during | growth |");
     println!("|---|---|---|---|---|---|---|---|");
-    bench("sqlite", &format!("sqlite://{}", dir.path().join("bench.db").display())).await;
-
-    let admin_url = std::env::var("OPLEDGER_TEST_POSTGRES_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
-    use sqlx::Connection;
-    match sqlx::PgConnection::connect(&admin_url).await {
-        Ok(mut admin) => {
-            let name = format!("opledger_bench_{}", std::process::id());
-            sqlx::query(&format!("create database {name}")).execute(&mut admin).await.unwrap();
-            let base = admin_url.rsplit_once('/').map_or(admin_url.as_str(), |(base, _)| base);
-            bench("postgres", &format!("{base}/{name}")).await;
-            sqlx::query(&format!("drop database {name} with (force)")).execute(&mut admin).await.unwrap();
-        }
-        Err(error) => eprintln!("PostgreSQL not measured: {error}"),
-    }
+    support::on_each_engine(|engine, url| async move { bench(engine, &url).await }).await;
 }

@@ -7,6 +7,8 @@
 //! the whole `GET /operations` as a signed-in browser gets it (session lookup, role check, query,
 //! server-side rendering of the 50 rows), measured from the client over loopback.
 
+mod support;
+
 use opledger::domain::{ids::TenantId, policy::Role};
 use opledger::server::accounts::add_user;
 use opledger::server::startup::{Application, Settings};
@@ -157,22 +159,7 @@ async fn fill(engine: &str, url: &str) {
 
 #[tokio::main]
 async fn main() {
-    let dir = tempfile::tempdir().unwrap();
     println!("| engine | list | store query (median) | GET /operations, whole request (median) |");
     println!("|---|---|---|---|");
-    bench("sqlite", &format!("sqlite://{}", dir.path().join("bench.db").display())).await;
-
-    let admin_url = std::env::var("OPLEDGER_TEST_POSTGRES_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
-    use sqlx::Connection;
-    match sqlx::PgConnection::connect(&admin_url).await {
-        Ok(mut admin) => {
-            let name = format!("opledger_bench_{}", std::process::id());
-            sqlx::query(&format!("create database {name}")).execute(&mut admin).await.unwrap();
-            let base = admin_url.rsplit_once('/').map_or(admin_url.as_str(), |(base, _)| base);
-            bench("postgres", &format!("{base}/{name}")).await;
-            sqlx::query(&format!("drop database {name} with (force)")).execute(&mut admin).await.unwrap();
-        }
-        Err(error) => eprintln!("PostgreSQL not measured: {error}"),
-    }
+    support::on_each_engine(|engine, url| async move { bench(engine, &url).await }).await;
 }

@@ -284,18 +284,23 @@ pub async fn session_csrf() -> Result<String, AppError> {
     csrf_token(&session).await.map_err(|_| AppError::Unavailable)
 }
 
-/// Sets the HTTP status that matches `error` on the current response (a server function's or a
-/// page's): 400/422 for bad input, 404 for nothing there, 503 when the database is away.
-pub fn set_error_status(error: &AppError) {
-    let status = match error {
+/// The HTTP status that matches `error`: 401 signed out, 403 refused, 404 nothing there, 422 bad
+/// input, 503 when the database is away.
+pub fn status_of(error: &AppError) -> StatusCode {
+    match error {
         AppError::SignedOut => StatusCode::UNAUTHORIZED,
         AppError::Forbidden | AppError::FormExpired => StatusCode::FORBIDDEN,
         AppError::NotFound(_) => StatusCode::NOT_FOUND,
         AppError::Invalid(_) => StatusCode::UNPROCESSABLE_ENTITY,
         AppError::Unavailable | AppError::Transport(_) => StatusCode::SERVICE_UNAVAILABLE,
-    };
+    }
+}
+
+/// Sets the HTTP status that matches `error` on the current response (a server function's or a
+/// page's).
+pub fn set_error_status(error: &AppError) {
     if let Some(response) = leptos::prelude::use_context::<leptos_axum::ResponseOptions>() {
-        response.set_status(status);
+        response.set_status(status_of(error));
     }
 }
 

@@ -9,7 +9,7 @@
 use axum::{
     body::{Body, Bytes},
     extract::{Query, State},
-    http::{header, StatusCode},
+    http::header,
     response::{IntoResponse, Response},
     routing::get,
     Router,
@@ -19,7 +19,7 @@ use serde_json::json;
 use std::sync::Arc;
 use tower_sessions::Session;
 
-use super::auth::{signed_in, SignedIn};
+use super::auth::{signed_in, status_of, SignedIn};
 use super::ledger::now;
 use super::state::AppState;
 use super::store::records::{AuditQuery, OperationListItem, OperationQuery};
@@ -67,14 +67,8 @@ pub fn routes() -> Router<AppState> {
 }
 
 fn refusal(error: AppError) -> Response {
-    let status = match error {
-        AppError::SignedOut => StatusCode::UNAUTHORIZED,
-        AppError::Forbidden | AppError::FormExpired => StatusCode::FORBIDDEN,
-        AppError::NotFound(_) => StatusCode::NOT_FOUND,
-        AppError::Invalid(_) => StatusCode::UNPROCESSABLE_ENTITY,
-        AppError::Unavailable | AppError::Transport(_) => StatusCode::SERVICE_UNAVAILABLE,
-    };
-    (status, [(header::CONTENT_TYPE, "text/plain; charset=utf-8")], error.to_string()).into_response()
+    let headers = [(header::CONTENT_TYPE, "text/plain; charset=utf-8")];
+    (status_of(&error), headers, error.to_string()).into_response()
 }
 
 async fn user_for(session: &Session, section: Section) -> Result<SignedIn, AppError> {

@@ -213,6 +213,19 @@ impl TestApp {
         self.post(&format!("/api/v1/operations/{op_id}/attempts/{attempt}/outcome"), outcome).await
     }
 
+    /// Sets a fault on the mounted sandbox provider (see the README's fault injection).
+    pub async fn fault(&self, fault: Value) {
+        let response = self
+            .client
+            .post(self.url("/sandbox/v1/_sandbox/faults"))
+            .bearer_auth("sk_test_sandbox")
+            .json(&fault)
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(response.status(), 201, "the fault is set");
+    }
+
     /// Runs one SQL statement directly on the test database, bypassing the ledger (to tamper).
     pub async fn tamper(&self, sql: &str) {
         use sqlx::Connection;

@@ -15,18 +15,6 @@ async fn sandbox_refunds(app: &crate::support::TestApp) -> Vec<Value> {
     ledger["data"].as_array().unwrap().iter().filter(|o| o["type"] == "refund").cloned().collect()
 }
 
-async fn fault(app: &crate::support::TestApp, fault: Value) {
-    let response = app
-        .client
-        .post(app.url("/sandbox/v1/_sandbox/faults"))
-        .bearer_auth("sk_test_sandbox")
-        .json(&fault)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 201);
-}
-
 crate::sandboxed_tests! {
     refund_item_refunds_once_and_then_says_already_done(app) {
         let call = json!({"order_id": "1043", "line_item_id": "li_2"});
@@ -45,7 +33,7 @@ crate::sandboxed_tests! {
     }
 
     a_timeout_tells_the_model_not_to_send_again_and_nothing_is_sent_twice(app) {
-        fault(&app, json!({"match": "refund-1043-li_2", "fault": "drop_response", "ms": 10000})).await;
+        app.fault(json!({"match": "refund-1043-li_2", "fault": "drop_response", "ms": 10000})).await;
         let call = json!({"order_id": "1043", "line_item_id": "li_2"});
         let (_, first) = app.post("/api/v1/tools/refund_item", &call).await;
         assert_eq!(first["status"], "unknown", "{first}");

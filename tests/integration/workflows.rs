@@ -27,18 +27,6 @@ async fn audit_actions(app: &TestApp, op_id: &str) -> Vec<(String, String)> {
     history.audit.into_iter().map(|a| (a.entry.actor, a.entry.action)).collect()
 }
 
-async fn fault(app: &TestApp, fault: Value) {
-    let response = app
-        .client
-        .post(app.url("/sandbox/v1/_sandbox/faults"))
-        .bearer_auth("sk_test_sandbox")
-        .json(&fault)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 201);
-}
-
 /// The refunds the mounted sandbox really made for `op_id`.
 async fn refunds_at_provider(app: &TestApp, op_id: &str) -> usize {
     let response = app
@@ -55,7 +43,7 @@ async fn refunds_at_provider(app: &TestApp, op_id: &str) -> usize {
 /// An unknown refund of line item 2 of order 1043 (TWD 380.00): its answer was lost after the
 /// provider made it.
 async fn unknown_refund(app: &TestApp) {
-    fault(app, json!({"match": "refund-1043-li_2", "fault": "drop_response", "ms": 10000})).await;
+    app.fault(json!({"match": "refund-1043-li_2", "fault": "drop_response", "ms": 10000})).await;
     let (_, answer) =
         app.post("/api/v1/tools/refund_item", &json!({"order_id": "1043", "line_item_id": "li_2"})).await;
     assert_eq!(answer["status"], "unknown", "{answer}");
@@ -283,7 +271,7 @@ crate::sandboxed_tests! {
     a_compensation_is_a_new_operation_with_its_own_state(app) {
         let ticket = app.post("/api/v1/tools/create_aftersale", &json!({"order_id": "2002", "line_item_id": "li_1"})).await;
         assert_eq!(ticket.1["status"], "succeeded", "{:?}", ticket);
-        fault(&app, json!({"match": "pickup-2002-li_1-*", "fault": "business_reject"})).await;
+        app.fault(json!({"match": "pickup-2002-li_1-*", "fault": "business_reject"})).await;
         let pickup = app.post("/api/v1/tools/schedule_pickup", &json!({"order_id": "2002", "line_item_id": "li_1", "date": "2026-12-02"})).await;
         assert_eq!(pickup.1["status"], "rejected", "{:?}", pickup);
 
@@ -319,7 +307,7 @@ crate::sandboxed_tests! {
 
     a_bulk_query_settles_every_unknown_of_the_filter_once_and_lists_each_result(app) {
         for item in ["li_1", "li_2"] {
-            fault(&app, json!({"match": format!("refund-1043-{item}"), "fault": "drop_response", "ms": 10000})).await;
+            app.fault(json!({"match": format!("refund-1043-{item}"), "fault": "drop_response", "ms": 10000})).await;
         }
         let (one, two) = (json!({"order_id": "1043", "line_item_id": "li_1"}), json!({"order_id": "1043", "line_item_id": "li_2"}));
         let (first, second) = tokio::join!(app.post("/api/v1/tools/refund_item", &one), app.post("/api/v1/tools/refund_item", &two));
@@ -367,7 +355,7 @@ crate::sandboxed_tests! {
 
 /// An unknown refund of another order, which a filter on order 1043 must leave alone.
 async fn unknown_aside(app: &TestApp) {
-    fault(app, json!({"match": "refund-A1042-li_1", "fault": "drop_response", "ms": 10000})).await;
+    app.fault(json!({"match": "refund-A1042-li_1", "fault": "drop_response", "ms": 10000})).await;
     let (_, answer) =
         app.post("/api/v1/tools/refund_item", &json!({"order_id": "A1042", "line_item_id": "li_1"})).await;
     assert_eq!(answer["status"], "unknown", "{answer}");

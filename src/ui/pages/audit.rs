@@ -102,7 +102,7 @@ fn EventTable(page: AuditPage, filter: AuditFilter) -> impl IntoView {
                     {page.events.into_iter().map(|event| view! {
                         <tr data-testid="audit-event">
                             <td class="num">{event.seq}</td>
-                            <td><Time at=event.at/></td>
+                            <td class="nowrap"><Time at=event.at/></td>
                             <td>{format!("{} ({})", event.actor, event.role)}</td>
                             <td>{event.action.clone()}</td>
                             <td>{event.op_id.clone().map(|op_id| view! { <a class="mono" href=format!("/operations/{op_id}")>{op_id.clone()}</a> })}</td>
@@ -111,7 +111,10 @@ fn EventTable(page: AuditPage, filter: AuditFilter) -> impl IntoView {
                                 (None, Some(to)) => format!("→ {to}"),
                                 _ => String::new(),
                             }}</td>
-                            <td>{event.reason.clone().unwrap_or_default()}" "<code class="break">{event.evidence.clone()}</code></td>
+                            <td>
+                                {event.reason.clone().map(|reason| view! { <div>{reason}</div> })}
+                                <details class="evidence"><summary>"Evidence"</summary><code class="break">{event.evidence.clone()}</code></details>
+                            </td>
                             <td class="mono" title=event.hash.clone()>{event.hash.chars().take(12).collect::<String>()}"…"</td>
                         </tr>
                     }).collect_view()}

@@ -122,9 +122,9 @@ fn OrderBody(detail: OrderDetail, compensate: ServerAction<Compensate>, csrf: St
                                     <td><StateBadge state=offer.state/></td>
                                     <td><a class="mono" href=format!("/operations/{}", offer.op_id)>{offer.op_id.clone()}</a></td>
                                     <td>{offer.kind.clone()}</td>
-                                    <td class="row-actions">
+                                    <td><div class="row-actions">
                                         <CompensationForms compensate offers=offer.offers csrf=csrf.clone() form_key=form_key.clone() op_id=offer.op_id.clone()/>
-                                    </td>
+                                    </div></td>
                                 </tr>
                             }).collect_view()}
                         </tbody>

@@ -54,6 +54,7 @@ fn DeskTable(items: Vec<DeskItem>, form_key: String, csrf: String, act: ServerAc
                             .filter(|k| matches!(k, CommandKind::ConfirmFound | CommandKind::ResendSameKey))
                             .collect();
                         let more = item.actions.iter().any(|k| !quick.contains(k));
+                        let none = item.actions.is_empty();
                         let op_id = item.row.op_id.clone();
                         view! {
                             <tr data-testid="desk-row">
@@ -63,12 +64,13 @@ fn DeskTable(items: Vec<DeskItem>, form_key: String, csrf: String, act: ServerAc
                                 <td><Time at=item.row.updated_at/></td>
                                 <td>{item.why.clone()}</td>
                                 <td>{item.key_validity.clone()}</td>
-                                <td class="row-actions">
+                                <td><div class="row-actions">
+                                    {none.then_some("none for your role")}
                                     {quick.into_iter().map(|kind| view! {
                                         <ActionButton act csrf=csrf.clone() form_key=form_key.clone() op_id=op_id.clone() kind/>
                                     }).collect_view()}
                                     {more.then(|| view! { <a class="button secondary" href=format!("/operations/{op_id}")>"More actions"</a> })}
-                                </td>
+                                </div></td>
                             </tr>
                         }
                     }).collect_view()}
