@@ -44,6 +44,18 @@ test("an auditor filters the audit trail, exports it, and the download verifies 
 
   await page.reload();
   await expect(page.getByTestId("audit-event").first()).toContainText("export");
+
+  await page.goto("/operations?state=unknown");
+  const operationsDownload = page.waitForEvent("download");
+  await page.getByTestId("export-operations-jsonl").click();
+  const operations = await operationsDownload;
+  expect(operations.suggestedFilename()).toBe("opledger-operations-demo-all-filtered.jsonl");
+  const exported = readFileSync(await operations.path(), "utf8").trim().split("\n").map((line) => JSON.parse(line));
+  expect(exported.length).toBeGreaterThan(0);
+  for (const operation of exported) {
+    expect(operation.state).toBe("unknown");
+    expect(operation.attempts.length).toBeGreaterThan(0);
+  }
   expect(problems).toEqual([]);
 });
 

@@ -1,6 +1,7 @@
 //! The operations list: every operation of the tenant, newest first, fifty to a page (keyset
 //! pagination), with filters kept in the URL so that a view can be shared and the back button
-//! works. Once hydrated, the page follows `/live/operations` and refreshes when operations change.
+//! works, and links to a bulk query and to the CSV and JSON Lines exports of the same filter. Once
+//! hydrated, the page follows `/live/operations` and refreshes when operations change.
 
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -77,6 +78,7 @@ fn follow_changes(changes: RwSignal<u32>, live: RwSignal<bool>) {
 fn FilterForm(filter: OperationFilter) -> impl IntoView {
     let value = |v: &Option<String>| v.clone().unwrap_or_default();
     let selected_state = filter.state.clone().unwrap_or_default();
+    let query = filter.query_string(false);
     view! {
         <Form method="GET" action="/operations" attr:class="filters" attr:aria-label="Filter operations">
             <label>
@@ -97,7 +99,9 @@ fn FilterForm(filter: OperationFilter) -> impl IntoView {
             <div class="filter-actions">
                 <button type="submit" class="button" data-testid="apply-filters">"Apply"</button>
                 <a href="/operations" class="button button-quiet">"Clear"</a>
-                <a href=format!("/bulk?{}", filter.query_string(false)) class="button button-quiet" data-testid="bulk-link">"Query these in bulk…"</a>
+                <a href=format!("/bulk?{query}") class="button button-quiet" data-testid="bulk-link">"Query these in bulk…"</a>
+                <a href=format!("/operations/export.csv?{query}") class="button button-quiet" data-testid="export-operations-csv" download>"Export CSV"</a>
+                <a href=format!("/operations/export.jsonl?{query}") class="button button-quiet" data-testid="export-operations-jsonl" download>"Export JSON Lines"</a>
             </div>
         </Form>
     }
