@@ -79,3 +79,25 @@ pub fn ErrorPanel(error: AppError) -> impl IntoView {
 pub fn Loading() -> impl IntoView {
     view! { <p class="loading" aria-busy="true">"Loading…"</p> }
 }
+
+/// What a list shows when it has nothing: a sentence that says what to do.
+#[component]
+pub fn EmptyState(text: &'static str) -> impl IntoView {
+    view! { <section class="empty-state" data-testid="empty"><p>{text}</p></section> }
+}
+
+/// The links of a keyset-paged list: back to its first page, on to its next one.
+#[component]
+pub fn Pager(
+    first: Option<String>,
+    next: Option<String>,
+    first_label: &'static str,
+    next_label: &'static str,
+) -> impl IntoView {
+    view! {
+        <nav class="pager" aria-label="Pages">
+            {first.map(|href| view! { <a href=href>{first_label}</a> })}
+            {next.map(|href| view! { <a href=href data-testid="next-page">{next_label}</a> })}
+        </nav>
+    }
+}

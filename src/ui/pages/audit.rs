@@ -7,7 +7,7 @@ use leptos_meta::Title;
 use leptos_router::{components::Form, hooks::use_query_map};
 
 use crate::api::{audit_events, AuditFilter, AuditPage};
-use crate::ui::widgets::{ErrorPanel, Loading, Time};
+use crate::ui::widgets::{EmptyState, ErrorPanel, Loading, Pager, Time};
 
 fn filter_from(query: &leptos_router::params::ParamsMap) -> AuditFilter {
     let get = |name: &str| query.get(name).filter(|v| !v.trim().is_empty());
@@ -84,7 +84,7 @@ fn EventTable(page: AuditPage, filter: AuditFilter) -> impl IntoView {
         } else {
             "No event matches these filters. Loosen them, or clear them to see every event."
         };
-        return view! { <section class="empty-state" data-testid="empty"><p>{text}</p></section> }.into_any();
+        return view! { <EmptyState text/> }.into_any();
     }
     let first_page = filter.before.is_some().then(|| format!("/audit?{}", filter.query_string(false)));
     let next_page = page.next.clone().map(|cursor| {
@@ -121,10 +121,7 @@ fn EventTable(page: AuditPage, filter: AuditFilter) -> impl IntoView {
                 </tbody>
             </table>
         </div>
-        <nav class="pager" aria-label="Pages">
-            {first_page.map(|href| view! { <a href=href>"← Newest events"</a> })}
-            {next_page.map(|href| view! { <a href=href data-testid="older-events">"Older events →"</a> })}
-        </nav>
+        <Pager first=first_page next=next_page first_label="← Newest events" next_label="Older events →"/>
     }
     .into_any()
 }

@@ -9,7 +9,7 @@ use leptos_router::{components::Form, hooks::use_query_map};
 
 use crate::api::{operations, OperationFilter, OperationPage};
 use crate::domain::machine::State;
-use crate::ui::widgets::{joined_or, ErrorPanel, Loading, StateBadge, Time};
+use crate::ui::widgets::{joined_or, EmptyState, ErrorPanel, Loading, Pager, StateBadge, Time};
 
 /// The operations list's filter from a page's URL query.
 pub fn filter_from(query: &leptos_router::params::ParamsMap) -> OperationFilter {
@@ -115,7 +115,7 @@ fn OperationTable(page: OperationPage, filter: OperationFilter) -> impl IntoView
         } else {
             "No operations yet. Agents record them through the ledger API before sending them."
         };
-        return view! { <section class="empty-state" data-testid="empty"><p>{text}</p></section> }.into_any();
+        return view! { <EmptyState text/> }.into_any();
     }
     let first_page = filter.after.is_some().then(|| format!("/operations?{}", filter.query_string(false)));
     let next_page = page.next.clone().map(|cursor| {
@@ -155,10 +155,7 @@ fn OperationTable(page: OperationPage, filter: OperationFilter) -> impl IntoView
                 </tbody>
             </table>
         </div>
-        <nav class="pager" aria-label="Pages">
-            {first_page.map(|href| view! { <a href=href>"← First page"</a> })}
-            {next_page.map(|href| view! { <a href=href data-testid="next-page">"Next page →"</a> })}
-        </nav>
+        <Pager first=first_page next=next_page first_label="← First page" next_label="Next page →"/>
     }
     .into_any()
 }
