@@ -11,7 +11,7 @@ use super::actions::{form_key, rule_sentence};
 use super::auth::SignedIn;
 use super::ledger::now;
 use super::state::AppState;
-use super::store::records::{AuditQuery, OperationListItem, OperationQuery};
+use super::store::records::{AuditQuery, OperationHistory, OperationListItem, OperationQuery};
 use super::store::{Store, StoreError};
 use crate::api::*;
 use crate::domain::{
@@ -529,22 +529,35 @@ pub async fn conflicts(user: &SignedIn) -> Result<Vec<ConflictView>, AppError> {
         .collect())
 }
 
+/// Up to `limit` of the tenant's operations in `states`, the longest unchanged first, each with
+/// its history (what the queues read to say why an operation waits).
+async fn waiting_with_history(
+    user: &SignedIn,
+    states: &[State],
+    limit: u32,
+) -> Result<Vec<(OperationListItem, OperationHistory)>, AppError> {
+    let store = store();
+    let waiting = store.operations_in_states(&user.tenant, states, limit).await.map_err(unavailable)?;
+    let mut with_history = Vec::with_capacity(waiting.len());
+    for item in waiting {
+        if let Some(history) =
+            store.operation_history(&user.tenant, &item.op_id).await.map_err(unavailable)?
+        {
+            with_history.push((item, history));
+        }
+    }
+    Ok(with_history)
+}
+
 /// The reconcile desk: unknown, needs-review and silent submitted operations, the longest
 /// waiting first, each with the reason its last change gave.
 pub async fn reconcile_queue(user: &SignedIn) -> Result<ReconcileDesk, AppError> {
-    let store = store();
     let at = now();
-    let waiting = store
-        .operations_in_states(&user.tenant, &[State::Unknown, State::NeedsReview, State::Submitted], 100)
-        .await
-        .map_err(unavailable)?;
+    let waiting =
+        waiting_with_history(user, &[State::Unknown, State::NeedsReview, State::Submitted], 100).await?;
     let actor = Actor::human(&user.name, user.role);
     let mut items = Vec::with_capacity(waiting.len());
-    for item in waiting {
-        let Some(history) = store.operation_history(&user.tenant, &item.op_id).await.map_err(unavailable)?
-        else {
-            continue;
-        };
+    for (item, history) in waiting {
         let snapshot = &history.operation.snapshot;
         let why = history
             .audit
@@ -563,23 +576,15 @@ pub async fn reconcile_queue(user: &SignedIn) -> Result<ReconcileDesk, AppError>
 /// order's other operations and, when this viewer cannot decide on it, why.
 pub async fn approvals(user: &SignedIn) -> Result<ApprovalsPage, AppError> {
     let state = expect_context::<AppState>();
-    let store = store();
     let at = now();
-    let waiting = store
-        .operations_in_states(&user.tenant, &[State::PendingApproval], 200)
-        .await
-        .map_err(unavailable)?;
-    let mut subjects: Vec<String> = waiting.iter().map(|item| item.subject.clone()).collect();
+    let waiting = waiting_with_history(user, &[State::PendingApproval], 200).await?;
+    let mut subjects: Vec<String> = waiting.iter().map(|(item, _)| item.subject.clone()).collect();
     subjects.sort();
     subjects.dedup();
-    let orders = store.subjects_operations(&user.tenant, &subjects).await.map_err(unavailable)?;
+    let orders = store().subjects_operations(&user.tenant, &subjects).await.map_err(unavailable)?;
     let actor = Actor::human(&user.name, user.role);
     let mut items = Vec::with_capacity(waiting.len());
-    for item in waiting {
-        let Some(history) = store.operation_history(&user.tenant, &item.op_id).await.map_err(unavailable)?
-        else {
-            continue;
-        };
+    for (item, history) in waiting {
         let snapshot = &history.operation.snapshot;
         let approval_expired_at = history
             .audit
