@@ -22,14 +22,14 @@ use tower_sessions::Session;
 use super::auth::{signed_in, status_of, SignedIn};
 use super::ledger::now;
 use super::state::AppState;
-use super::store::records::{AuditQuery, OperationListItem, OperationQuery};
+use super::store::records::{AttemptRecord, AuditQuery, OperationListItem, OperationQuery};
 use super::store::{Store, StoreError};
 use super::telemetry::cause_chain;
 use super::views::{audit_query, operation_query};
 use crate::api::{AppError, AuditFilter, OperationFilter};
 use crate::domain::{
     audit::{AuditEntry, AuditRecord},
-    ids::TenantId,
+    ids::{OpId, TenantId},
     policy::Section,
 };
 
@@ -298,11 +298,14 @@ async fn operation_lines(
     format: Format,
 ) -> Result<Vec<u8>, StoreError> {
     let ids: Vec<_> = items.iter().map(|item| item.op_id.clone()).collect();
-    let attempts = store.attempts_of(tenant, &ids).await?;
+    let mut attempts: std::collections::HashMap<OpId, Vec<AttemptRecord>> = std::collections::HashMap::new();
+    for (op_id, attempt) in store.attempts_of(tenant, &ids).await? {
+        attempts.entry(op_id).or_default().push(attempt);
+    }
     let mut out = Vec::with_capacity(items.len() * 600);
     let time = |at: chrono::DateTime<chrono::Utc>| at.to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
     for item in items {
-        let own: Vec<_> = attempts.iter().filter(|(id, _)| id == &item.op_id).map(|(_, a)| a).collect();
+        let own = attempts.get(&item.op_id).map_or(&[][..], Vec::as_slice);
         match format {
             Format::JsonLines => {
                 let line = json!({
