@@ -12,7 +12,7 @@ mod support;
 
 use opledger::domain::audit::{AuditEntry, AuditRecord};
 use opledger::domain::{ids::TenantId, policy::Role};
-use opledger::server::accounts::add_user;
+use opledger::server::ledger::Ledger;
 use opledger::server::store::records::AuditQuery;
 use serde_json::json;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -195,7 +195,10 @@ async fn bench(engine: &str, url: &str) {
     let store = opledger::server::store::connect(url).await.unwrap();
     store.migrate().await.unwrap();
     let tenant = TenantId::parse("bench").unwrap();
-    add_user(store.as_ref(), &tenant, "bench.auditor", Role::Auditor, PASSWORD, "bench").await.unwrap();
+    Ledger::new(store.clone())
+        .add_user(&tenant, "bench.auditor", Role::Auditor, PASSWORD, "bench")
+        .await
+        .unwrap();
     let newest = AuditQuery { limit: 1, ..AuditQuery::default() };
     for target in [100_000u64, 1_000_000] {
         let last = store.list_audit(&tenant, &newest).await.unwrap().pop();

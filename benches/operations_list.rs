@@ -10,8 +10,8 @@
 mod support;
 
 use opledger::domain::{ids::TenantId, policy::Role};
-use opledger::server::accounts::add_user;
-use opledger::server::startup::{Application, Settings};
+use opledger::server::app::startup::{Application, Settings};
+use opledger::server::ledger::Ledger;
 use opledger::server::store::records::OperationQuery;
 use opledger::server::store::Store;
 use std::time::{Duration, Instant};
@@ -77,9 +77,12 @@ fn ms(duration: Duration) -> String {
 async fn bench(engine: &str, url: &str) {
     let settings = Settings::new(url, "127.0.0.1:0".parse().unwrap());
     let application = Application::build(settings).await.expect("the application starts");
-    let store = application.ledger().store().clone();
+    let store = opledger::server::store::connect(url).await.unwrap();
     let tenant = TenantId::parse("bench").unwrap();
-    add_user(store.as_ref(), &tenant, "bench.support", Role::Support, PASSWORD, "bench").await.unwrap();
+    Ledger::new(store.clone())
+        .add_user(&tenant, "bench.support", Role::Support, PASSWORD, "bench")
+        .await
+        .unwrap();
     let filled = Instant::now();
     fill(engine, url).await;
     eprintln!("{engine}: filled {OPERATIONS} operations in {:.1} s", filled.elapsed().as_secs_f64());

@@ -28,6 +28,9 @@ if ! postgres_ready; then
   echo "warning: no PostgreSQL at $postgres_url: its tests will print SKIPPED and pass" >&2
 fi
 
+step "Direction of dependencies in src/ (no import circles, no room using a room above it)"
+python3 scripts/check_layers.py
+
 step "Unit, property and integration tests (SQLite and PostgreSQL)"
 cargo test --locked --features ssr
 

@@ -9,8 +9,9 @@ use leptos_router::{
     path, SsrMode,
 };
 
-use crate::api::who_am_i;
-use crate::ui::layout::Layout;
+use crate::console::shell::who_am_i;
+use crate::ui::components::layout::Layout;
+use crate::ui::components::widgets::ViewerResource;
 use crate::ui::pages::{
     admin::Admin,
     approvals::Approvals,
@@ -25,7 +26,6 @@ use crate::ui::pages::{
     reconcile::Reconcile,
     NotFound,
 };
-use crate::ui::widgets::ViewerResource;
 
 /// The document around the app, rendered on the server.
 pub fn shell(options: LeptosOptions) -> impl IntoView {

@@ -4,12 +4,14 @@
 //!
 //! Three zones:
 //! - [`domain`]: pure types and rules, compiled for the server and the browser;
-//! - [`api`] (server functions) and [`ui`] (pages and components), also on both sides, with
-//!   [`app`] holding the route table;
-//! - `server` (only with the `ssr` feature): configuration, startup, the store and HTTP handlers.
+//! - [`console`] (one slice per page: its data, server functions and the server part that builds
+//!   them) and [`ui`] (pages and components), also on both sides, with [`app`] holding the route
+//!   table;
+//! - `server` (only with the `ssr` feature): the store, providers, the ledger service, HTTP, and
+//!   the application's wiring.
 
-pub mod api;
 pub mod app;
+pub mod console;
 pub mod domain;
 #[cfg(feature = "ssr")]
 pub mod server;

@@ -5,9 +5,9 @@ use std::process::ExitCode;
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let cli = opledger::server::cli::Cli::parse();
+    let cli = opledger::server::app::cli::Cli::parse();
     opledger::server::telemetry::init(cli.log_format);
-    match opledger::server::cli::run(cli).await {
+    match opledger::server::app::cli::run(cli).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {error:#}");

@@ -10,6 +10,7 @@ pub mod failure;
 pub mod ids;
 pub mod machine;
 pub mod money;
+pub mod operation;
 pub mod params;
 pub mod policy;
 pub mod rollup;

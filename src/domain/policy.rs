@@ -161,6 +161,13 @@ pub struct ApprovalRule {
 }
 
 impl ApprovalRule {
+    /// The rule in words: `refund operations at stripe from TWD 1,000.00 up need a manager's approval`.
+    pub fn sentence(&self) -> String {
+        let at = self.provider.as_deref().map(|p| format!(" at {p}")).unwrap_or_default();
+        let from = self.threshold.map(|t| format!(" from {t} up")).unwrap_or_default();
+        format!("{} operations{at}{from} need a manager's approval", self.kind)
+    }
+
     pub fn applies_to(&self, kind: &str, provider: &str, amount: Option<Money>) -> bool {
         if self.kind != kind || self.provider.as_deref().is_some_and(|p| p != provider) {
             return false;

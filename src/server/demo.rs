@@ -7,27 +7,23 @@
 //! a result is unknown, refunds waiting for a manager (one asked for by the manager herself) and
 //! one denied, three refunds whose answers were lost (for a bulk lookup), and after-sale orders whose
 //! pickup failed, one of them compensated by cancelling its ticket (a cancellation whose first
-//! answer is lost). `serve --demo` runs it through the mounted sandbox; `opledger demo` through a
-//! sandbox of its own, with a progress bar.
+//! answer is lost). `serve --demo` runs it through the mounted sandbox; `opledger demo` (in
+//! `app::cli`) through a sandbox of its own, with a progress bar.
 
 use serde_json::json;
-use std::sync::Arc;
 
-use super::accounts::{add_user, AccountError};
-use super::catalogue::{find_order, refund_params};
-use super::connectors::{ServicesConnector, StripeConnector};
-use super::executor::{Executor, RetryPolicy};
+use super::clock::now;
+use super::ledger::accounts::AccountError;
+use super::ledger::executor::Executor;
+use super::ledger::reconciler::Reconciler;
 use super::ledger::{Ledger, LedgerError, RegisterRequest, DEFAULT_KEY_RETENTION};
-use super::reconciler::Reconciler;
-use super::sandbox::{Fault, FaultKind, Sandbox, SandboxConfig};
+use super::providers::catalogue::{find_order, refund_params};
+use super::sandbox::{Fault, FaultKind, Sandbox};
 use super::store::records::ApprovalRuleRecord;
-use super::store::records::AttemptReport;
-use super::store::Store;
-use super::tokens::create_token;
 use crate::domain::{
-    audit::AuditEntry,
     ids::{Actor, OpId, TenantId},
     machine::Command,
+    operation::AttemptReport,
     params::CanonicalParams,
     policy::{ApprovalRule, Role},
 };
@@ -45,9 +41,9 @@ pub const DEMO_USERS: [(&str, Role); 4] = [
 pub const DEMO_PASSWORD: &str = "opledger-demo";
 
 /// Adds the demo users that do not exist yet.
-pub async fn add_demo_users(store: &dyn Store, tenant: &TenantId) -> Result<(), LedgerError> {
+pub async fn add_demo_users(ledger: &Ledger, tenant: &TenantId) -> Result<(), LedgerError> {
     for (name, role) in DEMO_USERS {
-        match add_user(store, tenant, name, role, DEMO_PASSWORD, "demo").await {
+        match ledger.add_user(tenant, name, role, DEMO_PASSWORD, "demo").await {
             Ok(()) | Err(AccountError::NameTaken(_)) => {}
             Err(AccountError::Store(error)) => return Err(error.into()),
             Err(other) => return Err(LedgerError::Invalid(other.to_string())),
@@ -99,19 +95,17 @@ fn refund_request(
 pub const SEED_STEPS: u64 = 17;
 
 /// Refunds of TWD 1,000.00 or more need a manager in the demo, so that some wait for approval.
-async fn add_demo_approval_rule(store: &dyn Store, tenant: &TenantId) -> Result<(), LedgerError> {
+async fn add_demo_approval_rule(ledger: &Ledger, tenant: &TenantId) -> Result<(), LedgerError> {
     let twd = crate::domain::money::Currency::parse("TWD").expect("TWD is a currency");
     let rule = ApprovalRule {
         kind: "refund".into(),
         provider: Some("stripe".into()),
         threshold: Some(crate::domain::money::Money::new(100_000, twd)),
     };
-    let at = super::ledger::now();
-    let evidence = json!({"id": "demo-refunds", "rule": super::actions::rule_sentence(&rule)});
-    let audit = AuditEntry::action(at, tenant.as_str(), "demo", "system", "add_approval_rule", evidence);
+    let summary = rule.sentence();
     let record =
-        ApprovalRuleRecord { id: "demo-refunds".into(), rule, created_by: "demo".into(), created_at: at };
-    Ok(store.add_approval_rule(tenant, record, audit).await?)
+        ApprovalRuleRecord { id: "demo-refunds".into(), rule, created_by: "demo".into(), created_at: now() };
+    Ok(ledger.add_approval_rule(tenant, &Actor::system("demo"), record, &summary).await?)
 }
 
 /// Seeds the demo tenant once (the users are made on every run); does nothing more when it
@@ -125,14 +119,14 @@ pub async fn seed(
     let ledger = executor.ledger().clone();
     let tenant = TenantId::parse(DEMO_TENANT).map_err(|e| LedgerError::Invalid(e.to_string()))?;
     progress("console users");
-    add_demo_users(ledger.store().as_ref(), &tenant).await?;
+    add_demo_users(&ledger, &tenant).await?;
     let marker = OpId::parse("refund-A1042-li_1").map_err(|e| LedgerError::Invalid(e.to_string()))?;
-    if ledger.store().load_operation(&tenant, &marker).await?.is_some() {
+    if ledger.reads().load_operation(&tenant, &marker).await?.is_some() {
         tracing::info!("demo data already present");
         return Ok(None);
     }
     progress("API token");
-    let token = create_token(ledger.store().as_ref(), &tenant, "demo-agent", "demo").await?;
+    let token = ledger.create_token(&tenant, "demo-agent", "demo").await?;
     let agent = Actor::agent("demo-agent");
 
     progress("a sender that stopped, found only after its key expired");
@@ -192,7 +186,7 @@ pub async fn seed(
     ledger.execute(&tenant, &unknown, stop, &agent, AttemptReport::default()).await?;
 
     progress("refunds that need a manager, one of them denied, one asked for by a manager");
-    add_demo_approval_rule(ledger.store().as_ref(), &tenant).await?;
+    add_demo_approval_rule(&ledger, &tenant).await?;
     ledger.register(&tenant, &agent, refund_request("1060", "li_1", None)?).await?;
     let denied = refund_request("1060", "li_2", None)?;
     let denied_id = denied.op_id.clone();
@@ -229,52 +223,6 @@ pub async fn seed(
     }
     tracing::info!("demo data seeded");
     Ok(Some(token))
-}
-
-/// `opledger demo`: seeds the demo tenant in the database at `database_url` through a sandbox
-/// provider of its own (on a free local port, gone when the command ends), showing a progress
-/// bar, then prints how to sign in.
-pub async fn run_standalone(database_url: &str) -> anyhow::Result<()> {
-    use anyhow::Context;
-    let store = super::store::connect(database_url).await.context("could not open the database")?;
-    store.migrate().await.context("could not apply the migrations")?;
-    let config = SandboxConfig::default();
-    let secret = config.secret_key.clone();
-    let sandbox = Sandbox::seeded(config);
-    let listener =
-        tokio::net::TcpListener::bind("127.0.0.1:0").await.context("could not start the sandbox")?;
-    let base_url = format!("http://{}", listener.local_addr()?);
-    let router = sandbox.router();
-    tokio::spawn(async move { axum::serve(listener, router).await });
-    let timeout = std::time::Duration::from_secs(2);
-    let executor = Executor::new(Ledger::new(store), RetryPolicy::default())
-        .with_connector("stripe", Arc::new(StripeConnector::new(&base_url, &secret, timeout)))
-        .with_connector("sandbox", Arc::new(ServicesConnector::new(&base_url, &secret, timeout)));
-    let bar = indicatif::ProgressBar::new(SEED_STEPS).with_style(
-        indicatif::ProgressStyle::with_template("{bar:32.cyan/blue} {pos:>2}/{len} {wide_msg}")
-            .expect("a valid template"),
-    );
-    let token = seed(executor, sandbox, &|step: &str| {
-        bar.inc(1);
-        bar.set_message(step.to_owned());
-    })
-    .await
-    .context("the demo traffic failed")?;
-    bar.finish_and_clear();
-    match token {
-        Some(token) => println!("Seeded tenant {DEMO_TENANT}. API token of demo-agent (shown once): {token}"),
-        None => println!("Tenant {DEMO_TENANT} already has its demo operations; users checked."),
-    }
-    println!("Sign in with the password {DEMO_PASSWORD} as:");
-    for (name, role) in DEMO_USERS {
-        println!("  {name:<14} {}", role.as_str());
-    }
-    println!(
-        "Then run `opledger serve --sandbox` on the same database. This command's sandbox is gone, so the\n\
-         reconciler settles the unknown results against a fresh one (a lookup finds nothing; a re-send\n\
-         with the same key does it once there)."
-    );
-    Ok(())
 }
 
 fn service_request(
@@ -314,12 +262,12 @@ async fn seed_failed_pickup(
         service_request(&ticket_op, "create_aftersale", order, json!({"order": order, "line_item": item}))?;
     let ticket_id = request.op_id.clone();
     ledger.register(tenant, &agent, request).await?;
-    executor.run(tenant, &ticket_id).await?;
-    let ticket = ledger
-        .store()
-        .operation_history(tenant, &ticket_id)
+    let ticket = executor
+        .run(tenant, &ticket_id)
         .await?
-        .and_then(|history| history.external_refs.last().map(|r| r.external_id.clone()))
+        .external_refs
+        .last()
+        .map(|r| r.external_id.clone())
         .ok_or_else(|| LedgerError::Invalid(format!("{ticket_op} created no ticket")))?;
     let pickup_op = format!("pickup-{order}-{item}-2026-12-02");
     sandbox.inject(Fault { pattern: pickup_op.clone(), fault: FaultKind::BusinessReject, times: 1, ms: 0 });

@@ -1,26 +1,16 @@
-//! Everything that runs only on the server: the command line, telemetry, startup and routing, the
-//! shared state of request handlers, and the durable store.
+//! Everything that runs only on the server, arranged by role, with dependencies running one way:
+//! [`store`] and [`providers`] know only the domain; [`ledger`] (the one service every audited
+//! write passes through, with the executor and the reconciler) builds on them; [`http`] (sessions,
+//! the shared request state, the agents' API) and [`demo`] build on the ledger; the console's
+//! server functions (in `crate::console`) build on those; [`app`] wires everything together.
+//! [`clock`] and [`telemetry`] are leaves that anything may use.
 
-pub mod accounts;
-pub mod actions;
-pub mod auth;
-pub mod catalogue;
-pub mod cli;
-pub mod connectors;
+pub mod app;
+pub mod clock;
 pub mod demo;
-pub mod executor;
-pub mod export;
-pub mod health;
+pub mod http;
 pub mod ledger;
-pub mod ledger_api;
-pub mod live;
-pub mod reconciler;
+pub mod providers;
 pub mod sandbox;
-pub mod startup;
-pub mod state;
 pub mod store;
 pub mod telemetry;
-pub mod tokens;
-pub mod tools;
-pub mod views;
-pub mod workflows;

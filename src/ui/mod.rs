@@ -1,6 +1,5 @@
 //! Pages and components of the review console, rendered on the server and hydrated in the browser.
+//! Pages import components and the console's slices, never each other.
 
-pub mod actions;
-pub mod layout;
+pub mod components;
 pub mod pages;
-pub mod widgets;

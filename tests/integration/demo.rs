@@ -6,9 +6,9 @@ use opledger::domain::{
     machine::State,
 };
 use opledger::server::{
-    connectors::StripeConnector,
-    executor::{Executor, RetryPolicy},
-    reconciler::Reconciler,
+    ledger::executor::{Executor, RetryPolicy},
+    ledger::reconciler::Reconciler,
+    providers::StripeConnector,
 };
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -19,7 +19,7 @@ fn op(id: &str) -> OpId {
 
 async fn state_of(app: &crate::support::TestApp, id: &str) -> Option<State> {
     let demo = TenantId::parse("demo").unwrap();
-    app.ledger.store().load_operation(&demo, &op(id)).await.unwrap().map(|o| o.snapshot.state)
+    app.ledger.reads().load_operation(&demo, &op(id)).await.unwrap().map(|o| o.snapshot.state)
 }
 
 #[tokio::test]
@@ -57,16 +57,16 @@ async fn the_demo_shows_every_state_and_the_reconciler_settles_it() {
         assert_eq!(state_of(&app, id).await, Some(state), "{id}");
     }
     let demo = TenantId::parse("demo").unwrap();
-    let stopped = app.ledger.store().load_operation(&demo, &op("refund-1043-li_1")).await.unwrap().unwrap();
+    let stopped = app.ledger.reads().load_operation(&demo, &op("refund-1043-li_1")).await.unwrap().unwrap();
     assert!(stopped.snapshot.cancel_requested, "a stop was recorded while the result is unknown");
     let expired =
-        app.ledger.store().operation_history(&demo, &op("refund-1060-li_3")).await.unwrap().unwrap();
+        app.ledger.reads().operation_history(&demo, &op("refund-1060-li_3")).await.unwrap().unwrap();
     assert!(
         expired.audit.iter().any(|a| a.entry.reason.as_deref().is_some_and(|r| r.contains("key"))),
         "the review says the key expired: {:?}",
         expired.audit.iter().map(|a| &a.entry.reason).collect::<Vec<_>>()
     );
-    assert_eq!(app.ledger.store().conflicts_of(&demo, &op("refund-A1042-li_1")).await.unwrap().len(), 1);
+    assert_eq!(app.ledger.reads().conflicts_of(&demo, &op("refund-A1042-li_1")).await.unwrap().len(), 1);
 
     let connector = StripeConnector::new(&app.url("/sandbox"), "sk_test_sandbox", Duration::from_secs(5));
     let executor = Executor::new(app.ledger.clone(), RetryPolicy::default())

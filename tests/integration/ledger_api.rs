@@ -2,12 +2,12 @@
 //! outcomes, cancellation, tenant isolation, concurrency, and the audit chain.
 
 use futures::future::join_all;
+use opledger::domain::operation::AttemptReport;
 use opledger::domain::{
     audit::verify_chain,
     ids::{Actor, OpId, TenantId},
     machine::Command,
 };
-use opledger::server::store::records::AttemptReport;
 use serde_json::{json, Value};
 
 use crate::support::refund_1043;
@@ -47,7 +47,7 @@ crate::engine_tests! {
         let (_, stored) = app.get_json(&format!("/api/v1/operations/{OP}")).await;
         assert_eq!(stored["amount"]["minor"], 10000, "the stored operation is never overwritten");
         assert_eq!(stored["version"], 1);
-        let conflicts = app.ledger.store().conflicts_of(&acme(), &OpId::parse(OP).unwrap()).await.unwrap();
+        let conflicts = app.ledger.reads().conflicts_of(&acme(), &OpId::parse(OP).unwrap()).await.unwrap();
         assert_eq!(conflicts.len(), 1, "the refused request is kept for review");
         assert_eq!(conflicts[0].requested_params["amount"]["minor"], 20000);
         assert_eq!(conflicts[0].requested_by, "agent-7");
@@ -97,7 +97,7 @@ crate::engine_tests! {
         let found = answers.iter().filter(|(status, _)| *status == 200).count();
         assert_eq!((created, found), (1, 49), "{answers:?}");
         assert!(answers.iter().all(|(_, op)| op["op_id"] == OP && op["fingerprint"] == answers[0].1["fingerprint"]));
-        let chain = app.ledger.store().audit_chain(&acme()).await.unwrap();
+        let chain = app.ledger.reads().audit_chain(&acme()).await.unwrap();
         assert_eq!(chain.iter().filter(|r| r.entry.action == "register").count(), 1);
     }
 
@@ -230,7 +230,7 @@ crate::engine_tests! {
         app.register(&refund_1043(1)).await;
         app.begin_attempt(OP).await;
         app.report(OP, 1, &json!({"outcome": "timeout"})).await;
-        let chain = app.ledger.store().audit_chain(&acme()).await.unwrap();
+        let chain = app.ledger.reads().audit_chain(&acme()).await.unwrap();
         let actions: Vec<&str> = chain.iter().map(|r| r.entry.action.as_str()).collect();
         assert_eq!(actions, ["create_api_token", "register", "refuse_conflict", "begin_attempt", "record_outcome"]);
         assert_eq!(verify_chain(&chain), Ok(5));
@@ -239,7 +239,7 @@ crate::engine_tests! {
         assert_eq!(operation["audit"][3]["to_state"], "unknown");
 
         app.tamper("update audit_events set reason = 'nothing to see' where tenant = 'acme' and seq = 3").await;
-        let tampered = app.ledger.store().audit_chain(&acme()).await.unwrap();
+        let tampered = app.ledger.reads().audit_chain(&acme()).await.unwrap();
         let broken = verify_chain(&tampered).unwrap_err();
         assert_eq!(broken.seq, 3);
     }
@@ -272,9 +272,7 @@ async fn the_openapi_document_describes_every_route() {
 async fn a_revoked_token_is_refused() {
     let Some(app) = crate::support::TestApp::spawn(crate::support::Engine::Sqlite).await else { return };
     assert_eq!(app.register(&refund_1043(38000)).await.0, 201);
-    opledger::server::tokens::revoke_token(app.ledger.store().as_ref(), &acme(), "agent-7", "test")
-        .await
-        .unwrap();
+    app.ledger.revoke_token(&acme(), "agent-7", "test").await.unwrap();
     let (status, answer) = app.get_json(&format!("/api/v1/operations/{OP}")).await;
     assert_eq!((status, answer["error"]["code"].as_str()), (401, Some("unauthorized")));
 }

@@ -282,7 +282,7 @@ crate::engine_tests! {
     }
 
     instances_on_one_database_share_sessions(app) {
-        use opledger::server::startup::{Application, Settings};
+        use opledger::server::app::startup::{Application, Settings};
         let console = app.signed_in("sam", Role::Support).await;
         let settings = Settings::new(app.database.url(), "127.0.0.1:0".parse().unwrap());
         let second = Application::build(settings).await.expect("a second instance starts");

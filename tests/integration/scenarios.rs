@@ -1,11 +1,11 @@
 //! The source articles' scenarios, end to end through the executor, the Stripe connector, the
 //! sandbox provider and the reconciler, on both engines: a timeout never turns into a double refund.
 
+use opledger::domain::operation::AttemptReport;
 use opledger::domain::{
     ids::{Actor, OpId, TenantId},
     machine::{Command, State},
 };
-use opledger::server::store::records::AttemptReport;
 use serde_json::json;
 
 use crate::support::{refund_1043, ProviderHarness};
@@ -26,7 +26,7 @@ crate::engine_tests! {
         provider.fault(json!({"match": OP, "fault": "drop_response", "ms": 10000})).await;
         app.register(&refund_1043(38000)).await;
         let after = provider.executor.run(&acme(), &op()).await.unwrap();
-        assert_eq!(after.snapshot.state, State::Unknown, "no answer is not a failure");
+        assert_eq!(after.operation.snapshot.state, State::Unknown, "no answer is not a failure");
         let (status, again) = app.register(&refund_1043(38000)).await;
         assert_eq!((status, again["message"].as_str()), (200, Some("Result unknown; do not send again; it is being checked.")));
 
@@ -63,7 +63,7 @@ crate::engine_tests! {
         provider.fault(json!({"match": OP, "fault": "error_500_before"})).await;
         app.register(&refund_1043(38000)).await;
         let after = provider.executor.run(&acme(), &op()).await.unwrap();
-        assert_eq!(after.snapshot.state, State::Unknown);
+        assert_eq!(after.operation.snapshot.state, State::Unknown);
         provider.reconciler.reconcile_once().await.unwrap();
         let (_, operation) = app.get_json(&format!("/api/v1/operations/{OP}")).await;
         assert_eq!(operation["state"], "needs_review");
@@ -93,8 +93,8 @@ crate::engine_tests! {
         provider.fault(json!({"match": OP, "fault": "rate_limit"})).await;
         app.register(&refund_1043(38000)).await;
         let after = provider.executor.run(&acme(), &op()).await.unwrap();
-        assert_eq!(after.snapshot.state, State::Succeeded);
-        assert_eq!(after.snapshot.last_attempt.map(|a| a.0), Some(2));
+        assert_eq!(after.operation.snapshot.state, State::Succeeded);
+        assert_eq!(after.operation.snapshot.last_attempt.map(|a| a.0), Some(2));
         assert_eq!(provider.refunds().len(), 1);
         let (_, operation) = app.get_json(&format!("/api/v1/operations/{OP}")).await;
         let attempts = operation["attempts"].as_array().unwrap();
@@ -111,7 +111,7 @@ crate::engine_tests! {
                 "params": {"payment_intent": "pi_A1042", "amount": {"minor": minor, "currency": "CNY"}}, "requested_by": "agent-7"});
             assert_eq!(app.register(&body).await.0, 201);
             let done = provider.executor.run(&acme(), &OpId::parse(op_id).unwrap()).await.unwrap();
-            assert_eq!(done.snapshot.state, State::Succeeded);
+            assert_eq!(done.operation.snapshot.state, State::Succeeded);
         }
         let conflicting = json!({"op_id": "refund-A1042-1", "kind": "refund", "subject": "order:A1042", "provider": "stripe",
             "params": {"payment_intent": "pi_A1042", "amount": {"minor": 20000, "currency": "CNY"}}, "requested_by": "agent-7"});
@@ -162,7 +162,7 @@ mod compensation {
             app.register(&json!({"op_id": "aftersale-1043-li_2", "kind": "create_aftersale", "subject": "order:1043",
                 "provider": "sandbox", "params": {"order": "1043", "line_item": "li_2"}, "requested_by": "agent-7"})).await;
             let ticket = run("aftersale-1043-li_2").await;
-            assert_eq!(ticket.snapshot.state, State::Succeeded);
+            assert_eq!(ticket.operation.snapshot.state, State::Succeeded);
             let (_, created) = app.get_json("/api/v1/operations/aftersale-1043-li_2").await;
             let ticket_id = created["external_refs"][0].as_str().unwrap().rsplit('/').next().unwrap().to_owned();
             assert!(ticket_id.starts_with("as_"), "{ticket_id}");
@@ -170,7 +170,7 @@ mod compensation {
             provider.fault(json!({"match": "pickup-1043-li_2", "fault": "business_reject"})).await;
             app.register(&json!({"op_id": "pickup-1043-li_2", "kind": "schedule_pickup", "subject": "order:1043",
                 "provider": "sandbox", "params": {"ticket": ticket_id, "date": "2026-12-02"}, "requested_by": "agent-7"})).await;
-            assert_eq!(run("pickup-1043-li_2").await.snapshot.state, State::Rejected);
+            assert_eq!(run("pickup-1043-li_2").await.operation.snapshot.state, State::Rejected);
             let (_, order) = app.get_json("/api/v1/subjects/order:1043/operations").await;
             assert_eq!(order["status"], "partial_success");
 
@@ -178,7 +178,7 @@ mod compensation {
             let (status, _) = app.register(&json!({"op_id": "cancel-aftersale-1043-li_2", "kind": "cancel_aftersale", "subject": "order:1043",
                 "provider": "sandbox", "params": {"ticket": ticket_id}, "requested_by": "sam", "compensates": "aftersale-1043-li_2"})).await;
             assert_eq!(status, 201);
-            assert_eq!(run("cancel-aftersale-1043-li_2").await.snapshot.state, State::Unknown, "calling a compensation proves nothing");
+            assert_eq!(run("cancel-aftersale-1043-li_2").await.operation.snapshot.state, State::Unknown, "calling a compensation proves nothing");
             let (_, order) = app.get_json("/api/v1/subjects/order:1043/operations").await;
             assert_eq!(order["status"], "pending_confirmation");
             assert_eq!(order["effects_in_force"], json!(["aftersale-1043-li_2"]), "the ticket still stands until the cancel is confirmed");
@@ -220,6 +220,62 @@ mod leases {
                 assert_eq!(operation["state"], "succeeded");
                 assert_eq!(operation["attempts"].as_array().unwrap().len(), 2, "{op_id}: one silent attempt, one re-send");
             }
+        }
+    }
+}
+
+mod reconcile_command {
+    use super::*;
+
+    /// `opledger reconcile --once` against the provider at `base_url`, on `app`'s database.
+    async fn reconcile_once(database_url: &str, base_url: &str) -> String {
+        let args = [
+            "reconcile",
+            "--once",
+            "--database-url",
+            database_url,
+            "--services-base-url",
+            base_url,
+            "--stripe-secret-key",
+            "sk_test_x",
+            "--settle-after",
+            "0s",
+        ]
+        .map(str::to_owned);
+        let output = tokio::task::spawn_blocking(move || {
+            std::process::Command::new(env!("CARGO_BIN_EXE_opledger")).args(&args).output().unwrap()
+        })
+        .await
+        .unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8(output.stdout).unwrap()
+    }
+
+    crate::engine_tests! {
+        the_reconcile_command_looks_after_sale_tickets_and_pickups_up(app) {
+            let provider = ProviderHarness::start(&app.ledger).await;
+            let mut ticket = String::new();
+            for (op_id, kind) in [("aftersale-1043-li_2", "create_aftersale"), ("pickup-1043-li_2-2026-12-02", "schedule_pickup")] {
+                let params = if kind == "create_aftersale" {
+                    json!({"order": "1043", "line_item": "li_2"})
+                } else {
+                    json!({"ticket": ticket, "date": "2026-12-02", "order": "1043", "line_item": "li_2"})
+                };
+                provider.fault(json!({"match": op_id, "fault": "drop_response", "ms": 10000})).await;
+                app.register(&json!({"op_id": op_id, "kind": kind, "subject": "order:1043",
+                    "provider": "sandbox", "params": params, "requested_by": "agent-7"})).await;
+                let sent = provider.executor.run(&acme(), &OpId::parse(op_id).unwrap()).await.unwrap();
+                assert_eq!(sent.operation.snapshot.state, State::Unknown, "the answer was lost");
+
+                let printed = reconcile_once(app.database.url(), &provider.base_url).await;
+                assert!(printed.contains(&format!("{op_id}\tsucceeded")), "{printed}");
+                let history = app.ledger.reads().operation_history(&acme(), &OpId::parse(op_id).unwrap()).await.unwrap().unwrap();
+                assert_eq!(history.operation.snapshot.state, State::Succeeded, "found by its op id, not escalated");
+                assert_eq!(history.external_refs.len(), 1);
+                ticket = history.external_refs[0].external_id.clone();
+            }
+            let made = provider.sandbox.created_objects().into_iter().filter(|o| o.object_type != "refund").count();
+            assert_eq!(made, 2, "one ticket and one pickup, nothing sent twice");
         }
     }
 }

@@ -1,15 +1,14 @@
 //! Store behaviours that both backends must share, tried directly on the `Store` trait.
 
+use opledger::domain::operation::AttemptReport;
 use opledger::domain::{
     ids::{Actor, OpId, TenantId},
     machine::{decide, Command},
     params::CanonicalParams,
 };
-use opledger::server::ledger::{now, RegisterRequest, Registration, DEFAULT_KEY_RETENTION};
-use opledger::server::store::{
-    records::{AttemptReport, OperationChange},
-    StoreError,
-};
+use opledger::server::clock::now;
+use opledger::server::ledger::{RegisterRequest, Registration, DEFAULT_KEY_RETENTION};
+use opledger::server::store::{records::OperationChange, StoreError};
 use serde_json::json;
 
 fn acme() -> TenantId {
@@ -34,7 +33,7 @@ fn request(op_id: &str, minor: i64) -> RegisterRequest {
 
 crate::engine_tests! {
     sessions_expire_and_are_swept_and_ids_never_collide(app) {
-        let store = app.ledger.store();
+        let store = &app.store;
         let at = now();
         assert!(store.create_session("h1", "{}", at + chrono::Duration::minutes(30)).await.unwrap());
         assert!(!store.create_session("h1", "{\"other\":1}", at + chrono::Duration::minutes(30)).await.unwrap(), "a taken id is refused");
@@ -50,9 +49,10 @@ crate::engine_tests! {
 
     a_change_built_on_a_stale_version_is_refused_and_leaves_no_trace(app) {
         let agent = Actor::agent("agent-7");
-        let Registration::Created(operation) = app.ledger.register(&acme(), &agent, request("op-9", 10000)).await.unwrap() else {
+        let Registration::Created(created) = app.ledger.register(&acme(), &agent, request("op-9", 10000)).await.unwrap() else {
             panic!("expected a new operation")
         };
+        let operation = created.operation;
         let at = now();
         let events = decide(&operation.snapshot, Command::BeginAttempt, &agent, at).unwrap();
         let after = events.iter().fold(operation.snapshot.clone(), |s, e| s.apply(e));
@@ -67,7 +67,7 @@ crate::engine_tests! {
             audit: Vec::new(),
             at,
         };
-        let store = app.ledger.store();
+        let store = &app.store;
         store.apply_change(change(operation.version)).await.unwrap();
         let stale = store.apply_change(change(operation.version)).await;
         assert!(matches!(stale, Err(StoreError::Conflict(_))), "{stale:?}");
@@ -81,8 +81,8 @@ crate::engine_tests! {
         let Registration::Created(created) = app.ledger.register(&acme(), &Actor::agent("agent-7"), request("op-9", 10000)).await.unwrap() else {
             panic!("expected a new operation")
         };
-        let loaded = app.ledger.store().load_operation(&acme(), &created.op_id).await.unwrap().unwrap();
-        assert_eq!(loaded, created);
+        let loaded = app.ledger.reads().load_operation(&acme(), &created.operation.op_id).await.unwrap().unwrap();
+        assert_eq!(loaded, created.operation);
         assert!(loaded.created_at >= before);
         assert_eq!(loaded.created_at.timestamp_subsec_nanos() % 1000, 0);
     }
@@ -94,9 +94,9 @@ crate::engine_tests! {
         assert!(matches!((first, second), (Registration::Created(_), Registration::Created(_))));
         let changed = app.ledger.register(&acme(), &agent, request("refund-A1042-1", 20000)).await.unwrap();
         let Registration::Conflict { stored, diff } = changed else { panic!("expected a conflict") };
-        assert_eq!(stored.params.money("amount").unwrap().minor, 10000);
+        assert_eq!(stored.operation.params.money("amount").unwrap().minor, 10000);
         assert_eq!(diff.len(), 1);
-        let order = app.ledger.store().subject_operations(&acme(), "order:A1042").await.unwrap();
+        let order = app.ledger.reads().subject_operations(&acme(), "order:A1042").await.unwrap();
         assert_eq!(order.len(), 2);
     }
 

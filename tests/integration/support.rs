@@ -2,9 +2,8 @@
 //! `engine_tests!` runs one test body on both engines.
 
 use opledger::domain::ids::TenantId;
+use opledger::server::app::startup::{Application, Settings};
 use opledger::server::ledger::Ledger;
-use opledger::server::startup::{Application, Settings};
-use opledger::server::tokens::create_token;
 use serde_json::Value;
 use std::net::SocketAddr;
 use tempfile::TempDir;
@@ -112,6 +111,8 @@ pub struct TestApp {
     pub client: reqwest::Client,
     pub database: TestDatabase,
     pub ledger: Ledger,
+    /// The same database's store, opened again, for the tests that try the store directly.
+    pub store: std::sync::Arc<dyn opledger::server::store::Store>,
     /// An API token of tenant `acme`.
     pub token: String,
     /// An API token of tenant `globex`, which must never see `acme`'s operations.
@@ -144,14 +145,11 @@ impl TestApp {
         let application = Application::build(settings).await.expect("the application starts");
         let addr = application.local_addr();
         let ledger = application.ledger().clone();
+        let store = opledger::server::store::connect(database.url()).await.expect("the store opens");
         let token =
-            create_token(ledger.store().as_ref(), &TenantId::parse("acme").unwrap(), "agent-7", "test")
-                .await
-                .expect("token");
+            ledger.create_token(&TenantId::parse("acme").unwrap(), "agent-7", "test").await.expect("token");
         let other_token =
-            create_token(ledger.store().as_ref(), &TenantId::parse("globex").unwrap(), "agent-9", "test")
-                .await
-                .expect("token");
+            ledger.create_token(&TenantId::parse("globex").unwrap(), "agent-9", "test").await.expect("token");
         let (shutdown, stopped) = tokio::sync::oneshot::channel::<()>();
         tokio::spawn(application.run_until(async move {
             let _ = stopped.await;
@@ -163,6 +161,7 @@ impl TestApp {
             client,
             database,
             ledger,
+            store,
             token,
             other_token,
             _site_root: site_root,
@@ -335,16 +334,10 @@ impl TestApp {
 
     /// Adds the user `name` with `role` to `tenant` (password [`PASSWORD`]).
     pub async fn add_user(&self, tenant: &str, name: &str, role: opledger::domain::policy::Role) {
-        opledger::server::accounts::add_user(
-            self.ledger.store().as_ref(),
-            &TenantId::parse(tenant).unwrap(),
-            name,
-            role,
-            PASSWORD,
-            "test",
-        )
-        .await
-        .expect("user added");
+        self.ledger
+            .add_user(&TenantId::parse(tenant).unwrap(), name, role, PASSWORD, "test")
+            .await
+            .expect("user added");
     }
 
     /// A console signed in as a new user `name` of tenant `acme` with `role`.
@@ -439,18 +432,18 @@ macro_rules! sandboxed_tests {
 pub struct ProviderHarness {
     pub sandbox: opledger::server::sandbox::Sandbox,
     pub base_url: String,
-    pub executor: opledger::server::executor::Executor,
-    pub reconciler: opledger::server::reconciler::Reconciler,
+    pub executor: opledger::server::ledger::executor::Executor,
+    pub reconciler: opledger::server::ledger::reconciler::Reconciler,
 }
 
 impl ProviderHarness {
     pub async fn start(ledger: &Ledger) -> ProviderHarness {
-        use opledger::server::sandbox::{Sandbox, SandboxConfig};
-        use opledger::server::{
-            connectors::StripeConnector,
+        use opledger::server::ledger::{
             executor::{Executor, RetryPolicy},
             reconciler::Reconciler,
         };
+        use opledger::server::providers::StripeConnector;
+        use opledger::server::sandbox::{Sandbox, SandboxConfig};
         let sandbox =
             Sandbox::seeded(SandboxConfig { secret_key: "sk_test_x".into(), ..SandboxConfig::default() });
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
@@ -464,7 +457,7 @@ impl ProviderHarness {
             max_delay: std::time::Duration::from_millis(50),
             deadline: std::time::Duration::from_secs(10),
         };
-        let services = opledger::server::connectors::ServicesConnector::new(
+        let services = opledger::server::providers::ServicesConnector::new(
             &base_url,
             "sk_test_x",
             std::time::Duration::from_millis(2000),

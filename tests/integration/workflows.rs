@@ -18,12 +18,12 @@ fn acme() -> TenantId {
 
 async fn state_of(app: &TestApp, op_id: &str) -> State {
     let op_id = OpId::parse(op_id).unwrap();
-    app.ledger.store().load_operation(&acme(), &op_id).await.unwrap().unwrap().snapshot.state
+    app.ledger.reads().load_operation(&acme(), &op_id).await.unwrap().unwrap().snapshot.state
 }
 
 async fn audit_actions(app: &TestApp, op_id: &str) -> Vec<(String, String)> {
     let op_id = OpId::parse(op_id).unwrap();
-    let history = app.ledger.store().operation_history(&acme(), &op_id).await.unwrap().unwrap();
+    let history = app.ledger.reads().operation_history(&acme(), &op_id).await.unwrap().unwrap();
     history.audit.into_iter().map(|a| (a.entry.actor, a.entry.action)).collect()
 }
 
@@ -74,7 +74,7 @@ async fn add_refund_rule(app: &TestApp, admin: &Console, provider: &str) {
         .await;
     assert_eq!(status, 200, "{body}");
     assert!(body.contains("refund operations") && body.contains("TWD 1000.00"), "{body}");
-    assert_eq!(app.ledger.store().approval_rules(&acme()).await.unwrap().len(), 1);
+    assert_eq!(app.ledger.reads().approval_rules(&acme()).await.unwrap().len(), 1);
 }
 
 fn big_refund(requested_by: &str, provider: &str) -> Value {
@@ -260,8 +260,8 @@ crate::sandboxed_tests! {
         assert!(body.contains("could not be sent yet"), "no connector for the provider: {body}");
         assert_eq!(state_of(&app, "refund-1043-li_1").await, State::Approved);
         app.tamper("update operations set approval_expires_at_us = 1 where op_id = 'refund-1043-li_1'").await;
-        let executor = opledger::server::executor::Executor::new(app.ledger.clone(), Default::default());
-        let report = opledger::server::reconciler::Reconciler::new(executor, chrono::Duration::zero()).reconcile_once().await.unwrap();
+        let executor = opledger::server::ledger::executor::Executor::new(app.ledger.clone(), Default::default());
+        let report = opledger::server::ledger::reconciler::Reconciler::new(executor, chrono::Duration::zero()).reconcile_once().await.unwrap();
         assert_eq!(report.approvals_expired, [OpId::parse("refund-1043-li_1").unwrap()]);
         assert_eq!(state_of(&app, "refund-1043-li_1").await, State::PendingApproval);
         let html = manager.page("/approvals", 200).await;
@@ -298,7 +298,7 @@ crate::sandboxed_tests! {
         assert!(html.contains("cancel-aftersale-2002-li_1") && html.contains("compensated"), "{html}");
         assert!(!html.contains("Cancel the after-sale ticket"), "a compensated order offers no more compensations");
         let operation = OpId::parse("cancel-aftersale-2002-li_1").unwrap();
-        let history = app.ledger.store().operation_history(&acme(), &operation).await.unwrap().unwrap();
+        let history = app.ledger.reads().operation_history(&acme(), &operation).await.unwrap().unwrap();
         assert_eq!(history.operation.compensates, Some(OpId::parse("aftersale-2002-li_1").unwrap()));
         assert_eq!(history.operation.snapshot.requested_by, "sam");
         let (_, order) = app.get_json("/api/v1/subjects/order:2002/operations").await;
@@ -347,7 +347,7 @@ crate::sandboxed_tests! {
         assert_eq!(state_of(&app, "refund-A1042-li_1").await, State::Unknown, "outside the filter, untouched");
         let html = support.page(&format!("/bulk/{key}"), 200).await.replace("<!>", "");
         assert!(html.contains("Done: 2 of 2") && html.contains("2 confirmed"), "{html}");
-        let starts = app.ledger.store().audit_chain(&acme()).await.unwrap().into_iter().filter(|a| a.entry.action == "start_bulk_query").count();
+        let starts = app.ledger.reads().audit_chain(&acme()).await.unwrap().into_iter().filter(|a| a.entry.action == "start_bulk_query").count();
         assert_eq!(starts, 1, "one run for one form");
         assert_eq!(refunds_at_provider(&app, "refund-1043-li_1").await, 1);
     }

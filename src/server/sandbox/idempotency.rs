@@ -10,8 +10,7 @@ use axum::{
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 
-use super::payments::json_response;
-use super::{stripe_error, FaultKind, Sandbox};
+use super::{json_response, stripe_error, FaultKind, Sandbox};
 
 /// How long a dropped response keeps the caller waiting when the fault sets no `ms`.
 const DEFAULT_DROP_MS: u64 = 120_000;

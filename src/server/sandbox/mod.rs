@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 pub use faults::{Fault, FaultKind};
 
-use super::catalogue::DEMO_ORDERS;
+use super::providers::catalogue::DEMO_ORDERS;
 use idempotency::IdempotentResult;
 use payments::{PaymentIntent, Refund};
 
@@ -125,6 +125,11 @@ impl Sandbox {
             .layer(middleware::from_fn_with_state(self.clone(), require_secret_key))
             .with_state(self.clone())
     }
+}
+
+/// A JSON answer with `status`.
+pub(crate) fn json_response(status: StatusCode, body: Value) -> Response {
+    (status, Json(body)).into_response()
 }
 
 /// A Stripe-shaped error answer.

@@ -4,8 +4,8 @@
 use axum::{
     extract::{Path, Query, State},
     http::{HeaderMap, StatusCode},
-    response::{IntoResponse, Response},
-    Form, Json,
+    response::Response,
+    Form,
 };
 use chrono::{DateTime, Duration, Utc};
 use serde::Deserialize;
@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
 use super::idempotency::idempotent;
-use super::{stripe_error, CreatedObject, Sandbox};
+use super::{json_response, stripe_error, CreatedObject, Sandbox};
 
 #[derive(Debug, Clone)]
 pub(super) struct PaymentIntent {
@@ -48,10 +48,6 @@ impl Refund {
             "created": self.created_at.timestamp(),
         })
     }
-}
-
-pub(super) fn json_response(status: StatusCode, body: Value) -> Response {
-    (status, Json(body)).into_response()
 }
 
 /// Checks a refund request against the payment intent, and creates the refund.

@@ -14,9 +14,9 @@ use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
 
 use super::idempotency::idempotent;
-use super::payments::json_response;
+use super::json_response;
 use super::{stripe_error, CreatedObject, Sandbox};
-use crate::server::catalogue::find_order;
+use crate::server::providers::catalogue::find_order;
 
 #[derive(Debug, Clone)]
 pub(super) struct Ticket {

@@ -1,13 +1,17 @@
-//! The ledger's durable store: a [`Store`] trait named by intent, with one backend per engine
+//! The ledger's durable store: traits named by intent ([`Reads`], the read handle; [`Store`], the
+//! writes only the ledger service makes; [`Sessions`]), with one backend per engine
 //! (SQLite, the embedded default; PostgreSQL, for several instances), chosen by the scheme of the
 //! database URL. All SQL lives below this module; each engine has its own migrations folder with
 //! the same numbering and meaning.
 
-mod console_sql;
 mod postgres;
+mod reads_sql;
 pub mod records;
+mod rows;
+mod sessions_sql;
 mod sql;
 mod sqlite;
+mod writes_sql;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -19,11 +23,11 @@ pub use sqlite::SqliteStore;
 use crate::domain::audit::{AuditEntry, AuditRecord};
 use crate::domain::ids::{OpId, TenantId};
 use crate::domain::machine::State;
+use crate::domain::operation::{AttemptRecord, OperationHistory, OperationRecord};
 use records::{
-    ApiTokenRecord, ApprovalRuleRecord, AttemptRecord, AuditQuery, BulkRunRecord, ConflictRecord,
-    ConflictWithStored, NewApiToken, NewBulkRun, NewConflict, NewOperation, NewUser, OperationChange,
-    OperationHistory, OperationListItem, OperationQuery, OperationRecord, Registered, RequestClaim,
-    StateChange, UserRecord,
+    ApiTokenRecord, ApprovalRuleRecord, AuditQuery, BulkRunRecord, ConflictRecord, ConflictWithStored,
+    NewApiToken, NewBulkRun, NewConflict, NewOperation, NewUser, OperationChange, OperationListItem,
+    OperationQuery, Registered, RequestClaim, StateChange, UserRecord,
 };
 
 /// The database engine behind a store.
@@ -83,53 +87,23 @@ impl From<sqlx::Error> for StoreError {
     }
 }
 
+/// Everything the store can answer without changing anything: the read handle that the console,
+/// the ledger API, exports and start-up get from [`Ledger::reads`](crate::server::ledger::Ledger::reads).
 #[async_trait]
-pub trait Store: ConsoleStore + Send + Sync {
+pub trait Reads: Send + Sync {
     fn backend(&self) -> Backend;
-
-    /// Applies the migrations this build knows and the database has not seen.
-    async fn migrate(&self) -> Result<(), StoreError>;
 
     /// One round trip to the database.
     async fn check_health(&self) -> Result<(), StoreError>;
 
-    /// Stores a new API token (creating its tenant if needed) and audits it.
-    async fn create_api_token(&self, token: NewApiToken, audit: AuditEntry) -> Result<(), StoreError>;
-
-    /// Revokes the tenant's token named `name`, with its audit entry; `NotFound` when there is no
-    /// such unrevoked token.
-    async fn revoke_api_token(
-        &self,
-        tenant: &TenantId,
-        name: &str,
-        audit: AuditEntry,
-    ) -> Result<(), StoreError>;
-
     /// The unrevoked token whose secret hashes to `secret_hash`.
     async fn find_api_token(&self, secret_hash: &str) -> Result<Option<ApiTokenRecord>, StoreError>;
-
-    /// Records a new operation with its audit entry, or returns the one already recorded under its
-    /// op id, untouched. Of any number of concurrent registrations of one op id, exactly one
-    /// creates it.
-    async fn register_operation(
-        &self,
-        new: NewOperation,
-        audit: AuditEntry,
-    ) -> Result<Registered, StoreError>;
-
-    /// Keeps a refused conflicting request for review, with its audit entry.
-    async fn record_conflict(&self, conflict: NewConflict, audit: AuditEntry) -> Result<(), StoreError>;
 
     async fn load_operation(
         &self,
         tenant: &TenantId,
         op_id: &OpId,
     ) -> Result<Option<OperationRecord>, StoreError>;
-
-    /// Commits a decided change: the events, the new projection (operation, attempts, external
-    /// references, approvals) and the audit entries, in one transaction. Refused with
-    /// [`StoreError::Conflict`] when the operation is no longer at `expected_version`.
-    async fn apply_change(&self, change: OperationChange) -> Result<OperationRecord, StoreError>;
 
     /// An operation with its attempts, external references and audit trail.
     async fn operation_history(
@@ -148,57 +122,13 @@ pub trait Store: ConsoleStore + Send + Sync {
     /// The refused conflicting requests for one op id, oldest first.
     async fn conflicts_of(&self, tenant: &TenantId, op_id: &OpId) -> Result<Vec<ConflictRecord>, StoreError>;
 
-    /// Claims up to `limit` operations that are `submitted` or `unknown` and unchanged since
-    /// `settled_before`, oldest first, and leases them until `lease_until` so that no other
-    /// reconciler takes them meanwhile (`for update skip locked` on PostgreSQL).
-    async fn lease_due_for_reconcile(
-        &self,
-        settled_before: DateTime<Utc>,
-        now: DateTime<Utc>,
-        lease_until: DateTime<Utc>,
-        limit: u32,
-    ) -> Result<Vec<(TenantId, OpId)>, StoreError>;
-
     /// A tenant's whole audit chain in order.
     async fn audit_chain(&self, tenant: &TenantId) -> Result<Vec<AuditRecord>, StoreError>;
-}
-
-/// What the console needs besides the ledger: users, sessions and the reads behind its pages.
-/// Every [`Store`] is one.
-#[async_trait]
-pub trait ConsoleStore: Send + Sync {
-    /// Stores a console user (creating its tenant if needed) with its audit entry; `Conflict`
-    /// when the name is taken.
-    async fn create_user(&self, user: NewUser, audit: AuditEntry) -> Result<(), StoreError>;
 
     /// The user who signs in as `name`, in any tenant.
     async fn find_user(&self, name: &str) -> Result<Option<UserRecord>, StoreError>;
 
     async fn tenant_users(&self, tenant: &TenantId) -> Result<Vec<UserRecord>, StoreError>;
-
-    /// Stores a new session; `false` when a session with this id hash exists already.
-    async fn create_session(
-        &self,
-        id_hash: &str,
-        data: &str,
-        expires_at: DateTime<Utc>,
-    ) -> Result<bool, StoreError>;
-
-    /// Creates or replaces a session.
-    async fn save_session(
-        &self,
-        id_hash: &str,
-        data: &str,
-        expires_at: DateTime<Utc>,
-    ) -> Result<(), StoreError>;
-
-    /// A session's data, unless it has expired by `now`.
-    async fn load_session(&self, id_hash: &str, now: DateTime<Utc>) -> Result<Option<String>, StoreError>;
-
-    async fn delete_session(&self, id_hash: &str) -> Result<(), StoreError>;
-
-    /// Removes the sessions that expired by `now`; returns how many.
-    async fn delete_expired_sessions(&self, now: DateTime<Utc>) -> Result<u64, StoreError>;
 
     /// One page of the operations list (see [`OperationQuery`]).
     async fn list_operations(
@@ -258,10 +188,6 @@ pub trait ConsoleStore: Send + Sync {
         limit: u32,
     ) -> Result<Vec<ConflictWithStored>, StoreError>;
 
-    /// Appends one audit entry to the tenant's chain (an action that changes no operation, such
-    /// as an export); returns it in its place.
-    async fn record_audit(&self, tenant: &TenantId, entry: AuditEntry) -> Result<AuditRecord, StoreError>;
-
     /// One page of the tenant's audit events (see [`AuditQuery`]).
     async fn list_audit(&self, tenant: &TenantId, query: &AuditQuery)
         -> Result<Vec<AuditRecord>, StoreError>;
@@ -275,6 +201,80 @@ pub trait ConsoleStore: Send + Sync {
 
     /// The tenant's approval policy, oldest rule first.
     async fn approval_rules(&self, tenant: &TenantId) -> Result<Vec<ApprovalRuleRecord>, StoreError>;
+
+    /// Up to `limit` approved operations, of any tenant, whose approval expired by `now`.
+    async fn approvals_expired(
+        &self,
+        now: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<(TenantId, OpId)>, StoreError>;
+
+    /// The answer to `requested_by`'s console request with this key, once it has one.
+    async fn request_answer(
+        &self,
+        tenant: &TenantId,
+        key: &str,
+        requested_by: &str,
+    ) -> Result<Option<String>, StoreError>;
+
+    async fn bulk_run(&self, tenant: &TenantId, id: &str) -> Result<Option<BulkRunRecord>, StoreError>;
+}
+
+/// The writes. Only the ledger service holds a `Store` (start-up hands it over after migrating),
+/// so every audited change passes through it.
+#[async_trait]
+pub trait Store: Reads + Sessions {
+    /// Applies the migrations this build knows and the database has not seen.
+    async fn migrate(&self) -> Result<(), StoreError>;
+
+    /// Stores a new API token (creating its tenant if needed) and audits it.
+    async fn create_api_token(&self, token: NewApiToken, audit: AuditEntry) -> Result<(), StoreError>;
+
+    /// Revokes the tenant's token named `name`, with its audit entry; `NotFound` when there is no
+    /// such unrevoked token.
+    async fn revoke_api_token(
+        &self,
+        tenant: &TenantId,
+        name: &str,
+        audit: AuditEntry,
+    ) -> Result<(), StoreError>;
+
+    /// Records a new operation with its audit entry, or returns the one already recorded under its
+    /// op id, untouched. Of any number of concurrent registrations of one op id, exactly one
+    /// creates it.
+    async fn register_operation(
+        &self,
+        new: NewOperation,
+        audit: AuditEntry,
+    ) -> Result<Registered, StoreError>;
+
+    /// Keeps a refused conflicting request for review, with its audit entry.
+    async fn record_conflict(&self, conflict: NewConflict, audit: AuditEntry) -> Result<(), StoreError>;
+
+    /// Commits a decided change: the events, the new projection (operation, attempts, external
+    /// references, approvals) and the audit entries, in one transaction, and returns the
+    /// operation's history as that transaction committed it. Refused with
+    /// [`StoreError::Conflict`] when the operation is no longer at `expected_version`.
+    async fn apply_change(&self, change: OperationChange) -> Result<OperationHistory, StoreError>;
+
+    /// Claims up to `limit` operations that are `submitted` or `unknown` and unchanged since
+    /// `settled_before`, oldest first, and leases them until `lease_until` so that no other
+    /// reconciler takes them meanwhile (`for update skip locked` on PostgreSQL).
+    async fn lease_due_for_reconcile(
+        &self,
+        settled_before: DateTime<Utc>,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<(TenantId, OpId)>, StoreError>;
+
+    /// Stores a console user (creating its tenant if needed) with its audit entry; `Conflict`
+    /// when the name is taken.
+    async fn create_user(&self, user: NewUser, audit: AuditEntry) -> Result<(), StoreError>;
+
+    /// Appends one audit entry to the tenant's chain (an action that changes no operation, such
+    /// as an export); returns it in its place.
+    async fn record_audit(&self, tenant: &TenantId, entry: AuditEntry) -> Result<AuditRecord, StoreError>;
 
     /// Adds a rule to the tenant's approval policy, with its audit entry.
     async fn add_approval_rule(
@@ -292,13 +292,6 @@ pub trait ConsoleStore: Send + Sync {
         id: &str,
         audit: AuditEntry,
     ) -> Result<(), StoreError>;
-
-    /// Up to `limit` approved operations, of any tenant, whose approval expired by `now`.
-    async fn approvals_expired(
-        &self,
-        now: DateTime<Utc>,
-        limit: u32,
-    ) -> Result<Vec<(TenantId, OpId)>, StoreError>;
 
     /// Claims the idempotency key of a console request (`request` describes what it asks), or
     /// says what became of the request that claimed it first. A claim left unanswered for five
@@ -321,19 +314,9 @@ pub trait ConsoleStore: Send + Sync {
         answer: Option<&str>,
     ) -> Result<(), StoreError>;
 
-    /// The answer to `requested_by`'s console request with this key, once it has one.
-    async fn request_answer(
-        &self,
-        tenant: &TenantId,
-        key: &str,
-        requested_by: &str,
-    ) -> Result<Option<String>, StoreError>;
-
     /// Records a bulk action and its items, with its audit entry; `false` (and nothing changed)
     /// when a run with this id exists already.
     async fn create_bulk_run(&self, run: NewBulkRun, audit: AuditEntry) -> Result<bool, StoreError>;
-
-    async fn bulk_run(&self, tenant: &TenantId, id: &str) -> Result<Option<BulkRunRecord>, StoreError>;
 
     /// Records the result of one item of a bulk action.
     async fn record_bulk_item(
@@ -348,6 +331,35 @@ pub trait ConsoleStore: Send + Sync {
     /// Marks a bulk action as done.
     async fn finish_bulk_run(&self, tenant: &TenantId, id: &str, at: DateTime<Utc>)
         -> Result<(), StoreError>;
+}
+
+/// The console's sessions: rows that change on every request and are not part of the ledger (no
+/// audit), kept in the same database so that every instance shares them.
+#[async_trait]
+pub trait Sessions: Send + Sync {
+    /// Stores a new session; `false` when a session with this id hash exists already.
+    async fn create_session(
+        &self,
+        id_hash: &str,
+        data: &str,
+        expires_at: DateTime<Utc>,
+    ) -> Result<bool, StoreError>;
+
+    /// Creates or replaces a session.
+    async fn save_session(
+        &self,
+        id_hash: &str,
+        data: &str,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), StoreError>;
+
+    /// A session's data, unless it has expired by `now`.
+    async fn load_session(&self, id_hash: &str, now: DateTime<Utc>) -> Result<Option<String>, StoreError>;
+
+    async fn delete_session(&self, id_hash: &str) -> Result<(), StoreError>;
+
+    /// Removes the sessions that expired by `now`; returns how many.
+    async fn delete_expired_sessions(&self, now: DateTime<Utc>) -> Result<u64, StoreError>;
 }
 
 /// Opens the store that `url` names: `sqlite://FILE` or `postgres://…` (`postgresql://` too).

@@ -4,10 +4,11 @@
 use chrono::{DateTime, Utc};
 
 use crate::domain::{
-    audit::{AuditEntry, AuditRecord},
+    audit::AuditEntry,
     ids::{Actor, OpId, TenantId},
     machine::{Event, Snapshot, State},
     money::Money,
+    operation::{AttemptReport, OperationHistory},
     params::{CanonicalParams, FieldDiff, Fingerprint},
     policy::{ApprovalRule, Role},
 };
@@ -26,30 +27,11 @@ pub struct NewOperation {
     pub at: DateTime<Utc>,
 }
 
-/// An operation as stored: its identity, parameters and the state machine's snapshot.
-#[derive(Debug, Clone, PartialEq)]
-pub struct OperationRecord {
-    pub tenant: TenantId,
-    pub op_id: OpId,
-    pub kind: String,
-    pub subject: String,
-    pub provider: String,
-    pub params: CanonicalParams,
-    /// The key sent downstream: the op id itself.
-    pub idempotency_key: String,
-    pub compensates: Option<OpId>,
-    pub snapshot: Snapshot,
-    /// Incremented by every change; a change built on an older version is refused.
-    pub version: i64,
-    pub created_at: DateTime<Utc>,
-    pub updated_at: DateTime<Utc>,
-}
-
 /// The result of registering: a new operation, or the one already recorded under that op id.
 #[derive(Debug, Clone)]
 pub enum Registered {
-    Created(OperationRecord),
-    Existing(OperationRecord),
+    Created(OperationHistory),
+    Existing(OperationHistory),
 }
 
 /// A refused request: the same op id with other parameters.
@@ -77,25 +59,6 @@ pub struct ConflictRecord {
     pub received_at: DateTime<Utc>,
 }
 
-/// What the sender observed about an attempt, beyond its outcome class.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct AttemptReport {
-    /// When the executor starts the attempt: how many sends its run may make, and by when.
-    pub budget: Option<RetryBudget>,
-    pub http_status: Option<u16>,
-    pub latency_ms: Option<u64>,
-    pub error: Option<String>,
-    pub external_id: Option<String>,
-    pub retry_after_s: Option<u32>,
-}
-
-/// The retry layer's budget for one run of an operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub struct RetryBudget {
-    pub max_sends: u32,
-    pub deadline: DateTime<Utc>,
-}
-
 /// One decided change to an operation, committed with its projection and audit in one transaction.
 #[derive(Debug, Clone)]
 pub struct OperationChange {
@@ -108,44 +71,6 @@ pub struct OperationChange {
     pub report: AttemptReport,
     pub audit: Vec<AuditEntry>,
     pub at: DateTime<Utc>,
-}
-
-/// One send of an operation.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
-pub struct AttemptRecord {
-    pub number: u32,
-    pub idempotency_key: String,
-    pub sent_by: String,
-    pub started_at: DateTime<Utc>,
-    pub finished_at: Option<DateTime<Utc>>,
-    /// `succeeded`, a failure class name, `no_report`, or `None` while open.
-    pub outcome: Option<String>,
-    pub http_status: Option<u16>,
-    pub latency_ms: Option<u64>,
-    pub error: Option<String>,
-    pub retry_after_s: Option<u32>,
-    /// The executor's budget for the run that made this attempt: at most this many sends.
-    pub send_budget: Option<u32>,
-    /// The executor's deadline for that run.
-    pub deadline_at: Option<DateTime<Utc>>,
-}
-
-/// An id of something an operation created at a provider.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ExternalRef {
-    pub provider: String,
-    pub ref_type: String,
-    pub external_id: String,
-    pub recorded_at: DateTime<Utc>,
-}
-
-/// An operation with everything recorded about it.
-#[derive(Debug, Clone)]
-pub struct OperationHistory {
-    pub operation: OperationRecord,
-    pub attempts: Vec<AttemptRecord>,
-    pub external_refs: Vec<ExternalRef>,
-    pub audit: Vec<AuditRecord>,
 }
 
 /// A new API token, of which only the hash of the secret is stored.

@@ -5,9 +5,11 @@
 use leptos::prelude::*;
 use leptos_meta::Title;
 
-use crate::api::{approval_rules, users, AddApprovalRule, AddUser, ApprovalRuleView, RemoveApprovalRule};
+use crate::console::admin::{
+    approval_rules, users, AddApprovalRule, AddUser, ApprovalRuleView, RemoveApprovalRule,
+};
 use crate::domain::policy::Role;
-use crate::ui::widgets::{ErrorPanel, Loading, Time, ViewerResource};
+use crate::ui::components::widgets::{ErrorPanel, Loading, Time, ViewerResource};
 
 #[component]
 pub fn Admin() -> impl IntoView {

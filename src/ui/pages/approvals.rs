@@ -7,10 +7,11 @@
 use leptos::prelude::*;
 use leptos_meta::Title;
 
-use crate::api::{approvals, Act, PendingApproval};
+use crate::console::approvals::{approvals, PendingApproval};
+use crate::console::operation::Act;
 use crate::domain::machine::CommandKind;
-use crate::ui::actions::{ActionResult, OperationActions};
-use crate::ui::widgets::{ErrorPanel, Loading, StateBadge, Time, ViewerResource};
+use crate::ui::components::actions::{ActionResult, OperationActions};
+use crate::ui::components::widgets::{ErrorPanel, Loading, StateBadge, Time, ViewerResource};
 
 #[component]
 pub fn Approvals() -> impl IntoView {

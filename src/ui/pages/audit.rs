@@ -6,8 +6,8 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::{components::Form, hooks::use_query_map};
 
-use crate::api::{audit_events, AuditFilter, AuditPage};
-use crate::ui::widgets::{EmptyState, ErrorPanel, Loading, Pager, Time};
+use crate::console::audit::{audit_events, AuditFilter, AuditPage};
+use crate::ui::components::widgets::{EmptyState, ErrorPanel, Loading, Pager, Time};
 
 fn filter_from(query: &leptos_router::params::ParamsMap) -> AuditFilter {
     let get = |name: &str| query.get(name).filter(|v| !v.trim().is_empty());

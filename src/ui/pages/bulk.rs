@@ -7,10 +7,11 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
-use crate::api::{bulk_run, preview_bulk, BulkPreview, BulkRunView, OperationFilter, StartBulk};
-use crate::ui::actions::ActionResult;
+use crate::console::bulk::{bulk_run, preview_bulk, BulkPreview, BulkRunView, StartBulk};
+use crate::console::operations::OperationFilter;
+use crate::ui::components::actions::ActionResult;
+use crate::ui::components::widgets::{ErrorPanel, Loading, Time, ViewerResource};
 use crate::ui::pages::operations::filter_from;
-use crate::ui::widgets::{ErrorPanel, Loading, Time, ViewerResource};
 
 #[component]
 pub fn BulkPage() -> impl IntoView {

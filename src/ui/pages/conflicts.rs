@@ -4,8 +4,8 @@
 use leptos::prelude::*;
 use leptos_meta::Title;
 
-use crate::api::{conflicts, ConflictView};
-use crate::ui::widgets::{ErrorPanel, Loading, StateBadge, Time};
+use crate::console::conflicts::{conflicts, ConflictView};
+use crate::ui::components::widgets::{ErrorPanel, Loading, StateBadge, Time};
 
 #[component]
 pub fn Conflicts() -> impl IntoView {

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
-use crate::api::sign_in_token;
+use crate::console::shell::sign_in_token;
 
 fn problem_text(code: &str) -> Option<&'static str> {
     match code {

@@ -7,9 +7,10 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
-use crate::api::{operation, Act, AuditView, Compensate, LinkedOperation, OperationDetail};
-use crate::ui::actions::{ActionResult, CompensationForms, OperationActions};
-use crate::ui::widgets::{ErrorPanel, Loading, StateBadge, Time, ViewerResource};
+use crate::console::operation::{operation, Act, AuditView, LinkedOperation, OperationDetail};
+use crate::console::orders::Compensate;
+use crate::ui::components::actions::{ActionResult, CompensationForms, OperationActions};
+use crate::ui::components::widgets::{ErrorPanel, Loading, StateBadge, Time, ViewerResource};
 
 #[component]
 pub fn OperationPage() -> impl IntoView {

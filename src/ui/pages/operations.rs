@@ -7,9 +7,9 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::{components::Form, hooks::use_query_map};
 
-use crate::api::{operations, OperationFilter, OperationPage};
+use crate::console::operations::{operations, OperationFilter, OperationPage};
 use crate::domain::machine::State;
-use crate::ui::widgets::{joined_or, EmptyState, ErrorPanel, Loading, Pager, StateBadge, Time};
+use crate::ui::components::widgets::{joined_or, EmptyState, ErrorPanel, Loading, Pager, StateBadge, Time};
 
 /// The operations list's filter from a page's URL query.
 pub fn filter_from(query: &leptos_router::params::ParamsMap) -> OperationFilter {

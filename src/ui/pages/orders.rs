@@ -7,10 +7,12 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
-use crate::api::{order, orders, Compensate, OrderDetail};
-use crate::ui::actions::{ActionResult, CompensationForms};
+use crate::console::orders::{order, orders, Compensate, OrderDetail};
+use crate::ui::components::actions::{ActionResult, CompensationForms};
+use crate::ui::components::widgets::{
+    joined_or, ErrorPanel, Loading, OrderBadge, StateBadge, Time, ViewerResource,
+};
 use crate::ui::pages::overview::OrderList;
-use crate::ui::widgets::{joined_or, ErrorPanel, Loading, OrderBadge, StateBadge, Time, ViewerResource};
 
 #[component]
 pub fn Orders() -> impl IntoView {

@@ -5,8 +5,10 @@
 use leptos::prelude::*;
 use leptos_meta::Title;
 
-use crate::api::{overview, Bucket, HourOutcomes, OperationRow, OrderSummary, OverviewData};
-use crate::ui::widgets::{joined_or, ErrorPanel, Loading, OrderBadge, StateBadge, Time};
+use crate::console::operations::OperationRow;
+use crate::console::orders::OrderSummary;
+use crate::console::overview::{overview, Bucket, HourOutcomes, OverviewData};
+use crate::ui::components::widgets::{joined_or, ErrorPanel, Loading, OrderBadge, StateBadge, Time};
 
 #[component]
 pub fn Overview() -> impl IntoView {

@@ -6,10 +6,11 @@
 use leptos::prelude::*;
 use leptos_meta::Title;
 
-use crate::api::{reconcile_queue, Act, DeskItem};
+use crate::console::operation::Act;
+use crate::console::reconcile::{reconcile_queue, DeskItem};
 use crate::domain::machine::CommandKind;
-use crate::ui::actions::{ActionButton, ActionResult};
-use crate::ui::widgets::{ErrorPanel, Loading, StateBadge, Time, ViewerResource};
+use crate::ui::components::actions::{ActionButton, ActionResult};
+use crate::ui::components::widgets::{ErrorPanel, Loading, StateBadge, Time, ViewerResource};
 
 #[component]
 pub fn Reconcile() -> impl IntoView {

@@ -1,0 +1,27 @@
+//! The console's slices, one file per page: each holds its page's data (plain serialisable DTOs),
+//! its server functions (thin: check the role through [`guard`], call the ledger or a read, map
+//! failures to [`AppError`]) and a `#[cfg(feature = "ssr")]` part that builds them. No internal
+//! error text ever reaches the browser. The pages' exports and live updates are plain HTTP
+//! handlers beside them.
+
+pub mod admin;
+pub mod approvals;
+pub mod audit;
+pub mod bulk;
+pub mod conflicts;
+mod error;
+#[cfg(feature = "ssr")]
+pub mod exports;
+pub mod forms;
+#[cfg(feature = "ssr")]
+pub mod guard;
+#[cfg(feature = "ssr")]
+pub mod live;
+pub mod operation;
+pub mod operations;
+pub mod orders;
+pub mod overview;
+pub mod reconcile;
+pub mod shell;
+
+pub use error::AppError;

@@ -1,0 +1,394 @@
+//! One operation's page: its canonical parameters and fingerprint, state timeline, attempts,
+//! external ids, the downstream key's validity, approval, compensations both ways, audit trail, and
+//! the actions the state machine allows the viewer, which [`act`] carries out.
+
+use chrono::{DateTime, Utc};
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::operations::OperationRow;
+use super::AppError;
+use crate::domain::{
+    compensation::Compensation,
+    machine::{CommandKind, State},
+};
+
+/// One send of an operation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AttemptView {
+    pub number: u32,
+    pub started_at: DateTime<Utc>,
+    pub duration_ms: Option<i64>,
+    pub outcome: String,
+    pub http_status: Option<u16>,
+    pub idempotency_key: String,
+    pub sent_by: String,
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExternalView {
+    pub provider: String,
+    pub ref_type: String,
+    pub external_id: String,
+    /// The provider's dashboard page of this object, when the provider has one.
+    pub link: Option<String>,
+    pub recorded_at: DateTime<Utc>,
+}
+
+/// One audit event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AuditView {
+    pub seq: u64,
+    pub at: DateTime<Utc>,
+    pub actor: String,
+    pub role: String,
+    pub action: String,
+    pub from_state: Option<String>,
+    pub to_state: Option<String>,
+    pub reason: Option<String>,
+    pub evidence: String,
+}
+
+/// Another operation linked to this one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinkedOperation {
+    pub op_id: String,
+    pub kind: String,
+    pub state: State,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApprovalView {
+    pub approver: String,
+    pub granted_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+    /// Whether it was given for the parameters stored now.
+    pub matches_params: bool,
+}
+
+/// Everything recorded about one operation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OperationDetail {
+    pub row: OperationRow,
+    pub params: String,
+    pub fingerprint: String,
+    pub idempotency_key: String,
+    pub requested_by: String,
+    /// When the downstream forgets the key, once it has been sent.
+    pub key_expires_at: Option<DateTime<Utc>>,
+    /// The key's remaining validity in words, e.g. `23 h 12 min left` or `expired`.
+    pub key_validity: String,
+    pub last_failure: Option<String>,
+    pub cancel_requested: bool,
+    pub approval: Option<ApprovalView>,
+    pub attempts: Vec<AttemptView>,
+    pub external: Vec<ExternalView>,
+    pub compensates: Option<LinkedOperation>,
+    pub compensated_by: Vec<LinkedOperation>,
+    pub conflicts: usize,
+    pub audit: Vec<AuditView>,
+    /// The actions the state machine allows this viewer now.
+    pub actions: Vec<CommandKind>,
+    /// The compensations this viewer may record for it.
+    pub compensations: Vec<Compensation>,
+    /// The idempotency key prefix of this page's forms.
+    pub form_key: String,
+}
+
+/// The compensations one operation of an order offers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompensationOffer {
+    pub op_id: String,
+    pub kind: String,
+    pub state: State,
+    pub offers: Vec<Compensation>,
+}
+
+#[server(prefix = "/rpc", endpoint = "operation")]
+pub async fn operation(op_id: String) -> Result<OperationDetail, AppError> {
+    use crate::domain::policy::Section;
+    let user = crate::console::guard::require(Section::Operations).await?;
+    ssr::operation(&user, &op_id).await.inspect_err(crate::console::guard::set_error_status)
+}
+
+/// Carries out one action on one operation (`action` is a command's name, e.g. `approve`,
+/// `confirm_found` for a query of the provider, `resend_same_key`) and answers in words.
+#[server(prefix = "/rpc", endpoint = "act")]
+pub async fn act(
+    csrf: String,
+    key: String,
+    op_id: String,
+    action: String,
+    #[server(default)] reason: String,
+    #[server(default)] external_id: String,
+    #[server(default)] evidence: String,
+) -> Result<String, AppError> {
+    use crate::domain::policy::Section;
+    let user = crate::console::guard::require_for_change(Section::Operations, &csrf).await?;
+    let form = ssr::ActionForm { op_id, action, reason, external_id, evidence };
+    let answer = ssr::act(&user, &key, form).await.inspect_err(crate::console::guard::set_error_status)?;
+    crate::console::forms::ssr::show_answer_after_form_post(&key);
+    Ok(answer)
+}
+
+#[cfg(feature = "ssr")]
+pub(crate) mod ssr {
+    use chrono::{DateTime, Duration, Utc};
+
+    use super::*;
+    use crate::console::forms::ssr::once;
+    use crate::console::guard::{actor, reads, refused, unavailable, SignedIn};
+    use crate::console::operations::ssr::row;
+    use crate::domain::{
+        compensation::still_offered,
+        ids::{Actor, OpId},
+        machine::{allowed_commands, Command, Snapshot},
+    };
+    use crate::server::clock::now;
+    use crate::server::http::state::AppState;
+    use crate::server::ledger::requests::form_key;
+    use crate::server::ledger::{workflows, LedgerError};
+    use crate::server::store::records::OperationListItem;
+
+    /// `23 h 12 min`, `4 min`, `40 s`, `1 d`: the two largest units, leaving out a zero second one.
+    pub fn span(duration: Duration) -> String {
+        let seconds = duration.num_seconds().max(0);
+        let (major, minor) = match seconds {
+            0..=59 => return format!("{seconds} s"),
+            60..=3599 => return format!("{} min", seconds / 60),
+            3600..=86_399 => ((seconds / 3600, "h"), (seconds % 3600 / 60, "min")),
+            _ => ((seconds / 86_400, "d"), (seconds % 86_400 / 3600, "h")),
+        };
+        match minor {
+            (0, _) => format!("{} {}", major.0, major.1),
+            _ => format!("{} {} {} {}", major.0, major.1, minor.0, minor.1),
+        }
+    }
+
+    /// How long the provider still remembers the operation's idempotency key, in words.
+    pub fn key_validity(snapshot: &Snapshot, at: DateTime<Utc>) -> String {
+        match snapshot.key_expires_at() {
+            None => "not sent yet".to_owned(),
+            Some(expires) if expires > at => format!("{} left", span(expires - at)),
+            Some(_) => "expired: the provider no longer recognises this key".to_owned(),
+        }
+    }
+
+    pub fn no_operation(op_id: &str, user: &SignedIn) -> AppError {
+        AppError::NotFound(format!("no operation {op_id} in tenant {}", user.tenant))
+    }
+
+    pub fn dashboard_link(provider: &str, external_id: &str) -> Option<String> {
+        (provider == "stripe" && external_id.starts_with("re_"))
+            .then(|| format!("https://dashboard.stripe.com/refunds/{external_id}"))
+    }
+
+    pub async fn operation(user: &SignedIn, op_id: &str) -> Result<OperationDetail, AppError> {
+        let not_found = || no_operation(op_id, user);
+        let op_id = OpId::parse(op_id).map_err(|_| not_found())?;
+        let store = reads();
+        let history = store
+            .operation_history(&user.tenant, &op_id)
+            .await
+            .map_err(unavailable)?
+            .ok_or_else(not_found)?;
+        let operation = &history.operation;
+        let snapshot = &operation.snapshot;
+        let at = now();
+        let linked = |item: &OperationListItem| LinkedOperation {
+            op_id: item.op_id.to_string(),
+            kind: item.kind.clone(),
+            state: item.state,
+        };
+        let siblings = store
+            .subjects_operations(&user.tenant, std::slice::from_ref(&operation.subject))
+            .await
+            .map_err(unavailable)?;
+        let compensates = operation
+            .compensates
+            .as_ref()
+            .and_then(|parent| siblings.iter().find(|s| &s.op_id == parent))
+            .map(linked);
+        let compensated_by = siblings
+            .iter()
+            .filter(|s| s.compensates.as_ref() == Some(&operation.op_id))
+            .map(linked)
+            .collect();
+        let conflicts = store.conflicts_of(&user.tenant, &op_id).await.map_err(unavailable)?.len();
+        let key_expires_at = snapshot.key_expires_at();
+        let item = OperationListItem {
+            op_id: operation.op_id.clone(),
+            kind: operation.kind.clone(),
+            subject: operation.subject.clone(),
+            provider: operation.provider.clone(),
+            state: snapshot.state,
+            amount: operation.params.money("amount"),
+            attempts: snapshot.last_attempt.map_or(0, |a| a.0),
+            external_ids: history.external_refs.iter().map(|r| r.external_id.clone()).collect(),
+            compensates: operation.compensates.clone(),
+            created_at: operation.created_at,
+            updated_at: operation.updated_at,
+        };
+        let actor = Actor::human(&user.name, user.role);
+        let item_for_offers = item.clone();
+        Ok(OperationDetail {
+            row: row(item),
+            params: serde_json::to_string_pretty(operation.params.as_value()).unwrap_or_default(),
+            fingerprint: snapshot.fingerprint.to_string(),
+            idempotency_key: operation.idempotency_key.clone(),
+            requested_by: snapshot.requested_by.clone(),
+            key_expires_at,
+            key_validity: key_validity(snapshot, at),
+            last_failure: snapshot.last_failure.map(|f| f.as_str().to_owned()),
+            cancel_requested: snapshot.cancel_requested,
+            approval: snapshot.approval.as_ref().map(|a| ApprovalView {
+                approver: a.approver.clone(),
+                granted_at: a.granted_at,
+                expires_at: a.expires_at,
+                matches_params: a.fingerprint == snapshot.fingerprint,
+            }),
+            attempts: history
+                .attempts
+                .iter()
+                .map(|a| AttemptView {
+                    number: a.number,
+                    started_at: a.started_at,
+                    duration_ms: a.finished_at.map(|f| (f - a.started_at).num_milliseconds()),
+                    outcome: a.outcome.clone().unwrap_or_else(|| "open".into()),
+                    http_status: a.http_status,
+                    idempotency_key: a.idempotency_key.clone(),
+                    sent_by: a.sent_by.clone(),
+                    error: a.error.clone(),
+                })
+                .collect(),
+            external: history
+                .external_refs
+                .iter()
+                .map(|r| ExternalView {
+                    link: dashboard_link(&r.provider, &r.external_id),
+                    provider: r.provider.clone(),
+                    ref_type: r.ref_type.clone(),
+                    external_id: r.external_id.clone(),
+                    recorded_at: r.recorded_at,
+                })
+                .collect(),
+            compensates,
+            compensated_by,
+            conflicts,
+            audit: history
+                .audit
+                .iter()
+                .map(|record| AuditView {
+                    seq: record.seq,
+                    at: record.entry.at,
+                    actor: record.entry.actor.clone(),
+                    role: record.entry.role.clone(),
+                    action: record.entry.action.clone(),
+                    from_state: record.entry.from_state.clone(),
+                    to_state: record.entry.to_state.clone(),
+                    reason: record.entry.reason.clone(),
+                    evidence: record.entry.evidence.to_string(),
+                })
+                .collect(),
+            actions: allowed_commands(snapshot, &actor, at),
+            compensations: compensations_for(user, &item_for_offers, &siblings),
+            form_key: form_key(),
+        })
+    }
+
+    /// The compensations `user` may record for `operation`, of those `siblings` (the operations of
+    /// its order) have not recorded yet.
+    pub fn compensations_for(
+        user: &SignedIn,
+        operation: &OperationListItem,
+        siblings: &[OperationListItem],
+    ) -> Vec<Compensation> {
+        if !user.role.acts_on_operations() {
+            return Vec::new();
+        }
+        let recorded: Vec<(&str, State)> = siblings
+            .iter()
+            .filter(|s| s.compensates.as_ref() == Some(&operation.op_id))
+            .map(|s| (s.kind.as_str(), s.state))
+            .collect();
+        still_offered(&operation.kind, operation.state, &recorded)
+    }
+
+    /// The fields of an action form on one operation.
+    #[derive(Debug, Clone, Default)]
+    pub struct ActionForm {
+        pub op_id: String,
+        pub action: String,
+        pub reason: String,
+        pub external_id: String,
+        pub evidence: String,
+    }
+
+    /// The command a console form asks for, in the one place where console actions become the
+    /// state machine's commands. `None` for a query of the provider (`confirm_found`): its
+    /// evidence is what the lookup finds, so the lookup comes first.
+    pub fn command_of(form: &ActionForm, approval_valid_for: Duration) -> Result<Option<Command>, AppError> {
+        let kind = CommandKind::parse(form.action.trim())
+            .ok_or_else(|| AppError::Invalid(format!("There is no action named “{}”.", form.action)))?;
+        let reason = form.reason.clone();
+        Ok(Some(match kind {
+            CommandKind::ConfirmFound => return Ok(None),
+            CommandKind::Approve => Command::Approve { reason, valid_for: approval_valid_for },
+            CommandKind::Deny => Command::Deny { reason },
+            CommandKind::ResendSameKey => Command::ResendSameKey,
+            CommandKind::MarkSucceeded => Command::MarkSucceeded {
+                external_id: form.external_id.clone(),
+                evidence: form.evidence.clone(),
+            },
+            CommandKind::MarkNotHappened => {
+                Command::MarkNotHappened { reason, evidence: form.evidence.clone() }
+            }
+            CommandKind::Escalate => Command::Escalate { reason },
+            CommandKind::Cancel => Command::Cancel { reason },
+            CommandKind::ExpireApproval
+            | CommandKind::BeginAttempt
+            | CommandKind::RecordOutcome
+            | CommandKind::MarkUnknown => {
+                return Err(AppError::Invalid(format!(
+                    "“{}” is done by the executor, not from the console.",
+                    kind.label()
+                )))
+            }
+        }))
+    }
+
+    /// Carries out one action on one operation.
+    pub async fn act(user: &SignedIn, key: &str, form: ActionForm) -> Result<String, AppError> {
+        let state = expect_context::<AppState>();
+        let command = command_of(&form, state.approval_valid_for)?;
+        let op_id =
+            OpId::parse(form.op_id.trim()).map_err(|_| refused(LedgerError::NotFound, &form.op_id, user))?;
+        let described = format!("{} {op_id}", form.action.trim());
+        let actor = actor(user);
+        once(user, key, &described, async {
+            let answer = match command {
+                None => workflows::query_provider(&state.executor, &user.tenant, &op_id, &actor)
+                    .await
+                    .map(|outcome| outcome.sentence(&op_id)),
+                Some(command) => workflows::act(&state.executor, &user.tenant, &op_id, &actor, command).await,
+            };
+            answer.map_err(|error| refused(error, op_id.as_str(), user))
+        })
+        .await
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn spans_read_like_people_write_them() {
+            assert_eq!(span(Duration::seconds(40)), "40 s");
+            assert_eq!(span(Duration::minutes(83)), "1 h 23 min");
+            assert_eq!(span(Duration::hours(50)), "2 d 2 h");
+            assert_eq!(span(Duration::hours(24)), "1 d");
+            assert_eq!(span(Duration::hours(2)), "2 h");
+        }
+    }
+}

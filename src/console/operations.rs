@@ -1,0 +1,265 @@
+//! The operations list: one row per operation, filtered by state, kind, provider, order, time
+//! range and op id or external id (all kept in the URL), newest first, a page at a time by keyset.
+
+use chrono::{DateTime, Utc};
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::AppError;
+use crate::domain::machine::State;
+
+/// One operation in a list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OperationRow {
+    pub op_id: String,
+    pub kind: String,
+    pub subject: String,
+    pub provider: String,
+    pub state: State,
+    /// Formatted with its currency, e.g. `TWD 380.00`.
+    pub amount: Option<String>,
+    pub attempts: u32,
+    pub external_ids: Vec<String>,
+    pub compensates: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// The operations list's filters, exactly as they stand in the page's URL.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OperationFilter {
+    pub state: Option<String>,
+    pub kind: Option<String>,
+    pub provider: Option<String>,
+    pub subject: Option<String>,
+    /// An op id or an external id.
+    pub q: Option<String>,
+    /// Created at or after this time (RFC 3339 or `YYYY-MM-DDTHH:MM`, UTC).
+    pub from: Option<String>,
+    /// Created before this time.
+    pub to: Option<String>,
+    /// The cursor of the page: the last row of the previous one.
+    pub after: Option<String>,
+}
+
+impl OperationFilter {
+    /// The URL query of these filters (without the cursor when `with_cursor` is false).
+    pub fn query_string(&self, with_cursor: bool) -> String {
+        let pairs = [
+            ("state", &self.state),
+            ("kind", &self.kind),
+            ("provider", &self.provider),
+            ("subject", &self.subject),
+            ("q", &self.q),
+            ("from", &self.from),
+            ("to", &self.to),
+            ("after", if with_cursor { &self.after } else { &None }),
+        ];
+        encode_query(&pairs)
+    }
+
+    pub fn is_filtered(&self) -> bool {
+        !self.query_string(false).is_empty()
+    }
+
+    /// The filters in words: `state unknown, order order:1077`, or `every operation`.
+    pub fn describe(&self) -> String {
+        let parts: Vec<String> = [
+            ("state", &self.state),
+            ("kind", &self.kind),
+            ("provider", &self.provider),
+            ("order", &self.subject),
+            ("op id or external id", &self.q),
+            ("created from", &self.from),
+            ("created before", &self.to),
+        ]
+        .iter()
+        .filter_map(|(label, value)| {
+            value.as_deref().filter(|v| !v.is_empty()).map(|v| format!("{label} {v}"))
+        })
+        .collect();
+        if parts.is_empty() {
+            "every operation".to_owned()
+        } else {
+            parts.join(", ")
+        }
+    }
+}
+
+/// `name=value&…` of the pairs that have a value, each value percent-encoded.
+pub fn encode_query(pairs: &[(&str, &Option<String>)]) -> String {
+    pairs
+        .iter()
+        .filter_map(|(name, value)| value.as_deref().filter(|v| !v.is_empty()).map(|v| (*name, v)))
+        .map(|(name, value)| format!("{name}={}", percent_encode(value)))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+fn percent_encode(value: &str) -> String {
+    value
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// One page of the operations list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OperationPage {
+    pub rows: Vec<OperationRow>,
+    /// The cursor of the next page, when there is one.
+    pub next: Option<String>,
+}
+
+#[server(prefix = "/rpc", endpoint = "operations")]
+pub async fn operations(#[server(default)] filter: OperationFilter) -> Result<OperationPage, AppError> {
+    use crate::domain::policy::Section;
+    let user = crate::console::guard::require(Section::Operations).await?;
+    ssr::operations(&user, &filter).await.inspect_err(crate::console::guard::set_error_status)
+}
+
+#[cfg(feature = "ssr")]
+pub(crate) mod ssr {
+    use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
+
+    use super::*;
+    use crate::console::guard::{reads, unavailable, SignedIn};
+    use crate::domain::ids::OpId;
+    use crate::domain::{machine::State, operation::OperationHistory};
+    use crate::server::store::records::{OperationListItem, OperationQuery};
+
+    /// Rows per page of the operations list.
+    pub const PAGE_SIZE: u32 = 50;
+
+    pub fn row(item: OperationListItem) -> OperationRow {
+        OperationRow {
+            op_id: item.op_id.to_string(),
+            kind: item.kind,
+            subject: item.subject,
+            provider: item.provider,
+            state: item.state,
+            amount: item.amount.map(|m| m.to_string()),
+            attempts: item.attempts,
+            external_ids: item.external_ids,
+            compensates: item.compensates.map(|c| c.to_string()),
+            created_at: item.created_at,
+            updated_at: item.updated_at,
+        }
+    }
+
+    pub fn given(value: &Option<String>) -> Option<String> {
+        value.as_deref().map(str::trim).filter(|v| !v.is_empty()).map(str::to_owned)
+    }
+
+    /// Reads a time from a filter: RFC 3339, or the `YYYY-MM-DDTHH:MM` of a date-time field, or a
+    /// date, all in UTC.
+    pub fn parse_time(field: &str, text: &str) -> Result<DateTime<Utc>, AppError> {
+        if let Ok(at) = DateTime::parse_from_rfc3339(text) {
+            return Ok(at.with_timezone(&Utc));
+        }
+        for format in ["%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M"] {
+            if let Ok(at) = NaiveDateTime::parse_from_str(text, format) {
+                return Ok(at.and_utc());
+            }
+        }
+        if let Ok(day) = NaiveDate::parse_from_str(text, "%Y-%m-%d") {
+            return Ok(day.and_hms_opt(0, 0, 0).expect("midnight exists").and_utc());
+        }
+        Err(AppError::Invalid(format!(
+            "“{text}” in {field} is not a time; write it as 2026-11-30 or 2026-11-30T14:05 (UTC)."
+        )))
+    }
+
+    pub fn cursor_of(item: &OperationListItem) -> String {
+        format!("{}~{}", item.created_at.timestamp_micros(), item.op_id)
+    }
+
+    pub fn parse_cursor(text: &str) -> Result<(DateTime<Utc>, OpId), AppError> {
+        let invalid = || AppError::Invalid("The page link is damaged; go back to the first page.".into());
+        let (micros, op_id) = text.split_once('~').ok_or_else(invalid)?;
+        let at = micros.parse().ok().and_then(DateTime::from_timestamp_micros).ok_or_else(invalid)?;
+        Ok((at, OpId::parse(op_id).map_err(|_| invalid())?))
+    }
+
+    /// The store query for a filter from the URL; bad values are refused with a sentence.
+    pub fn operation_query(filter: &OperationFilter) -> Result<OperationQuery, AppError> {
+        let state = given(&filter.state)
+            .map(|s| {
+                State::parse(&s).ok_or_else(|| AppError::Invalid(format!("There is no state named “{s}”.")))
+            })
+            .transpose()?;
+        Ok(OperationQuery {
+            state,
+            kind: given(&filter.kind),
+            provider: given(&filter.provider),
+            subject: given(&filter.subject),
+            search: given(&filter.q),
+            created_from: given(&filter.from).map(|t| parse_time("from", &t)).transpose()?,
+            created_before: given(&filter.to).map(|t| parse_time("to", &t)).transpose()?,
+            after: given(&filter.after).map(|c| parse_cursor(&c)).transpose()?,
+            limit: PAGE_SIZE + 1,
+        })
+    }
+
+    pub async fn operations(user: &SignedIn, filter: &OperationFilter) -> Result<OperationPage, AppError> {
+        let query = operation_query(filter)?;
+        let mut items = reads().list_operations(&user.tenant, &query).await.map_err(unavailable)?;
+        let next = if items.len() > PAGE_SIZE as usize {
+            items.truncate(PAGE_SIZE as usize);
+            items.last().map(cursor_of)
+        } else {
+            None
+        };
+        Ok(OperationPage { rows: items.into_iter().map(row).collect(), next })
+    }
+
+    /// Up to `limit` of the tenant's operations in `states`, the longest unchanged first, each with
+    /// its history (what the queues read to say why an operation waits).
+    pub async fn waiting_with_history(
+        user: &SignedIn,
+        states: &[State],
+        limit: u32,
+    ) -> Result<Vec<(OperationListItem, OperationHistory)>, AppError> {
+        let store = reads();
+        let waiting = store.operations_in_states(&user.tenant, states, limit).await.map_err(unavailable)?;
+        let mut with_history = Vec::with_capacity(waiting.len());
+        for item in waiting {
+            if let Some(history) =
+                store.operation_history(&user.tenant, &item.op_id).await.map_err(unavailable)?
+            {
+                with_history.push((item, history));
+            }
+        }
+        Ok(with_history)
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn filters_are_read_strictly_with_sentences_for_mistakes() {
+            let filter = OperationFilter {
+                state: Some("unknown".into()),
+                from: Some("2026-11-30T14:05".into()),
+                to: Some("2026-12-01".into()),
+                q: Some("  ".into()),
+                ..OperationFilter::default()
+            };
+            let query = operation_query(&filter).unwrap();
+            assert_eq!(query.state, Some(State::Unknown));
+            assert_eq!(query.created_from.unwrap().to_rfc3339(), "2026-11-30T14:05:00+00:00");
+            assert_eq!(query.created_before.unwrap().to_rfc3339(), "2026-12-01T00:00:00+00:00");
+            assert_eq!(query.search, None, "blank fields are no filter");
+            let bad = OperationFilter { state: Some("lost".into()), ..OperationFilter::default() };
+            assert_eq!(operation_query(&bad).unwrap_err().to_string(), "There is no state named “lost”.");
+            let bad = OperationFilter { from: Some("yesterday".into()), ..OperationFilter::default() };
+            assert!(operation_query(&bad).unwrap_err().to_string().contains("is not a time"));
+            let bad = OperationFilter { after: Some("xyz".into()), ..OperationFilter::default() };
+            assert!(operation_query(&bad).is_err());
+        }
+    }
+}

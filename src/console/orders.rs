@@ -1,0 +1,208 @@
+//! Orders: every order with its roll-up (partial success and pending confirmation stand out), one
+//! order's operations across systems with its net effect, and [`compensate`], which records a
+//! compensation of one of them as a new linked operation and sends it.
+
+use chrono::{DateTime, Utc};
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::operation::CompensationOffer;
+use super::operations::OperationRow;
+use super::AppError;
+use crate::domain::rollup::OrderStatus;
+
+/// One order in a list, with its roll-up.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OrderSummary {
+    pub subject: String,
+    pub status: OrderStatus,
+    pub operations: usize,
+    pub net_refunded: Vec<String>,
+    pub updated_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OrdersPage {
+    /// Orders in partial success or pending confirmation.
+    pub attention: Vec<OrderSummary>,
+    pub recent: Vec<OrderSummary>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OrderDetail {
+    pub subject: String,
+    pub status: OrderStatus,
+    pub operations: Vec<OperationRow>,
+    pub completed: Vec<String>,
+    pub not_done: Vec<String>,
+    pub uncertain: Vec<String>,
+    pub effects_in_force: Vec<String>,
+    pub net_refunded: Vec<String>,
+    /// The compensations this viewer may record, per operation that offers any.
+    pub compensations: Vec<CompensationOffer>,
+    pub form_key: String,
+}
+
+#[server(prefix = "/rpc", endpoint = "orders")]
+pub async fn orders() -> Result<OrdersPage, AppError> {
+    use crate::domain::policy::Section;
+    let user = crate::console::guard::require(Section::Orders).await?;
+    ssr::orders(&user).await.inspect_err(crate::console::guard::set_error_status)
+}
+
+#[server(prefix = "/rpc", endpoint = "order")]
+pub async fn order(subject: String) -> Result<OrderDetail, AppError> {
+    use crate::domain::policy::Section;
+    let user = crate::console::guard::require(Section::Orders).await?;
+    ssr::order(&user, &subject).await.inspect_err(crate::console::guard::set_error_status)
+}
+
+/// Records a compensation of one operation (`compensation` is e.g. `cancel_ticket`) and sends it.
+#[server(prefix = "/rpc", endpoint = "compensate")]
+pub async fn compensate(
+    csrf: String,
+    key: String,
+    op_id: String,
+    compensation: String,
+    #[server(default)] date: String,
+) -> Result<String, AppError> {
+    use crate::domain::policy::Section;
+    let user = crate::console::guard::require_for_change(Section::Orders, &csrf).await?;
+    let answer = ssr::compensate(&user, &key, &op_id, &compensation, &date)
+        .await
+        .inspect_err(crate::console::guard::set_error_status)?;
+    crate::console::forms::ssr::show_answer_after_form_post(&key);
+    Ok(answer)
+}
+
+#[cfg(feature = "ssr")]
+pub(crate) mod ssr {
+    use super::*;
+    use crate::console::forms::ssr::once;
+    use crate::console::guard::{actor, reads, refused, unavailable, SignedIn};
+    use crate::console::operation::ssr::compensations_for;
+    use crate::console::operations::ssr::row;
+    use crate::domain::{
+        compensation::Compensation,
+        ids::OpId,
+        rollup::{roll_up, OperationSummary},
+    };
+    use crate::server::http::state::AppState;
+    use crate::server::ledger::requests::form_key;
+    use crate::server::ledger::{workflows, LedgerError};
+    use crate::server::store::records::OperationListItem;
+    use std::collections::BTreeMap;
+
+    pub fn summaries(items: &[OperationListItem]) -> Vec<OperationSummary> {
+        items
+            .iter()
+            .map(|item| OperationSummary {
+                op_id: item.op_id.clone(),
+                kind: item.kind.clone(),
+                state: item.state,
+                amount: item.amount,
+                compensates: item.compensates.clone(),
+            })
+            .collect()
+    }
+
+    /// Rolls up every subject of `items`, most recently changed first.
+    pub fn order_summaries(items: Vec<OperationListItem>) -> Vec<OrderSummary> {
+        let mut by_subject: BTreeMap<String, Vec<OperationListItem>> = BTreeMap::new();
+        for item in items {
+            by_subject.entry(item.subject.clone()).or_default().push(item);
+        }
+        let mut orders: Vec<OrderSummary> = by_subject
+            .into_iter()
+            .filter_map(|(subject, items)| {
+                let rollup = roll_up(&summaries(&items)).ok()?;
+                Some(OrderSummary {
+                    subject,
+                    status: rollup.status,
+                    operations: items.len(),
+                    net_refunded: rollup.net_refunded.iter().map(ToString::to_string).collect(),
+                    updated_at: items.iter().map(|i| i.updated_at).max()?,
+                })
+            })
+            .collect();
+        orders.sort_by_key(|order| std::cmp::Reverse(order.updated_at));
+        orders
+    }
+
+    pub fn needs_attention(order: &OrderSummary) -> bool {
+        matches!(order.status, OrderStatus::PartialSuccess | OrderStatus::PendingConfirmation)
+    }
+
+    pub async fn orders(user: &SignedIn) -> Result<OrdersPage, AppError> {
+        let store = reads();
+        let subjects = store.subjects(&user.tenant, false, 100).await.map_err(unavailable)?;
+        let items = store.subjects_operations(&user.tenant, &subjects).await.map_err(unavailable)?;
+        Ok(OrdersPage { attention: attention_orders(user, 100).await?, recent: order_summaries(items) })
+    }
+
+    pub async fn order(user: &SignedIn, subject: &str) -> Result<OrderDetail, AppError> {
+        let items =
+            reads().subjects_operations(&user.tenant, &[subject.to_owned()]).await.map_err(unavailable)?;
+        if items.is_empty() {
+            return Err(AppError::NotFound(format!("no operations for order {subject}")));
+        }
+        let rollup = roll_up(&summaries(&items))
+            .map_err(|_| AppError::Invalid("The order mixes amounts that cannot be added up.".into()))?;
+        let ids = |ids: &[OpId]| ids.iter().map(ToString::to_string).collect::<Vec<_>>();
+        Ok(OrderDetail {
+            subject: subject.to_owned(),
+            status: rollup.status,
+            completed: ids(&rollup.completed),
+            not_done: ids(&rollup.not_done),
+            uncertain: ids(&rollup.uncertain),
+            effects_in_force: ids(&rollup.effects_in_force),
+            net_refunded: rollup.net_refunded.iter().map(ToString::to_string).collect(),
+            compensations: if rollup.status == OrderStatus::PartialSuccess {
+                items
+                    .iter()
+                    .map(|item| CompensationOffer {
+                        op_id: item.op_id.to_string(),
+                        kind: item.kind.clone(),
+                        state: item.state,
+                        offers: compensations_for(user, item, &items),
+                    })
+                    .filter(|offer| !offer.offers.is_empty())
+                    .collect()
+            } else {
+                Vec::new()
+            },
+            operations: items.into_iter().map(row).collect(),
+            form_key: form_key(),
+        })
+    }
+
+    /// Records a compensation of one operation and sends it.
+    pub async fn compensate(
+        user: &SignedIn,
+        key: &str,
+        op_id: &str,
+        compensation: &str,
+        date: &str,
+    ) -> Result<String, AppError> {
+        let kind = Compensation::parse(compensation.trim())
+            .ok_or_else(|| AppError::Invalid(format!("There is no compensation named “{compensation}”.")))?;
+        let original = OpId::parse(op_id.trim()).map_err(|_| refused(LedgerError::NotFound, op_id, user))?;
+        let executor = expect_context::<AppState>().executor;
+        let date = Some(date.trim()).filter(|d| !d.is_empty());
+        let described = format!("{} {original} {}", kind.as_str(), date.unwrap_or_default());
+        once(user, key, &described, async {
+            workflows::compensate(&executor, &user.tenant, &original, &actor(user), kind, date)
+                .await
+                .map_err(|error| refused(error, original.as_str(), user))
+        })
+        .await
+    }
+
+    /// Up to `limit` recently changed orders that need attention (partial success, pending confirmation).
+    pub async fn attention_orders(user: &SignedIn, limit: usize) -> Result<Vec<OrderSummary>, AppError> {
+        let store = reads();
+        let subjects = store.subjects(&user.tenant, true, 200).await.map_err(unavailable)?;
+        let items = store.subjects_operations(&user.tenant, &subjects).await.map_err(unavailable)?;
+        Ok(order_summaries(items).into_iter().filter(needs_attention).take(limit).collect())
+    }
+}

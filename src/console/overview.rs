@@ -1,0 +1,172 @@
+//! The overview: counts by state, unknown results by age, what waits for people, orders in
+//! partial success or pending confirmation, and the series behind its two charts.
+
+use chrono::{DateTime, Utc};
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::operations::OperationRow;
+use super::orders::OrderSummary;
+use super::AppError;
+use crate::domain::machine::State;
+
+/// A count shown on a bar of a chart.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bucket {
+    pub label: String,
+    pub count: u64,
+}
+
+/// Operations created in one hour, by how they stand now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HourOutcomes {
+    pub hour: DateTime<Utc>,
+    pub succeeded: u64,
+    pub not_done: u64,
+    pub uncertain: u64,
+    pub open: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OverviewData {
+    pub counts: Vec<(State, u64)>,
+    pub total: u64,
+    pub unknown_by_age: Vec<Bucket>,
+    pub oldest_uncertain: Vec<OperationRow>,
+    pub needs_review: Vec<OperationRow>,
+    pub pending_approvals: u64,
+    pub attention_orders: Vec<OrderSummary>,
+    pub hourly: Vec<HourOutcomes>,
+    pub time_to_settle: Vec<Bucket>,
+}
+
+#[server(prefix = "/rpc", endpoint = "overview")]
+pub async fn overview() -> Result<OverviewData, AppError> {
+    use crate::domain::policy::Section;
+    let user = crate::console::guard::require(Section::Overview).await?;
+    ssr::overview(&user).await.inspect_err(crate::console::guard::set_error_status)
+}
+
+#[cfg(feature = "ssr")]
+pub(crate) mod ssr {
+    use chrono::Duration;
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::console::guard::{reads, unavailable, SignedIn};
+    use crate::console::operations::ssr::row;
+    use crate::console::orders::ssr::attention_orders;
+    use crate::server::clock::now;
+    use crate::server::store::records::StateChange;
+
+    /// Counts `ages` into the buckets whose upper bounds are given (the last bucket is open).
+    pub fn bucket(ages: &[Duration], bounds: &[(i64, &str)], last: &str) -> Vec<Bucket> {
+        let mut counts = vec![0u64; bounds.len() + 1];
+        for age in ages {
+            let index =
+                bounds.iter().position(|(limit, _)| age.num_seconds() < *limit).unwrap_or(bounds.len());
+            counts[index] += 1;
+        }
+        bounds
+            .iter()
+            .map(|(_, label)| (*label).to_owned())
+            .chain(std::iter::once(last.to_owned()))
+            .zip(counts)
+            .map(|(label, count)| Bucket { label, count })
+            .collect()
+    }
+
+    /// How long operations stayed uncertain: from entering `unknown` to a settled state.
+    pub fn settle_durations(changes: &[StateChange]) -> Vec<Duration> {
+        let mut entered: BTreeMap<&str, DateTime<Utc>> = BTreeMap::new();
+        let mut durations = Vec::new();
+        for change in changes {
+            let to = change.to_state.as_deref().and_then(State::parse);
+            if to == Some(State::Unknown) {
+                entered.entry(&change.op_id).or_insert(change.at);
+            } else if to.is_some_and(State::is_terminal) {
+                if let Some(start) = entered.remove(change.op_id.as_str()) {
+                    durations.push(change.at - start);
+                }
+            }
+        }
+        durations
+    }
+
+    pub async fn overview(user: &SignedIn) -> Result<OverviewData, AppError> {
+        let store = reads();
+        let at = now();
+        let mut counts = store.count_by_state(&user.tenant).await.map_err(unavailable)?;
+        counts.sort_by_key(|(state, _)| State::ALL.iter().position(|s| s == state));
+        let count_of = |state: State| counts.iter().find(|(s, _)| *s == state).map_or(0, |(_, n)| *n);
+        let uncertain = store
+            .operations_in_states(&user.tenant, &[State::Unknown, State::Submitted, State::NeedsReview], 500)
+            .await
+            .map_err(unavailable)?;
+        let unknown_ages: Vec<Duration> =
+            uncertain.iter().filter(|o| o.state == State::Unknown).map(|o| at - o.updated_at).collect();
+        let day_ago = at - Duration::hours(23);
+        let first_hour = DateTime::from_timestamp(day_ago.timestamp() / 3600 * 3600, 0).unwrap_or(day_ago);
+        let per_hour = store.outcomes_per_hour(&user.tenant, first_hour).await.map_err(unavailable)?;
+        let hourly = (0..24)
+            .map(|i| {
+                let hour = first_hour + Duration::hours(i);
+                let mut outcome = HourOutcomes { hour, succeeded: 0, not_done: 0, uncertain: 0, open: 0 };
+                for (_, state, count) in per_hour.iter().filter(|(h, _, _)| *h == hour) {
+                    match state {
+                        State::Succeeded => outcome.succeeded += count,
+                        State::Rejected | State::Denied | State::Cancelled => outcome.not_done += count,
+                        State::Submitted | State::Unknown | State::NeedsReview => outcome.uncertain += count,
+                        State::Planned | State::PendingApproval | State::Approved => outcome.open += count,
+                    }
+                }
+                outcome
+            })
+            .collect();
+        let changes = store.state_changes(&user.tenant, at - Duration::days(7)).await.map_err(unavailable)?;
+        Ok(OverviewData {
+            total: counts.iter().map(|(_, n)| n).sum(),
+            pending_approvals: count_of(State::PendingApproval),
+            unknown_by_age: bucket(
+                &unknown_ages,
+                &[(300, "under 5 min"), (1800, "5–30 min"), (7200, "30 min–2 h"), (86_400, "2–24 h")],
+                "over a day",
+            ),
+            oldest_uncertain: uncertain
+                .iter()
+                .filter(|o| o.state == State::Unknown)
+                .take(5)
+                .cloned()
+                .map(row)
+                .collect(),
+            needs_review: uncertain
+                .into_iter()
+                .filter(|o| o.state == State::NeedsReview)
+                .take(10)
+                .map(row)
+                .collect(),
+            attention_orders: attention_orders(user, 10).await?,
+            hourly,
+            time_to_settle: bucket(
+                &settle_durations(&changes),
+                &[(60, "under 1 min"), (300, "1–5 min"), (1800, "5–30 min"), (7200, "30 min–2 h")],
+                "over 2 h",
+            ),
+            counts,
+        })
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn ages_fall_into_their_buckets() {
+            let ages =
+                [Duration::seconds(10), Duration::minutes(10), Duration::minutes(10), Duration::days(3)];
+            let buckets = bucket(&ages, &[(300, "a"), (1800, "b")], "c");
+            let counts: Vec<u64> = buckets.iter().map(|b| b.count).collect();
+            assert_eq!(counts, [1, 2, 1]);
+        }
+    }
+}

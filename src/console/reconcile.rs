@@ -1,0 +1,68 @@
+//! The reconcile desk's queue: unknown, needs-review and silent submitted operations, oldest
+//! first, each with why it waits and how long its downstream key stays valid.
+
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::operations::OperationRow;
+use super::AppError;
+use crate::domain::machine::CommandKind;
+
+/// An operation on the reconcile desk, with why it is there.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeskItem {
+    pub row: OperationRow,
+    pub why: String,
+    pub key_validity: String,
+    /// The actions this viewer may take on it now.
+    pub actions: Vec<CommandKind>,
+}
+
+/// The reconcile desk's queue and the key prefix of its forms.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReconcileDesk {
+    pub items: Vec<DeskItem>,
+    pub form_key: String,
+}
+
+#[server(prefix = "/rpc", endpoint = "reconcile_queue")]
+pub async fn reconcile_queue() -> Result<ReconcileDesk, AppError> {
+    use crate::domain::policy::Section;
+    let user = crate::console::guard::require(Section::Reconcile).await?;
+    ssr::reconcile_queue(&user).await.inspect_err(crate::console::guard::set_error_status)
+}
+
+#[cfg(feature = "ssr")]
+pub(crate) mod ssr {
+    use super::*;
+    use crate::console::guard::SignedIn;
+    use crate::console::operation::ssr::key_validity;
+    use crate::console::operations::ssr::{row, waiting_with_history};
+    use crate::domain::ids::Actor;
+    use crate::domain::machine::{allowed_commands, State};
+    use crate::server::clock::now;
+    use crate::server::ledger::requests::form_key;
+
+    /// The reconcile desk: unknown, needs-review and silent submitted operations, the longest
+    /// waiting first, each with the reason its last change gave.
+    pub async fn reconcile_queue(user: &SignedIn) -> Result<ReconcileDesk, AppError> {
+        let at = now();
+        let waiting =
+            waiting_with_history(user, &[State::Unknown, State::NeedsReview, State::Submitted], 100).await?;
+        let actor = Actor::human(&user.name, user.role);
+        let mut items = Vec::with_capacity(waiting.len());
+        for (item, history) in waiting {
+            let snapshot = &history.operation.snapshot;
+            let why = history
+                .audit
+                .iter()
+                .rev()
+                .find_map(|a| a.entry.reason.clone())
+                .or_else(|| snapshot.last_failure.map(|f| f.explanation().to_owned()))
+                .unwrap_or_else(|| "sent, and no outcome was reported".to_owned());
+            let actions = allowed_commands(snapshot, &actor, at);
+            items.push(DeskItem { row: row(item), why, key_validity: key_validity(snapshot, at), actions });
+        }
+        Ok(ReconcileDesk { items, form_key: form_key() })
+    }
+}

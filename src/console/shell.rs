@@ -1,0 +1,78 @@
+//! What every page's frame needs: who is signed in (with the session's CSRF token for forms), the
+//! sign-in form's token, and the connection check.
+
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::AppError;
+use crate::domain::policy::Role;
+
+/// The signed-in user as the pages see them, with the session's CSRF token for their forms.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Viewer {
+    pub name: String,
+    pub tenant: String,
+    pub role: Role,
+    pub csrf: String,
+}
+
+/// The signed-in user, or `None` when the session has nobody signed in.
+#[server(prefix = "/rpc", endpoint = "who_am_i")]
+pub async fn who_am_i() -> Result<Option<Viewer>, AppError> {
+    ssr::current_viewer().await
+}
+
+/// The session's CSRF token for the sign-in form.
+#[server(prefix = "/rpc", endpoint = "sign_in_token")]
+pub async fn sign_in_token() -> Result<String, AppError> {
+    ssr::session_csrf().await
+}
+
+/// What the connection check reports.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConnectionStatus {
+    /// The database engine: `sqlite` or `postgres`.
+    pub database: String,
+    pub round_trip_ms: u64,
+}
+
+/// Checks that the server and its database answer, for any signed-in user.
+#[server(prefix = "/rpc", endpoint = "check_connection")]
+pub async fn check_connection() -> Result<ConnectionStatus, AppError> {
+    use crate::server::http::state::AppState;
+    crate::console::guard::require(crate::domain::policy::Section::Overview).await?;
+    let state = expect_context::<AppState>();
+    let started = std::time::Instant::now();
+    state.ledger.reads().check_health().await.map_err(|error| {
+        tracing::error!(error = %error, "connection check failed");
+        AppError::Unavailable
+    })?;
+    Ok(ConnectionStatus {
+        database: state.ledger.reads().backend().as_str().to_owned(),
+        round_trip_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+    })
+}
+
+#[cfg(feature = "ssr")]
+pub(crate) mod ssr {
+    use super::*;
+    use crate::console::guard::request_session;
+    use crate::server::http::auth::{csrf_token, signed_in};
+
+    /// The viewer of the current request, for server functions and pages: the signed-in user if any,
+    /// and the session's CSRF token.
+    pub async fn current_viewer() -> Result<Option<Viewer>, AppError> {
+        let session = request_session().await?;
+        let Some(user) = signed_in(&session).await else {
+            return Ok(None);
+        };
+        let csrf = csrf_token(&session).await.map_err(|_| AppError::Unavailable)?;
+        Ok(Some(Viewer { name: user.name, tenant: user.tenant.to_string(), role: user.role, csrf }))
+    }
+
+    /// The CSRF token of the current session (signed in or not), for the sign-in form.
+    pub async fn session_csrf() -> Result<String, AppError> {
+        let session = request_session().await?;
+        csrf_token(&session).await.map_err(|_| AppError::Unavailable)
+    }
+}

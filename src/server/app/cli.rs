@@ -1,0 +1,456 @@
+//! The command line: `opledger serve`, `migrate`, `reconcile`, `sandbox`, `demo`, `token`, `user`
+//! and `audit`, with their options and environment variables.
+
+use anyhow::Context;
+use clap::{Args, Parser, Subcommand};
+use std::net::SocketAddr;
+
+use super::startup::{shutdown_signal, Application, Settings};
+use super::wiring::{self, ProviderSettings};
+use crate::domain::audit::{AuditRecord, ChainVerifier, GENESIS_HASH};
+use crate::domain::ids::TenantId;
+use crate::domain::policy::Role;
+use crate::server::demo;
+use crate::server::ledger::reconciler::Reconciler;
+use crate::server::ledger::Ledger;
+use crate::server::sandbox::{Sandbox, SandboxConfig};
+use crate::server::store::{self, StoreError};
+use crate::server::telemetry::LogFormat;
+
+/// opledger records every side-effecting operation (refunds, emails, tickets, pickups) before it is
+/// sent, under an id derived from its business intent, and settles unknown results without ever
+/// doing the thing twice.
+#[derive(Debug, Parser)]
+#[command(name = "opledger", version)]
+#[command(after_help = "Examples:\n  \
+    opledger serve                                   console and ledger API on http://127.0.0.1:3000, SQLite file opledger.db\n  \
+    opledger serve --database-url postgres://postgres@127.0.0.1:5432/opledger\n  \
+    opledger migrate --database-url sqlite://data/opledger.db\n\n\
+    Logs go to standard error; RUST_LOG sets their level (for example RUST_LOG=debug).")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+
+    /// Log format on standard error.
+    #[arg(long, global = true, env = "OPLEDGER_LOG_FORMAT", value_enum, default_value = "text")]
+    pub log_format: LogFormat,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve the review console and the ledger API (applies pending migrations first).
+    Serve(ServeArgs),
+    /// Apply pending database migrations, then exit.
+    Migrate(DatabaseArgs),
+    /// Run the sandbox provider alone: Stripe's refunds subset with fault injection (see README).
+    Sandbox {
+        /// Address and port to listen on.
+        #[arg(long, default_value = "127.0.0.1:12111")]
+        addr: SocketAddr,
+        /// The secret key callers must send.
+        #[arg(long, default_value = "sk_test_sandbox")]
+        secret_key: String,
+        /// How long idempotency keys are remembered.
+        #[arg(long, default_value = "24h", value_parser = humantime::parse_duration)]
+        key_retention: std::time::Duration,
+    },
+    /// Settle unknown results: look them up at the provider, re-send with the same key while it is
+    /// remembered, hand the rest to a person.
+    Reconcile {
+        #[command(flatten)]
+        database: DatabaseArgs,
+        #[command(flatten)]
+        provider: ProviderArgs,
+        #[command(flatten)]
+        settle: SettleArgs,
+        /// One pass, then exit (for scripts and cron); without it, a pass every 10 seconds until stopped.
+        #[arg(long)]
+        once: bool,
+    },
+    /// Export a tenant's audit history, or verify an exported history offline.
+    #[command(subcommand)]
+    Audit(AuditCommand),
+    /// Manage the API tokens that agents and tools use for the ledger API.
+    #[command(subcommand)]
+    Token(TokenCommand),
+    /// Fill the tenant "demo" with one console user per role, an API token and operations in every
+    /// state, made by real traffic against a sandbox provider with faults. Re-runnable.
+    Demo(DatabaseArgs),
+    /// Manage the people who sign in to the review console.
+    #[command(subcommand)]
+    User(UserCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum UserCommand {
+    /// Add a user to a tenant (created if new). The password is read from standard input (one
+    /// line), so it stays out of the shell history: `printf '%s\n' "$PASSWORD" | opledger user add …`.
+    Add {
+        #[command(flatten)]
+        database: DatabaseArgs,
+        /// The tenant the user works in: lowercase letters, digits, '-' and '_'.
+        #[arg(long)]
+        tenant: String,
+        /// The name to sign in with, unique across tenants: letters, digits, '.', '-', '_', '@'.
+        #[arg(long)]
+        name: String,
+        /// support: sees everything, settles unknowns; manager: also approves; auditor: reads and
+        /// exports only; admin: manages users and policies.
+        #[arg(long, value_parser = ["support", "manager", "auditor", "admin"])]
+        role: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TokenCommand {
+    /// Create a token for a tenant (created if new) and print it once; only its hash is stored.
+    Create(TokenArgs),
+    /// Revoke a tenant's token by name; calls with it are refused from then on.
+    Revoke(TokenArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AuditCommand {
+    /// Write a tenant's whole audit chain as JSON Lines on standard output.
+    Export {
+        #[command(flatten)]
+        database: DatabaseArgs,
+        #[arg(long)]
+        tenant: String,
+    },
+    /// Check an exported JSON Lines history: sequence, links and hashes. Exits 0 when the chain
+    /// holds, 1 naming the first line where it breaks. Needs no database.
+    Verify {
+        /// The exported file (`-` for standard input).
+        file: std::path::PathBuf,
+        /// The file is a filtered export that leaves events out: check each event's hash and the
+        /// links between consecutive events, not the whole chain from its first event.
+        #[arg(long)]
+        partial: bool,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct TokenArgs {
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+    /// The tenant the token acts for: lowercase letters, digits, '-' and '_'.
+    #[arg(long)]
+    pub tenant: String,
+    /// The token's name, unique within the tenant, shown in the audit trail (for example support-agent).
+    #[arg(long)]
+    pub name: String,
+}
+
+#[derive(Debug, Args)]
+pub struct DatabaseArgs {
+    /// Where the ledger lives: `sqlite://FILE` (created if missing) or `postgres://USER@HOST:PORT/DB`.
+    #[arg(
+        long,
+        env = "OPLEDGER_DATABASE_URL",
+        default_value = "sqlite://opledger.db",
+        hide_env_values = true
+    )]
+    pub database_url: String,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+
+    /// Address and port to listen on.
+    #[arg(long, env = "OPLEDGER_ADDR", default_value = "127.0.0.1:3000")]
+    pub addr: SocketAddr,
+
+    /// Folder with the built browser bundle and static files (`pkg/`, `favicon.ico`).
+    #[arg(long, env = "OPLEDGER_SITE_ROOT", default_value = "target/site")]
+    pub site_root: String,
+
+    #[command(flatten)]
+    pub provider: ProviderArgs,
+
+    /// Mount the sandbox provider at /sandbox and send refunds to it (unless --stripe-base-url says otherwise).
+    #[arg(long, env = "OPLEDGER_SANDBOX")]
+    pub sandbox: bool,
+
+    /// Seed the tenant "demo" with operations in every state, through the mounted sandbox (implies --sandbox); its API token is logged.
+    #[arg(long, env = "OPLEDGER_DEMO")]
+    pub demo: bool,
+
+    /// How often the reconciler looks for unknown results (for example 10s); 0s runs no reconciler here.
+    #[arg(long, env = "OPLEDGER_RECONCILE_EVERY", default_value = "10s", value_parser = humantime::parse_duration)]
+    pub reconcile_every: std::time::Duration,
+
+    #[command(flatten)]
+    pub settle: SettleArgs,
+
+    /// Mark the session cookie Secure; set it when the console is reached over HTTPS (for example behind a TLS proxy).
+    #[arg(long, env = "OPLEDGER_SECURE_COOKIES")]
+    pub secure_cookies: bool,
+
+    /// How long a manager's approval lets its operation be sent (for example 24h); one that expires unsent goes back to the approval queue.
+    #[arg(long, env = "OPLEDGER_APPROVAL_VALID_FOR", default_value = "24h", value_parser = humantime::parse_duration)]
+    pub approval_valid_for: std::time::Duration,
+}
+
+#[derive(Debug, Args)]
+pub struct ProviderArgs {
+    /// Base URL of the Stripe-compatible refunds API (https://api.stripe.com, or a sandbox's address).
+    #[arg(long, env = "OPLEDGER_STRIPE_BASE_URL")]
+    pub stripe_base_url: Option<String>,
+
+    /// Base URL of the after-sale and pickup services (provider "sandbox").
+    #[arg(long, env = "OPLEDGER_SERVICES_BASE_URL")]
+    pub services_base_url: Option<String>,
+
+    /// Secret key for those APIs, sent as a bearer token.
+    #[arg(
+        long,
+        env = "OPLEDGER_STRIPE_SECRET_KEY",
+        default_value = "sk_test_sandbox",
+        hide_env_values = true,
+        hide_default_value = true
+    )]
+    pub stripe_secret_key: String,
+
+    /// How long to wait for a provider's answer before the result counts as unknown.
+    #[arg(long, env = "OPLEDGER_PROVIDER_TIMEOUT", default_value = "10s", value_parser = humantime::parse_duration)]
+    pub provider_timeout: std::time::Duration,
+}
+
+#[derive(Debug, Args)]
+pub struct SettleArgs {
+    /// How long an unknown result, or a submitted operation without an outcome, is left alone before it is looked up (indexes lag).
+    #[arg(long, env = "OPLEDGER_SETTLE_AFTER", default_value = "30s", value_parser = humantime::parse_duration)]
+    pub settle_after: std::time::Duration,
+}
+
+impl ProviderArgs {
+    fn settings(self) -> ProviderSettings {
+        ProviderSettings {
+            stripe_base_url: self.stripe_base_url,
+            services_base_url: self.services_base_url,
+            secret_key: self.stripe_secret_key,
+            timeout: self.provider_timeout,
+        }
+    }
+}
+
+impl SettleArgs {
+    fn duration(&self) -> anyhow::Result<chrono::Duration> {
+        chrono::Duration::from_std(self.settle_after).context("--settle-after is too long")
+    }
+}
+
+/// Runs the subcommand the user chose.
+pub async fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Serve(args) => {
+            let settings = Settings {
+                site_root: args.site_root,
+                stripe_base_url: args.provider.stripe_base_url,
+                stripe_secret_key: args.provider.stripe_secret_key,
+                services_base_url: args.provider.services_base_url,
+                sandbox: args.sandbox,
+                demo: args.demo,
+                reconcile_every: (!args.reconcile_every.is_zero()).then_some(args.reconcile_every),
+                settle_after: args.settle.duration()?,
+                secure_cookies: args.secure_cookies,
+                provider_timeout: args.provider.provider_timeout,
+                approval_valid_for: chrono::Duration::from_std(args.approval_valid_for)
+                    .context("--approval-valid-for is too long")?,
+                ..Settings::new(&args.database.database_url, args.addr)
+            };
+            let application = Application::build(settings).await?;
+            tracing::info!(addr = %application.local_addr(), "serving the console at http://{}", application.local_addr());
+            application.run_until(shutdown_signal()).await.context("the server stopped with an error")?;
+            tracing::info!("stopped");
+            Ok(())
+        }
+        Command::Sandbox { addr, secret_key, key_retention } => {
+            let key_retention =
+                chrono::Duration::from_std(key_retention).context("--key-retention is too long")?;
+            let sandbox = Sandbox::seeded(SandboxConfig { secret_key, key_retention });
+            let listener = tokio::net::TcpListener::bind(addr)
+                .await
+                .with_context(|| format!("could not listen on {addr}"))?;
+            tracing::info!(%addr, "sandbox provider at http://{addr}");
+            axum::serve(listener, sandbox.router()).with_graceful_shutdown(shutdown_signal()).await?;
+            Ok(())
+        }
+        Command::Reconcile { database, provider, settle, once } => {
+            let store =
+                store::connect(&database.database_url).await.context("could not open the database")?;
+            store.migrate().await.context("could not apply the migrations")?;
+            let providers = provider.settings();
+            anyhow::ensure!(
+                providers.any(),
+                "--stripe-base-url or --services-base-url (or OPLEDGER_STRIPE_BASE_URL, OPLEDGER_SERVICES_BASE_URL) is needed to look operations up"
+            );
+            let executor = wiring::executor(Ledger::new(store), &providers);
+            let reconciler = Reconciler::new(executor, settle.duration()?);
+            if once {
+                let pass = reconciler.reconcile_once().await?;
+                for (op_id, state) in &pass.settled {
+                    println!("{op_id}\t{}", state.as_str());
+                }
+                println!("{} operation(s) examined.", pass.settled.len());
+            } else {
+                let stop = tokio_util::sync::CancellationToken::new();
+                let worker =
+                    tokio::spawn(reconciler.run_until(std::time::Duration::from_secs(10), stop.clone()));
+                shutdown_signal().await;
+                stop.cancel();
+                worker.await?;
+            }
+            Ok(())
+        }
+        Command::Audit(AuditCommand::Export { database, tenant }) => {
+            use std::io::Write;
+            let tenant = TenantId::parse(&tenant)?;
+            let store =
+                store::connect(&database.database_url).await.context("could not open the database")?;
+            store.migrate().await.context("could not apply the migrations")?;
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            for record in Ledger::new(store).reads().audit_chain(&tenant).await? {
+                serde_json::to_writer(&mut out, &record)?;
+                out.write_all(b"\n")?;
+            }
+            out.flush()?;
+            Ok(())
+        }
+        Command::Audit(AuditCommand::Verify { file, partial }) => {
+            use std::io::BufRead;
+            let input: Box<dyn BufRead> = if file.as_os_str() == "-" {
+                Box::new(std::io::stdin().lock())
+            } else {
+                let opened = std::fs::File::open(&file)
+                    .with_context(|| format!("could not read {}", file.display()))?;
+                Box::new(std::io::BufReader::new(opened))
+            };
+            let mut verifier = if partial { ChainVerifier::partial() } else { ChainVerifier::whole() };
+            let mut last_hash = GENESIS_HASH.to_owned();
+            for (index, line) in input.lines().enumerate() {
+                let line = line.with_context(|| format!("line {}: could not be read", index + 1))?;
+                let record = serde_json::from_str::<AuditRecord>(&line)
+                    .with_context(|| format!("line {}: not an audit record", index + 1))?;
+                if let Err(broken) = verifier.push(&record) {
+                    let hint = if partial { "" } else { " (for a filtered export, use --partial)" };
+                    anyhow::bail!("the chain breaks at line {}: {}{hint}", broken.position, broken.problem);
+                }
+                last_hash = record.hash;
+            }
+            let check = verifier.finish();
+            if partial {
+                println!(
+                    "OK: {} events, each hash holds; {} links checked, {} gaps where the export leaves events out",
+                    check.events, check.links, check.gaps
+                );
+            } else {
+                println!("OK: {} events, the chain holds; last hash {last_hash}", check.events);
+            }
+            Ok(())
+        }
+        Command::Migrate(args) => {
+            let store = store::connect(&args.database_url).await.context("could not open the database")?;
+            store.migrate().await.context("could not apply the migrations")?;
+            println!("The {} database is up to date.", store.backend().as_str());
+            Ok(())
+        }
+        Command::Token(TokenCommand::Create(TokenArgs { database, tenant, name })) => {
+            let tenant = TenantId::parse(&tenant)?;
+            let name = name.trim();
+            anyhow::ensure!(!name.is_empty() && name.len() <= 64, "--name must be 1 to 64 characters");
+            let store =
+                store::connect(&database.database_url).await.context("could not open the database")?;
+            store.migrate().await.context("could not apply the migrations")?;
+            let token = Ledger::new(store).create_token(&tenant, name, "cli").await?;
+            eprintln!("API token {name:?} for tenant {tenant}. It is shown only now; keep it secret:");
+            println!("{token}");
+            Ok(())
+        }
+        Command::Token(TokenCommand::Revoke(TokenArgs { database, tenant, name })) => {
+            let tenant = TenantId::parse(&tenant)?;
+            let store =
+                store::connect(&database.database_url).await.context("could not open the database")?;
+            store.migrate().await.context("could not apply the migrations")?;
+            match Ledger::new(store).revoke_token(&tenant, name.trim(), "cli").await {
+                Ok(()) => {
+                    println!("Revoked the API token {name:?} of tenant {tenant}.");
+                    Ok(())
+                }
+                Err(StoreError::NotFound) => {
+                    anyhow::bail!("tenant {tenant} has no active API token named {name:?}")
+                }
+                Err(error) => Err(error.into()),
+            }
+        }
+        Command::Demo(database) => run_demo(&database.database_url).await,
+        Command::User(UserCommand::Add { database, tenant, name, role }) => {
+            let tenant = TenantId::parse(&tenant)?;
+            let role = Role::parse(&role).context("unknown role")?;
+            let mut password = String::new();
+            std::io::stdin()
+                .read_line(&mut password)
+                .context("could not read the password from standard input")?;
+            let password = password.trim_end_matches(['\n', '\r']);
+            let store =
+                store::connect(&database.database_url).await.context("could not open the database")?;
+            store.migrate().await.context("could not apply the migrations")?;
+            Ledger::new(store).add_user(&tenant, name.trim(), role, password, "cli").await?;
+            println!("Added {} to tenant {tenant} as {}.", name.trim(), role.as_str());
+            Ok(())
+        }
+    }
+}
+
+/// `opledger demo`: seeds the demo tenant in the database at `database_url` through a sandbox
+/// provider of its own (on a free local port, gone when the command ends), showing a progress
+/// bar, then prints how to sign in.
+async fn run_demo(database_url: &str) -> anyhow::Result<()> {
+    let store = store::connect(database_url).await.context("could not open the database")?;
+    store.migrate().await.context("could not apply the migrations")?;
+    let config = SandboxConfig::default();
+    let secret_key = config.secret_key.clone();
+    let sandbox = Sandbox::seeded(config);
+    let listener =
+        tokio::net::TcpListener::bind("127.0.0.1:0").await.context("could not start the sandbox")?;
+    let base_url = format!("http://{}", listener.local_addr()?);
+    let router = sandbox.router();
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    let providers = ProviderSettings {
+        stripe_base_url: Some(base_url.clone()),
+        services_base_url: Some(base_url),
+        secret_key,
+        timeout: std::time::Duration::from_secs(2),
+    };
+    let executor = wiring::executor(Ledger::new(store), &providers);
+    let bar = indicatif::ProgressBar::new(demo::SEED_STEPS).with_style(
+        indicatif::ProgressStyle::with_template("{bar:32.cyan/blue} {pos:>2}/{len} {wide_msg}")
+            .expect("a valid template"),
+    );
+    let token = demo::seed(executor, sandbox, &|step: &str| {
+        bar.inc(1);
+        bar.set_message(step.to_owned());
+    })
+    .await
+    .context("the demo traffic failed")?;
+    bar.finish_and_clear();
+    match token {
+        Some(token) => {
+            println!("Seeded tenant {}. API token of demo-agent (shown once): {token}", demo::DEMO_TENANT)
+        }
+        None => println!("Tenant {} already has its demo operations; users checked.", demo::DEMO_TENANT),
+    }
+    println!("Sign in with the password {} as:", demo::DEMO_PASSWORD);
+    for (name, role) in demo::DEMO_USERS {
+        println!("  {name:<14} {}", role.as_str());
+    }
+    println!(
+        "Then run `opledger serve --sandbox` on the same database. This command's sandbox is gone, so the\n\
+         reconciler settles the unknown results against a fresh one (a lookup finds nothing; a re-send\n\
+         with the same key does it once there)."
+    );
+    Ok(())
+}

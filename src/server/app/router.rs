@@ -1,0 +1,69 @@
+//! The whole HTTP surface in one table: the ledger API, sign-in and sign-out, the console's pages,
+//! server functions, exports and live updates, health, and the sandbox provider when mounted; with
+//! sessions, the signed-out redirect, request ids and one tracing span per request.
+
+use axum::{
+    extract::MatchedPath,
+    http::Request,
+    routing::{get, post},
+    Router,
+};
+use leptos_axum::{generate_route_list, LeptosRoutes};
+use tower::ServiceBuilder;
+use tower_http::{
+    request_id::{MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer},
+    trace::TraceLayer,
+};
+
+use crate::app::{shell, App};
+use crate::console::{exports, live};
+use crate::server::http::health::healthz;
+use crate::server::http::state::AppState;
+use crate::server::http::{auth, ledger_api};
+use crate::server::sandbox::Sandbox;
+
+/// The console's routes, listed once per process: listing them runs the app with resource loading
+/// suppressed process-wide, which would stall a page being rendered at that moment by another
+/// application in the same process (tests run many).
+static ROUTES: std::sync::LazyLock<Vec<leptos_axum::AxumRouteListing>> =
+    std::sync::LazyLock::new(|| generate_route_list(App));
+
+/// The whole HTTP surface, with the sandbox provider under `/sandbox` when given. Console pages
+/// need a session (signed-out requests go to `/login`); the session cookie is `Secure` when
+/// `secure_cookies`.
+pub fn router(state: AppState, sandbox: Option<&Sandbox>, secure_cookies: bool) -> Router {
+    let routes = ROUTES.clone();
+    let options = state.leptos_options.clone();
+    let sessions = auth::session_layer(state.sessions.clone(), secure_cookies);
+    let base = match sandbox {
+        Some(sandbox) => Router::new().nest_service("/sandbox", sandbox.router()),
+        None => Router::new(),
+    };
+    base.route("/healthz", get(healthz))
+        .nest("/api/v1", ledger_api::routes())
+        .route("/login", post(auth::sign_in))
+        .route("/logout", post(auth::sign_out))
+        .route("/live/operations", get(live::operation_changes))
+        .merge(exports::routes())
+        .leptos_routes(&state, routes, move || shell(options.clone()))
+        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
+        .layer(
+            ServiceBuilder::new().layer(sessions).layer(axum::middleware::from_fn(auth::redirect_signed_out)),
+        )
+        .layer(
+            ServiceBuilder::new()
+                .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
+                .layer(TraceLayer::new_for_http().make_span_with(request_span))
+                .layer(PropagateRequestIdLayer::x_request_id()),
+        )
+        .with_state(state)
+}
+
+/// One span per request, named after the matched route and carrying the request id that is also
+/// sent back in `x-request-id`.
+fn request_span<B>(request: &Request<B>) -> tracing::Span {
+    let route = request.extensions().get::<MatchedPath>().map_or("fallback", MatchedPath::as_str);
+    let request_id =
+        request.extensions().get::<RequestId>().and_then(|id| id.header_value().to_str().ok()).unwrap_or("-");
+    tracing::info_span!("request", method = %request.method(), route, request_id)
+}

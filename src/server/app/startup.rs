@@ -1,0 +1,238 @@
+//! Building and running the application: open the store, apply migrations, bind the listener
+//! (port 0 in tests), wire the providers, assemble the router, serve until a shutdown signal.
+
+use axum::Router;
+use leptos::prelude::*;
+use std::{future::Future, net::SocketAddr};
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+use super::router::router;
+use super::wiring::{self, ProviderSettings};
+use crate::server::demo;
+use crate::server::http::{auth, state::AppState};
+use crate::server::ledger::executor::Executor;
+use crate::server::ledger::reconciler::Reconciler;
+use crate::server::ledger::Ledger;
+use crate::server::sandbox::{Sandbox, SandboxConfig};
+use crate::server::store::{self, Sessions, StoreError};
+use std::sync::Arc;
+
+/// What `serve` needs to start.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub database_url: String,
+    pub addr: SocketAddr,
+    pub site_root: String,
+    /// Where the Stripe-compatible refunds API is; the mounted sandbox's when `None` and
+    /// `sandbox` is set, and no refunds connector at all otherwise.
+    pub stripe_base_url: Option<String>,
+    pub stripe_secret_key: String,
+    /// Where the after-sale and pickup services are (provider `sandbox`); the mounted sandbox's
+    /// when `None` and `sandbox` is set.
+    pub services_base_url: Option<String>,
+    /// Mount the sandbox provider at `/sandbox`.
+    pub sandbox: bool,
+    /// Seed the demo tenant through the mounted sandbox (implies `sandbox`).
+    pub demo: bool,
+    /// How often the reconciler runs; `None` runs none in this process.
+    pub reconcile_every: Option<std::time::Duration>,
+    /// How long an unknown or silent submitted operation is left alone before it is looked up.
+    pub settle_after: chrono::Duration,
+    /// How long the executor waits for a provider's answer before the result counts as unknown.
+    pub provider_timeout: std::time::Duration,
+    /// Mark the session cookie `Secure`: set when the console is served over TLS.
+    pub secure_cookies: bool,
+    /// How long a manager's approval lets its operation be sent; an approval that expires unsent
+    /// goes back to the approval queue.
+    pub approval_valid_for: chrono::Duration,
+}
+
+impl Settings {
+    /// Settings for `database_url` and `addr` with everything else at its default: no provider,
+    /// no reconciler, the site root `target/site`.
+    pub fn new(database_url: &str, addr: SocketAddr) -> Self {
+        Settings {
+            database_url: database_url.to_owned(),
+            addr,
+            site_root: "target/site".into(),
+            stripe_base_url: None,
+            stripe_secret_key: SandboxConfig::default().secret_key,
+            services_base_url: None,
+            sandbox: false,
+            demo: false,
+            reconcile_every: None,
+            settle_after: chrono::Duration::seconds(30),
+            provider_timeout: std::time::Duration::from_secs(10),
+            secure_cookies: false,
+            approval_valid_for: chrono::Duration::hours(24),
+        }
+    }
+}
+
+/// How long requests still open at shutdown (a provider that never answers) may delay the exit.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartupError {
+    #[error("could not open the database")]
+    Database(#[source] StoreError),
+    #[error("could not apply the database migrations")]
+    Migrations(#[source] StoreError),
+    #[error("could not listen on {addr}")]
+    Bind {
+        addr: SocketAddr,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// A built application, listening but not yet serving.
+pub struct Application {
+    listener: TcpListener,
+    router: Router,
+    local_addr: SocketAddr,
+    ledger: Ledger,
+    sessions: Arc<dyn Sessions>,
+    reconciler: Option<(Reconciler, std::time::Duration)>,
+    demo: Option<(Executor, Sandbox)>,
+}
+
+impl Application {
+    pub async fn build(settings: Settings) -> Result<Self, StartupError> {
+        let store = store::connect(&settings.database_url).await.map_err(StartupError::Database)?;
+        store.migrate().await.map_err(StartupError::Migrations)?;
+        let listener = TcpListener::bind(settings.addr)
+            .await
+            .map_err(|source| StartupError::Bind { addr: settings.addr, source })?;
+        let local_addr =
+            listener.local_addr().map_err(|source| StartupError::Bind { addr: settings.addr, source })?;
+        let sessions: Arc<dyn Sessions> = store.clone();
+        let ledger = Ledger::new(store);
+        let sandbox = (settings.sandbox || settings.demo).then(|| {
+            Sandbox::seeded(SandboxConfig {
+                secret_key: settings.stripe_secret_key.clone(),
+                ..SandboxConfig::default()
+            })
+        });
+        let providers = ProviderSettings {
+            stripe_base_url: settings.stripe_base_url.clone(),
+            services_base_url: settings.services_base_url.clone(),
+            secret_key: settings.stripe_secret_key.clone(),
+            timeout: settings.provider_timeout,
+        };
+        let providers = match &sandbox {
+            Some(_) => providers.or_everything_at(&format!("http://{local_addr}/sandbox")),
+            None => providers,
+        };
+        let executor = wiring::executor(ledger.clone(), &providers);
+        let reconciler = settings
+            .reconcile_every
+            .map(|every| (Reconciler::new(executor.clone(), settings.settle_after), every));
+        let demo_seed =
+            settings.demo.then(|| sandbox.clone().map(|sandbox| (executor.clone(), sandbox))).flatten();
+        let state = AppState {
+            ledger: ledger.clone(),
+            sessions: sessions.clone(),
+            executor,
+            leptos_options: leptos_options(&settings.site_root, local_addr),
+            approval_valid_for: settings.approval_valid_for,
+            sign_in_limiter: auth::sign_in_limiter(),
+        };
+        Ok(Self {
+            listener,
+            router: router(state, sandbox.as_ref(), settings.secure_cookies),
+            local_addr,
+            ledger,
+            sessions,
+            reconciler,
+            demo: demo_seed,
+        })
+    }
+
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The ledger service the application runs on.
+    pub fn ledger(&self) -> &Ledger {
+        &self.ledger
+    }
+
+    /// Serves (and reconciles, when configured) until `shutdown` completes, then finishes the
+    /// requests in flight, waiting at most [`SHUTDOWN_GRACE`] for them.
+    pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
+        let stop = CancellationToken::new();
+        tokio::spawn(auth::delete_expired_sessions(
+            self.sessions.clone(),
+            std::time::Duration::from_secs(600),
+            stop.clone(),
+        ));
+        if let Some((reconciler, every)) = self.reconciler {
+            tokio::spawn(reconciler.run_until(every, stop.clone()));
+        }
+        if let Some((executor, sandbox)) = self.demo {
+            tokio::spawn(async move {
+                let progress = |step: &str| tracing::info!(step, "seeding the demo");
+                match demo::seed(executor, sandbox, &progress).await {
+                    Ok(Some(token)) => tracing::info!(tenant = demo::DEMO_TENANT, "demo API token: {token}"),
+                    Ok(None) => {}
+                    Err(error) => tracing::error!(error = %error, "could not seed the demo data"),
+                }
+            });
+        }
+        let signalled = stop.clone();
+        let graceful = async move {
+            shutdown.await;
+            signalled.cancel();
+        };
+        let server =
+            axum::serve(self.listener, self.router.into_make_service()).with_graceful_shutdown(graceful);
+        let grace_over = async {
+            stop.cancelled().await;
+            tokio::time::sleep(SHUTDOWN_GRACE).await;
+        };
+        tokio::select! {
+            result = server => result,
+            () = grace_over => {
+                tracing::warn!("requests were still open {SHUTDOWN_GRACE:?} after the stop signal; stopping anyway");
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Leptos' options, built here so that `serve` needs none of cargo-leptos' environment.
+fn leptos_options(site_root: &str, addr: SocketAddr) -> LeptosOptions {
+    LeptosOptions::builder()
+        .output_name("opledger")
+        .site_root(site_root)
+        .site_pkg_dir("pkg")
+        .site_addr(addr)
+        .build()
+}
+
+/// Completes on SIGINT (Ctrl-C) or SIGTERM.
+pub async fn shutdown_signal() {
+    let interrupt = async {
+        if let Err(error) = tokio::signal::ctrl_c().await {
+            tracing::error!(%error, "could not listen for Ctrl-C");
+            std::future::pending::<()>().await;
+        }
+    };
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(error) => {
+                tracing::error!(%error, "could not listen for SIGTERM");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    tokio::select! {
+        () = interrupt => tracing::info!("Ctrl-C received, shutting down"),
+        () = terminate => tracing::info!("SIGTERM received, shutting down"),
+    }
+}

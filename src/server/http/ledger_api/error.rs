@@ -1,0 +1,132 @@
+//! The ledger API's errors: a status, a stable code and a sentence, with details where they help
+//! (the field diff of an idempotency conflict). Internal causes go to the log, never into the answer.
+
+use axum::{
+    http::StatusCode,
+    response::{IntoResponse, Response},
+    Json,
+};
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+use utoipa::ToSchema;
+
+use super::views::OperationView;
+use super::BODY_LIMIT_BYTES;
+use crate::domain::{ids::OpId, machine::Rejection, params::FieldDiff};
+use crate::server::ledger::LedgerError;
+use crate::server::store::StoreError;
+use crate::server::telemetry::cause_chain;
+
+/// An API error: a status, a stable code, a sentence, and sometimes details.
+#[derive(Debug)]
+pub enum ApiError {
+    Unauthorized,
+    NotFound,
+    NoSuchRoute,
+    Invalid(String),
+    TooLarge,
+    IdempotencyConflict { op_id: OpId, diff: Vec<FieldDiff>, stored: Box<OperationView> },
+    Refused(Rejection),
+    Contended,
+    Internal(StoreError),
+}
+
+impl From<StoreError> for ApiError {
+    fn from(error: StoreError) -> Self {
+        ApiError::Internal(error)
+    }
+}
+
+impl From<LedgerError> for ApiError {
+    fn from(error: LedgerError) -> Self {
+        match error {
+            LedgerError::NotFound => ApiError::NotFound,
+            LedgerError::Rejected(rejection) => ApiError::Refused(rejection),
+            LedgerError::Invalid(message) => ApiError::Invalid(message),
+            LedgerError::Contended => ApiError::Contended,
+            LedgerError::Store(store) => ApiError::Internal(store),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let (status, code, message, extra) = match self {
+            ApiError::Unauthorized => (
+                StatusCode::UNAUTHORIZED,
+                "unauthorized".to_owned(),
+                "Send a valid API token as `Authorization: Bearer <token>`.".to_owned(),
+                Value::Null,
+            ),
+            ApiError::NotFound => {
+                (StatusCode::NOT_FOUND, "not_found".into(), "No such operation.".into(), Value::Null)
+            }
+            ApiError::NoSuchRoute => (
+                StatusCode::NOT_FOUND,
+                "no_such_route".into(),
+                "No such API route; see /api/v1/openapi.json.".into(),
+                Value::Null,
+            ),
+            ApiError::Invalid(message) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_request".into(), message, Value::Null),
+            ApiError::TooLarge => (
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "body_too_large".into(),
+                format!("Request bodies are limited to {BODY_LIMIT_BYTES} bytes."),
+                Value::Null,
+            ),
+            ApiError::IdempotencyConflict { op_id, diff, stored } => (
+                StatusCode::CONFLICT,
+                "idempotency_conflict".into(),
+                format!(
+                    "{op_id} is already recorded with other parameters; nothing was changed and nothing will be sent. \
+                     A new intent needs a new op id."
+                ),
+                json!({"diff": diff, "stored": stored}),
+            ),
+            ApiError::Refused(rejection) => (
+                StatusCode::CONFLICT,
+                serde_json::to_value(rejection.code).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default(),
+                rejection.message,
+                Value::Null,
+            ),
+            ApiError::Contended => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "contended".into(),
+                "The operation is changing too often right now; try again.".into(),
+                Value::Null,
+            ),
+            ApiError::Internal(error) => {
+                tracing::error!(error = %cause_chain(&error), "ledger API call failed");
+                let status = match error {
+                    StoreError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+                    _ => StatusCode::INTERNAL_SERVER_ERROR,
+                };
+                (status, "internal".into(), "The ledger could not complete the call; it has been logged.".into(), Value::Null)
+            }
+        };
+        let details = match extra {
+            Value::Object(fields) => fields,
+            _ => Map::new(),
+        };
+        (status, Json(ErrorEnvelope { error: ErrorDetail { code, message, details } })).into_response()
+    }
+}
+
+/// Every error answer: `{"error": {"code", "message", ...details}}`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErrorEnvelope {
+    pub error: ErrorDetail,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErrorDetail {
+    /// A stable code: `unauthorized`, `not_found`, `invalid_request`, `body_too_large`,
+    /// `idempotency_conflict` (with `diff` and `stored`), a state machine refusal such as
+    /// `reconcile_first` or `attempt_open`, `contended`, `internal`.
+    pub code: String,
+    /// A sentence for people.
+    pub message: String,
+    #[serde(flatten)]
+    #[schema(value_type = Object)]
+    pub details: Map<String, Value>,
+}

@@ -1,0 +1,66 @@
+//! The ledger API (`/api/v1`): JSON over HTTP for agents and tool wrappers. Every call carries
+//! `Authorization: Bearer <token>` and sees only the token's tenant: another tenant's operation
+//! is a 404, with no hint that it exists. Errors are `{"error": {"code", "message", ...}}` with
+//! stable codes; internal causes go to the log, never into the answer.
+
+use axum::{
+    extract::DefaultBodyLimit,
+    routing::{get, post},
+    Json, Router,
+};
+use utoipa::OpenApi;
+
+use crate::server::http::state::AppState;
+use error::{ApiError, ErrorDetail, ErrorEnvelope};
+use operations::*;
+use views::{AttemptView, KeyView, OperationView};
+
+pub mod error;
+pub mod extract;
+pub mod operations;
+pub mod tools;
+pub mod views;
+
+/// Request bodies larger than this are refused with 413.
+pub const BODY_LIMIT_BYTES: usize = 64 * 1024;
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/operations", post(register))
+        .route("/operations/{op_id}", get(read_operation))
+        .route("/operations/{op_id}/attempts", post(begin_attempt))
+        .route("/operations/{op_id}/attempts/{attempt}/outcome", post(record_outcome))
+        .route("/operations/{op_id}/cancel", post(cancel))
+        .route("/subjects/{subject}/operations", get(subject_operations))
+        .route("/openapi.json", get(openapi))
+        .nest("/tools", tools::routes())
+        .fallback(|| async { ApiError::NoSuchRoute })
+        .layer(DefaultBodyLimit::max(BODY_LIMIT_BYTES))
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "opledger ledger API", version = "1", description = "Record side-effecting operations before they are sent, report every attempt, and never do a thing twice."),
+    paths(operations::register, operations::read_operation, operations::begin_attempt, operations::record_outcome, operations::cancel, operations::subject_operations, tools::refund_item, tools::create_aftersale, tools::schedule_pickup),
+    components(schemas(ErrorEnvelope, ErrorDetail, RegisterBody, OutcomeBody, OutcomeName, CancelBody, OperationView, AttemptView, KeyView, AttemptStarted, OperationAnswer, SubjectView,
+         tools::ToolAnswer, tools::ToolStatus,
+        tools::LineItemRequest, tools::PickupRequest)),
+    modifiers(&BearerToken),
+    security(("bearer" = [])),
+)]
+struct LedgerApiDoc;
+
+struct BearerToken;
+
+impl utoipa::Modify for BearerToken {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme("bearer", SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)));
+    }
+}
+
+/// The OpenAPI 3 document of this API, generated from the handlers and types above.
+async fn openapi() -> Json<utoipa::openapi::OpenApi> {
+    Json(LedgerApiDoc::openapi())
+}

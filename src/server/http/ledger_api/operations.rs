@@ -1,0 +1,361 @@
+//! The ledger API's operation calls: register an operation before anything is sent, begin an
+//! attempt (durably `submitted` before the send), report its outcome, read an operation, cancel,
+//! and read one order's operations with their roll-up. Each answers with what the ledger committed.
+
+use axum::{
+    body::Bytes,
+    extract::{Path, State},
+    http::StatusCode,
+    response::{IntoResponse, Response},
+    Json,
+};
+use chrono::Duration;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+
+use super::error::{ApiError, ErrorEnvelope};
+use super::extract::{ApiJson, Caller};
+use super::views::OperationView;
+use crate::domain::{
+    failure::FailureClass,
+    ids::{AttemptNumber, OpId, TenantId},
+    machine::{cancel_message, AttemptOutcome, Command},
+    operation::{AttemptReport, OperationHistory},
+    params::CanonicalParams,
+    rollup::{roll_up, OperationSummary, OrderRollup},
+};
+use crate::server::http::state::AppState;
+use crate::server::ledger::{RegisterRequest, Registration, DEFAULT_KEY_RETENTION};
+
+/// A request to record an operation before anything is sent.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RegisterBody {
+    /// Derived from the business intent, e.g. `refund-1043-li_2`; the idempotency key downstream.
+    op_id: String,
+    /// What the operation does, e.g. `refund`, `create_aftersale`.
+    kind: String,
+    /// The business object it concerns, e.g. `order:1043`.
+    subject: String,
+    /// Who performs it, e.g. `stripe`.
+    provider: String,
+    /// Canonical parameters: integers only; money as `{"minor": 38000, "currency": "TWD"}`.
+    #[schema(value_type = Object)]
+    params: Value,
+    /// The person or agent on whose behalf it is requested.
+    requested_by: String,
+    #[serde(default)]
+    compensates: Option<String>,
+    /// How long the provider remembers an idempotency key; default 86400 (Stripe's 24 hours).
+    #[serde(default)]
+    key_retention_s: Option<u32>,
+}
+
+fn check_name(field: &str, value: &str) -> Result<String, ApiError> {
+    let valid = !value.is_empty()
+        && value.len() <= 64
+        && value.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if valid {
+        Ok(value.to_owned())
+    } else {
+        Err(ApiError::Invalid(format!(
+            "{field} must be 1 to 64 lowercase letters, digits or '_' (for example \"refund\"), got {value:?}"
+        )))
+    }
+}
+
+fn check_text(field: &str, value: &str) -> Result<String, ApiError> {
+    let trimmed = value.trim();
+    if trimmed.is_empty() || trimmed.chars().count() > 200 || trimmed.chars().any(char::is_control) {
+        return Err(ApiError::Invalid(format!("{field} must be 1 to 200 printable characters")));
+    }
+    Ok(trimmed.to_owned())
+}
+
+impl RegisterBody {
+    fn into_request(self) -> Result<RegisterRequest, ApiError> {
+        let op_id = OpId::parse(&self.op_id).map_err(|e| ApiError::Invalid(e.to_string()))?;
+        let params =
+            CanonicalParams::from_value(self.params).map_err(|e| ApiError::Invalid(e.to_string()))?;
+        let compensates = self
+            .compensates
+            .map(|c| OpId::parse(&c).map_err(|e| ApiError::Invalid(format!("compensates: {e}"))))
+            .transpose()?;
+        let key_retention = match self.key_retention_s {
+            None => DEFAULT_KEY_RETENTION,
+            Some(seconds) if seconds >= 1 => Duration::seconds(i64::from(seconds)),
+            Some(_) => return Err(ApiError::Invalid("key_retention_s must be at least 1".into())),
+        };
+        Ok(RegisterRequest {
+            op_id,
+            kind: check_name("kind", &self.kind)?,
+            subject: check_text("subject", &self.subject)?,
+            provider: check_name("provider", &self.provider)?,
+            params,
+            requested_by: check_text("requested_by", &self.requested_by)?,
+            compensates,
+            key_retention,
+        })
+    }
+}
+
+fn op_id_of(raw: &str) -> Result<OpId, ApiError> {
+    OpId::parse(raw).map_err(|_| ApiError::NotFound)
+}
+
+pub async fn history(
+    state: &AppState,
+    tenant: &TenantId,
+    op_id: &OpId,
+) -> Result<OperationHistory, ApiError> {
+    state.ledger.reads().operation_history(tenant, op_id).await?.ok_or(ApiError::NotFound)
+}
+
+/// Record an operation before anything is sent.
+#[utoipa::path(post, path = "/api/v1/operations", request_body = RegisterBody, tag = "operations", responses(
+    (status = 201, description = "A new operation, `planned` or `pending_approval`", body = OperationView),
+    (status = 200, description = "The same op id with the same parameters: the stored operation as it stands", body = OperationView),
+    (status = 409, description = "`idempotency_conflict`: the op id is recorded with other parameters; `diff` and `stored` say how", body = ErrorEnvelope),
+    (status = 422, description = "Malformed input, naming the field", body = ErrorEnvelope),
+))]
+pub async fn register(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiJson(body): ApiJson<RegisterBody>,
+) -> Result<Response, ApiError> {
+    let request = body.into_request()?;
+    let op_id = request.op_id.clone();
+    match state.ledger.register(&caller.tenant, &caller.actor, request).await? {
+        Registration::Created(created) => {
+            Ok((StatusCode::CREATED, Json(OperationView::of(created, false))).into_response())
+        }
+        Registration::Existing(existing) => {
+            Ok((StatusCode::OK, Json(OperationView::of(existing, false))).into_response())
+        }
+        Registration::Conflict { diff, stored } => {
+            let stored = Box::new(OperationView::of(stored, false));
+            Err(ApiError::IdempotencyConflict { op_id, diff, stored })
+        }
+    }
+}
+
+/// An operation with its attempts, external ids and audit trail.
+#[utoipa::path(get, path = "/api/v1/operations/{op_id}", tag = "operations", params(("op_id" = String, Path)), responses(
+    (status = 200, body = OperationView),
+    (status = 404, description = "No such operation in the token's tenant", body = ErrorEnvelope),
+))]
+pub async fn read_operation(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(op_id): Path<String>,
+) -> Result<Json<OperationView>, ApiError> {
+    let op_id = op_id_of(&op_id)?;
+    Ok(Json(OperationView::of(history(&state, &caller.tenant, &op_id).await?, true)))
+}
+
+/// Record the operation as `submitted` before the caller sends it; answers the key to send with.
+#[utoipa::path(post, path = "/api/v1/operations/{op_id}/attempts", tag = "operations", params(("op_id" = String, Path)), responses(
+    (status = 201, body = AttemptStarted),
+    (status = 409, description = "The state forbids a send: `awaiting_approval`, `already_succeeded`, `reconcile_first`, `attempt_open`…", body = ErrorEnvelope),
+    (status = 404, body = ErrorEnvelope),
+))]
+pub async fn begin_attempt(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(op_id): Path<String>,
+) -> Result<Response, ApiError> {
+    let op_id = op_id_of(&op_id)?;
+    let updated = state
+        .ledger
+        .execute(&caller.tenant, &op_id, Command::BeginAttempt, &caller.actor, AttemptReport::default())
+        .await?;
+    let attempt = updated.operation.snapshot.open_attempt.map_or(0, |a| a.0);
+    let key = updated.operation.idempotency_key.clone();
+    let view = OperationView::of(updated, false);
+    let body = AttemptStarted {
+        attempt,
+        message: format!(
+            "Recorded as submitted. Send now with Idempotency-Key {key} and metadata op_id={key}, then report the outcome of attempt {attempt}."
+        ),
+        idempotency_key: key,
+        operation: view,
+    };
+    Ok((StatusCode::CREATED, Json(body)).into_response())
+}
+
+/// How an attempt ended, as the sender reports it.
+#[derive(Debug, Clone, Copy, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OutcomeName {
+    Succeeded,
+    Rejected,
+    Invalid,
+    Forbidden,
+    NotSent,
+    Unavailable,
+    Timeout,
+    ServerError,
+}
+
+/// The outcome of one attempt. `timeout` and `server_error` make the operation unknown.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OutcomeBody {
+    outcome: OutcomeName,
+    #[serde(default)]
+    http_status: Option<u16>,
+    #[serde(default)]
+    external_id: Option<String>,
+    #[serde(default)]
+    error: Option<String>,
+    #[serde(default)]
+    retry_after_s: Option<u32>,
+    #[serde(default)]
+    latency_ms: Option<u64>,
+}
+
+impl OutcomeBody {
+    fn outcome(&self) -> AttemptOutcome {
+        let failure = match self.outcome {
+            OutcomeName::Succeeded => {
+                return AttemptOutcome::Succeeded { external_id: self.external_id.clone() };
+            }
+            OutcomeName::Rejected => FailureClass::BusinessRejection,
+            OutcomeName::Invalid => FailureClass::InvalidParams,
+            OutcomeName::Forbidden => FailureClass::Forbidden,
+            OutcomeName::NotSent => FailureClass::NotSent,
+            OutcomeName::Unavailable => {
+                FailureClass::TransientUnavailable { retry_after_s: self.retry_after_s }
+            }
+            OutcomeName::Timeout => FailureClass::Timeout,
+            OutcomeName::ServerError => FailureClass::ServerError,
+        };
+        AttemptOutcome::Failed { failure }
+    }
+}
+
+/// Report how an attempt ended.
+#[utoipa::path(post, path = "/api/v1/operations/{op_id}/attempts/{attempt}/outcome", request_body = OutcomeBody, tag = "operations",
+    params(("op_id" = String, Path), ("attempt" = u32, Path)), responses(
+    (status = 200, body = OperationAnswer),
+    (status = 409, description = "The attempt is closed or the state forbids it", body = ErrorEnvelope),
+    (status = 404, body = ErrorEnvelope),
+))]
+pub async fn record_outcome(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((op_id, attempt)): Path<(String, String)>,
+    ApiJson(body): ApiJson<OutcomeBody>,
+) -> Result<Json<OperationAnswer>, ApiError> {
+    let op_id = op_id_of(&op_id)?;
+    let attempt = attempt
+        .parse::<u32>()
+        .map(AttemptNumber)
+        .map_err(|_| ApiError::Invalid(format!("attempt must be a positive number, got {attempt:?}")))?;
+    let report = AttemptReport {
+        http_status: body.http_status,
+        latency_ms: body.latency_ms,
+        error: body.error.clone(),
+        external_id: body.external_id.clone(),
+        retry_after_s: body.retry_after_s,
+        budget: None,
+    };
+    let command = Command::RecordOutcome { attempt, outcome: body.outcome() };
+    let updated = state.ledger.execute(&caller.tenant, &op_id, command, &caller.actor, report).await?;
+    let message = updated.operation.snapshot.state.caller_message().to_owned();
+    Ok(Json(OperationAnswer { message, operation: OperationView::of(updated, false) }))
+}
+
+/// An optional reason for a cancel.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CancelBody {
+    #[serde(default)]
+    reason: String,
+}
+
+/// Stop further sends. On an operation in flight the stop is recorded, and the answer says that
+/// its result is still being confirmed.
+#[utoipa::path(post, path = "/api/v1/operations/{op_id}/cancel", request_body(content = Option<CancelBody>), tag = "operations",
+    params(("op_id" = String, Path)), responses(
+    (status = 200, body = OperationAnswer),
+    (status = 409, body = ErrorEnvelope),
+    (status = 404, body = ErrorEnvelope),
+))]
+pub async fn cancel(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(op_id): Path<String>,
+    body: Bytes,
+) -> Result<Json<OperationAnswer>, ApiError> {
+    let op_id = op_id_of(&op_id)?;
+    let body: CancelBody = if body.iter().all(u8::is_ascii_whitespace) {
+        CancelBody::default()
+    } else {
+        serde_json::from_slice::<Option<CancelBody>>(&body)
+            .map_err(|e| ApiError::Invalid(format!("cancel body: {e}")))?
+            .unwrap_or_default()
+    };
+    let command = Command::Cancel { reason: body.reason };
+    let updated = state
+        .ledger
+        .execute(&caller.tenant, &op_id, command, &caller.actor, AttemptReport::default())
+        .await?;
+    let message = cancel_message(op_id.as_str(), updated.operation.snapshot.state);
+    Ok(Json(OperationAnswer { message, operation: OperationView::of(updated, false) }))
+}
+
+/// Every operation of one order (subject) with the roll-up: which completed, which did not, which
+/// are uncertain, the order's status and its net effect.
+#[utoipa::path(get, path = "/api/v1/subjects/{subject}/operations", tag = "orders", params(("subject" = String, Path)), responses(
+    (status = 200, body = SubjectView),
+))]
+pub async fn subject_operations(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(subject): Path<String>,
+) -> Result<Json<SubjectView>, ApiError> {
+    let histories = state.ledger.reads().subject_operations(&caller.tenant, &subject).await?;
+    let summaries: Vec<OperationSummary> = histories
+        .iter()
+        .map(|h| OperationSummary {
+            op_id: h.operation.op_id.clone(),
+            kind: h.operation.kind.clone(),
+            state: h.operation.snapshot.state,
+            amount: h.operation.params.money("amount"),
+            compensates: h.operation.compensates.clone(),
+        })
+        .collect();
+    let rollup: OrderRollup = roll_up(&summaries).map_err(|e| ApiError::Invalid(e.to_string()))?;
+    let operations: Vec<OperationView> = histories.into_iter().map(|h| OperationView::of(h, false)).collect();
+    Ok(Json(SubjectView { subject, status_label: rollup.status.label().to_owned(), rollup, operations }))
+}
+
+/// The answer to a new attempt.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AttemptStarted {
+    pub attempt: u32,
+    /// Send with this `Idempotency-Key` and write it into the downstream object's metadata.
+    pub idempotency_key: String,
+    pub message: String,
+    pub operation: OperationView,
+}
+
+/// An operation after a change, with what it means for the caller.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct OperationAnswer {
+    pub message: String,
+    pub operation: OperationView,
+}
+
+/// One order's operations and roll-up.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SubjectView {
+    pub subject: String,
+    pub status_label: String,
+    #[serde(flatten)]
+    #[schema(value_type = Object)]
+    pub rollup: OrderRollup,
+    pub operations: Vec<OperationView>,
+}

@@ -1,0 +1,255 @@
+//! Tools for agents, over the ledger API. Each takes business keys (an order, a line item), derives
+//! the op id and the parameters from the order's data, records the operation, runs the executor,
+//! and answers in words written for a model: done, already done, awaiting approval, or "result
+//! unknown; do not send again; it is being checked".
+//!
+//! - `refund_item {order_id, line_item_id}`: op `refund-<order>-<line item>`, the item's amount;
+//! - `create_aftersale {order_id, line_item_id}`: op `aftersale-<order>-<line item>`;
+//! - `schedule_pickup {order_id, line_item_id, date}`: op `pickup-<order>-<line item>-<date>` for
+//!   the item's after-sale ticket (another date is another intent).
+
+use axum::{extract::State, routing::post, Json, Router};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use utoipa::ToSchema;
+
+use super::error::{ApiError, ErrorEnvelope};
+use super::extract::{ApiJson, Caller};
+use crate::domain::{
+    ids::OpId,
+    machine::State as OpState,
+    money::{Currency, Money},
+    operation::OperationHistory,
+    params::CanonicalParams,
+};
+use crate::server::http::state::AppState;
+use crate::server::ledger::{RegisterRequest, Registration, DEFAULT_KEY_RETENTION};
+use crate::server::providers::catalogue::{refund_params, LineItem, Order, OrderCatalogue};
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/refund_item", post(refund_item))
+        .route("/create_aftersale", post(create_aftersale))
+        .route("/schedule_pickup", post(schedule_pickup))
+}
+
+/// What the tool tells the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolStatus {
+    Succeeded,
+    AlreadyDone,
+    PendingApproval,
+    Rejected,
+    Unknown,
+    Cancelled,
+    /// Nothing was sent (the provider could not be reached); it is safe to try again later.
+    NotSent,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ToolAnswer {
+    pub status: ToolStatus,
+    pub op_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub external_id: Option<String>,
+    pub message: String,
+}
+
+/// Words for a model about an operation that `ran_now` (or was found as it stands).
+fn answer(history: &OperationHistory, ran_now: bool, what: &str) -> ToolAnswer {
+    let operation = &history.operation;
+    let op_id = operation.op_id.to_string();
+    let external_id = history.external_refs.last().map(|r| r.external_id.clone());
+    let reference = external_id.as_deref().map(|id| format!(" ({id})")).unwrap_or_default();
+    let (status, message) = match operation.snapshot.state {
+        OpState::Succeeded if ran_now => (ToolStatus::Succeeded, format!("Done: {what}{reference}.")),
+        OpState::Succeeded => (
+            ToolStatus::AlreadyDone,
+            format!("Already done earlier: {what}{reference}. Do not send it again."),
+        ),
+        OpState::PendingApproval => (
+            ToolStatus::PendingApproval,
+            format!("{what} needs a manager's approval; it will be sent once approved. Tell the customer it is being reviewed."),
+        ),
+        OpState::Submitted | OpState::Unknown | OpState::NeedsReview => (
+            ToolStatus::Unknown,
+            format!(
+                "The request for {what} was sent but its result is unknown; do not send again; it is being checked. \
+                 Tell the customer it is being confirmed."
+            ),
+        ),
+        OpState::Rejected | OpState::Denied => (
+            ToolStatus::Rejected,
+            format!("{what} was not done: the provider declined it or a manager denied it."),
+        ),
+        OpState::Cancelled => (ToolStatus::Cancelled, format!("{what} was cancelled before anything was sent.")),
+        OpState::Planned | OpState::Approved => (
+            ToolStatus::NotSent,
+            format!("{what} could not be sent (the provider did not take it); nothing was done. It is safe to try again later."),
+        ),
+    };
+    ToolAnswer { status, op_id, external_id, message }
+}
+
+/// Refund one line item of an order: the op id and the amount come from the order, never from
+/// the caller.
+#[utoipa::path(post, path = "/api/v1/tools/refund_item", request_body = LineItemRequest, tag = "tools", responses(
+    (status = 200, body = ToolAnswer),
+    (status = 422, description = "No such order or line item", body = ErrorEnvelope),
+))]
+pub async fn refund_item(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiJson(request): ApiJson<LineItemRequest>,
+) -> Result<Json<ToolAnswer>, ApiError> {
+    let (order, item) = order_and_item(state.executor.orders(), &request.order_id, &request.line_item_id)?;
+    let op_id =
+        OpId::for_line_item("refund", order.id, item.id).map_err(|e| ApiError::Invalid(e.to_string()))?;
+    let currency = Currency::parse(order.currency).map_err(|e| ApiError::Invalid(e.to_string()))?;
+    let what = format!(
+        "the refund of {} ({}) on order {}",
+        item.name,
+        Money::new(item.amount_minor, currency),
+        order.id
+    );
+    let params = CanonicalParams::from_value(refund_params(&order, item))
+        .map_err(|e| ApiError::Invalid(e.to_string()))?;
+    let registration = registration(&caller, op_id, "refund", "stripe", order.id, params);
+    Ok(Json(run(&state, &caller, registration, &what).await?))
+}
+
+fn registration(
+    caller: &Caller,
+    op_id: OpId,
+    kind: &str,
+    provider: &str,
+    order_id: &str,
+    params: CanonicalParams,
+) -> RegisterRequest {
+    RegisterRequest {
+        op_id,
+        kind: kind.into(),
+        subject: format!("order:{order_id}"),
+        provider: provider.into(),
+        params,
+        requested_by: caller.actor.name.clone(),
+        compensates: None,
+        key_retention: DEFAULT_KEY_RETENTION,
+    }
+}
+
+/// Records the operation (or finds it), sends it unless it was already sent, and says how it
+/// stands.
+async fn run(
+    state: &AppState,
+    caller: &Caller,
+    registration: RegisterRequest,
+    what: &str,
+) -> Result<ToolAnswer, ApiError> {
+    let op_id = registration.op_id.clone();
+    let recorded = match state.ledger.register(&caller.tenant, &caller.actor, registration).await? {
+        Registration::Created(recorded) | Registration::Existing(recorded) => recorded,
+        Registration::Conflict { .. } => {
+            return Err(ApiError::Invalid(format!(
+                "{op_id} is recorded with other parameters than the order now has; a person must review it"
+            )))
+        }
+    };
+    if !matches!(recorded.operation.snapshot.state, OpState::Planned | OpState::Approved) {
+        return Ok(answer(&recorded, false, what));
+    }
+    let after = state.executor.run(&caller.tenant, &op_id).await?;
+    Ok(answer(&after, true, what))
+}
+
+/// Work on one line item of an order.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LineItemRequest {
+    pub order_id: String,
+    pub line_item_id: String,
+}
+
+fn order_and_item(
+    orders: &dyn OrderCatalogue,
+    order_id: &str,
+    line_item_id: &str,
+) -> Result<(Order, &'static LineItem), ApiError> {
+    let order = orders
+        .order(order_id)
+        .ok_or_else(|| ApiError::Invalid(format!("order_id: there is no order {order_id:?}")))?;
+    let item = order.line_item(line_item_id).ok_or_else(|| {
+        ApiError::Invalid(format!("line_item_id: order {} has no line item {line_item_id:?}", order.id))
+    })?;
+    Ok((order, item))
+}
+
+/// Open an after-sale ticket for one line item of an order.
+#[utoipa::path(post, path = "/api/v1/tools/create_aftersale", request_body = LineItemRequest, tag = "tools", responses(
+    (status = 200, body = ToolAnswer),
+    (status = 422, description = "No such order or line item", body = ErrorEnvelope),
+))]
+pub async fn create_aftersale(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiJson(request): ApiJson<LineItemRequest>,
+) -> Result<Json<ToolAnswer>, ApiError> {
+    let (order, item) = order_and_item(state.executor.orders(), &request.order_id, &request.line_item_id)?;
+    let op_id =
+        OpId::for_line_item("aftersale", order.id, item.id).map_err(|e| ApiError::Invalid(e.to_string()))?;
+    let params = CanonicalParams::from_value(json!({"order": order.id, "line_item": item.id}))
+        .map_err(|e| ApiError::Invalid(e.to_string()))?;
+    let what = format!("the after-sale ticket for {} on order {}", item.name, order.id);
+    let registration = registration(&caller, op_id, "create_aftersale", "sandbox", order.id, params);
+    Ok(Json(run(&state, &caller, registration, &what).await?))
+}
+
+/// Schedule the pickup of one line item whose after-sale ticket is open.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PickupRequest {
+    pub order_id: String,
+    pub line_item_id: String,
+    /// `YYYY-MM-DD`.
+    pub date: String,
+}
+
+/// Schedule a pickup for a line item's after-sale ticket.
+#[utoipa::path(post, path = "/api/v1/tools/schedule_pickup", request_body = PickupRequest, tag = "tools", responses(
+    (status = 200, body = ToolAnswer),
+    (status = 422, description = "No such order or line item, a malformed date, or no after-sale ticket yet", body = ErrorEnvelope),
+))]
+pub async fn schedule_pickup(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiJson(request): ApiJson<PickupRequest>,
+) -> Result<Json<ToolAnswer>, ApiError> {
+    let (order, item) = order_and_item(state.executor.orders(), &request.order_id, &request.line_item_id)?;
+    let date = chrono::NaiveDate::parse_from_str(&request.date, "%Y-%m-%d")
+        .map_err(|_| ApiError::Invalid(format!("date must be YYYY-MM-DD, got {:?}", request.date)))?;
+    let ticket_op =
+        OpId::for_line_item("aftersale", order.id, item.id).map_err(|e| ApiError::Invalid(e.to_string()))?;
+    let ticket = state
+        .ledger
+        .reads()
+        .operation_history(&caller.tenant, &ticket_op)
+        .await?
+        .filter(|h| h.operation.snapshot.state == OpState::Succeeded)
+        .and_then(|h| h.external_refs.last().map(|r| r.external_id.clone()))
+        .ok_or_else(|| {
+            ApiError::Invalid(format!(
+                "{} on order {} has no after-sale ticket yet; create it first",
+                item.name, order.id
+            ))
+        })?;
+    let op_id = OpId::parse(&format!("pickup-{}-{}-{date}", order.id, item.id))
+        .map_err(|e| ApiError::Invalid(e.to_string()))?;
+    let params = CanonicalParams::from_value(
+        json!({"ticket": ticket, "date": date.to_string(), "order": order.id, "line_item": item.id}),
+    )
+    .map_err(|e| ApiError::Invalid(e.to_string()))?;
+    let what = format!("the pickup of {} on order {} on {date}", item.name, order.id);
+    let registration = registration(&caller, op_id, "schedule_pickup", "sandbox", order.id, params);
+    Ok(Json(run(&state, &caller, registration, &what).await?))
+}

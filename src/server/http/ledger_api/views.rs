@@ -1,0 +1,159 @@
+//! What the ledger API shows of an operation: the JSON shapes of its answers, built from the
+//! domain's read model (never from store rows).
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+
+use crate::domain::{
+    audit::AuditRecord,
+    money::Money,
+    operation::{AttemptRecord, OperationHistory, OperationRecord},
+    policy::Approval,
+};
+
+/// The downstream idempotency key's validity.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct KeyView {
+    pub first_sent_at: Option<DateTime<Utc>>,
+    pub retention_s: i64,
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+/// What the API shows of an operation: its state with what it means for the caller, its
+/// parameters and fingerprint, attempts, external ids and, when read alone, its audit trail.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct OperationView {
+    pub op_id: String,
+    pub kind: String,
+    pub subject: String,
+    pub provider: String,
+    pub state: String,
+    pub message: String,
+    #[schema(value_type = Object)]
+    pub params: Value,
+    pub fingerprint: String,
+    #[schema(value_type = Option<Object>)]
+    pub amount: Option<Money>,
+    pub idempotency_key: String,
+    pub requested_by: String,
+    pub compensates: Option<String>,
+    pub cancel_requested: bool,
+    #[schema(value_type = Option<Object>)]
+    pub approval: Option<Approval>,
+    pub key: KeyView,
+    pub version: i64,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub attempts: Vec<AttemptView>,
+    /// `provider/type/id`, for example `stripe/refund/re_7f3a`.
+    pub external_refs: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<Object>>)]
+    pub audit: Option<Vec<AuditRecord>>,
+}
+
+impl OperationView {
+    pub fn of(history: OperationHistory, with_audit: bool) -> Self {
+        let OperationHistory { operation, attempts, external_refs, audit } = history;
+        let OperationRecord {
+            op_id,
+            kind,
+            subject,
+            provider,
+            params,
+            idempotency_key,
+            compensates,
+            snapshot,
+            version,
+            created_at,
+            updated_at,
+            ..
+        } = operation;
+        let amount = params.money("amount");
+        OperationView {
+            op_id: op_id.to_string(),
+            kind,
+            subject,
+            provider,
+            state: snapshot.state.as_str().to_owned(),
+            message: snapshot.state.caller_message().to_owned(),
+            params: params.as_value().clone(),
+            fingerprint: snapshot.fingerprint.to_string(),
+            amount,
+            idempotency_key,
+            requested_by: snapshot.requested_by.clone(),
+            compensates: compensates.map(|c| c.to_string()),
+            cancel_requested: snapshot.cancel_requested,
+            approval: snapshot.approval.clone(),
+            key: KeyView {
+                first_sent_at: snapshot.key_first_sent_at,
+                retention_s: snapshot.key_retention.num_seconds(),
+                expires_at: snapshot.key_expires_at(),
+            },
+            version,
+            created_at,
+            updated_at,
+            attempts: attempts.into_iter().map(AttemptView::from).collect(),
+            external_refs: external_refs
+                .into_iter()
+                .map(|r| format!("{}/{}/{}", r.provider, r.ref_type, r.external_id))
+                .collect(),
+            audit: with_audit.then_some(audit),
+        }
+    }
+}
+
+/// One send of an operation, as the API shows it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AttemptView {
+    pub number: u32,
+    pub idempotency_key: String,
+    pub sent_by: String,
+    pub started_at: DateTime<Utc>,
+    pub finished_at: Option<DateTime<Utc>>,
+    /// `succeeded`, a failure class name, `no_report`, or `None` while open.
+    pub outcome: Option<String>,
+    pub http_status: Option<u16>,
+    pub latency_ms: Option<u64>,
+    pub error: Option<String>,
+    pub retry_after_s: Option<u32>,
+    /// The executor's budget for the run that made this attempt: at most this many sends.
+    pub send_budget: Option<u32>,
+    /// The executor's deadline for that run.
+    pub deadline_at: Option<DateTime<Utc>>,
+}
+
+impl From<AttemptRecord> for AttemptView {
+    fn from(attempt: AttemptRecord) -> Self {
+        let AttemptRecord {
+            number,
+            idempotency_key,
+            sent_by,
+            started_at,
+            finished_at,
+            outcome,
+            http_status,
+            latency_ms,
+            error,
+            retry_after_s,
+            send_budget,
+            deadline_at,
+        } = attempt;
+        AttemptView {
+            number,
+            idempotency_key,
+            sent_by,
+            started_at,
+            finished_at,
+            outcome,
+            http_status,
+            latency_ms,
+            error,
+            retry_after_s,
+            send_budget,
+            deadline_at,
+        }
+    }
+}

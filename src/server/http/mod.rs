@@ -1,0 +1,7 @@
+//! The HTTP surface shared by everything on the server: the request state, console sessions (sign-in
+//! and sign-out, CSRF tokens), health, and the ledger API that agents call with bearer tokens.
+
+pub mod auth;
+pub mod health;
+pub mod ledger_api;
+pub mod state;

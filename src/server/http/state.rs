@@ -1,0 +1,31 @@
+//! The state shared by every request handler and server function.
+
+use axum::extract::FromRef;
+use governor::DefaultKeyedRateLimiter;
+use leptos::prelude::LeptosOptions;
+use std::sync::Arc;
+
+use crate::server::ledger::executor::Executor;
+use crate::server::ledger::Ledger;
+use crate::server::store::Sessions;
+
+#[derive(Clone)]
+pub struct AppState {
+    /// The one service through which every change passes, and the read handle.
+    pub ledger: Ledger,
+    /// The console's sessions, in the ledger's database.
+    pub sessions: Arc<dyn Sessions>,
+    /// Sends operations to their providers (the agent tools use it).
+    pub executor: Executor,
+    pub leptos_options: LeptosOptions,
+    /// How long a manager's approval lets its operation be sent.
+    pub approval_valid_for: chrono::Duration,
+    /// Sign-in attempts per user name.
+    pub sign_in_limiter: Arc<DefaultKeyedRateLimiter<String>>,
+}
+
+impl FromRef<AppState> for LeptosOptions {
+    fn from_ref(state: &AppState) -> Self {
+        state.leptos_options.clone()
+    }
+}

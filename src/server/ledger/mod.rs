@@ -1,0 +1,330 @@
+//! The one service through which every audited change passes, and the only holder of the store's
+//! writes: register an operation (or find it, or refuse a conflicting request), execute a command
+//! on one (load, ask `domain::machine::decide`, commit events, projection and audit in one
+//! transaction, retrying the whole step when a concurrent change won), and the changes that are
+//! not about one operation (approval rules, users, tokens, bulk runs, console requests, exports'
+//! audit events). It builds every audit entry. Everything else reads through [`Ledger::reads`].
+//!
+//! Beside the service: the executor that sends operations, the reconciler that settles unknown
+//! results, and the workflows people start from the console.
+
+pub mod accounts;
+pub mod executor;
+pub mod reconciler;
+pub mod requests;
+pub mod tokens;
+pub mod workflows;
+
+use chrono::Duration;
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+use super::clock::now;
+use super::store::records::{
+    ApprovalRuleRecord, NewBulkRun, NewConflict, NewOperation, OperationChange, Registered,
+};
+use super::store::{Reads, Store, StoreError};
+use crate::domain::{
+    audit::{AuditEntry, AuditRecord},
+    ids::{Actor, OpId, TenantId},
+    machine::{decide, Command, Rejection, Snapshot},
+    operation::{AttemptReport, OperationHistory},
+    params::{CanonicalParams, FieldDiff},
+    policy::{requires_approval, ApprovalRule},
+};
+
+/// How often a command is re-decided after losing a race before the caller is told to retry.
+const MAX_RACES: usize = 16;
+
+/// Stripe remembers an idempotency key for at least 24 hours.
+pub const DEFAULT_KEY_RETENTION: Duration = Duration::hours(24);
+
+/// A request to record an operation.
+#[derive(Debug, Clone)]
+pub struct RegisterRequest {
+    pub op_id: OpId,
+    pub kind: String,
+    pub subject: String,
+    pub provider: String,
+    pub params: CanonicalParams,
+    /// The person or agent on whose behalf the operation is requested (four-eyes compares it).
+    pub requested_by: String,
+    pub compensates: Option<OpId>,
+    pub key_retention: Duration,
+}
+
+/// What registering did.
+#[derive(Debug, Clone)]
+/// Each carries the operation's history as the registering transaction saw it.
+pub enum Registration {
+    Created(OperationHistory),
+    /// The same intent again: the stored operation, unchanged.
+    Existing(OperationHistory),
+    /// The same op id with other parameters: refused and kept for review; nothing changed.
+    Conflict {
+        stored: OperationHistory,
+        diff: Vec<FieldDiff>,
+    },
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LedgerError {
+    #[error("no such operation")]
+    NotFound,
+    #[error("{0}")]
+    Rejected(Rejection),
+    #[error("{0}")]
+    Invalid(String),
+    #[error("the operation is changing too often to decide; try again")]
+    Contended,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// The ledger service.
+#[derive(Clone)]
+pub struct Ledger {
+    store: Arc<dyn Store>,
+}
+
+fn reason_of(command: &Command) -> Option<String> {
+    match command {
+        Command::Approve { reason, .. }
+        | Command::Deny { reason }
+        | Command::MarkUnknown { reason }
+        | Command::Escalate { reason }
+        | Command::MarkNotHappened { reason, .. }
+        | Command::Cancel { reason } => Some(reason.trim().to_owned()).filter(|r| !r.is_empty()),
+        Command::ConfirmFound { .. }
+        | Command::MarkSucceeded { .. }
+        | Command::ExpireApproval
+        | Command::BeginAttempt
+        | Command::ResendSameKey
+        | Command::RecordOutcome { .. } => None,
+    }
+}
+
+impl Ledger {
+    pub fn new(store: Arc<dyn Store>) -> Self {
+        Self { store }
+    }
+
+    /// The read handle: everything the store answers, and nothing that changes it.
+    pub fn reads(&self) -> Arc<dyn Reads> {
+        self.store.clone()
+    }
+
+    /// An audit entry for an action of `actor` that changes no operation.
+    fn action_entry(tenant: &TenantId, actor: &Actor, action: &str, evidence: Value) -> AuditEntry {
+        AuditEntry::action(now(), tenant.as_str(), &actor.name, actor.role_label(), action, evidence)
+    }
+
+    /// Records an action that changes nothing else (an export) in the tenant's audit chain, and
+    /// returns it in its place.
+    pub async fn record_action(
+        &self,
+        tenant: &TenantId,
+        actor: &Actor,
+        action: &str,
+        evidence: Value,
+    ) -> Result<AuditRecord, StoreError> {
+        self.store.record_audit(tenant, Self::action_entry(tenant, actor, action, evidence)).await
+    }
+
+    /// Adds a rule to the tenant's approval policy, with its audit event (the rule's id and
+    /// `summary`, the rule in words).
+    pub async fn add_approval_rule(
+        &self,
+        tenant: &TenantId,
+        actor: &Actor,
+        record: ApprovalRuleRecord,
+        summary: &str,
+    ) -> Result<(), StoreError> {
+        let audit =
+            Self::action_entry(tenant, actor, "add_approval_rule", json!({"id": record.id, "rule": summary}));
+        self.store.add_approval_rule(tenant, record, audit).await
+    }
+
+    /// Removes a rule from the tenant's approval policy; `NotFound` when there is none with `id`.
+    pub async fn remove_approval_rule(
+        &self,
+        tenant: &TenantId,
+        actor: &Actor,
+        id: &str,
+    ) -> Result<(), StoreError> {
+        let audit = Self::action_entry(tenant, actor, "remove_approval_rule", json!({"id": id}));
+        self.store.remove_approval_rule(tenant, id, audit).await
+    }
+
+    /// Records a bulk query and its items, with its audit event; `false` (nothing changed) when a
+    /// run with this id exists already.
+    pub async fn start_bulk_run(&self, run: NewBulkRun, actor: &Actor) -> Result<bool, StoreError> {
+        let evidence = json!({"run": run.id, "filter": run.filter, "operations": run.op_ids.len()});
+        let audit = Self::action_entry(&run.tenant, actor, "start_bulk_query", evidence);
+        self.store.create_bulk_run(run, audit).await
+    }
+
+    /// Records the result of one item of a bulk run.
+    pub async fn record_bulk_item(
+        &self,
+        tenant: &TenantId,
+        run_id: &str,
+        position: u32,
+        outcome: &str,
+        message: &str,
+    ) -> Result<(), StoreError> {
+        self.store.record_bulk_item(tenant, run_id, position, outcome, message).await
+    }
+
+    /// Marks a bulk run as done.
+    pub async fn finish_bulk_run(&self, tenant: &TenantId, run_id: &str) -> Result<(), StoreError> {
+        self.store.finish_bulk_run(tenant, run_id, now()).await
+    }
+
+    /// Records an operation before anything is sent, or answers with the one already recorded
+    /// under its op id, or refuses a request that reuses the op id with other parameters.
+    #[tracing::instrument(skip_all, fields(tenant = %tenant, op_id = %request.op_id))]
+    pub async fn register(
+        &self,
+        tenant: &TenantId,
+        actor: &Actor,
+        request: RegisterRequest,
+    ) -> Result<Registration, LedgerError> {
+        let at = now();
+        if let Some(parent) = &request.compensates {
+            if self.store.load_operation(tenant, parent).await?.is_none() {
+                return Err(LedgerError::Invalid(format!("compensates: there is no operation {parent}")));
+            }
+        }
+        let fingerprint = request.params.fingerprint();
+        let rules: Vec<ApprovalRule> =
+            self.store.approval_rules(tenant).await?.into_iter().map(|record| record.rule).collect();
+        let needs_approval =
+            requires_approval(&rules, &request.kind, &request.provider, request.params.money("amount"));
+        let snapshot =
+            Snapshot::new(&request.requested_by, fingerprint.clone(), needs_approval, request.key_retention);
+        let audit = AuditEntry {
+            at,
+            tenant: tenant.to_string(),
+            actor: actor.name.clone(),
+            role: actor.role_label().to_owned(),
+            action: "register".into(),
+            op_id: Some(request.op_id.to_string()),
+            from_state: None,
+            to_state: Some(snapshot.state.as_str().to_owned()),
+            reason: None,
+            evidence: json!({
+                "kind": request.kind,
+                "subject": request.subject,
+                "provider": request.provider,
+                "fingerprint": fingerprint.as_str(),
+                "requested_by": request.requested_by,
+                "compensates": request.compensates,
+            }),
+        };
+        let new = NewOperation {
+            tenant: tenant.clone(),
+            op_id: request.op_id.clone(),
+            kind: request.kind,
+            subject: request.subject,
+            provider: request.provider,
+            params: request.params.clone(),
+            compensates: request.compensates,
+            snapshot,
+            at,
+        };
+        match self.store.register_operation(new, audit).await? {
+            Registered::Created(operation) => Ok(Registration::Created(operation)),
+            Registered::Existing(stored) if stored.operation.snapshot.fingerprint == fingerprint => {
+                Ok(Registration::Existing(stored))
+            }
+            Registered::Existing(stored) => {
+                let diff = stored.operation.params.diff(&request.params);
+                let conflict = NewConflict {
+                    tenant: tenant.clone(),
+                    op_id: request.op_id.clone(),
+                    requested: request.params,
+                    stored_fingerprint: stored.operation.snapshot.fingerprint.clone(),
+                    diff: diff.clone(),
+                    requested_by: request.requested_by,
+                    at,
+                };
+                let audit = AuditEntry {
+                    at,
+                    tenant: tenant.to_string(),
+                    actor: actor.name.clone(),
+                    role: actor.role_label().to_owned(),
+                    action: "refuse_conflict".into(),
+                    op_id: Some(request.op_id.to_string()),
+                    from_state: Some(stored.operation.snapshot.state.as_str().to_owned()),
+                    to_state: Some(stored.operation.snapshot.state.as_str().to_owned()),
+                    reason: Some("the same op id was requested with other parameters".into()),
+                    evidence: json!({
+                        "stored_fingerprint": stored.operation.snapshot.fingerprint.as_str(),
+                        "requested_fingerprint": fingerprint.as_str(),
+                        "diff": diff,
+                    }),
+                };
+                self.store.record_conflict(conflict, audit).await?;
+                Ok(Registration::Conflict { stored, diff })
+            }
+        }
+    }
+
+    /// Decides `command` by `actor` on one operation and commits the result with its audit entry;
+    /// returns the operation's history as committed.
+    #[tracing::instrument(skip_all, fields(tenant = %tenant, op_id = %op_id, command = command.kind().as_str()))]
+    pub async fn execute(
+        &self,
+        tenant: &TenantId,
+        op_id: &OpId,
+        command: Command,
+        actor: &Actor,
+        report: AttemptReport,
+    ) -> Result<OperationHistory, LedgerError> {
+        for _ in 0..MAX_RACES {
+            let operation = self.store.load_operation(tenant, op_id).await?.ok_or(LedgerError::NotFound)?;
+            let at = now();
+            let events =
+                decide(&operation.snapshot, command.clone(), actor, at).map_err(LedgerError::Rejected)?;
+            let after =
+                events.iter().fold(operation.snapshot.clone(), |snapshot, event| snapshot.apply(event));
+            let audit = AuditEntry {
+                at,
+                tenant: tenant.to_string(),
+                actor: actor.name.clone(),
+                role: actor.role_label().to_owned(),
+                action: command.kind().as_str().to_owned(),
+                op_id: Some(op_id.to_string()),
+                from_state: Some(operation.snapshot.state.as_str().to_owned()),
+                to_state: Some(after.state.as_str().to_owned()),
+                reason: reason_of(&command),
+                evidence: json!({
+                    "events": events,
+                    "http_status": report.http_status,
+                    "latency_ms": report.latency_ms,
+                    "external_id": report.external_id,
+                    "error": report.error,
+                    "budget": report.budget,
+                }),
+            };
+            let change = OperationChange {
+                tenant: tenant.clone(),
+                op_id: op_id.clone(),
+                expected_version: operation.version,
+                events,
+                after,
+                actor: actor.clone(),
+                report: report.clone(),
+                audit: vec![audit],
+                at,
+            };
+            match self.store.apply_change(change).await {
+                Ok(updated) => return Ok(updated),
+                Err(StoreError::Conflict(_)) => continue,
+                Err(error) => return Err(error.into()),
+            }
+        }
+        Err(LedgerError::Contended)
+    }
+}

@@ -1,0 +1,149 @@
+//! The reconciler: settles operations whose result is unknown, and submitted operations whose
+//! sender went silent (it may have crashed between `submitted` and the send). After a settle window
+//! (an empty lookup right after a send proves nothing), it looks the operation up downstream by its
+//! op id: found means succeeded; not found while the provider still remembers the key means a
+//! re-send with the same key and the stored parameters; a key past its retention or a cached 500
+//! means a person must review it. Operations are leased, so several reconcilers never work on the
+//! same one at once. Each pass also sends approvals that expired before their operation was sent
+//! back to the approval queue.
+
+use chrono::Duration;
+use std::time::Duration as StdDuration;
+use tokio_util::sync::CancellationToken;
+
+use super::executor::Executor;
+use super::LedgerError;
+use crate::domain::{
+    failure::FailureClass,
+    ids::{Actor, OpId, TenantId},
+    machine::{check, Command, CommandKind, State},
+    operation::{AttemptReport, OperationRecord},
+};
+use crate::server::clock::now;
+use crate::server::providers::Lookup;
+
+/// How long a claimed operation stays out of other reconcilers' reach.
+const LEASE: Duration = Duration::seconds(60);
+
+/// What one pass did to each operation it took.
+#[derive(Debug, Clone, Default)]
+pub struct PassReport {
+    pub settled: Vec<(OpId, State)>,
+    /// Approved operations whose approval expired unsent: back to `pending_approval`.
+    pub approvals_expired: Vec<OpId>,
+}
+
+#[derive(Clone)]
+pub struct Reconciler {
+    executor: Executor,
+    settle_after: Duration,
+    batch: u32,
+    actor: Actor,
+}
+
+impl Reconciler {
+    pub fn new(executor: Executor, settle_after: Duration) -> Self {
+        Self { executor, settle_after, batch: 50, actor: Actor::system("reconciler") }
+    }
+
+    /// One pass: claims the operations due and settles each as far as the provider allows.
+    pub async fn reconcile_once(&self) -> Result<PassReport, LedgerError> {
+        let at = now();
+        let store = &self.executor.ledger().store;
+        let mut report = PassReport::default();
+        for (tenant, op_id) in store.approvals_expired(at, self.batch).await? {
+            match self.execute(&tenant, &op_id, Command::ExpireApproval).await {
+                Ok(_) => report.approvals_expired.push(op_id),
+                Err(error) => {
+                    tracing::info!(%op_id, error = %error, "the approval was used or changed first; next pass");
+                }
+            }
+        }
+        let due = store.lease_due_for_reconcile(at - self.settle_after, at, at + LEASE, self.batch).await?;
+        for (tenant, op_id) in due {
+            match self.settle(&tenant, &op_id).await {
+                Ok(operation) => report.settled.push((op_id, operation.snapshot.state)),
+                Err(LedgerError::Rejected(rejection)) => {
+                    tracing::info!(%op_id, reason = %rejection, "a concurrent change settled it first");
+                }
+                Err(error) => return Err(error),
+            }
+        }
+        Ok(report)
+    }
+
+    async fn execute(
+        &self,
+        tenant: &TenantId,
+        op_id: &OpId,
+        command: Command,
+    ) -> Result<OperationRecord, LedgerError> {
+        let ledger = self.executor.ledger();
+        let committed = ledger.execute(tenant, op_id, command, &self.actor, AttemptReport::default()).await?;
+        Ok(committed.operation)
+    }
+
+    #[tracing::instrument(skip_all, fields(tenant = %tenant, op_id = %op_id))]
+    async fn settle(&self, tenant: &TenantId, op_id: &OpId) -> Result<OperationRecord, LedgerError> {
+        let store = self.executor.ledger().reads();
+        let mut operation = store.load_operation(tenant, op_id).await?.ok_or(LedgerError::NotFound)?;
+        if operation.snapshot.state == State::Submitted {
+            let reason =
+                "no outcome was reported within the settle window; the sender may have stopped mid-send"
+                    .into();
+            operation = self.execute(tenant, op_id, Command::MarkUnknown { reason }).await?;
+        }
+        if operation.snapshot.state != State::Unknown {
+            return Ok(operation);
+        }
+        let Some(connector) = self.executor.connector(&operation.provider) else {
+            let reason = format!(
+                "no connector is configured for provider {}, so it cannot be looked up",
+                operation.provider
+            );
+            return self.execute(tenant, op_id, Command::Escalate { reason }).await;
+        };
+        match connector.look_up(&operation).await {
+            Lookup::Found { external_id, evidence } => {
+                self.execute(tenant, op_id, Command::ConfirmFound { external_id, evidence }).await
+            }
+            Lookup::NotFound { evidence } => {
+                match check(&operation.snapshot, CommandKind::ResendSameKey, &self.actor, now()) {
+                    Ok(()) => {
+                        let resent = self.execute(tenant, op_id, Command::ResendSameKey).await?;
+                        Ok(self.executor.send_open_attempt(tenant, &resent).await?.operation)
+                    }
+                    Err(refusal) => {
+                        let reason = format!("{evidence}. {}", refusal.message);
+                        self.execute(tenant, op_id, Command::Escalate { reason }).await
+                    }
+                }
+            }
+            Lookup::Unavailable { reason } => {
+                let hopeless = operation.snapshot.last_failure == Some(FailureClass::ServerError)
+                    || !operation.snapshot.key_still_valid(now());
+                if hopeless {
+                    let reason =
+                        format!("the provider cannot say what happened ({reason}) and a re-send is not safe");
+                    self.execute(tenant, op_id, Command::Escalate { reason }).await
+                } else {
+                    tracing::warn!(%reason, "lookup failed; trying again on the next pass");
+                    Ok(operation)
+                }
+            }
+        }
+    }
+
+    /// Runs passes every `interval` until `stop` is cancelled.
+    pub async fn run_until(self, interval: StdDuration, stop: CancellationToken) {
+        loop {
+            if let Err(error) = self.reconcile_once().await {
+                tracing::error!(error = %error, "reconcile pass failed");
+            }
+            tokio::select! {
+                () = stop.cancelled() => return,
+                () = tokio::time::sleep(interval) => {}
+            }
+        }
+    }
+}

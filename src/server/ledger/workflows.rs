@@ -1,0 +1,323 @@
+//! The workflows people start from the console, each through the ledger service in the person's
+//! name: approve (and send at once) or deny; the reconcile desk's actions (query the provider,
+//! re-send with the same key, mark succeeded, mark not happened, escalate); cancel; record a
+//! compensation (a new operation linked to the original, then sent); and bulk queries over a
+//! filter of the operations list. Each answers with what happened, in words.
+//!
+//! A lookup that finds nothing changes nothing: right after a send, indexes lag, so absence proves
+//! nothing.
+
+use super::executor::Executor;
+use super::{LedgerError, RegisterRequest, Registration, DEFAULT_KEY_RETENTION};
+use crate::domain::{
+    compensation::{intent, still_offered, Compensation},
+    ids::{Actor, ActorKind, OpId, TenantId},
+    machine::{cancel_message, check, Command, CommandKind, Rejection, RejectionCode, State},
+    operation::{AttemptReport, OperationHistory},
+    params::CanonicalParams,
+};
+use crate::server::clock::now;
+use crate::server::providers::catalogue::refund_params;
+use crate::server::providers::Lookup;
+use crate::server::store::records::OperationListItem;
+use crate::server::telemetry::cause_chain;
+
+/// What a query of the provider found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum QueryOutcome {
+    /// The provider has it; the operation is now `succeeded` with this external id.
+    Confirmed { external_id: String },
+    /// The provider answered and has nothing under this op id.
+    NotFound { evidence: String },
+    /// The provider could not be asked or did not answer clearly.
+    Unavailable { reason: String },
+}
+
+impl QueryOutcome {
+    /// A short name for the outcome, as bulk results list it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            QueryOutcome::Confirmed { .. } => "confirmed",
+            QueryOutcome::NotFound { .. } => "not found",
+            QueryOutcome::Unavailable { .. } => "unavailable",
+        }
+    }
+
+    pub fn sentence(&self, op_id: &OpId) -> String {
+        match self {
+            QueryOutcome::Confirmed { external_id } => {
+                format!("The provider has it as {external_id}: {op_id} is now succeeded.")
+            }
+            QueryOutcome::NotFound { evidence } => format!(
+                "The provider has nothing under {op_id} yet ({evidence}). Nothing was changed; absence right after a send proves nothing."
+            ),
+            QueryOutcome::Unavailable { reason } => {
+                format!("The provider could not be asked ({reason}). Nothing was changed; try again later.")
+            }
+        }
+    }
+}
+
+/// Looks `op_id` up at its provider for `actor`, and confirms it when found. Refused (as the state
+/// machine says) when the actor may not confirm it, so an auditor learns nothing it could act on
+/// and a second click on a settled operation does nothing.
+pub async fn query_provider(
+    executor: &Executor,
+    tenant: &TenantId,
+    op_id: &OpId,
+    actor: &Actor,
+) -> Result<QueryOutcome, LedgerError> {
+    let ledger = executor.ledger();
+    let operation = ledger.reads().load_operation(tenant, op_id).await?.ok_or(LedgerError::NotFound)?;
+    check(&operation.snapshot, CommandKind::ConfirmFound, actor, now()).map_err(LedgerError::Rejected)?;
+    let Some(connector) = executor.connector(&operation.provider) else {
+        return Ok(QueryOutcome::Unavailable {
+            reason: format!("no connector is configured for provider {}", operation.provider),
+        });
+    };
+    match connector.look_up(&operation).await {
+        Lookup::Found { external_id, evidence } => {
+            let evidence = format!("{evidence} (queried by {} at {})", actor.name, now().to_rfc3339());
+            let command = Command::ConfirmFound { external_id: external_id.clone(), evidence };
+            ledger.execute(tenant, op_id, command, actor, AttemptReport::default()).await?;
+            Ok(QueryOutcome::Confirmed { external_id })
+        }
+        Lookup::NotFound { evidence } => Ok(QueryOutcome::NotFound { evidence }),
+        Lookup::Unavailable { reason } => Ok(QueryOutcome::Unavailable { reason }),
+    }
+}
+
+/// Where an operation stands, in words, as the ledger committed it: what an action's answer ends with.
+fn standing(history: &OperationHistory) -> String {
+    let snapshot = &history.operation.snapshot;
+    let op_id = &history.operation.op_id;
+    match snapshot.state {
+        State::Succeeded => match history.external_refs.last() {
+            Some(external) => format!("{op_id} succeeded as {}", external.external_id),
+            None => format!("{op_id} succeeded"),
+        },
+        State::Unknown => {
+            format!("the result of {op_id} is unknown; it is being checked, do not send it again")
+        }
+        State::Rejected => match snapshot.last_failure {
+            Some(failure) => format!("{op_id} was refused: {}", failure.explanation()),
+            None => format!("{op_id} is rejected"),
+        },
+        State::Planned | State::Approved => format!(
+            "{op_id} could not be sent yet ({}); it stays {} and is not sent again by itself",
+            snapshot.last_failure.map_or("no answer recorded", |f| f.explanation()),
+            snapshot.state.label()
+        ),
+        other => format!("{op_id} is {}", other.label()),
+    }
+}
+
+/// Carries out `command` on `op_id` for `actor` and answers in words. An approved operation is
+/// sent at once, and a re-send goes out at once with the same key.
+#[tracing::instrument(skip_all, fields(tenant = %tenant, op_id = %op_id, actor = %actor.name))]
+pub async fn act(
+    executor: &Executor,
+    tenant: &TenantId,
+    op_id: &OpId,
+    actor: &Actor,
+    command: Command,
+) -> Result<String, LedgerError> {
+    let committed =
+        executor.ledger().execute(tenant, op_id, command.clone(), actor, AttemptReport::default()).await?;
+    Ok(match command {
+        Command::Approve { .. } => match executor.run(tenant, op_id).await {
+            Ok(sent) => format!("Approved and sent: {}.", standing(&sent)),
+            Err(error) => {
+                tracing::error!(%op_id, error = %error, "an approved operation could not be sent");
+                format!("Approved, but {op_id} could not be sent yet ({error}); it stays approved.")
+            }
+        },
+        Command::Deny { .. } => format!("Denied: {op_id} will not be sent."),
+        Command::ResendSameKey => {
+            let sent = executor.send_open_attempt(tenant, &committed.operation).await?;
+            format!("Re-sent with the same key: {}.", standing(&sent))
+        }
+        Command::MarkSucceeded { .. } => format!("Marked succeeded: {}.", standing(&committed)),
+        Command::MarkNotHappened { .. } => {
+            format!("Marked not happened: {op_id} is now rejected, and nothing will be sent.")
+        }
+        Command::Escalate { .. } => format!("Escalated: {op_id} now waits for a person's review."),
+        Command::Cancel { .. } => cancel_message(op_id.as_str(), committed.operation.snapshot.state),
+        Command::ConfirmFound { .. }
+        | Command::ExpireApproval
+        | Command::BeginAttempt
+        | Command::RecordOutcome { .. }
+        | Command::MarkUnknown { .. } => format!("{}.", capitalise(&standing(&committed))),
+    })
+}
+
+/// `text` with its first letter in upper case.
+pub fn capitalise(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}
+
+fn not_permitted(actor: &Actor, what: &str) -> LedgerError {
+    let who = match actor.kind {
+        ActorKind::Human(role) => format!("the {} role", role.as_str()),
+        ActorKind::Agent => "an API token".to_owned(),
+        ActorKind::System => "the executor".to_owned(),
+    };
+    LedgerError::Rejected(Rejection {
+        code: RejectionCode::NotPermitted,
+        message: format!("{who} may not {what}."),
+    })
+}
+
+fn may_act(actor: &Actor, what: &str) -> Result<(), LedgerError> {
+    match actor.kind {
+        ActorKind::Human(role) if role.acts_on_operations() => Ok(()),
+        _ => Err(not_permitted(actor, what)),
+    }
+}
+
+/// Records `compensation` of `original` as a new operation linked to it, in `actor`'s name, and
+/// sends it (unless it needs an approval first). The op id follows from the intent, so asking
+/// twice finds the first compensation and sends nothing more; a compensation no longer open (as
+/// [`still_offered`] says, the same rule the console offers by) is refused.
+#[tracing::instrument(skip_all, fields(tenant = %tenant, op_id = %original, actor = %actor.name))]
+pub async fn compensate(
+    executor: &Executor,
+    tenant: &TenantId,
+    original: &OpId,
+    actor: &Actor,
+    compensation: Compensation,
+    date: Option<&str>,
+) -> Result<String, LedgerError> {
+    may_act(actor, "record compensations")?;
+    let ledger = executor.ledger();
+    let reads = ledger.reads();
+    let history = reads.operation_history(tenant, original).await?.ok_or(LedgerError::NotFound)?;
+    let operation = &history.operation;
+    let planned = intent(
+        compensation,
+        original.as_str(),
+        &operation.kind,
+        operation.snapshot.state,
+        operation.params.as_value(),
+        history.external_refs.last().map(|r| r.external_id.as_str()),
+        date,
+    )
+    .map_err(|problem| LedgerError::Invalid(format!("{}.", capitalise(&problem.to_string()))))?;
+    let siblings = reads.subjects_operations(tenant, std::slice::from_ref(&operation.subject)).await?;
+    let recorded: Vec<&OperationListItem> =
+        siblings.iter().filter(|s| s.compensates.as_ref() == Some(original)).collect();
+    let kinds: Vec<(&str, State)> = recorded.iter().map(|s| (s.kind.as_str(), s.state)).collect();
+    let same_intent = recorded.iter().any(|s| s.op_id.as_str() == planned.op_id);
+    if !same_intent
+        && !still_offered(&operation.kind, operation.snapshot.state, &kinds).contains(&compensation)
+    {
+        let earlier: Vec<String> =
+            recorded.iter().filter(|s| s.kind == compensation.kind()).map(|s| s.op_id.to_string()).collect();
+        return Err(LedgerError::Invalid(format!(
+            "{} was already recorded for {original} ({}); nothing was sent.",
+            compensation.label(),
+            earlier.join(", ")
+        )));
+    }
+    let params = match compensation {
+        Compensation::RefundLineItem => {
+            let order = planned.params["order"].as_str().and_then(|id| executor.orders().order(id));
+            let item = order
+                .as_ref()
+                .and_then(|o| planned.params["line_item"].as_str().and_then(|i| o.line_item(i)));
+            match (order, item) {
+                (Some(order), Some(item)) => refund_params(&order, item),
+                _ => {
+                    return Err(LedgerError::Invalid("The order's line item is not in the catalogue.".into()))
+                }
+            }
+        }
+        Compensation::CancelTicket | Compensation::ReschedulePickup => planned.params,
+    };
+    let op_id = OpId::parse(&planned.op_id).map_err(|e| LedgerError::Invalid(e.to_string()))?;
+    let request = RegisterRequest {
+        op_id: op_id.clone(),
+        kind: planned.kind.to_owned(),
+        subject: operation.subject.clone(),
+        provider: planned.provider.to_owned(),
+        params: CanonicalParams::from_value(params).map_err(|e| LedgerError::Invalid(e.to_string()))?,
+        requested_by: actor.name.clone(),
+        compensates: Some(original.clone()),
+        key_retention: DEFAULT_KEY_RETENTION,
+    };
+    match ledger.register(tenant, actor, request).await? {
+        Registration::Created(created) if created.operation.snapshot.state == State::PendingApproval => {
+            Ok(format!(
+            "Recorded {op_id} to compensate {original}; it waits for a manager's approval before it is sent."
+        ))
+        }
+        Registration::Created(_) => {
+            let sent = executor.run(tenant, &op_id).await?;
+            Ok(format!("Recorded {op_id} to compensate {original}: {}.", standing(&sent)))
+        }
+        Registration::Existing(existing) => Ok(format!(
+            "{op_id} was recorded before and is {}; nothing was sent again.",
+            existing.operation.snapshot.state.label()
+        )),
+        Registration::Conflict { .. } => Err(LedgerError::Invalid(format!(
+            "{op_id} is already recorded with other parameters; see Conflicts. Nothing was sent."
+        ))),
+    }
+}
+
+/// How many operations one bulk action may touch.
+pub const BULK_LIMIT: u32 = 500;
+
+/// Of `candidates`, the ones `actor` may query now, as the state machine says.
+pub async fn queryable(
+    executor: &Executor,
+    tenant: &TenantId,
+    actor: &Actor,
+    candidates: &[OpId],
+) -> Result<Vec<OpId>, LedgerError> {
+    may_act(actor, "run bulk actions")?;
+    let at = now();
+    let mut allowed = Vec::new();
+    let reads = executor.ledger().reads();
+    for op_id in candidates {
+        let Some(operation) = reads.load_operation(tenant, op_id).await? else {
+            continue;
+        };
+        if check(&operation.snapshot, CommandKind::ConfirmFound, actor, at).is_ok() {
+            allowed.push(op_id.clone());
+        }
+    }
+    Ok(allowed)
+}
+
+/// Runs a recorded bulk query: asks the provider for each of its operations in order, recording
+/// each item's result as it goes (an item that fails is recorded as such and the run goes on),
+/// then marks the run done.
+#[tracing::instrument(skip_all, fields(tenant = %tenant, run = %run_id))]
+pub async fn run_bulk_query(
+    executor: Executor,
+    tenant: TenantId,
+    run_id: String,
+    actor: Actor,
+) -> Result<(), LedgerError> {
+    let ledger = executor.ledger();
+    let run = ledger.reads().bulk_run(&tenant, &run_id).await?.ok_or(LedgerError::NotFound)?;
+    for item in run.items.iter().filter(|item| item.outcome.is_none()) {
+        let (outcome, message) = match OpId::parse(&item.op_id) {
+            Err(error) => ("refused", error.to_string()),
+            Ok(op_id) => match query_provider(&executor, &tenant, &op_id, &actor).await {
+                Ok(found) => (found.name(), found.sentence(&op_id)),
+                Err(LedgerError::Rejected(rejection)) => ("refused", rejection.message),
+                Err(LedgerError::NotFound) => ("refused", format!("There is no operation {op_id}.")),
+                Err(error) => {
+                    tracing::error!(%op_id, error = %cause_chain(&error), "a bulk item failed");
+                    ("unavailable", format!("{op_id} could not be queried ({error}); nothing was changed."))
+                }
+            },
+        };
+        ledger.record_bulk_item(&tenant, &run_id, item.position, outcome, &message).await?;
+    }
+    ledger.finish_bulk_run(&tenant, &run_id).await?;
+    Ok(())
+}

@@ -1,0 +1,132 @@
+//! The HTTP exchange every connector shares: a form-encoded `POST` under an `Idempotency-Key`,
+//! classified into an outcome, and a `GET` for lookups.
+
+use serde_json::Value;
+use std::time::{Duration, Instant};
+
+use super::Sent;
+use crate::domain::operation::AttemptReport;
+use crate::domain::{failure::classify_http_answer, failure::FailureClass, machine::AttemptOutcome};
+
+/// A provider's API: its base URL, the secret key sent as a bearer token, and a client that gives
+/// up on an answer after the timeout (and on connecting after at most 5 s).
+pub(super) struct Endpoint {
+    base_url: String,
+    secret_key: String,
+    client: reqwest::Client,
+}
+
+impl Endpoint {
+    pub(super) fn new(base_url: &str, secret_key: &str, timeout: Duration) -> Self {
+        let client = reqwest::Client::builder()
+            .timeout(timeout)
+            .connect_timeout(timeout.min(Duration::from_secs(5)))
+            .build()
+            .expect("a TLS-less HTTP client always builds");
+        Self {
+            base_url: base_url.trim_end_matches('/').to_owned(),
+            secret_key: secret_key.to_owned(),
+            client,
+        }
+    }
+
+    /// Sends `form` to `path` once, under `idempotency_key` (see [`post_form`]).
+    pub(super) async fn post_form(
+        &self,
+        path: &str,
+        idempotency_key: &str,
+        form: &[(String, String)],
+    ) -> Sent {
+        let url = format!("{}{path}", self.base_url);
+        post_form(&self.client, &url, &self.secret_key, idempotency_key, form).await
+    }
+
+    /// `GET path?query` as JSON (see [`get_json`]).
+    pub(super) async fn get_json(&self, path: &str, query: &[(&str, &str)]) -> Result<Value, String> {
+        get_json(&self.client, &format!("{}{path}", self.base_url), &self.secret_key, query).await
+    }
+}
+
+pub(super) fn failed(failure: FailureClass, report: AttemptReport) -> Sent {
+    Sent { outcome: AttemptOutcome::Failed { failure }, report }
+}
+
+/// Sends `form` to `url` once, under `idempotency_key`, and classifies what came back: a refused
+/// connection was not sent; no answer in time is a timeout; the rest by status and error code.
+async fn post_form(
+    client: &reqwest::Client,
+    url: &str,
+    secret_key: &str,
+    idempotency_key: &str,
+    form: &[(String, String)],
+) -> Sent {
+    let started = Instant::now();
+    let answer = client
+        .post(url)
+        .bearer_auth(secret_key)
+        .header("Idempotency-Key", idempotency_key)
+        .form(form)
+        .send()
+        .await;
+    let latency_ms = Some(u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX));
+    let response = match answer {
+        Ok(response) => response,
+        Err(error) => {
+            let report = AttemptReport { latency_ms, error: Some(error.to_string()), ..Default::default() };
+            let class = if error.is_connect() { FailureClass::NotSent } else { FailureClass::Timeout };
+            return failed(class, report);
+        }
+    };
+    let status = response.status().as_u16();
+    let retry_after_s = response
+        .headers()
+        .get(reqwest::header::RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u32>().ok());
+    let body: Value = match response.json().await {
+        Ok(body) => body,
+        Err(error) => {
+            let report = AttemptReport {
+                http_status: Some(status),
+                latency_ms,
+                error: Some(format!("the answer could not be read: {error}")),
+                ..Default::default()
+            };
+            return failed(FailureClass::Timeout, report);
+        }
+    };
+    let error_code = body.pointer("/error/code").and_then(Value::as_str);
+    let mut report =
+        AttemptReport { http_status: Some(status), latency_ms, retry_after_s, ..Default::default() };
+    match classify_http_answer(status, error_code, retry_after_s) {
+        None => {
+            let external_id = body.get("id").and_then(Value::as_str).map(str::to_owned);
+            report.external_id = external_id.clone();
+            Sent { outcome: AttemptOutcome::Succeeded { external_id }, report }
+        }
+        Some(class) => {
+            report.error = body.pointer("/error/message").and_then(Value::as_str).map(str::to_owned);
+            failed(class, report)
+        }
+    }
+}
+
+/// `GET url?query` as JSON, or why it could not be had.
+async fn get_json(
+    client: &reqwest::Client,
+    url: &str,
+    secret_key: &str,
+    query: &[(&str, &str)],
+) -> Result<Value, String> {
+    let response = client
+        .get(url)
+        .bearer_auth(secret_key)
+        .query(query)
+        .send()
+        .await
+        .map_err(|error| format!("the lookup failed: {error}"))?;
+    if !response.status().is_success() {
+        return Err(format!("the lookup answered {}", response.status()));
+    }
+    response.json::<Value>().await.map_err(|_| "the lookup's answer could not be read".to_owned())
+}

@@ -1,0 +1,50 @@
+//! Providers: the connectors through which opledger sends an operation with its idempotency key
+//! and stored parameters, looks it up again by its op id, and maps every answer onto the domain's
+//! failure classes; and the order catalogue the tools read. They know the domain, not the store.
+
+pub mod catalogue;
+mod http;
+mod services;
+mod stripe;
+
+use async_trait::async_trait;
+
+pub use services::ServicesConnector;
+pub use stripe::StripeConnector;
+
+use crate::domain::machine::AttemptOutcome;
+use crate::domain::operation::{AttemptReport, OperationRecord};
+
+/// What one send produced: the outcome for the state machine and what was observed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sent {
+    pub outcome: AttemptOutcome,
+    pub report: AttemptReport,
+}
+
+/// What a lookup downstream found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lookup {
+    Found {
+        external_id: String,
+        evidence: String,
+    },
+    /// The provider answered and has no object for the op id (which, right after a send, proves
+    /// nothing: indexes lag).
+    NotFound {
+        evidence: String,
+    },
+    /// The provider could not be asked or did not answer clearly.
+    Unavailable {
+        reason: String,
+    },
+}
+
+#[async_trait]
+pub trait Connector: Send + Sync {
+    /// Sends the operation once, with its idempotency key and stored parameters.
+    async fn send(&self, operation: &OperationRecord) -> Sent;
+
+    /// Looks the operation up at the provider by its op id (written into the object's metadata).
+    async fn look_up(&self, operation: &OperationRecord) -> Lookup;
+}

@@ -1,0 +1,115 @@
+//! The connector for the sandbox's after-sale and pickup services (provider `sandbox`): opens a
+//! ticket (`create_aftersale`, params `order`, `line_item`), cancels one (`cancel_aftersale`, params
+//! `ticket`), schedules a pickup (`schedule_pickup`, params `ticket`, `date`), and finds each again
+//! by the op id in its metadata.
+
+use async_trait::async_trait;
+use serde_json::Value;
+use std::time::Duration;
+
+use super::http::{failed, Endpoint};
+use super::{Connector, Lookup, Sent};
+use crate::domain::failure::FailureClass;
+use crate::domain::operation::{AttemptReport, OperationRecord};
+
+pub struct ServicesConnector {
+    endpoint: Endpoint,
+}
+
+impl ServicesConnector {
+    pub fn new(base_url: &str, secret_key: &str, timeout: Duration) -> Self {
+        Self { endpoint: Endpoint::new(base_url, secret_key, timeout) }
+    }
+}
+
+fn param<'a>(operation: &'a OperationRecord, name: &str) -> Option<&'a str> {
+    operation.params.as_value().get(name).and_then(Value::as_str)
+}
+
+fn missing(what: &str) -> Sent {
+    failed(
+        FailureClass::InvalidParams,
+        AttemptReport { error: Some(format!("params.{what} is missing")), ..Default::default() },
+    )
+}
+
+#[async_trait]
+impl Connector for ServicesConnector {
+    async fn send(&self, operation: &OperationRecord) -> Sent {
+        let op_id = ("metadata[op_id]".to_owned(), operation.op_id.to_string());
+        let (path, form) = match operation.kind.as_str() {
+            "create_aftersale" => {
+                let (Some(order), Some(item)) = (param(operation, "order"), param(operation, "line_item"))
+                else {
+                    return missing("order or params.line_item");
+                };
+                (
+                    "/v1/aftersale_tickets".to_owned(),
+                    vec![("order".into(), order.into()), ("line_item".into(), item.into()), op_id],
+                )
+            }
+            "cancel_aftersale" => {
+                let Some(ticket) = param(operation, "ticket") else { return missing("ticket") };
+                (format!("/v1/aftersale_tickets/{ticket}/cancel"), vec![op_id])
+            }
+            "schedule_pickup" => {
+                let (Some(ticket), Some(date)) = (param(operation, "ticket"), param(operation, "date"))
+                else {
+                    return missing("ticket or params.date");
+                };
+                (
+                    "/v1/pickups".to_owned(),
+                    vec![("ticket".into(), ticket.into()), ("date".into(), date.into()), op_id],
+                )
+            }
+            other => {
+                let report = AttemptReport {
+                    error: Some(format!("the sandbox services cannot do {other:?}")),
+                    ..Default::default()
+                };
+                return failed(FailureClass::InvalidParams, report);
+            }
+        };
+        self.endpoint.post_form(&path, &operation.idempotency_key, &form).await
+    }
+
+    async fn look_up(&self, operation: &OperationRecord) -> Lookup {
+        let op_id = operation.op_id.as_str();
+        let found = |object: &Value, evidence: String| Lookup::Found {
+            external_id: object.get("id").and_then(Value::as_str).unwrap_or_default().to_owned(),
+            evidence,
+        };
+        if operation.kind == "cancel_aftersale" {
+            let Some(ticket) = param(operation, "ticket") else {
+                return Lookup::Unavailable { reason: "params.ticket is missing".into() };
+            };
+            return match self.endpoint.get_json(&format!("/v1/aftersale_tickets/{ticket}"), &[]).await {
+                Ok(t) if t.get("cancelled_by").and_then(Value::as_str) == Some(op_id) => {
+                    found(&t, format!("GET /v1/aftersale_tickets/{ticket} shows it cancelled by {op_id}"))
+                }
+                Ok(_) => Lookup::NotFound {
+                    evidence: format!("GET /v1/aftersale_tickets/{ticket} shows no cancellation by {op_id}"),
+                },
+                Err(reason) => Lookup::Unavailable { reason },
+            };
+        }
+        let path = match operation.kind.as_str() {
+            "create_aftersale" => "/v1/aftersale_tickets",
+            "schedule_pickup" => "/v1/pickups",
+            other => {
+                return Lookup::Unavailable {
+                    reason: format!("the sandbox services cannot look up {other:?}"),
+                }
+            }
+        };
+        match self.endpoint.get_json(path, &[("metadata[op_id]", op_id)]).await {
+            Ok(list) => match list.get("data").and_then(Value::as_array).and_then(|data| data.first()) {
+                Some(object) => found(object, format!("GET {path}?metadata[op_id]={op_id} lists it")),
+                None => {
+                    Lookup::NotFound { evidence: format!("GET {path}?metadata[op_id]={op_id} lists nothing") }
+                }
+            },
+            Err(reason) => Lookup::Unavailable { reason },
+        }
+    }
+}

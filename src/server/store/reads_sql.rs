@@ -1,0 +1,364 @@
+//! The store's reads, shared by both engines: what the [`Reads`](super::Reads) handle answers
+//! (operations and their histories, the console's lists, counts and chart series, the audit trail,
+//! tokens, users, approval rules, console request answers and bulk runs). Reads never open a write
+//! transaction.
+
+/// Writes the [`Reads`](super::Reads) implementation for one engine, inside [`super::sql::sql_store!`].
+
+macro_rules! store_reads {
+    ($store:ty, $db:ty, $backend:expr, $migrations:literal, begin = $begin:path, lock_tenant = $lock_tenant:literal, skip_locked = $skip_locked:literal) => {
+        #[async_trait::async_trait]
+        impl Reads for $store {
+            fn backend(&self) -> Backend {
+                $backend
+            }
+
+            async fn check_health(&self) -> Result<(), StoreError> {
+                sqlx::query("select 1").execute(&self.pool).await?;
+                Ok(())
+            }
+
+            async fn find_api_token(&self, secret_hash: &str) -> Result<Option<ApiTokenRecord>, StoreError> {
+                let row: Option<ApiTokenRow> = sqlx::query_as(
+                    "select id, tenant, name from api_tokens where secret_hash = $1 and revoked_at_us is null",
+                )
+                .bind(secret_hash)
+                .fetch_optional(&self.pool)
+                .await?;
+                row.map(ApiTokenRow::into_record).transpose()
+            }
+
+            async fn load_operation(&self, tenant: &TenantId, op_id: &OpId) -> Result<Option<OperationRecord>, StoreError> {
+                let row: Option<OperationRow> = sqlx::query_as(&format!(
+                    "select {OPERATION_COLUMNS} from operations where tenant = $1 and op_id = $2"
+                ))
+                .bind(tenant.as_str())
+                .bind(op_id.as_str())
+                .fetch_optional(&self.pool)
+                .await?;
+                row.map(OperationRow::into_record).transpose()
+            }
+
+            async fn operation_history(&self, tenant: &TenantId, op_id: &OpId) -> Result<Option<OperationHistory>, StoreError> {
+                let mut connection = self.pool.acquire().await?;
+                history_in(&mut connection, tenant, op_id).await
+            }
+
+            async fn subject_operations(&self, tenant: &TenantId, subject: &str) -> Result<Vec<OperationHistory>, StoreError> {
+                let ids: Vec<(String,)> = sqlx::query_as(
+                    "select op_id from operations where tenant = $1 and subject = $2 order by created_at_us, op_id",
+                )
+                .bind(tenant.as_str())
+                .bind(subject)
+                .fetch_all(&self.pool)
+                .await?;
+                let mut histories = Vec::with_capacity(ids.len());
+                for (op_id,) in ids {
+                    let op_id = OpId::parse(&op_id).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+                    if let Some(history) = self.operation_history(tenant, &op_id).await? {
+                        histories.push(history);
+                    }
+                }
+                Ok(histories)
+            }
+
+            async fn conflicts_of(&self, tenant: &TenantId, op_id: &OpId) -> Result<Vec<ConflictRecord>, StoreError> {
+                let rows: Vec<ConflictRow> = sqlx::query_as(
+                    "select id, op_id, requested_params, requested_fingerprint, stored_fingerprint, diff, requested_by, \
+                     received_at_us from conflicts where tenant = $1 and op_id = $2 order by id",
+                )
+                .bind(tenant.as_str())
+                .bind(op_id.as_str())
+                .fetch_all(&self.pool)
+                .await?;
+                rows.into_iter().map(ConflictRow::into_record).collect()
+            }
+
+            async fn audit_chain(&self, tenant: &TenantId) -> Result<Vec<AuditRecord>, StoreError> {
+                let rows: Vec<AuditRow> =
+                    sqlx::query_as(&format!("select {AUDIT_COLUMNS} from audit_events where tenant = $1 order by seq"))
+                        .bind(tenant.as_str())
+                        .fetch_all(&self.pool)
+                        .await?;
+                rows.into_iter().map(AuditRow::into_record).collect()
+            }
+
+            async fn find_user(&self, name: &str) -> Result<Option<UserRecord>, StoreError> {
+                let row: Option<UserRow> = sqlx::query_as(&format!("select {USER_COLUMNS} from users where name = $1"))
+                    .bind(name)
+                    .fetch_optional(&self.pool)
+                    .await?;
+                row.map(UserRow::into_record).transpose()
+            }
+
+            async fn tenant_users(&self, tenant: &TenantId) -> Result<Vec<UserRecord>, StoreError> {
+                let rows: Vec<UserRow> =
+                    sqlx::query_as(&format!("select {USER_COLUMNS} from users where tenant = $1 order by name"))
+                        .bind(tenant.as_str())
+                        .fetch_all(&self.pool)
+                        .await?;
+                rows.into_iter().map(UserRow::into_record).collect()
+            }
+
+            async fn list_operations(
+                &self,
+                tenant: &TenantId,
+                query: &OperationQuery,
+            ) -> Result<Vec<OperationListItem>, StoreError> {
+                let text = list_query(tenant, query);
+                let rows: Vec<ListRow> = bind_values(sqlx::query_as(&text.sql), text.values).fetch_all(&self.pool).await?;
+                let mut items = rows.into_iter().map(ListRow::into_item).collect::<Result<Vec<_>, _>>()?;
+                fill_external_ids(&self.pool, tenant, &mut items).await?;
+                Ok(items)
+            }
+
+            async fn count_by_state(&self, tenant: &TenantId) -> Result<Vec<(State, u64)>, StoreError> {
+                let rows: Vec<(String, i64)> =
+                    sqlx::query_as("select state, count(*) from operations where tenant = $1 group by state")
+                        .bind(tenant.as_str())
+                        .fetch_all(&self.pool)
+                        .await?;
+                rows.into_iter()
+                    .map(|(state, count)| {
+                        let state = State::parse(&state).ok_or_else(|| StoreError::Corrupt(format!("state {state}")))?;
+                        Ok((state, u64::try_from(count).unwrap_or(0)))
+                    })
+                    .collect()
+            }
+
+            async fn latest_change(&self, tenant: &TenantId) -> Result<Option<chrono::DateTime<chrono::Utc>>, StoreError> {
+                let row: (Option<i64>,) = sqlx::query_as("select max(updated_at_us) from operations where tenant = $1")
+                    .bind(tenant.as_str())
+                    .fetch_one(&self.pool)
+                    .await?;
+                row.0.map(time).transpose()
+            }
+
+            async fn outcomes_per_hour(
+                &self,
+                tenant: &TenantId,
+                since: chrono::DateTime<chrono::Utc>,
+            ) -> Result<Vec<(chrono::DateTime<chrono::Utc>, State, u64)>, StoreError> {
+                let rows: Vec<(i64, String, i64)> = sqlx::query_as(
+                    "select created_at_us / 3600000000 as hour, state, count(*) from operations \
+                     where tenant = $1 and created_at_us >= $2 group by created_at_us / 3600000000, state order by hour",
+                )
+                .bind(tenant.as_str())
+                .bind(micros(since))
+                .fetch_all(&self.pool)
+                .await?;
+                rows.into_iter()
+                    .map(|(hour, state, count)| {
+                        let state = State::parse(&state).ok_or_else(|| StoreError::Corrupt(format!("state {state}")))?;
+                        Ok((time(hour * 3_600_000_000)?, state, u64::try_from(count).unwrap_or(0)))
+                    })
+                    .collect()
+            }
+
+            async fn operations_in_states(
+                &self,
+                tenant: &TenantId,
+                states: &[State],
+                limit: u32,
+            ) -> Result<Vec<OperationListItem>, StoreError> {
+                let states: Vec<String> = states.iter().map(|s| s.as_str().to_owned()).collect();
+                let mut text = in_list(
+                    &format!("select {LIST_COLUMNS} from operations"),
+                    tenant,
+                    "state",
+                    &states,
+                    "order by updated_at_us",
+                );
+                text.sql.push_str(&format!(" limit {limit}"));
+                let rows: Vec<ListRow> = bind_values(sqlx::query_as(&text.sql), text.values).fetch_all(&self.pool).await?;
+                rows.into_iter().map(ListRow::into_item).collect()
+            }
+
+            async fn state_changes(
+                &self,
+                tenant: &TenantId,
+                since: chrono::DateTime<chrono::Utc>,
+            ) -> Result<Vec<StateChange>, StoreError> {
+                let rows: Vec<StateChangeRow> = sqlx::query_as(
+                    "select op_id, at_us, from_state, to_state from audit_events where tenant = $1 and at_us >= $2 \
+                     and from_state is not null and to_state is not null and from_state <> to_state order by seq",
+                )
+                .bind(tenant.as_str())
+                .bind(micros(since))
+                .fetch_all(&self.pool)
+                .await?;
+                Ok(rows.into_iter().map(StateChangeRow::into_change).collect::<Result<Vec<_>, _>>()?.into_iter().flatten().collect())
+            }
+
+            async fn subjects(&self, tenant: &TenantId, unsettled_only: bool, limit: u32) -> Result<Vec<String>, StoreError> {
+                let filter = if unsettled_only { "and state <> 'succeeded' " } else { "" };
+                let rows: Vec<(String,)> = sqlx::query_as(&format!(
+                    "select subject from operations where tenant = $1 {filter}group by subject \
+                     order by max(updated_at_us) desc limit $2"
+                ))
+                .bind(tenant.as_str())
+                .bind(i64::from(limit))
+                .fetch_all(&self.pool)
+                .await?;
+                Ok(rows.into_iter().map(|(subject,)| subject).collect())
+            }
+
+            async fn subjects_operations(
+                &self,
+                tenant: &TenantId,
+                subjects: &[String],
+            ) -> Result<Vec<OperationListItem>, StoreError> {
+                if subjects.is_empty() {
+                    return Ok(Vec::new());
+                }
+                let text = in_list(
+                    &format!("select {LIST_COLUMNS} from operations"),
+                    tenant,
+                    "subject",
+                    subjects,
+                    "order by created_at_us, op_id",
+                );
+                let rows: Vec<ListRow> = bind_values(sqlx::query_as(&text.sql), text.values).fetch_all(&self.pool).await?;
+                let mut items = rows.into_iter().map(ListRow::into_item).collect::<Result<Vec<_>, _>>()?;
+                fill_external_ids(&self.pool, tenant, &mut items).await?;
+                Ok(items)
+            }
+
+            async fn recent_conflicts(&self, tenant: &TenantId, limit: u32) -> Result<Vec<ConflictWithStored>, StoreError> {
+                let rows: Vec<ConflictRow> = sqlx::query_as(
+                    "select id, op_id, requested_params, requested_fingerprint, stored_fingerprint, diff, requested_by, \
+                     received_at_us from conflicts where tenant = $1 order by received_at_us desc, id desc limit $2",
+                )
+                .bind(tenant.as_str())
+                .bind(i64::from(limit))
+                .fetch_all(&self.pool)
+                .await?;
+                let mut conflicts = Vec::with_capacity(rows.len());
+                for row in rows {
+                    let conflict = row.into_record()?;
+                    let operation = self.load_operation(tenant, &conflict.op_id).await?.ok_or(StoreError::NotFound)?;
+                    conflicts.push(ConflictWithStored {
+                        stored_params: serde_json::from_str(operation.params.canonical_text())
+                            .map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                        stored_state: operation.snapshot.state,
+                        conflict,
+                    });
+                }
+                Ok(conflicts)
+            }
+
+            async fn list_audit(&self, tenant: &TenantId, query: &AuditQuery) -> Result<Vec<AuditRecord>, StoreError> {
+                let text = audit_query(tenant, query);
+                let rows: Vec<AuditRow> = bind_values(sqlx::query_as(&text.sql), text.values).fetch_all(&self.pool).await?;
+                rows.into_iter().map(AuditRow::into_record).collect()
+            }
+
+            async fn attempts_of(
+                &self,
+                tenant: &TenantId,
+                op_ids: &[OpId],
+            ) -> Result<Vec<(OpId, AttemptRecord)>, StoreError> {
+                if op_ids.is_empty() {
+                    return Ok(Vec::new());
+                }
+                let ids: Vec<String> = op_ids.iter().map(|id| id.as_str().to_owned()).collect();
+                let text = in_list(
+                    "select op_id, number, idempotency_key, sent_by, started_at_us, finished_at_us, outcome, http_status, \
+                     latency_ms, error, retry_after_s, send_budget, deadline_at_us from attempts",
+                    tenant,
+                    "op_id",
+                    &ids,
+                    "order by op_id, number",
+                );
+                let rows: Vec<AttemptOfRow> = bind_values(sqlx::query_as(&text.sql), text.values).fetch_all(&self.pool).await?;
+                rows.into_iter()
+                    .map(|row| {
+                        let op_id = OpId::parse(&row.op_id).map_err(|e| corrupt("op_id")(e.to_string()))?;
+                        Ok((op_id, row.attempt.into_record()?))
+                    })
+                    .collect()
+            }
+
+            async fn approval_rules(&self, tenant: &TenantId) -> Result<Vec<ApprovalRuleRecord>, StoreError> {
+                let rows: Vec<ApprovalRuleRow> = sqlx::query_as(&format!(
+                    "select {APPROVAL_RULE_COLUMNS} from approval_rules where tenant = $1 order by created_at_us, id"
+                ))
+                .bind(tenant.as_str())
+                .fetch_all(&self.pool)
+                .await?;
+                rows.into_iter().map(ApprovalRuleRow::into_record).collect()
+            }
+
+            async fn approvals_expired(
+                &self,
+                now: chrono::DateTime<chrono::Utc>,
+                limit: u32,
+            ) -> Result<Vec<(TenantId, OpId)>, StoreError> {
+                let rows: Vec<(String, String)> = sqlx::query_as(
+                    "select tenant, op_id from operations where state = 'approved' and approval_expires_at_us <= $1 \
+                     order by approval_expires_at_us limit $2",
+                )
+                .bind(micros(now))
+                .bind(i64::from(limit))
+                .fetch_all(&self.pool)
+                .await?;
+                rows.into_iter()
+                    .map(|(tenant, op_id)| {
+                        Ok((
+                            TenantId::parse(&tenant).map_err(|e| corrupt("tenant")(e.to_string()))?,
+                            OpId::parse(&op_id).map_err(|e| corrupt("op_id")(e.to_string()))?,
+                        ))
+                    })
+                    .collect()
+            }
+
+            async fn request_answer(
+                &self,
+                tenant: &TenantId,
+                key: &str,
+                requested_by: &str,
+            ) -> Result<Option<String>, StoreError> {
+                let row: Option<(Option<String>,)> = sqlx::query_as(
+                    "select response from console_requests where tenant = $1 and request_key = $2 and requested_by = $3 and answered",
+                )
+                .bind(tenant.as_str())
+                .bind(key)
+                .bind(requested_by)
+                .fetch_optional(&self.pool)
+                .await?;
+                Ok(row.and_then(|(response,)| response))
+            }
+
+            async fn bulk_run(&self, tenant: &TenantId, id: &str) -> Result<Option<BulkRunRecord>, StoreError> {
+                let run: Option<(String, String, String, i64, Option<i64>)> = sqlx::query_as(
+                    "select action, filter, requested_by, created_at_us, finished_at_us from bulk_runs where tenant = $1 and id = $2",
+                )
+                .bind(tenant.as_str())
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?;
+                let Some((action, filter, requested_by, created_at_us, finished_at_us)) = run else {
+                    return Ok(None);
+                };
+                let items: Vec<BulkItemRow> = sqlx::query_as(
+                    "select position, op_id, outcome, message from bulk_items where tenant = $1 and run_id = $2 order by position",
+                )
+                .bind(tenant.as_str())
+                .bind(id)
+                .fetch_all(&self.pool)
+                .await?;
+                Ok(Some(BulkRunRecord {
+                    id: id.to_owned(),
+                    action,
+                    filter,
+                    requested_by,
+                    created_at: time(created_at_us)?,
+                    finished_at: finished_at_us.map(time).transpose()?,
+                    items: items.into_iter().map(BulkItemRow::into_record).collect::<Result<_, _>>()?,
+                }))
+            }
+        }
+    };
+}
+
+pub(super) use store_reads;

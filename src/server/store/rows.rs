@@ -1,0 +1,600 @@
+//! The rows both backends read and write, and the SQL text they share. Queries use `$1`-style
+//! parameters, which SQLite and PostgreSQL both accept, and times are stored as UTC microseconds
+//! since the epoch in `bigint` columns, so rows decode the same way on both engines. Filtered
+//! queries (the operations list, the audit trail) are built here one condition at a time.
+
+use chrono::{DateTime, Utc};
+
+use super::records::{
+    ApiTokenRecord, ApprovalRuleRecord, AuditQuery, BulkItemRecord, ConflictRecord, OperationListItem,
+    OperationQuery, StateChange, UserRecord,
+};
+use super::StoreError;
+use crate::domain::{
+    audit::{AuditEntry, AuditRecord},
+    failure::FailureClass,
+    ids::{AttemptNumber, OpId, TenantId},
+    machine::{Snapshot, State},
+    money::{Currency, Money},
+    operation::{AttemptRecord, ExternalRef, OperationRecord},
+    params::{CanonicalParams, Fingerprint},
+    policy::{Approval, ApprovalRule, Role},
+};
+
+pub(super) fn micros(at: DateTime<Utc>) -> i64 {
+    at.timestamp_micros()
+}
+
+pub(super) fn time(us: i64) -> Result<DateTime<Utc>, StoreError> {
+    DateTime::from_timestamp_micros(us).ok_or_else(|| StoreError::Corrupt(format!("time {us} out of range")))
+}
+
+pub(super) fn corrupt(what: &str) -> impl FnOnce(String) -> StoreError + '_ {
+    move |problem| StoreError::Corrupt(format!("{what}: {problem}"))
+}
+
+pub(super) const OPERATION_COLUMNS: &str = "tenant, op_id, kind, subject, provider, params, fingerprint, \
+    amount_minor, amount_currency, state, idempotency_key, key_first_sent_at_us, key_retention_s, \
+    requested_by, compensates, approved_by, approved_fingerprint, approval_granted_at_us, \
+    approval_expires_at_us, open_attempt, last_attempt, last_failure, cancel_requested, version, \
+    created_at_us, updated_at_us";
+
+#[derive(sqlx::FromRow)]
+pub(super) struct OperationRow {
+    tenant: String,
+    op_id: String,
+    kind: String,
+    subject: String,
+    provider: String,
+    params: String,
+    fingerprint: String,
+    state: String,
+    idempotency_key: String,
+    key_first_sent_at_us: Option<i64>,
+    key_retention_s: i64,
+    requested_by: String,
+    compensates: Option<String>,
+    approved_by: Option<String>,
+    approved_fingerprint: Option<String>,
+    approval_granted_at_us: Option<i64>,
+    approval_expires_at_us: Option<i64>,
+    open_attempt: Option<i64>,
+    last_attempt: Option<i64>,
+    last_failure: Option<String>,
+    cancel_requested: bool,
+    version: i64,
+    created_at_us: i64,
+    updated_at_us: i64,
+}
+
+fn attempt_number(n: i64) -> Result<AttemptNumber, StoreError> {
+    u32::try_from(n).map(AttemptNumber).map_err(|e| StoreError::Corrupt(format!("attempt number {n}: {e}")))
+}
+
+impl OperationRow {
+    pub(super) fn into_record(self) -> Result<OperationRecord, StoreError> {
+        let params =
+            CanonicalParams::from_json(&self.params).map_err(|e| corrupt("params")(e.to_string()))?;
+        let fingerprint = Fingerprint::from_stored(self.fingerprint);
+        let approval = match (
+            self.approved_by,
+            self.approved_fingerprint,
+            self.approval_granted_at_us,
+            self.approval_expires_at_us,
+        ) {
+            (Some(approver), Some(fingerprint), Some(granted), Some(expires)) => Some(Approval {
+                approver,
+                fingerprint: Fingerprint::from_stored(fingerprint),
+                granted_at: time(granted)?,
+                expires_at: time(expires)?,
+            }),
+            _ => None,
+        };
+        let last_failure = self
+            .last_failure
+            .map(|text| {
+                serde_json::from_str::<FailureClass>(&text)
+                    .map_err(|e| corrupt("last_failure")(e.to_string()))
+            })
+            .transpose()?;
+        let snapshot = Snapshot {
+            state: State::parse(&self.state).ok_or_else(|| corrupt("state")(self.state.clone()))?,
+            requested_by: self.requested_by,
+            fingerprint,
+            approval,
+            open_attempt: self.open_attempt.map(attempt_number).transpose()?,
+            last_attempt: self.last_attempt.map(attempt_number).transpose()?,
+            last_failure,
+            key_first_sent_at: self.key_first_sent_at_us.map(time).transpose()?,
+            key_retention: chrono::Duration::seconds(self.key_retention_s),
+            cancel_requested: self.cancel_requested,
+        };
+        Ok(OperationRecord {
+            tenant: TenantId::parse(&self.tenant).map_err(|e| corrupt("tenant")(e.to_string()))?,
+            op_id: OpId::parse(&self.op_id).map_err(|e| corrupt("op_id")(e.to_string()))?,
+            kind: self.kind,
+            subject: self.subject,
+            provider: self.provider,
+            params,
+            idempotency_key: self.idempotency_key,
+            compensates: self
+                .compensates
+                .map(|c| OpId::parse(&c).map_err(|e| corrupt("compensates")(e.to_string())))
+                .transpose()?,
+            snapshot,
+            version: self.version,
+            created_at: time(self.created_at_us)?,
+            updated_at: time(self.updated_at_us)?,
+        })
+    }
+}
+
+/// The snapshot's columns: parameters `$1..$10` of [`UPDATE_OPERATION`] and `$15..$24` of
+/// [`INSERT_OPERATION`].
+pub(super) struct SnapshotColumns {
+    pub state: &'static str,
+    pub key_first_sent_at_us: Option<i64>,
+    pub approved_by: Option<String>,
+    pub approved_fingerprint: Option<String>,
+    pub approval_granted_at_us: Option<i64>,
+    pub approval_expires_at_us: Option<i64>,
+    pub open_attempt: Option<i64>,
+    pub last_attempt: Option<i64>,
+    pub last_failure: Option<String>,
+    pub cancel_requested: bool,
+}
+
+impl SnapshotColumns {
+    pub(super) fn of(snapshot: &Snapshot) -> Self {
+        let approval = snapshot.approval.as_ref();
+        Self {
+            state: snapshot.state.as_str(),
+            key_first_sent_at_us: snapshot.key_first_sent_at.map(micros),
+            approved_by: approval.map(|a| a.approver.clone()),
+            approved_fingerprint: approval.map(|a| a.fingerprint.as_str().to_owned()),
+            approval_granted_at_us: approval.map(|a| micros(a.granted_at)),
+            approval_expires_at_us: approval.map(|a| micros(a.expires_at)),
+            open_attempt: snapshot.open_attempt.map(|a| i64::from(a.0)),
+            last_attempt: snapshot.last_attempt.map(|a| i64::from(a.0)),
+            last_failure: snapshot
+                .last_failure
+                .map(|f| serde_json::to_string(&f).expect("failure classes serialize")),
+            cancel_requested: snapshot.cancel_requested,
+        }
+    }
+}
+
+pub(super) const INSERT_OPERATION: &str = "insert into operations (tenant, op_id, kind, subject, provider, \
+    params, fingerprint, amount_minor, amount_currency, idempotency_key, key_retention_s, requested_by, \
+    compensates, version, created_at_us, updated_at_us, state, key_first_sent_at_us, approved_by, \
+    approved_fingerprint, approval_granted_at_us, approval_expires_at_us, open_attempt, last_attempt, \
+    last_failure, cancel_requested) \
+    values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 1, $14, $14, $15, $16, $17, $18, $19, \
+    $20, $21, $22, $23, $24) on conflict (tenant, op_id) do nothing";
+
+pub(super) const UPDATE_OPERATION: &str = "update operations set state = $1, key_first_sent_at_us = $2, \
+    approved_by = $3, approved_fingerprint = $4, approval_granted_at_us = $5, approval_expires_at_us = $6, \
+    open_attempt = $7, last_attempt = $8, last_failure = $9, cancel_requested = $10, \
+    version = version + 1, updated_at_us = $11 \
+    where tenant = $12 and op_id = $13 and version = $14";
+
+#[derive(sqlx::FromRow)]
+pub(super) struct AttemptRow {
+    number: i64,
+    idempotency_key: String,
+    sent_by: String,
+    started_at_us: i64,
+    finished_at_us: Option<i64>,
+    outcome: Option<String>,
+    http_status: Option<i64>,
+    latency_ms: Option<i64>,
+    error: Option<String>,
+    retry_after_s: Option<i64>,
+    send_budget: Option<i64>,
+    deadline_at_us: Option<i64>,
+}
+
+fn narrow<T: TryFrom<i64>>(value: Option<i64>, what: &str) -> Result<Option<T>, StoreError> {
+    value
+        .map(|v| T::try_from(v).map_err(|_| StoreError::Corrupt(format!("{what} {v} out of range"))))
+        .transpose()
+}
+
+impl AttemptRow {
+    pub(super) fn into_record(self) -> Result<AttemptRecord, StoreError> {
+        Ok(AttemptRecord {
+            number: attempt_number(self.number)?.0,
+            idempotency_key: self.idempotency_key,
+            sent_by: self.sent_by,
+            started_at: time(self.started_at_us)?,
+            finished_at: self.finished_at_us.map(time).transpose()?,
+            outcome: self.outcome,
+            http_status: narrow(self.http_status, "http status")?,
+            latency_ms: narrow(self.latency_ms, "latency")?,
+            error: self.error,
+            retry_after_s: narrow(self.retry_after_s, "retry-after")?,
+            send_budget: narrow(self.send_budget, "send budget")?,
+            deadline_at: self.deadline_at_us.map(time).transpose()?,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(super) struct ExternalRefRow {
+    provider: String,
+    ref_type: String,
+    external_id: String,
+    recorded_at_us: i64,
+}
+
+impl ExternalRefRow {
+    pub(super) fn into_record(self) -> Result<ExternalRef, StoreError> {
+        Ok(ExternalRef {
+            provider: self.provider,
+            ref_type: self.ref_type,
+            external_id: self.external_id,
+            recorded_at: time(self.recorded_at_us)?,
+        })
+    }
+}
+
+pub(super) const AUDIT_COLUMNS: &str =
+    "tenant, seq, at_us, actor, role, action, op_id, from_state, to_state, reason, evidence, prev_hash, hash";
+
+#[derive(sqlx::FromRow)]
+pub(super) struct AuditRow {
+    tenant: String,
+    seq: i64,
+    at_us: i64,
+    actor: String,
+    role: String,
+    action: String,
+    op_id: Option<String>,
+    from_state: Option<String>,
+    to_state: Option<String>,
+    reason: Option<String>,
+    evidence: String,
+    prev_hash: String,
+    hash: String,
+}
+
+impl AuditRow {
+    pub(super) fn into_record(self) -> Result<AuditRecord, StoreError> {
+        Ok(AuditRecord {
+            seq: u64::try_from(self.seq).map_err(|e| corrupt("audit seq")(e.to_string()))?,
+            entry: AuditEntry {
+                at: time(self.at_us)?,
+                tenant: self.tenant,
+                actor: self.actor,
+                role: self.role,
+                action: self.action,
+                op_id: self.op_id,
+                from_state: self.from_state,
+                to_state: self.to_state,
+                reason: self.reason,
+                evidence: serde_json::from_str(&self.evidence)
+                    .map_err(|e| corrupt("evidence")(e.to_string()))?,
+            },
+            prev_hash: self.prev_hash,
+            hash: self.hash,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(super) struct ConflictRow {
+    id: i64,
+    op_id: String,
+    requested_params: String,
+    requested_fingerprint: String,
+    stored_fingerprint: String,
+    diff: String,
+    requested_by: String,
+    received_at_us: i64,
+}
+
+impl ConflictRow {
+    pub(super) fn into_record(self) -> Result<ConflictRecord, StoreError> {
+        Ok(ConflictRecord {
+            id: self.id,
+            op_id: OpId::parse(&self.op_id).map_err(|e| corrupt("op_id")(e.to_string()))?,
+            requested_params: serde_json::from_str(&self.requested_params)
+                .map_err(|e| corrupt("requested params")(e.to_string()))?,
+            requested_fingerprint: self.requested_fingerprint,
+            stored_fingerprint: self.stored_fingerprint,
+            diff: serde_json::from_str(&self.diff).map_err(|e| corrupt("diff")(e.to_string()))?,
+            requested_by: self.requested_by,
+            received_at: time(self.received_at_us)?,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(super) struct ApiTokenRow {
+    id: String,
+    tenant: String,
+    name: String,
+}
+
+impl ApiTokenRow {
+    pub(super) fn into_record(self) -> Result<ApiTokenRecord, StoreError> {
+        Ok(ApiTokenRecord {
+            id: self.id,
+            tenant: TenantId::parse(&self.tenant).map_err(|e| corrupt("tenant")(e.to_string()))?,
+            name: self.name,
+        })
+    }
+}
+
+/// A value bound to a query whose shape depends on the filters given.
+pub(super) enum SqlValue {
+    Text(String),
+    Int(i64),
+}
+
+/// A query's text with its `$n` parameters, built one condition at a time.
+pub(super) struct QueryText {
+    pub sql: String,
+    pub values: Vec<SqlValue>,
+}
+
+impl QueryText {
+    fn new(sql: &str) -> Self {
+        QueryText { sql: sql.to_owned(), values: Vec::new() }
+    }
+
+    /// Adds the next parameter and returns its placeholder.
+    fn param(&mut self, value: SqlValue) -> String {
+        self.values.push(value);
+        format!("${}", self.values.len())
+    }
+
+    fn push(&mut self, text: &str) {
+        self.sql.push_str(text);
+    }
+}
+
+pub(super) const LIST_COLUMNS: &str =
+    "op_id, kind, subject, provider, state, amount_minor, amount_currency, \
+    last_attempt, compensates, created_at_us, updated_at_us";
+
+/// The operations list for `query`, newest first; external ids are filled in afterwards.
+pub(super) fn list_query(tenant: &TenantId, query: &OperationQuery) -> QueryText {
+    let mut text = QueryText::new(&format!("select {LIST_COLUMNS} from operations where tenant = "));
+    let tenant = text.param(SqlValue::Text(tenant.as_str().to_owned()));
+    text.push(&tenant);
+    let exact = [
+        ("state", query.state.map(|s| s.as_str().to_owned())),
+        ("kind", query.kind.clone()),
+        ("provider", query.provider.clone()),
+        ("subject", query.subject.clone()),
+    ];
+    for (column, value) in exact {
+        if let Some(value) = value {
+            let p = text.param(SqlValue::Text(value));
+            text.push(&format!(" and {column} = {p}"));
+        }
+    }
+    if let Some(from) = query.created_from {
+        let p = text.param(SqlValue::Int(micros(from)));
+        text.push(&format!(" and created_at_us >= {p}"));
+    }
+    if let Some(before) = query.created_before {
+        let p = text.param(SqlValue::Int(micros(before)));
+        text.push(&format!(" and created_at_us < {p}"));
+    }
+    if let Some(search) = &query.search {
+        let a = text.param(SqlValue::Text(search.clone()));
+        let b = text.param(SqlValue::Text(search.clone()));
+        text.push(&format!(
+            " and (op_id = {a} or op_id in (select op_id from external_refs where tenant = {tenant} and external_id = {b}))"
+        ));
+    }
+    if let Some((created, op_id)) = &query.after {
+        let c = text.param(SqlValue::Int(micros(*created)));
+        let o = text.param(SqlValue::Text(op_id.as_str().to_owned()));
+        text.push(&format!(" and (created_at_us, op_id) < ({c}, {o})"));
+    }
+    let limit = text.param(SqlValue::Int(i64::from(query.limit)));
+    text.push(&format!(" order by created_at_us desc, op_id desc limit {limit}"));
+    text
+}
+
+/// One page of audit events for `query`, by `seq` in the direction it asks.
+pub(super) fn audit_query(tenant: &TenantId, query: &AuditQuery) -> QueryText {
+    let mut text = QueryText::new(&format!("select {AUDIT_COLUMNS} from audit_events where tenant = "));
+    let tenant = text.param(SqlValue::Text(tenant.as_str().to_owned()));
+    text.push(&tenant);
+    for (column, value) in [("actor", &query.actor), ("action", &query.action), ("op_id", &query.op_id)] {
+        if let Some(value) = value {
+            let p = text.param(SqlValue::Text(value.clone()));
+            text.push(&format!(" and {column} = {p}"));
+        }
+    }
+    if let Some(subject) = &query.subject {
+        let p = text.param(SqlValue::Text(subject.clone()));
+        text.push(&format!(
+            " and op_id in (select op_id from operations where tenant = {tenant} and subject = {p})"
+        ));
+    }
+    for (condition, at) in [("at_us >=", query.at_from), ("at_us <", query.at_before)] {
+        if let Some(at) = at {
+            let p = text.param(SqlValue::Int(micros(at)));
+            text.push(&format!(" and {condition} {p}"));
+        }
+    }
+    for (condition, seq) in [("seq <", query.before_seq), ("seq >", query.after_seq)] {
+        if let Some(seq) = seq {
+            let p = text.param(SqlValue::Int(i64::try_from(seq).unwrap_or(i64::MAX)));
+            text.push(&format!(" and {condition} {p}"));
+        }
+    }
+    let limit = text.param(SqlValue::Int(i64::from(query.limit)));
+    let order = if query.oldest_first { "asc" } else { "desc" };
+    text.push(&format!(" order by seq {order} limit {limit}"));
+    text
+}
+
+/// An attempt with the op id it belongs to.
+#[derive(sqlx::FromRow)]
+pub(super) struct AttemptOfRow {
+    pub op_id: String,
+    #[sqlx(flatten)]
+    pub attempt: AttemptRow,
+}
+
+/// `select … where tenant = $1 and <column> in ($2, $3, …)` for a list of values.
+pub(super) fn in_list(
+    select: &str,
+    tenant: &TenantId,
+    column: &str,
+    values: &[String],
+    order: &str,
+) -> QueryText {
+    let mut text = QueryText::new(select);
+    let tenant = text.param(SqlValue::Text(tenant.as_str().to_owned()));
+    let placeholders: Vec<String> = values.iter().map(|v| text.param(SqlValue::Text(v.clone()))).collect();
+    text.push(&format!(" where tenant = {tenant} and {column} in ({}) {order}", placeholders.join(", ")));
+    text
+}
+
+#[derive(sqlx::FromRow)]
+pub(super) struct ListRow {
+    op_id: String,
+    kind: String,
+    subject: String,
+    provider: String,
+    state: String,
+    amount_minor: Option<i64>,
+    amount_currency: Option<String>,
+    last_attempt: Option<i64>,
+    compensates: Option<String>,
+    created_at_us: i64,
+    updated_at_us: i64,
+}
+
+impl ListRow {
+    pub(super) fn into_item(self) -> Result<OperationListItem, StoreError> {
+        let amount = match (self.amount_minor, self.amount_currency) {
+            (Some(minor), Some(currency)) => Some(Money::new(
+                minor,
+                Currency::parse(&currency).map_err(|e| corrupt("currency")(e.to_string()))?,
+            )),
+            _ => None,
+        };
+        Ok(OperationListItem {
+            op_id: OpId::parse(&self.op_id).map_err(|e| corrupt("op_id")(e.to_string()))?,
+            kind: self.kind,
+            subject: self.subject,
+            provider: self.provider,
+            state: State::parse(&self.state).ok_or_else(|| corrupt("state")(self.state.clone()))?,
+            amount,
+            attempts: self
+                .last_attempt
+                .map_or(Ok(0), |n| u32::try_from(n).map_err(|e| corrupt("attempts")(e.to_string())))?,
+            external_ids: Vec::new(),
+            compensates: self
+                .compensates
+                .map(|c| OpId::parse(&c).map_err(|e| corrupt("compensates")(e.to_string())))
+                .transpose()?,
+            created_at: time(self.created_at_us)?,
+            updated_at: time(self.updated_at_us)?,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(super) struct UserRow {
+    id: String,
+    tenant: String,
+    name: String,
+    role: String,
+    password_hash: String,
+    created_at_us: i64,
+}
+
+pub(super) const USER_COLUMNS: &str = "id, tenant, name, role, password_hash, created_at_us";
+
+impl UserRow {
+    pub(super) fn into_record(self) -> Result<UserRecord, StoreError> {
+        Ok(UserRecord {
+            id: self.id,
+            tenant: TenantId::parse(&self.tenant).map_err(|e| corrupt("tenant")(e.to_string()))?,
+            name: self.name,
+            role: Role::parse(&self.role).ok_or_else(|| corrupt("role")(self.role.clone()))?,
+            password_hash: self.password_hash,
+            created_at: time(self.created_at_us)?,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(super) struct StateChangeRow {
+    op_id: Option<String>,
+    at_us: i64,
+    from_state: Option<String>,
+    to_state: Option<String>,
+}
+
+impl StateChangeRow {
+    pub(super) fn into_change(self) -> Result<Option<StateChange>, StoreError> {
+        let Some(op_id) = self.op_id else { return Ok(None) };
+        Ok(Some(StateChange {
+            op_id,
+            at: time(self.at_us)?,
+            from_state: self.from_state,
+            to_state: self.to_state,
+        }))
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(super) struct ApprovalRuleRow {
+    id: String,
+    kind: String,
+    provider: Option<String>,
+    threshold_minor: Option<i64>,
+    threshold_currency: Option<String>,
+    created_by: String,
+    created_at_us: i64,
+}
+
+pub(super) const APPROVAL_RULE_COLUMNS: &str =
+    "id, kind, provider, threshold_minor, threshold_currency, created_by, created_at_us";
+
+impl ApprovalRuleRow {
+    pub(super) fn into_record(self) -> Result<ApprovalRuleRecord, StoreError> {
+        let threshold = match (self.threshold_minor, self.threshold_currency) {
+            (Some(minor), Some(currency)) => Some(Money::new(
+                minor,
+                Currency::parse(&currency).map_err(|e| corrupt("threshold_currency")(e.to_string()))?,
+            )),
+            _ => None,
+        };
+        Ok(ApprovalRuleRecord {
+            id: self.id,
+            rule: ApprovalRule { kind: self.kind, provider: self.provider, threshold },
+            created_by: self.created_by,
+            created_at: time(self.created_at_us)?,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(super) struct BulkItemRow {
+    position: i64,
+    op_id: String,
+    outcome: Option<String>,
+    message: Option<String>,
+}
+
+impl BulkItemRow {
+    pub(super) fn into_record(self) -> Result<BulkItemRecord, StoreError> {
+        Ok(BulkItemRecord {
+            position: u32::try_from(self.position).map_err(|e| corrupt("position")(e.to_string()))?,
+            op_id: self.op_id,
+            outcome: self.outcome,
+            message: self.message,
+        })
+    }
+}

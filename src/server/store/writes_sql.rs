@@ -1,0 +1,418 @@
+//! The store's writes, shared by both engines: what only the ledger service calls (register,
+//! refuse a conflict, commit a decided change with its projection and audit, lease for the
+//! reconciler, tokens, users, approval rules, console requests, bulk runs, audit entries). Every
+//! write runs in one transaction that holds the tenant's chain lock.
+
+/// Writes the [`Store`](super::Store) implementation for one engine, inside [`super::sql::sql_store!`].
+
+macro_rules! store_writes {
+    ($store:ty, $db:ty, $backend:expr, $migrations:literal, begin = $begin:path, lock_tenant = $lock_tenant:literal, skip_locked = $skip_locked:literal) => {
+        #[async_trait::async_trait]
+        impl Store for $store {
+            async fn migrate(&self) -> Result<(), StoreError> {
+                sqlx::migrate!($migrations).run(&self.pool).await.map_err(StoreError::Migration)
+            }
+
+            async fn create_api_token(&self, token: NewApiToken, audit: AuditEntry) -> Result<(), StoreError> {
+                let mut tx = $begin(&self.pool).await?;
+                sqlx::query("insert into tenants (id, name, created_at_us) values ($1, $1, $2) on conflict (id) do nothing")
+                    .bind(token.tenant.as_str())
+                    .bind(micros(token.at))
+                    .execute(&mut *tx)
+                    .await?;
+                sqlx::query($lock_tenant).bind(token.tenant.as_str()).execute(&mut *tx).await?;
+                sqlx::query(
+                    "insert into api_tokens (id, tenant, name, secret_hash, created_at_us) values ($1, $2, $3, $4, $5)",
+                )
+                .bind(&token.id)
+                .bind(token.tenant.as_str())
+                .bind(&token.name)
+                .bind(&token.secret_hash)
+                .bind(micros(token.at))
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| StoreError::from_unique(e, "an API token with this name already exists for the tenant"))?;
+                append_audit(&mut tx, &token.tenant, vec![audit]).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn revoke_api_token(&self, tenant: &TenantId, name: &str, audit: AuditEntry) -> Result<(), StoreError> {
+                let mut tx = begin_write(&self.pool, tenant).await?;
+                let revoked = sqlx::query(
+                    "update api_tokens set revoked_at_us = $1 where tenant = $2 and name = $3 and revoked_at_us is null",
+                )
+                .bind(micros(audit.at))
+                .bind(tenant.as_str())
+                .bind(name)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+                if revoked == 0 {
+                    return Err(StoreError::NotFound);
+                }
+                append_audit(&mut tx, tenant, vec![audit]).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn register_operation(&self, new: NewOperation, audit: AuditEntry) -> Result<Registered, StoreError> {
+                let mut tx = begin_write(&self.pool, &new.tenant).await?;
+                let amount = new.params.money("amount");
+                let columns = SnapshotColumns::of(&new.snapshot);
+                let fingerprint = new.params.fingerprint();
+                let insert = sqlx::query(INSERT_OPERATION)
+                    .bind(new.tenant.as_str())
+                    .bind(new.op_id.as_str())
+                    .bind(&new.kind)
+                    .bind(&new.subject)
+                    .bind(&new.provider)
+                    .bind(new.params.canonical_text())
+                    .bind(fingerprint.as_str())
+                    .bind(amount.map(|m| m.minor))
+                    .bind(amount.map(|m| m.currency.as_str().to_owned()))
+                    .bind(new.op_id.as_str())
+                    .bind(new.snapshot.key_retention.num_seconds())
+                    .bind(&new.snapshot.requested_by)
+                    .bind(new.compensates.as_ref().map(OpId::as_str))
+                    .bind(micros(new.at));
+                let inserted = bind_snapshot(insert, columns)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                if inserted == 0 {
+                    let existing = history_in(&mut tx, &new.tenant, &new.op_id).await?.ok_or(StoreError::NotFound)?;
+                    tx.rollback().await?;
+                    return Ok(Registered::Existing(existing));
+                }
+                append_audit(&mut tx, &new.tenant, vec![audit]).await?;
+                let created = history_in(&mut tx, &new.tenant, &new.op_id).await?.ok_or(StoreError::NotFound)?;
+                tx.commit().await?;
+                Ok(Registered::Created(created))
+            }
+
+            async fn record_conflict(&self, conflict: NewConflict, audit: AuditEntry) -> Result<(), StoreError> {
+                let mut tx = begin_write(&self.pool, &conflict.tenant).await?;
+                sqlx::query(
+                    "insert into conflicts (tenant, op_id, requested_params, requested_fingerprint, stored_fingerprint, \
+                     diff, requested_by, received_at_us) values ($1, $2, $3, $4, $5, $6, $7, $8)",
+                )
+                .bind(conflict.tenant.as_str())
+                .bind(conflict.op_id.as_str())
+                .bind(conflict.requested.canonical_text())
+                .bind(conflict.requested.fingerprint().as_str())
+                .bind(conflict.stored_fingerprint.as_str())
+                .bind(serde_json::to_string(&conflict.diff).map_err(|e| StoreError::Corrupt(e.to_string()))?)
+                .bind(&conflict.requested_by)
+                .bind(micros(conflict.at))
+                .execute(&mut *tx)
+                .await?;
+                append_audit(&mut tx, &conflict.tenant, vec![audit]).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn apply_change(&self, change: OperationChange) -> Result<OperationHistory, StoreError> {
+                let mut tx = begin_write(&self.pool, &change.tenant).await?;
+                let before = load_in(&mut tx, &change.tenant, &change.op_id).await?.ok_or(StoreError::NotFound)?;
+                if before.version != change.expected_version {
+                    return Err(StoreError::Conflict("the operation changed since it was read".into()));
+                }
+                let columns = SnapshotColumns::of(&change.after);
+                let updated = bind_snapshot(sqlx::query(UPDATE_OPERATION), columns)
+                    .bind(micros(change.at))
+                    .bind(change.tenant.as_str())
+                    .bind(change.op_id.as_str())
+                    .bind(change.expected_version)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                if updated != 1 {
+                    return Err(StoreError::Conflict("the operation changed since it was read".into()));
+                }
+                sqlx::query(
+                    "insert into operation_events (tenant, op_id, version, events, actor, recorded_at_us) \
+                     values ($1, $2, $3, $4, $5, $6)",
+                )
+                .bind(change.tenant.as_str())
+                .bind(change.op_id.as_str())
+                .bind(change.expected_version + 1)
+                .bind(serde_json::to_string(&change.events).map_err(|e| StoreError::Corrupt(e.to_string()))?)
+                .bind(&change.actor.name)
+                .bind(micros(change.at))
+                .execute(&mut *tx)
+                .await?;
+                for event in &change.events {
+                    project(&mut tx, &before, &change, event).await?;
+                }
+                append_audit(&mut tx, &change.tenant, change.audit.clone()).await?;
+                let after = history_in(&mut tx, &change.tenant, &change.op_id).await?.ok_or(StoreError::NotFound)?;
+                tx.commit().await?;
+                Ok(after)
+            }
+
+            async fn lease_due_for_reconcile(
+                &self,
+                settled_before: chrono::DateTime<chrono::Utc>,
+                now: chrono::DateTime<chrono::Utc>,
+                lease_until: chrono::DateTime<chrono::Utc>,
+                limit: u32,
+            ) -> Result<Vec<(TenantId, OpId)>, StoreError> {
+                let mut tx = $begin(&self.pool).await?;
+                let rows: Vec<(String, String)> = sqlx::query_as(concat!(
+                    "update operations set lease_until_us = $1 where (tenant, op_id) in (",
+                    "select tenant, op_id from operations where state in ('submitted', 'unknown') ",
+                    "and updated_at_us <= $2 and (lease_until_us is null or lease_until_us <= $3) ",
+                    "order by updated_at_us limit $4 ", $skip_locked, ") returning tenant, op_id"
+                ))
+                .bind(micros(lease_until))
+                .bind(micros(settled_before))
+                .bind(micros(now))
+                .bind(i64::from(limit))
+                .fetch_all(&mut *tx)
+                .await?;
+                tx.commit().await?;
+                rows.into_iter()
+                    .map(|(tenant, op_id)| {
+                        Ok((
+                            TenantId::parse(&tenant).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                            OpId::parse(&op_id).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                        ))
+                    })
+                    .collect()
+            }
+
+            async fn create_user(&self, user: NewUser, audit: AuditEntry) -> Result<(), StoreError> {
+                let mut tx = $begin(&self.pool).await?;
+                sqlx::query("insert into tenants (id, name, created_at_us) values ($1, $1, $2) on conflict (id) do nothing")
+                    .bind(user.tenant.as_str())
+                    .bind(micros(user.at))
+                    .execute(&mut *tx)
+                    .await?;
+                sqlx::query($lock_tenant).bind(user.tenant.as_str()).execute(&mut *tx).await?;
+                sqlx::query(&format!("insert into users ({USER_COLUMNS}) values ($1, $2, $3, $4, $5, $6)"))
+                    .bind(&user.id)
+                    .bind(user.tenant.as_str())
+                    .bind(&user.name)
+                    .bind(user.role.as_str())
+                    .bind(&user.password_hash)
+                    .bind(micros(user.at))
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(|e| StoreError::from_unique(e, "a user with this name already exists"))?;
+                append_audit(&mut tx, &user.tenant, vec![audit]).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn record_audit(&self, tenant: &TenantId, entry: AuditEntry) -> Result<AuditRecord, StoreError> {
+                let mut tx = $begin(&self.pool).await?;
+                sqlx::query($lock_tenant).bind(tenant.as_str()).execute(&mut *tx).await?;
+                append_audit(&mut tx, tenant, vec![entry]).await?;
+                let row: AuditRow = sqlx::query_as(&format!(
+                    "select {AUDIT_COLUMNS} from audit_events where tenant = $1 order by seq desc limit 1"
+                ))
+                .bind(tenant.as_str())
+                .fetch_one(&mut *tx)
+                .await?;
+                tx.commit().await?;
+                row.into_record()
+            }
+
+            async fn add_approval_rule(
+                &self,
+                tenant: &TenantId,
+                rule: ApprovalRuleRecord,
+                audit: AuditEntry,
+            ) -> Result<(), StoreError> {
+                let mut tx = $begin(&self.pool).await?;
+                sqlx::query($lock_tenant).bind(tenant.as_str()).execute(&mut *tx).await?;
+                sqlx::query(&format!(
+                    "insert into approval_rules (tenant, {APPROVAL_RULE_COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8)"
+                ))
+                .bind(tenant.as_str())
+                .bind(&rule.id)
+                .bind(&rule.rule.kind)
+                .bind(&rule.rule.provider)
+                .bind(rule.rule.threshold.map(|m| m.minor))
+                .bind(rule.rule.threshold.map(|m| m.currency.as_str().to_owned()))
+                .bind(&rule.created_by)
+                .bind(micros(rule.created_at))
+                .execute(&mut *tx)
+                .await?;
+                append_audit(&mut tx, tenant, vec![audit]).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn remove_approval_rule(&self, tenant: &TenantId, id: &str, audit: AuditEntry) -> Result<(), StoreError> {
+                let mut tx = $begin(&self.pool).await?;
+                sqlx::query($lock_tenant).bind(tenant.as_str()).execute(&mut *tx).await?;
+                let removed = sqlx::query("delete from approval_rules where tenant = $1 and id = $2")
+                    .bind(tenant.as_str())
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                if removed == 0 {
+                    return Err(StoreError::NotFound);
+                }
+                append_audit(&mut tx, tenant, vec![audit]).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn claim_request(
+                &self,
+                tenant: &TenantId,
+                key: &str,
+                requested_by: &str,
+                request: &str,
+                at: chrono::DateTime<chrono::Utc>,
+            ) -> Result<RequestClaim, StoreError> {
+                // A claim whose request neither answered nor failed within this time was abandoned
+                // (its server stopped mid-request): the next request with its key takes it over.
+                let abandoned_before = micros(at - chrono::Duration::minutes(5));
+                for _ in 0..3 {
+                    let inserted = sqlx::query(
+                        "insert into console_requests (tenant, request_key, requested_by, request, answered, created_at_us) \
+                         values ($1, $2, $3, $4, $5, $6) on conflict (tenant, request_key) do nothing",
+                    )
+                    .bind(tenant.as_str())
+                    .bind(key)
+                    .bind(requested_by)
+                    .bind(request)
+                    .bind(false)
+                    .bind(micros(at))
+                    .execute(&self.pool)
+                    .await?
+                    .rows_affected();
+                    if inserted == 1 {
+                        return Ok(RequestClaim::Claimed);
+                    }
+                    let row: Option<(String, String, bool, Option<String>, i64)> = sqlx::query_as(
+                        "select requested_by, request, answered, response, created_at_us from console_requests \
+                         where tenant = $1 and request_key = $2",
+                    )
+                    .bind(tenant.as_str())
+                    .bind(key)
+                    .fetch_optional(&self.pool)
+                    .await?;
+                    let Some((by, stored, answered, response, claimed_at)) = row else {
+                        continue;
+                    };
+                    if by != requested_by || stored != request {
+                        return Ok(RequestClaim::OtherRequest);
+                    }
+                    if answered {
+                        return Ok(RequestClaim::Answered(response.unwrap_or_default()));
+                    }
+                    if claimed_at >= abandoned_before {
+                        return Ok(RequestClaim::InProgress);
+                    }
+                    let taken = sqlx::query(
+                        "update console_requests set created_at_us = $1 where tenant = $2 and request_key = $3 \
+                         and not answered and created_at_us = $4",
+                    )
+                    .bind(micros(at))
+                    .bind(tenant.as_str())
+                    .bind(key)
+                    .bind(claimed_at)
+                    .execute(&self.pool)
+                    .await?
+                    .rows_affected();
+                    if taken == 1 {
+                        return Ok(RequestClaim::Claimed);
+                    }
+                }
+                Ok(RequestClaim::InProgress)
+            }
+
+            async fn answer_request(&self, tenant: &TenantId, key: &str, answer: Option<&str>) -> Result<(), StoreError> {
+                match answer {
+                    Some(response) => sqlx::query(
+                        "update console_requests set answered = $1, response = $2 where tenant = $3 and request_key = $4",
+                    )
+                    .bind(true)
+                    .bind(response)
+                    .bind(tenant.as_str())
+                    .bind(key)
+                    .execute(&self.pool)
+                    .await?,
+                    None => sqlx::query("delete from console_requests where tenant = $1 and request_key = $2")
+                        .bind(tenant.as_str())
+                        .bind(key)
+                        .execute(&self.pool)
+                        .await?,
+                };
+                Ok(())
+            }
+
+            async fn create_bulk_run(&self, run: NewBulkRun, audit: AuditEntry) -> Result<bool, StoreError> {
+                let mut tx = $begin(&self.pool).await?;
+                sqlx::query($lock_tenant).bind(run.tenant.as_str()).execute(&mut *tx).await?;
+                let inserted = sqlx::query(
+                    "insert into bulk_runs (tenant, id, action, filter, requested_by, created_at_us) \
+                     values ($1, $2, $3, $4, $5, $6) on conflict (tenant, id) do nothing",
+                )
+                .bind(run.tenant.as_str())
+                .bind(&run.id)
+                .bind(&run.action)
+                .bind(&run.filter)
+                .bind(&run.requested_by)
+                .bind(micros(run.at))
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+                if inserted == 0 {
+                    return Ok(false);
+                }
+                for (position, op_id) in run.op_ids.iter().enumerate() {
+                    sqlx::query("insert into bulk_items (tenant, run_id, position, op_id) values ($1, $2, $3, $4)")
+                        .bind(run.tenant.as_str())
+                        .bind(&run.id)
+                        .bind(position as i64)
+                        .bind(op_id.as_str())
+                        .execute(&mut *tx)
+                        .await?;
+                }
+                append_audit(&mut tx, &run.tenant, vec![audit]).await?;
+                tx.commit().await?;
+                Ok(true)
+            }
+
+            async fn record_bulk_item(
+                &self,
+                tenant: &TenantId,
+                run_id: &str,
+                position: u32,
+                outcome: &str,
+                message: &str,
+            ) -> Result<(), StoreError> {
+                sqlx::query(
+                    "update bulk_items set outcome = $1, message = $2 where tenant = $3 and run_id = $4 and position = $5",
+                )
+                .bind(outcome)
+                .bind(message)
+                .bind(tenant.as_str())
+                .bind(run_id)
+                .bind(i64::from(position))
+                .execute(&self.pool)
+                .await?;
+                Ok(())
+            }
+
+            async fn finish_bulk_run(&self, tenant: &TenantId, id: &str, at: chrono::DateTime<chrono::Utc>) -> Result<(), StoreError> {
+                sqlx::query("update bulk_runs set finished_at_us = $1 where tenant = $2 and id = $3")
+                    .bind(micros(at))
+                    .bind(tenant.as_str())
+                    .bind(id)
+                    .execute(&self.pool)
+                    .await?;
+                Ok(())
+            }
+        }
+    };
+}
+
+pub(super) use store_writes;

@@ -1,0 +1,104 @@
+//! Small pieces every page uses: state and order-status badges, times (UTC from the server, the
+//! reader's local time once hydrated), the panel that turns an [`AppError`] into a sentence (and
+//! the right HTTP status when rendered on the server), and the signed-in viewer.
+
+use chrono::{DateTime, Local, Utc};
+use leptos::prelude::*;
+
+use crate::console::shell::Viewer;
+use crate::console::AppError;
+use crate::domain::{machine::State, rollup::OrderStatus};
+
+/// The signed-in viewer, loaded once per page by the app shell.
+pub type ViewerResource = Resource<Result<Option<Viewer>, AppError>>;
+
+#[component]
+pub fn StateBadge(state: State) -> impl IntoView {
+    view! { <span class=format!("badge state-{}", state.as_str()) data-state=state.as_str()>{state.label()}</span> }
+}
+
+#[component]
+pub fn OrderBadge(status: OrderStatus) -> impl IntoView {
+    let class = format!(
+        "badge order-{}",
+        serde_json::to_value(status).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+    );
+    view! { <span class=class>{status.label()}</span> }
+}
+
+/// A time: `2026-11-30 14:05:09 UTC` as the server renders it, then the reader's local time once
+/// the page is interactive (the first render in the browser matches the server's, so hydration
+/// never mismatches).
+#[component]
+pub fn Time(at: DateTime<Utc>) -> impl IntoView {
+    let hydrated = RwSignal::new(false);
+    Effect::new(move |_| hydrated.set(true));
+    let text = move || {
+        if hydrated.get() {
+            at.with_timezone(&Local).format("%Y-%m-%d %H:%M:%S").to_string()
+        } else {
+            at.format("%Y-%m-%d %H:%M:%S UTC").to_string()
+        }
+    };
+    view! { <time datetime=at.to_rfc3339() title=at.format("%Y-%m-%d %H:%M:%S%.3f UTC").to_string()>{text}</time> }
+}
+
+/// `items` joined with commas, or `none` when there are none.
+pub fn joined_or(items: &[String], none: &str) -> String {
+    if items.is_empty() {
+        none.to_owned()
+    } else {
+        items.join(", ")
+    }
+}
+
+/// An error as a sentence, with a way on. On the server it also sets the response's status.
+#[component]
+pub fn ErrorPanel(error: AppError) -> impl IntoView {
+    #[cfg(feature = "ssr")]
+    crate::console::guard::set_error_status(&error);
+    let (title, next) = match &error {
+        AppError::SignedOut => ("Signed out", view! { <a href="/login">"Sign in"</a> }.into_any()),
+        AppError::Forbidden => ("Not allowed", view! { <a href="/">"Back to the overview"</a> }.into_any()),
+        AppError::NotFound(_) => {
+            ("Not found", view! { <a href="/operations">"Search the operations"</a> }.into_any())
+        }
+        AppError::Invalid(_) => ("Check the input", view! { <span></span> }.into_any()),
+        _ => ("Something went wrong", view! { <a href="">"Try again"</a> }.into_any()),
+    };
+    view! {
+        <section class="error-panel" role="alert" data-testid="error">
+            <h2>{title}</h2>
+            <p>{error.to_string()}</p>
+            <p>{next}</p>
+        </section>
+    }
+}
+
+/// "Loading…" for the moment a client-side navigation waits for data.
+#[component]
+pub fn Loading() -> impl IntoView {
+    view! { <p class="loading" aria-busy="true">"Loading…"</p> }
+}
+
+/// What a list shows when it has nothing: a sentence that says what to do.
+#[component]
+pub fn EmptyState(text: &'static str) -> impl IntoView {
+    view! { <section class="empty-state" data-testid="empty"><p>{text}</p></section> }
+}
+
+/// The links of a keyset-paged list: back to its first page, on to its next one.
+#[component]
+pub fn Pager(
+    first: Option<String>,
+    next: Option<String>,
+    first_label: &'static str,
+    next_label: &'static str,
+) -> impl IntoView {
+    view! {
+        <nav class="pager" aria-label="Pages">
+            {first.map(|href| view! { <a href=href>{first_label}</a> })}
+            {next.map(|href| view! { <a href=href data-testid="next-page">{next_label}</a> })}
+        </nav>
+    }
+}
