@@ -50,8 +50,9 @@ pub struct RetryBudget {
     pub deadline: DateTime<Utc>,
 }
 
-/// One send of an operation.
+/// One send of an operation (also the ledger API's schema of an attempt).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct AttemptRecord {
     pub number: u32,
     pub idempotency_key: String,

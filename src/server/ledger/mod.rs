@@ -164,23 +164,6 @@ impl Ledger {
         self.store.create_bulk_run(run, audit).await
     }
 
-    /// Records the result of one item of a bulk run.
-    pub async fn record_bulk_item(
-        &self,
-        tenant: &TenantId,
-        run_id: &str,
-        position: u32,
-        outcome: &str,
-        message: &str,
-    ) -> Result<(), StoreError> {
-        self.store.record_bulk_item(tenant, run_id, position, outcome, message).await
-    }
-
-    /// Marks a bulk run as done.
-    pub async fn finish_bulk_run(&self, tenant: &TenantId, run_id: &str) -> Result<(), StoreError> {
-        self.store.finish_bulk_run(tenant, run_id, now()).await
-    }
-
     /// Records an operation before anything is sent, or answers with the one already recorded
     /// under its op id, or refuses a request that reuses the op id with other parameters.
     #[tracing::instrument(skip_all, fields(tenant = %tenant, op_id = %request.op_id))]

@@ -316,8 +316,8 @@ pub async fn run_bulk_query(
                 }
             },
         };
-        ledger.record_bulk_item(&tenant, &run_id, item.position, outcome, &message).await?;
+        ledger.store.record_bulk_item(&tenant, &run_id, item.position, outcome, &message).await?;
     }
-    ledger.finish_bulk_run(&tenant, &run_id).await?;
+    ledger.store.finish_bulk_run(&tenant, &run_id, now()).await?;
     Ok(())
 }

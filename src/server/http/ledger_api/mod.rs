@@ -10,10 +10,11 @@ use axum::{
 };
 use utoipa::OpenApi;
 
+use crate::domain::operation::AttemptRecord;
 use crate::server::http::state::AppState;
 use error::{ApiError, ErrorDetail, ErrorEnvelope};
 use operations::*;
-use views::{AttemptView, KeyView, OperationView};
+use views::{KeyView, OperationView};
 
 pub mod error;
 pub mod extract;
@@ -42,7 +43,7 @@ pub fn routes() -> Router<AppState> {
 #[openapi(
     info(title = "opledger ledger API", version = "1", description = "Record side-effecting operations before they are sent, report every attempt, and never do a thing twice."),
     paths(operations::register, operations::read_operation, operations::begin_attempt, operations::record_outcome, operations::cancel, operations::subject_operations, tools::refund_item, tools::create_aftersale, tools::schedule_pickup),
-    components(schemas(ErrorEnvelope, ErrorDetail, RegisterBody, OutcomeBody, OutcomeName, CancelBody, OperationView, AttemptView, KeyView, AttemptStarted, OperationAnswer, SubjectView,
+    components(schemas(ErrorEnvelope, ErrorDetail, RegisterBody, OutcomeBody, OutcomeName, CancelBody, OperationView, AttemptRecord, KeyView, AttemptStarted, OperationAnswer, SubjectView,
          tools::ToolAnswer, tools::ToolStatus,
         tools::LineItemRequest, tools::PickupRequest)),
     modifiers(&BearerToken),

@@ -46,7 +46,7 @@ pub struct OperationView {
     pub version: i64,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
-    pub attempts: Vec<AttemptView>,
+    pub attempts: Vec<AttemptRecord>,
     /// `provider/type/id`, for example `stripe/refund/re_7f3a`.
     pub external_refs: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -95,65 +95,12 @@ impl OperationView {
             version,
             created_at,
             updated_at,
-            attempts: attempts.into_iter().map(AttemptView::from).collect(),
+            attempts,
             external_refs: external_refs
                 .into_iter()
                 .map(|r| format!("{}/{}/{}", r.provider, r.ref_type, r.external_id))
                 .collect(),
             audit: with_audit.then_some(audit),
-        }
-    }
-}
-
-/// One send of an operation, as the API shows it.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct AttemptView {
-    pub number: u32,
-    pub idempotency_key: String,
-    pub sent_by: String,
-    pub started_at: DateTime<Utc>,
-    pub finished_at: Option<DateTime<Utc>>,
-    /// `succeeded`, a failure class name, `no_report`, or `None` while open.
-    pub outcome: Option<String>,
-    pub http_status: Option<u16>,
-    pub latency_ms: Option<u64>,
-    pub error: Option<String>,
-    pub retry_after_s: Option<u32>,
-    /// The executor's budget for the run that made this attempt: at most this many sends.
-    pub send_budget: Option<u32>,
-    /// The executor's deadline for that run.
-    pub deadline_at: Option<DateTime<Utc>>,
-}
-
-impl From<AttemptRecord> for AttemptView {
-    fn from(attempt: AttemptRecord) -> Self {
-        let AttemptRecord {
-            number,
-            idempotency_key,
-            sent_by,
-            started_at,
-            finished_at,
-            outcome,
-            http_status,
-            latency_ms,
-            error,
-            retry_after_s,
-            send_budget,
-            deadline_at,
-        } = attempt;
-        AttemptView {
-            number,
-            idempotency_key,
-            sent_by,
-            started_at,
-            finished_at,
-            outcome,
-            http_status,
-            latency_ms,
-            error,
-            retry_after_s,
-            send_budget,
-            deadline_at,
         }
     }
 }
