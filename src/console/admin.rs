@@ -163,18 +163,15 @@ pub(crate) mod ssr {
             }
         };
         let rule = ApprovalRule { kind: kind.to_owned(), provider, threshold };
+        let sentence = rule.sentence();
         let record = ApprovalRuleRecord {
             id: form_key()[..12].to_owned(),
-            rule: rule.clone(),
+            rule,
             created_by: admin.name.clone(),
             created_at: now(),
         };
-        let sentence = rule.sentence();
         let ledger = expect_context::<AppState>().ledger;
-        ledger
-            .add_approval_rule(&admin.tenant, &actor(admin), record, &sentence)
-            .await
-            .map_err(unavailable)?;
+        ledger.add_approval_rule(&admin.tenant, &actor(admin), record).await.map_err(unavailable)?;
         Ok(format!("From now on, {sentence}."))
     }
 

@@ -102,10 +102,9 @@ async fn add_demo_approval_rule(ledger: &Ledger, tenant: &TenantId) -> Result<()
         provider: Some("stripe".into()),
         threshold: Some(crate::domain::money::Money::new(100_000, twd)),
     };
-    let summary = rule.sentence();
     let record =
         ApprovalRuleRecord { id: "demo-refunds".into(), rule, created_by: "demo".into(), created_at: now() };
-    Ok(ledger.add_approval_rule(tenant, &Actor::system("demo"), record, &summary).await?)
+    Ok(ledger.add_approval_rule(tenant, &Actor::system("demo"), record).await?)
 }
 
 /// Seeds the demo tenant once (the users are made on every run); does nothing more when it

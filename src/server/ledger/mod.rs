@@ -131,17 +131,16 @@ impl Ledger {
         self.store.record_audit(tenant, Self::action_entry(tenant, actor, action, evidence)).await
     }
 
-    /// Adds a rule to the tenant's approval policy, with its audit event (the rule's id and
-    /// `summary`, the rule in words).
+    /// Adds a rule to the tenant's approval policy, with its audit event (the rule's id and the
+    /// rule in words).
     pub async fn add_approval_rule(
         &self,
         tenant: &TenantId,
         actor: &Actor,
         record: ApprovalRuleRecord,
-        summary: &str,
     ) -> Result<(), StoreError> {
-        let audit =
-            Self::action_entry(tenant, actor, "add_approval_rule", json!({"id": record.id, "rule": summary}));
+        let evidence = json!({"id": record.id, "rule": record.rule.sentence()});
+        let audit = Self::action_entry(tenant, actor, "add_approval_rule", evidence);
         self.store.add_approval_rule(tenant, record, audit).await
     }
 
