@@ -37,6 +37,13 @@ impl From<StoreError> for ApiError {
     }
 }
 
+impl ApiError {
+    /// Refused input, with the problem in words (a parse error's own sentence).
+    pub fn invalid(problem: impl std::fmt::Display) -> ApiError {
+        ApiError::Invalid(problem.to_string())
+    }
+}
+
 impl From<LedgerError> for ApiError {
     fn from(error: LedgerError) -> Self {
         match error {

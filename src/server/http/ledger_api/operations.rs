@@ -75,9 +75,8 @@ fn check_text(field: &str, value: &str) -> Result<String, ApiError> {
 
 impl RegisterBody {
     fn into_request(self) -> Result<RegisterRequest, ApiError> {
-        let op_id = OpId::parse(&self.op_id).map_err(|e| ApiError::Invalid(e.to_string()))?;
-        let params =
-            CanonicalParams::from_value(self.params).map_err(|e| ApiError::Invalid(e.to_string()))?;
+        let op_id = OpId::parse(&self.op_id).map_err(ApiError::invalid)?;
+        let params = CanonicalParams::from_value(self.params).map_err(ApiError::invalid)?;
         let compensates = self
             .compensates
             .map(|c| OpId::parse(&c).map_err(|e| ApiError::Invalid(format!("compensates: {e}"))))
@@ -327,7 +326,7 @@ pub async fn subject_operations(
             compensates: h.operation.compensates.clone(),
         })
         .collect();
-    let rollup: OrderRollup = roll_up(&summaries).map_err(|e| ApiError::Invalid(e.to_string()))?;
+    let rollup: OrderRollup = roll_up(&summaries).map_err(ApiError::invalid)?;
     let operations: Vec<OperationView> = histories.into_iter().map(|h| OperationView::of(h, false)).collect();
     Ok(Json(SubjectView { subject, status_label: rollup.status.label().to_owned(), rollup, operations }))
 }

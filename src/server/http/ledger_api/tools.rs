@@ -104,17 +104,15 @@ pub async fn refund_item(
     ApiJson(request): ApiJson<LineItemRequest>,
 ) -> Result<Json<ToolAnswer>, ApiError> {
     let (order, item) = order_and_item(state.executor.orders(), &request.order_id, &request.line_item_id)?;
-    let op_id =
-        OpId::for_line_item("refund", order.id, item.id).map_err(|e| ApiError::Invalid(e.to_string()))?;
-    let currency = Currency::parse(order.currency).map_err(|e| ApiError::Invalid(e.to_string()))?;
+    let op_id = OpId::for_line_item("refund", order.id, item.id).map_err(ApiError::invalid)?;
+    let currency = Currency::parse(order.currency).map_err(ApiError::invalid)?;
     let what = format!(
         "the refund of {} ({}) on order {}",
         item.name,
         Money::new(item.amount_minor, currency),
         order.id
     );
-    let params = CanonicalParams::from_value(refund_params(&order, item))
-        .map_err(|e| ApiError::Invalid(e.to_string()))?;
+    let params = CanonicalParams::from_value(refund_params(&order, item)).map_err(ApiError::invalid)?;
     let registration = registration(&caller, op_id, "refund", "stripe", order.id, params);
     Ok(Json(run(&state, &caller, registration, &what).await?))
 }
@@ -196,10 +194,9 @@ pub async fn create_aftersale(
     ApiJson(request): ApiJson<LineItemRequest>,
 ) -> Result<Json<ToolAnswer>, ApiError> {
     let (order, item) = order_and_item(state.executor.orders(), &request.order_id, &request.line_item_id)?;
-    let op_id =
-        OpId::for_line_item("aftersale", order.id, item.id).map_err(|e| ApiError::Invalid(e.to_string()))?;
+    let op_id = OpId::for_line_item("aftersale", order.id, item.id).map_err(ApiError::invalid)?;
     let params = CanonicalParams::from_value(json!({"order": order.id, "line_item": item.id}))
-        .map_err(|e| ApiError::Invalid(e.to_string()))?;
+        .map_err(ApiError::invalid)?;
     let what = format!("the after-sale ticket for {} on order {}", item.name, order.id);
     let registration = registration(&caller, op_id, "create_aftersale", "sandbox", order.id, params);
     Ok(Json(run(&state, &caller, registration, &what).await?))
@@ -228,8 +225,7 @@ pub async fn schedule_pickup(
     let (order, item) = order_and_item(state.executor.orders(), &request.order_id, &request.line_item_id)?;
     let date = chrono::NaiveDate::parse_from_str(&request.date, "%Y-%m-%d")
         .map_err(|_| ApiError::Invalid(format!("date must be YYYY-MM-DD, got {:?}", request.date)))?;
-    let ticket_op =
-        OpId::for_line_item("aftersale", order.id, item.id).map_err(|e| ApiError::Invalid(e.to_string()))?;
+    let ticket_op = OpId::for_line_item("aftersale", order.id, item.id).map_err(ApiError::invalid)?;
     let ticket = state
         .ledger
         .reads()
@@ -243,12 +239,11 @@ pub async fn schedule_pickup(
                 item.name, order.id
             ))
         })?;
-    let op_id = OpId::parse(&format!("pickup-{}-{}-{date}", order.id, item.id))
-        .map_err(|e| ApiError::Invalid(e.to_string()))?;
+    let op_id = OpId::parse(&format!("pickup-{}-{}-{date}", order.id, item.id)).map_err(ApiError::invalid)?;
     let params = CanonicalParams::from_value(
         json!({"ticket": ticket, "date": date.to_string(), "order": order.id, "line_item": item.id}),
     )
-    .map_err(|e| ApiError::Invalid(e.to_string()))?;
+    .map_err(ApiError::invalid)?;
     let what = format!("the pickup of {} on order {} on {date}", item.name, order.id);
     let registration = registration(&caller, op_id, "schedule_pickup", "sandbox", order.id, params);
     Ok(Json(run(&state, &caller, registration, &what).await?))
