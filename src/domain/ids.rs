@@ -56,8 +56,8 @@ impl TenantId {
 }
 
 /// The id of an operation, derived from the business intent (`refund-1043-li_2`), never from a
-/// call. A retry of the same intent carries the same id; it is also the idempotency key sent
-/// downstream. Unique within a tenant.
+/// call. A retry of the same intent carries the same id, and so the same downstream key (see
+/// [`OpId::downstream_key`]). Unique within a tenant.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct OpId(String);
@@ -79,6 +79,14 @@ impl OpId {
     /// The op id of refunding one line item of one order: `refund-<order>-<line item>`.
     pub fn for_line_item(action: &str, order_id: &str, line_item_id: &str) -> Result<Self, InvalidId> {
         Self::parse(&format!("{action}-{order_id}-{line_item_id}"))
+    }
+
+    /// The idempotency key sent to providers for this operation of `tenant`: `<tenant>:<op id>`,
+    /// e.g. `acme:refund-1043-li_2`. Two tenants' operations with the same op id never share a key
+    /// at a provider. A tenant id has no `:`, so the key splits back at its first `:`; it is at most
+    /// 64 + 1 + 128 = 193 characters, within Stripe's 255.
+    pub fn downstream_key(&self, tenant: &TenantId) -> String {
+        format!("{tenant}:{}", self.0)
     }
 
     pub fn as_str(&self) -> &str {
@@ -178,6 +186,19 @@ mod tests {
         assert_eq!(first.as_str(), "refund-1043-li_2");
         assert_eq!(first, retry);
         assert_ne!(first, other_item);
+    }
+
+    #[test]
+    fn downstream_keys_are_scoped_by_tenant_and_fit_stripes_limit() {
+        let op_id = OpId::parse("refund-1043-li_2").unwrap();
+        let acme = TenantId::parse("acme").unwrap();
+        let globex = TenantId::parse("globex").unwrap();
+        assert_eq!(op_id.downstream_key(&acme), "acme:refund-1043-li_2");
+        assert_ne!(op_id.downstream_key(&acme), op_id.downstream_key(&globex));
+        let longest = OpId::parse(&format!("a:{}", "b".repeat(OpId::MAX_LEN - 2))).unwrap();
+        let key = longest.downstream_key(&TenantId::parse(&"t".repeat(64)).unwrap());
+        assert!(key.len() <= 255, "{}", key.len());
+        assert_eq!(key.split_once(':').unwrap().1, longest.as_str(), "the first ':' ends the tenant");
     }
 
     #[test]

@@ -21,7 +21,8 @@ pub struct OperationRecord {
     pub subject: String,
     pub provider: String,
     pub params: CanonicalParams,
-    /// The key sent downstream: the op id itself.
+    /// The key sent downstream: `<tenant>:<op id>` ([`OpId::downstream_key`]); operations recorded
+    /// before keys were scoped by tenant keep the bare op id they were sent with.
     pub idempotency_key: String,
     pub compensates: Option<OpId>,
     pub snapshot: Snapshot,
@@ -29,6 +30,26 @@ pub struct OperationRecord {
     pub version: i64,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+}
+
+impl OperationRecord {
+    /// What the operation writes into the metadata of what it creates downstream, so that a
+    /// lookup finds it again: its op id and its tenant. An operation sent before keys were scoped
+    /// by tenant wrote its op id alone, and a re-send must repeat exactly what it first sent.
+    pub fn downstream_metadata(&self) -> Vec<(&'static str, String)> {
+        let mut metadata = vec![("op_id", self.op_id.to_string())];
+        if self.idempotency_key != self.op_id.as_str() {
+            metadata.push(("tenant", self.tenant.to_string()));
+        }
+        metadata
+    }
+
+    /// Whether an object downstream whose metadata is `metadata` was created by this operation.
+    pub fn created(&self, metadata: &serde_json::Value) -> bool {
+        self.downstream_metadata()
+            .iter()
+            .all(|(name, value)| metadata.get(name).and_then(serde_json::Value::as_str) == Some(value))
+    }
 }
 
 /// What the sender observed about an attempt, beyond its outcome class.
@@ -87,4 +108,49 @@ pub struct OperationHistory {
     pub attempts: Vec<AttemptRecord>,
     pub external_refs: Vec<ExternalRef>,
     pub audit: Vec<AuditRecord>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn refund(key: &str) -> OperationRecord {
+        let params = CanonicalParams::from_value(json!({"payment_intent": "pi_1043"})).unwrap();
+        let at = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
+        OperationRecord {
+            tenant: TenantId::parse("acme").unwrap(),
+            op_id: OpId::parse("refund-1043-li_2").unwrap(),
+            kind: "refund".into(),
+            subject: "order:1043".into(),
+            provider: "stripe".into(),
+            idempotency_key: key.into(),
+            compensates: None,
+            snapshot: Snapshot::new("agent-7", params.fingerprint(), false, chrono::Duration::hours(24)),
+            params,
+            version: 1,
+            created_at: at,
+            updated_at: at,
+        }
+    }
+
+    #[test]
+    fn an_operation_finds_only_what_its_own_tenant_created() {
+        let operation = refund("acme:refund-1043-li_2");
+        assert_eq!(
+            operation.downstream_metadata(),
+            [("op_id", "refund-1043-li_2".to_owned()), ("tenant", "acme".to_owned())]
+        );
+        assert!(operation.created(&json!({"op_id": "refund-1043-li_2", "tenant": "acme"})));
+        assert!(!operation.created(&json!({"op_id": "refund-1043-li_2", "tenant": "globex"})));
+        assert!(!operation.created(&json!({"op_id": "refund-1043-li_2"})), "no tenant is not this tenant");
+        assert!(!operation.created(&json!({"op_id": "refund-1043-li_1", "tenant": "acme"})));
+    }
+
+    #[test]
+    fn an_operation_sent_before_keys_were_scoped_keeps_what_it_first_sent() {
+        let legacy = refund("refund-1043-li_2");
+        assert_eq!(legacy.downstream_metadata(), [("op_id", "refund-1043-li_2".to_owned())]);
+        assert!(legacy.created(&json!({"op_id": "refund-1043-li_2"})));
+    }
 }

@@ -140,7 +140,7 @@ crate::engine_tests! {
         let sent = operations.iter().find(|o| o["op_id"] == "refund-1043-li_2").unwrap();
         assert_eq!(sent["state"], "unknown");
         assert_eq!(sent["attempts"][0]["outcome"], "timeout");
-        assert_eq!(sent["attempts"][0]["idempotency_key"], "refund-1043-li_2");
+        assert_eq!(sent["attempts"][0]["idempotency_key"], "acme:refund-1043-li_2");
         assert_eq!(sent["amount"], json!({"minor": 38000, "currency": "TWD"}));
 
         let (status, name, csv) = download(&support, "/operations/export.csv?state=cancelled").await;

@@ -13,6 +13,8 @@ use serde_json::{json, Value};
 use crate::support::refund_1043;
 
 const OP: &str = "refund-1043-li_2";
+/// The key sent downstream for acme's `OP`: the tenant and the op id.
+const KEY: &str = "acme:refund-1043-li_2";
 
 fn acme() -> TenantId {
     TenantId::parse("acme").unwrap()
@@ -23,7 +25,7 @@ crate::engine_tests! {
         let (created, first) = app.register(&refund_1043(38000)).await;
         assert_eq!(created, 201, "{first}");
         assert_eq!(first["state"], "planned");
-        assert_eq!(first["idempotency_key"], OP);
+        assert_eq!(first["idempotency_key"], KEY);
         assert_eq!(first["amount"], json!({"minor": 38000, "currency": "TWD"}));
         let mut reordered = refund_1043(38000);
         reordered["params"] = json!({"line_item": "li_2", "reason": "requested_by_customer", "amount": {"currency": "TWD", "minor": 38000}, "payment_intent": "pi_1043"});
@@ -107,7 +109,7 @@ crate::engine_tests! {
         let opened: Vec<&Value> = answers.iter().filter(|(status, _)| *status == 201).map(|(_, a)| a).collect();
         assert_eq!(opened.len(), 1, "{answers:?}");
         assert_eq!(opened[0]["attempt"], 1);
-        assert_eq!(opened[0]["idempotency_key"], OP);
+        assert_eq!(opened[0]["idempotency_key"], KEY);
         assert!(answers.iter().filter(|(s, _)| *s != 201).all(|(s, a)| *s == 409 && a["error"]["code"] == "attempt_open"));
         let (_, operation) = app.get_json(&format!("/api/v1/operations/{OP}")).await;
         assert_eq!(operation["state"], "submitted");
@@ -161,7 +163,7 @@ crate::engine_tests! {
         let (status, second) = app.begin_attempt(OP).await;
         assert_eq!(status, 201);
         assert_eq!(second["attempt"], 2);
-        assert_eq!(second["idempotency_key"], OP, "the same key on every attempt");
+        assert_eq!(second["idempotency_key"], KEY, "the same key on every attempt");
     }
 
     cancel_in_flight_is_honest(app) {

@@ -11,6 +11,8 @@ use serde_json::json;
 use crate::support::{refund_1043, ProviderHarness};
 
 const OP: &str = "refund-1043-li_2";
+/// The key sent downstream for acme's `OP`: the tenant and the op id.
+const KEY: &str = "acme:refund-1043-li_2";
 
 fn acme() -> TenantId {
     TenantId::parse("acme").unwrap()
@@ -36,7 +38,7 @@ crate::engine_tests! {
         assert_eq!(refunds.len(), 1, "one refund, not two");
         let (_, settled) = app.get_json(&format!("/api/v1/operations/{OP}")).await;
         assert_eq!(settled["external_refs"], json!([format!("stripe/refund/{}", refunds[0].id)]));
-        assert_eq!(refunds[0].idempotency_key.as_deref(), Some(OP));
+        assert_eq!(refunds[0].idempotency_key.as_deref(), Some(KEY));
         assert_eq!(refunds[0].metadata["op_id"], OP);
     }
 
@@ -52,7 +54,7 @@ crate::engine_tests! {
         let attempts = operation["attempts"].as_array().unwrap();
         assert_eq!(attempts.len(), 2);
         assert_eq!(attempts[0]["outcome"], "no_report");
-        assert_eq!(attempts[1]["idempotency_key"], OP, "re-sent with the same key");
+        assert_eq!(attempts[1]["idempotency_key"], KEY, "re-sent with the same key");
         assert_eq!(provider.refunds().len(), 1);
         provider.reconciler.reconcile_once().await.unwrap();
         assert_eq!(provider.refunds().len(), 1, "a second pass changes nothing");
@@ -276,6 +278,39 @@ mod reconcile_command {
             }
             let made = provider.sandbox.created_objects().into_iter().filter(|o| o.object_type != "refund").count();
             assert_eq!(made, 2, "one ticket and one pickup, nothing sent twice");
+        }
+    }
+}
+
+mod two_tenants {
+    use super::*;
+
+    crate::engine_tests! {
+        each_tenant_s_lookup_finds_only_its_own_refund(app) {
+            let provider = ProviderHarness::start(&app.ledger).await;
+            provider.fault(json!({"match": OP, "fault": "drop_response", "ms": 10000, "times": 2})).await;
+            let globex = TenantId::parse("globex").unwrap();
+            for (tenant, token) in [(acme(), &app.token), (globex.clone(), &app.other_token)] {
+                let (status, _) = app.post_as(token, "/api/v1/operations", &refund_1043(38000)).await;
+                assert_eq!(status, 201);
+                let sent = provider.executor.run(&tenant, &op()).await.unwrap();
+                assert_eq!(sent.operation.snapshot.state, State::Unknown, "both answers are lost");
+            }
+            assert_eq!(provider.refunds().len(), 2, "two tenants' sends are two refunds, not one replayed");
+
+            let pass = provider.reconciler.reconcile_once().await.unwrap();
+            assert_eq!(pass.settled.len(), 2);
+            let mut found = Vec::new();
+            for tenant in [acme(), globex] {
+                let history = app.ledger.reads().operation_history(&tenant, &op()).await.unwrap().unwrap();
+                assert_eq!(history.operation.snapshot.state, State::Succeeded);
+                let external = history.external_refs[0].external_id.clone();
+                let refund = provider.refunds().into_iter().find(|r| r.id == external).unwrap();
+                assert_eq!(refund.metadata.get("tenant").map(String::as_str), Some(tenant.as_str()), "found its own refund");
+                found.push(external);
+            }
+            assert_ne!(found[0], found[1]);
+            assert_eq!(provider.refunds().len(), 2, "the lookups sent nothing again");
         }
     }
 }

@@ -84,3 +84,33 @@ crate::sandboxed_tests! {
         assert!(answer["error"]["message"].as_str().unwrap().starts_with("line_item_id"));
     }
 }
+
+mod two_tenants {
+    use super::*;
+
+    crate::sandboxed_tests! {
+        two_tenants_refunding_the_same_op_id_at_one_account_make_two_refunds_under_two_keys(app) {
+            let call = json!({"order_id": "1043", "line_item_id": "li_2"});
+            let (_, acme) = app.post_as(&app.token, "/api/v1/tools/refund_item", &call).await;
+            let (_, globex) = app.post_as(&app.other_token, "/api/v1/tools/refund_item", &call).await;
+            assert_eq!(acme["status"], "succeeded", "{acme}");
+            assert_eq!(globex["status"], "succeeded", "another tenant's refund is not this one's: {globex}");
+            assert_eq!(acme["op_id"], globex["op_id"], "the same intent, the same op id");
+            assert_ne!(acme["external_id"], globex["external_id"], "each tenant's ledger names its own refund");
+
+            let refunds = sandbox_refunds(&app).await;
+            assert_eq!(refunds.len(), 2, "{refunds:?}");
+            let mut keys: Vec<&str> = refunds.iter().map(|r| r["idempotency_key"].as_str().unwrap()).collect();
+            keys.sort();
+            assert_eq!(keys, ["acme:refund-1043-li_2", "globex:refund-1043-li_2"]);
+            for (tenant, answer) in [("acme", &acme), ("globex", &globex)] {
+                let refund = refunds.iter().find(|r| r["id"] == answer["external_id"]).unwrap();
+                assert_eq!(refund["metadata"]["tenant"], tenant);
+                assert_eq!(refund["metadata"]["op_id"], "refund-1043-li_2");
+            }
+            let (_, read) = app.get_as(&app.other_token, "/api/v1/operations/refund-1043-li_2").await;
+            assert_eq!(read["idempotency_key"], "globex:refund-1043-li_2");
+            assert_eq!(read["attempts"][0]["idempotency_key"], "globex:refund-1043-li_2", "the key is recorded on the attempt");
+        }
+    }
+}

@@ -207,6 +207,7 @@ impl Ledger {
         let new = NewOperation {
             tenant: tenant.clone(),
             op_id: request.op_id.clone(),
+            idempotency_key: request.op_id.downstream_key(tenant),
             kind: request.kind,
             subject: request.subject,
             provider: request.provider,

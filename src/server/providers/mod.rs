@@ -15,6 +15,15 @@ pub use stripe::StripeConnector;
 use crate::domain::machine::AttemptOutcome;
 use crate::domain::operation::{AttemptReport, OperationRecord};
 
+/// The operation's downstream metadata as form fields: `metadata[op_id]`, `metadata[tenant]`.
+fn metadata_fields(operation: &OperationRecord) -> Vec<(String, String)> {
+    operation
+        .downstream_metadata()
+        .into_iter()
+        .map(|(name, value)| (format!("metadata[{name}]"), value))
+        .collect()
+}
+
 /// What one send produced: the outcome for the state machine and what was observed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sent {

@@ -1,14 +1,14 @@
 //! The connector for the sandbox's after-sale and pickup services (provider `sandbox`): opens a
 //! ticket (`create_aftersale`, params `order`, `line_item`), cancels one (`cancel_aftersale`, params
 //! `ticket`), schedules a pickup (`schedule_pickup`, params `ticket`, `date`), and finds each again
-//! by the op id in its metadata.
+//! by the op id and tenant in its metadata.
 
 use async_trait::async_trait;
 use serde_json::Value;
 use std::time::Duration;
 
 use super::http::{failed, Endpoint};
-use super::{Connector, Lookup, Sent};
+use super::{metadata_fields, Connector, Lookup, Sent};
 use crate::domain::failure::FailureClass;
 use crate::domain::operation::{AttemptReport, OperationRecord};
 
@@ -36,8 +36,7 @@ fn missing(what: &str) -> Sent {
 #[async_trait]
 impl Connector for ServicesConnector {
     async fn send(&self, operation: &OperationRecord) -> Sent {
-        let op_id = ("metadata[op_id]".to_owned(), operation.op_id.to_string());
-        let (path, form) = match operation.kind.as_str() {
+        let (path, mut form): (String, Vec<(String, String)>) = match operation.kind.as_str() {
             "create_aftersale" => {
                 let (Some(order), Some(item)) = (param(operation, "order"), param(operation, "line_item"))
                 else {
@@ -45,12 +44,12 @@ impl Connector for ServicesConnector {
                 };
                 (
                     "/v1/aftersale_tickets".to_owned(),
-                    vec![("order".into(), order.into()), ("line_item".into(), item.into()), op_id],
+                    vec![("order".into(), order.into()), ("line_item".into(), item.into())],
                 )
             }
             "cancel_aftersale" => {
                 let Some(ticket) = param(operation, "ticket") else { return missing("ticket") };
-                (format!("/v1/aftersale_tickets/{ticket}/cancel"), vec![op_id])
+                (format!("/v1/aftersale_tickets/{ticket}/cancel"), Vec::new())
             }
             "schedule_pickup" => {
                 let (Some(ticket), Some(date)) = (param(operation, "ticket"), param(operation, "date"))
@@ -59,7 +58,7 @@ impl Connector for ServicesConnector {
                 };
                 (
                     "/v1/pickups".to_owned(),
-                    vec![("ticket".into(), ticket.into()), ("date".into(), date.into()), op_id],
+                    vec![("ticket".into(), ticket.into()), ("date".into(), date.into())],
                 )
             }
             other => {
@@ -70,6 +69,7 @@ impl Connector for ServicesConnector {
                 return failed(FailureClass::InvalidParams, report);
             }
         };
+        form.extend(metadata_fields(operation));
         self.endpoint.post_form(&path, &operation.idempotency_key, &form).await
     }
 
@@ -102,12 +102,14 @@ impl Connector for ServicesConnector {
                 }
             }
         };
-        match self.endpoint.get_json(path, &[("metadata[op_id]", op_id)]).await {
+        let fields = metadata_fields(operation);
+        let query: Vec<(&str, &str)> =
+            fields.iter().map(|(name, value)| (name.as_str(), value.as_str())).collect();
+        let asked = serde_urlencoded::to_string(&query).unwrap_or_default();
+        match self.endpoint.get_json(path, &query).await {
             Ok(list) => match list.get("data").and_then(Value::as_array).and_then(|data| data.first()) {
-                Some(object) => found(object, format!("GET {path}?metadata[op_id]={op_id} lists it")),
-                None => {
-                    Lookup::NotFound { evidence: format!("GET {path}?metadata[op_id]={op_id} lists nothing") }
-                }
+                Some(object) => found(object, format!("GET {path}?{asked} lists it")),
+                None => Lookup::NotFound { evidence: format!("GET {path}?{asked} lists nothing") },
             },
             Err(reason) => Lookup::Unavailable { reason },
         }

@@ -1,5 +1,6 @@
 //! The Stripe refunds connector: `POST /v1/refunds` (form-encoded, `Idempotency-Key`,
-//! `metadata[op_id]`) and `GET /v1/refunds?payment_intent=` to find a refund by its op id. The base
+//! `metadata[op_id]` and `metadata[tenant]`) and `GET /v1/refunds?payment_intent=` to find a
+//! refund by its op id and tenant. The base
 //! URL and secret key come from configuration, so it points at the sandbox or at Stripe itself.
 
 use async_trait::async_trait;
@@ -7,7 +8,7 @@ use serde_json::Value;
 use std::time::Duration;
 
 use super::http::{failed, Endpoint};
-use super::{Connector, Lookup, Sent};
+use super::{metadata_fields, Connector, Lookup, Sent};
 use crate::domain::failure::FailureClass;
 use crate::domain::operation::{AttemptReport, OperationRecord};
 
@@ -42,8 +43,8 @@ impl Connector for StripeConnector {
         let mut form = vec![
             ("payment_intent".to_owned(), payment_intent.to_owned()),
             ("amount".to_owned(), amount.minor.to_string()),
-            ("metadata[op_id]".to_owned(), operation.op_id.to_string()),
         ];
+        form.extend(metadata_fields(operation));
         if let Some(reason) = params.get("reason").and_then(Value::as_str) {
             form.push(("reason".to_owned(), reason.to_owned()));
         }
@@ -62,17 +63,18 @@ impl Connector for StripeConnector {
         };
         let refunds = body.get("data").and_then(Value::as_array).cloned().unwrap_or_default();
         let op_id = operation.op_id.as_str();
-        match refunds.iter().find(|r| r.pointer("/metadata/op_id").and_then(Value::as_str) == Some(op_id)) {
+        let tenant = &operation.tenant;
+        match refunds.iter().find(|r| r.get("metadata").is_some_and(|m| operation.created(m))) {
             Some(refund) => Lookup::Found {
                 external_id: refund.get("id").and_then(Value::as_str).unwrap_or_default().to_owned(),
                 evidence: format!(
-                    "GET /v1/refunds?payment_intent={payment_intent} lists {} with metadata.op_id={op_id}",
+                    "GET /v1/refunds?payment_intent={payment_intent} lists {} with metadata.op_id={op_id} of tenant {tenant}",
                     refund.get("id").and_then(Value::as_str).unwrap_or("a refund")
                 ),
             },
             None => Lookup::NotFound {
                 evidence: format!(
-                    "GET /v1/refunds?payment_intent={payment_intent} lists {} refunds, none with metadata.op_id={op_id}",
+                    "GET /v1/refunds?payment_intent={payment_intent} lists {} refunds, none with metadata.op_id={op_id} of tenant {tenant}",
                     refunds.len()
                 ),
             },

@@ -1,5 +1,6 @@
-//! Fault injection: faults set at run time for idempotency keys matching a glob, each used a
-//! number of times.
+//! Fault injection: faults set at run time for requests whose idempotency key or op id (the
+//! `metadata[op_id]` they carry) matches a glob, each used a number of times. Matching the op id
+//! lets one pattern (`refund-1043-*`) catch every tenant's key for those operations.
 
 use axum::{extract::State, http::StatusCode, response::IntoResponse, Json};
 use serde::Deserialize;
@@ -28,7 +29,7 @@ pub enum FaultKind {
     LookupLag,
 }
 
-/// One fault: what to do to requests whose idempotency key matches `pattern`.
+/// One fault: what to do to requests whose idempotency key or op id matches `pattern`.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Fault {
     #[serde(rename = "match")]
@@ -67,12 +68,23 @@ pub fn glob_matches(pattern: &str, text: &str) -> bool {
     pattern[p..].iter().all(|c| *c == '*')
 }
 
+/// The names a fault's pattern is matched against: the request's idempotency key and the op id
+/// in its metadata.
+pub(super) fn request_names<'a>(key: Option<&'a str>, fields: &'a [(String, String)]) -> Vec<&'a str> {
+    let op_id = fields.iter().find(|(name, _)| name == "metadata[op_id]").map(|(_, value)| value.as_str());
+    key.into_iter().chain(op_id).collect()
+}
+
+fn matches_any(pattern: &str, names: &[&str]) -> bool {
+    names.iter().any(|name| glob_matches(pattern, name))
+}
+
 impl Sandbox {
-    /// Takes one use of the first fault of `kinds` whose pattern matches `key`.
-    pub(super) fn take_fault(&self, key: &str, kinds: &[FaultKind]) -> Option<Fault> {
+    /// Takes one use of the first fault of `kinds` whose pattern matches one of `names`.
+    pub(super) fn take_fault(&self, names: &[&str], kinds: &[FaultKind]) -> Option<Fault> {
         let mut state = self.lock();
         let index =
-            state.faults.iter().position(|f| kinds.contains(&f.fault) && glob_matches(&f.pattern, key))?;
+            state.faults.iter().position(|f| kinds.contains(&f.fault) && matches_any(&f.pattern, names))?;
         let fault = state.faults[index].clone();
         state.faults[index].times -= 1;
         if state.faults[index].times == 0 {
@@ -81,12 +93,12 @@ impl Sandbox {
         Some(fault)
     }
 
-    /// The lag set for `key`, without using the fault up (a lag applies to every lookup).
-    pub(super) fn lookup_lag_ms(&self, key: &str) -> u64 {
+    /// The lag set for one of `names`, without using the fault up (a lag applies to every lookup).
+    pub(super) fn lookup_lag_ms(&self, names: &[&str]) -> u64 {
         self.lock()
             .faults
             .iter()
-            .filter(|f| f.fault == FaultKind::LookupLag && glob_matches(&f.pattern, key))
+            .filter(|f| f.fault == FaultKind::LookupLag && matches_any(&f.pattern, names))
             .map(|f| f.ms)
             .max()
             .unwrap_or(0)

@@ -10,6 +10,7 @@ use axum::{
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 
+use super::faults::request_names;
 use super::{json_response, stripe_error, FaultKind, Sandbox};
 
 /// How long a dropped response keeps the caller waiting when the fault sets no `ms`.
@@ -60,19 +61,18 @@ pub(super) async fn idempotent(
         }
     }
 
-    let fault = key.as_deref().and_then(|k| {
-        sandbox.take_fault(
-            k,
-            &[
-                FaultKind::Delay,
-                FaultKind::DropResponse,
-                FaultKind::Error500Before,
-                FaultKind::Error500After,
-                FaultKind::RateLimit,
-                FaultKind::BusinessReject,
-            ],
-        )
-    });
+    let names = request_names(key.as_deref(), &fields);
+    let fault = sandbox.take_fault(
+        &names,
+        &[
+            FaultKind::Delay,
+            FaultKind::DropResponse,
+            FaultKind::Error500Before,
+            FaultKind::Error500After,
+            FaultKind::RateLimit,
+            FaultKind::BusinessReject,
+        ],
+    );
     let (status, body) = match fault.as_ref().map(|f| (f.fault, f.ms)) {
         Some((FaultKind::RateLimit, _)) => {
             let mut response = stripe_error(

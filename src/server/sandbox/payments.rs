@@ -12,6 +12,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
+use super::faults::request_names;
 use super::idempotency::idempotent;
 use super::{json_response, stripe_error, CreatedObject, Sandbox};
 
@@ -79,7 +80,7 @@ fn create(
         .iter()
         .filter_map(|(k, v)| Some((k.strip_prefix("metadata[")?.strip_suffix(']')?.to_owned(), v.clone())))
         .collect();
-    let lag = key.map_or(0, |k| sandbox.lookup_lag_ms(k));
+    let lag = sandbox.lookup_lag_ms(&request_names(key, fields));
     let mut state = sandbox.lock();
     let Some(intent) = state.payment_intents.get(&payment_intent).cloned() else {
         return (

@@ -13,6 +13,7 @@ use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
 
+use super::faults::request_names;
 use super::idempotency::idempotent;
 use super::json_response;
 use super::{stripe_error, CreatedObject, Sandbox};
@@ -85,8 +86,8 @@ fn invalid(code: &str, param: &str, message: String) -> (StatusCode, Value) {
     )
 }
 
-fn lag(sandbox: &Sandbox, key: Option<&str>, now: DateTime<Utc>) -> DateTime<Utc> {
-    let ms = key.map_or(0, |k| sandbox.lookup_lag_ms(k));
+fn lag(sandbox: &Sandbox, names: &[&str], now: DateTime<Utc>) -> DateTime<Utc> {
+    let ms = sandbox.lookup_lag_ms(names);
     now + Duration::milliseconds(i64::try_from(ms).unwrap_or(i64::MAX / 2))
 }
 
@@ -127,7 +128,7 @@ fn open_ticket(
             format!("Order {order_id} has no line item '{line_item}'"),
         );
     }
-    let listed_from = lag(sandbox, key, now);
+    let listed_from = lag(sandbox, &request_names(key, fields), now);
     let ticket = {
         let mut state = sandbox.lock();
         let id = state.new_id("as");
@@ -188,7 +189,7 @@ fn schedule(
     else {
         return invalid("parameter_invalid", "date", "date must be YYYY-MM-DD".into());
     };
-    let listed_from = lag(sandbox, key, now);
+    let listed_from = lag(sandbox, &request_names(key, fields), now);
     let pickup = {
         let mut state = sandbox.lock();
         match state.tickets.iter().find(|t| t.id == ticket_id) {

@@ -18,6 +18,8 @@ use crate::domain::{
 pub struct NewOperation {
     pub tenant: TenantId,
     pub op_id: OpId,
+    /// The key sent downstream ([`OpId::downstream_key`]); it never changes afterwards.
+    pub idempotency_key: String,
     pub kind: String,
     pub subject: String,
     pub provider: String,

@@ -71,7 +71,7 @@ macro_rules! store_writes {
                     .bind(fingerprint.as_str())
                     .bind(amount.map(|m| m.minor))
                     .bind(amount.map(|m| m.currency.as_str().to_owned()))
-                    .bind(new.op_id.as_str())
+                    .bind(&new.idempotency_key)
                     .bind(new.snapshot.key_retention.num_seconds())
                     .bind(&new.snapshot.requested_by)
                     .bind(new.compensates.as_ref().map(OpId::as_str))

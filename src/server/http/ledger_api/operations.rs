@@ -171,11 +171,18 @@ pub async fn begin_attempt(
         .await?;
     let attempt = updated.operation.snapshot.open_attempt.map_or(0, |a| a.0);
     let key = updated.operation.idempotency_key.clone();
+    let metadata: Vec<String> = updated
+        .operation
+        .downstream_metadata()
+        .iter()
+        .map(|(name, value)| format!("{name}={value}"))
+        .collect();
     let view = OperationView::of(updated, false);
     let body = AttemptStarted {
         attempt,
         message: format!(
-            "Recorded as submitted. Send now with Idempotency-Key {key} and metadata op_id={key}, then report the outcome of attempt {attempt}."
+            "Recorded as submitted. Send now with Idempotency-Key {key} and metadata {}, then report the outcome of attempt {attempt}.",
+            metadata.join(", ")
         ),
         idempotency_key: key,
         operation: view,
