@@ -9,6 +9,7 @@ pub mod approvals;
 pub mod audit;
 pub mod bulk;
 pub mod conflicts;
+pub mod connections;
 mod error;
 #[cfg(feature = "ssr")]
 pub mod exports;

@@ -6,6 +6,7 @@
 
 pub mod audit;
 pub mod compensation;
+pub mod connection;
 pub mod failure;
 pub mod ids;
 pub mod machine;

@@ -8,14 +8,18 @@ use std::net::SocketAddr;
 use super::startup::{shutdown_signal, Application, Settings};
 use super::wiring::{self, ProviderSettings};
 use crate::domain::audit::{AuditRecord, ChainVerifier, GENESIS_HASH};
+use crate::domain::connection::ProviderKind;
+use crate::domain::ids::Actor;
 use crate::domain::ids::TenantId;
 use crate::domain::policy::Role;
 use crate::server::demo;
+use crate::server::ledger::connections::NewConnection;
 use crate::server::ledger::reconciler::Reconciler;
 use crate::server::ledger::Ledger;
 use crate::server::sandbox::{Sandbox, SandboxConfig};
-use crate::server::store::{self, StoreError};
+use crate::server::store::{self, Store, StoreError};
 use crate::server::telemetry::LogFormat;
+use std::sync::Arc;
 
 /// opledger records every side-effecting operation (refunds, emails, tickets, pickups) before it is
 /// sent, under an id derived from its business intent, and settles unknown results without ever
@@ -62,6 +66,8 @@ pub enum Command {
         #[command(flatten)]
         provider: ProviderArgs,
         #[command(flatten)]
+        secret: SecretArgs,
+        #[command(flatten)]
         settle: SettleArgs,
         /// One pass, then exit (for scripts and cron); without it, a pass every 10 seconds until stopped.
         #[arg(long)]
@@ -79,6 +85,58 @@ pub enum Command {
     /// Manage the people who sign in to the review console.
     #[command(subcommand)]
     User(UserCommand),
+    /// Manage a tenant's own provider accounts (its Stripe account, its services). Tenants without
+    /// one use the server's (--stripe-base-url, --services-base-url).
+    #[command(subcommand)]
+    Provider(ProviderCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ProviderCommand {
+    /// Connect a tenant to its own account at a provider, replacing an earlier one. The secret key
+    /// is read from standard input (one line) and stored sealed under OPLEDGER_SECRET_KEY:
+    /// `printf '%s\n' "$STRIPE_KEY" | opledger provider set --tenant acme --name stripe --kind stripe --base-url https://api.stripe.com`.
+    Set {
+        #[command(flatten)]
+        database: DatabaseArgs,
+        #[command(flatten)]
+        secret: SecretArgs,
+        /// The tenant whose account this is.
+        #[arg(long)]
+        tenant: String,
+        /// The provider name its operations carry: stripe (refunds) or sandbox (after-sale and pickups).
+        #[arg(long)]
+        name: String,
+        /// The API it speaks: stripe or services.
+        #[arg(long, value_parser = ["stripe", "services"])]
+        kind: String,
+        /// Where the API is, for example https://api.stripe.com.
+        #[arg(long)]
+        base_url: String,
+    },
+    /// List a tenant's own provider accounts (the secrets show only their last four characters).
+    List {
+        #[command(flatten)]
+        database: DatabaseArgs,
+        #[arg(long)]
+        tenant: String,
+    },
+    /// Remove a tenant's own account at a provider; its operations go back to the server's.
+    Remove {
+        #[command(flatten)]
+        database: DatabaseArgs,
+        #[arg(long)]
+        tenant: String,
+        #[arg(long)]
+        name: String,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct SecretArgs {
+    /// The key that seals tenants' provider secrets: 64 hexadecimal digits (`openssl rand -hex 32`). Keep it out of shell history; set it in the environment.
+    #[arg(long, env = "OPLEDGER_SECRET_KEY", hide_env_values = true)]
+    pub secret_key: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -158,6 +216,9 @@ pub struct DatabaseArgs {
 pub struct ServeArgs {
     #[command(flatten)]
     pub database: DatabaseArgs,
+
+    #[command(flatten)]
+    pub secret: SecretArgs,
 
     /// Address and port to listen on.
     #[arg(long, env = "OPLEDGER_ADDR", default_value = "127.0.0.1:3000")]
@@ -260,6 +321,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 provider_timeout: args.provider.provider_timeout,
                 approval_valid_for: chrono::Duration::from_std(args.approval_valid_for)
                     .context("--approval-valid-for is too long")?,
+                secret_key: args.secret.secret_key,
                 ..Settings::new(&args.database.database_url, args.addr)
             };
             let application = Application::build(settings).await?;
@@ -279,16 +341,15 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             axum::serve(listener, sandbox.router()).with_graceful_shutdown(shutdown_signal()).await?;
             Ok(())
         }
-        Command::Reconcile { database, provider, settle, once } => {
-            let store =
-                store::connect(&database.database_url).await.context("could not open the database")?;
-            store.migrate().await.context("could not apply the migrations")?;
+        Command::Reconcile { database, provider, secret, settle, once } => {
+            let ledger = open_ledger(&database, &secret).await?;
             let providers = provider.settings();
+            let own_connections = ledger.reads().any_provider_connection().await?.is_some();
             anyhow::ensure!(
-                providers.any(),
+                providers.any() || own_connections,
                 "--stripe-base-url or --services-base-url (or OPLEDGER_STRIPE_BASE_URL, OPLEDGER_SERVICES_BASE_URL) is needed to look operations up"
             );
-            let executor = wiring::executor(Ledger::new(store), &providers);
+            let executor = wiring::executor(ledger, &providers);
             let reconciler = Reconciler::new(executor, settle.duration()?);
             if once {
                 let pass = reconciler.reconcile_once().await?;
@@ -309,9 +370,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Audit(AuditCommand::Export { database, tenant }) => {
             use std::io::Write;
             let tenant = TenantId::parse(&tenant)?;
-            let store =
-                store::connect(&database.database_url).await.context("could not open the database")?;
-            store.migrate().await.context("could not apply the migrations")?;
+            let store = open_store(&database).await?;
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
             for record in Ledger::new(store).reads().audit_chain(&tenant).await? {
                 serde_json::to_writer(&mut out, &record)?;
@@ -353,8 +412,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Migrate(args) => {
-            let store = store::connect(&args.database_url).await.context("could not open the database")?;
-            store.migrate().await.context("could not apply the migrations")?;
+            let store = open_store(&args).await?;
             println!("The {} database is up to date.", store.backend().as_str());
             Ok(())
         }
@@ -362,9 +420,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             let tenant = TenantId::parse(&tenant)?;
             let name = name.trim();
             anyhow::ensure!(!name.is_empty() && name.len() <= 64, "--name must be 1 to 64 characters");
-            let store =
-                store::connect(&database.database_url).await.context("could not open the database")?;
-            store.migrate().await.context("could not apply the migrations")?;
+            let store = open_store(&database).await?;
             let token = Ledger::new(store).create_token(&tenant, name, "cli").await?;
             eprintln!("API token {name:?} for tenant {tenant}. It is shown only now; keep it secret:");
             println!("{token}");
@@ -372,9 +428,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Token(TokenCommand::Revoke(TokenArgs { database, tenant, name })) => {
             let tenant = TenantId::parse(&tenant)?;
-            let store =
-                store::connect(&database.database_url).await.context("could not open the database")?;
-            store.migrate().await.context("could not apply the migrations")?;
+            let store = open_store(&database).await?;
             match Ledger::new(store).revoke_token(&tenant, name.trim(), "cli").await {
                 Ok(()) => {
                     println!("Revoked the API token {name:?} of tenant {tenant}.");
@@ -386,7 +440,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 Err(error) => Err(error.into()),
             }
         }
-        Command::Demo(database) => run_demo(&database.database_url).await,
+        Command::Demo(database) => run_demo(&database).await,
+        Command::Provider(command) => run_provider(command).await,
         Command::User(UserCommand::Add { database, tenant, name, role }) => {
             let tenant = TenantId::parse(&tenant)?;
             let role = Role::parse(&role).context("unknown role")?;
@@ -395,9 +450,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 .read_line(&mut password)
                 .context("could not read the password from standard input")?;
             let password = password.trim_end_matches(['\n', '\r']);
-            let store =
-                store::connect(&database.database_url).await.context("could not open the database")?;
-            store.migrate().await.context("could not apply the migrations")?;
+            let store = open_store(&database).await?;
             Ledger::new(store).add_user(&tenant, name.trim(), role, password, "cli").await?;
             println!("Added {} to tenant {tenant} as {}.", name.trim(), role.as_str());
             Ok(())
@@ -405,12 +458,11 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
     }
 }
 
-/// `opledger demo`: seeds the demo tenant in the database at `database_url` through a sandbox
+/// `opledger demo`: seeds the demo tenant in the database `database` names through a sandbox
 /// provider of its own (on a free local port, gone when the command ends), showing a progress
 /// bar, then prints how to sign in.
-async fn run_demo(database_url: &str) -> anyhow::Result<()> {
-    let store = store::connect(database_url).await.context("could not open the database")?;
-    store.migrate().await.context("could not apply the migrations")?;
+async fn run_demo(database: &DatabaseArgs) -> anyhow::Result<()> {
+    let store = open_store(database).await?;
     let config = SandboxConfig::default();
     let secret_key = config.secret_key.clone();
     let sandbox = Sandbox::seeded(config);
@@ -453,4 +505,84 @@ async fn run_demo(database_url: &str) -> anyhow::Result<()> {
          with the same key does it once there)."
     );
     Ok(())
+}
+
+/// The store of the database that `database` names, with every migration applied.
+async fn open_store(database: &DatabaseArgs) -> anyhow::Result<Arc<dyn Store>> {
+    let store = store::connect(&database.database_url).await.context("could not open the database")?;
+    store.migrate().await.context("could not apply the migrations")?;
+    Ok(store)
+}
+
+/// The ledger on the database that `database` names (migrated), sealing and opening provider
+/// secrets with the key in `secret`, checked against what is stored.
+async fn open_ledger(database: &DatabaseArgs, secret: &SecretArgs) -> anyhow::Result<Ledger> {
+    let ledger = wiring::ledger(open_store(database).await?, secret.secret_key.as_deref())?;
+    ledger.check_secret_key().await?;
+    Ok(ledger)
+}
+
+async fn run_provider(command: ProviderCommand) -> anyhow::Result<()> {
+    match command {
+        ProviderCommand::Set { database, secret, tenant, name, kind, base_url } => {
+            let tenant = TenantId::parse(&tenant)?;
+            let kind = ProviderKind::parse(&kind).context("--kind is stripe or services")?;
+            let mut line = String::new();
+            std::io::stdin()
+                .read_line(&mut line)
+                .context("could not read the secret key from standard input")?;
+            let connection = NewConnection {
+                name: name.trim().to_owned(),
+                kind,
+                base_url,
+                secret: line.trim().to_owned(),
+            };
+            let ledger = open_ledger(&database, &secret).await?;
+            ledger.set_provider_connection(&tenant, &Actor::system("cli"), connection).await?;
+            println!(
+                "Tenant {tenant} now uses its own {} account ({kind}).",
+                name.trim(),
+                kind = kind.as_str()
+            );
+            Ok(())
+        }
+        ProviderCommand::List { database, tenant } => {
+            let tenant = TenantId::parse(&tenant)?;
+            let connections = open_store(&database).await?.provider_connections(&tenant).await?;
+            if connections.is_empty() {
+                println!("Tenant {tenant} has no provider account of its own; it uses the server's.");
+            }
+            for connection in connections {
+                println!(
+                    "{}\t{}\t{}\t…{}\tset by {} at {}",
+                    connection.name,
+                    connection.kind.as_str(),
+                    connection.base_url,
+                    connection.secret_last4,
+                    connection.updated_by,
+                    connection.updated_at.to_rfc3339()
+                );
+            }
+            Ok(())
+        }
+        ProviderCommand::Remove { database, tenant, name } => {
+            let tenant = TenantId::parse(&tenant)?;
+            match Ledger::new(open_store(&database).await?)
+                .remove_provider_connection(&tenant, &Actor::system("cli"), name.trim())
+                .await
+            {
+                Ok(()) => {
+                    println!(
+                        "Tenant {tenant} no longer has its own {} account; it uses the server's.",
+                        name.trim()
+                    );
+                    Ok(())
+                }
+                Err(StoreError::NotFound) => {
+                    anyhow::bail!("tenant {tenant} has no {} account of its own", name.trim())
+                }
+                Err(error) => Err(error.into()),
+            }
+        }
+    }
 }

@@ -46,6 +46,8 @@ pub struct Settings {
     /// How long a manager's approval lets its operation be sent; an approval that expires unsent
     /// goes back to the approval queue.
     pub approval_valid_for: chrono::Duration,
+    /// Seals and opens tenants' provider secrets (`OPLEDGER_SECRET_KEY`, 64 hexadecimal digits).
+    pub secret_key: Option<String>,
 }
 
 impl Settings {
@@ -66,6 +68,7 @@ impl Settings {
             provider_timeout: std::time::Duration::from_secs(10),
             secure_cookies: false,
             approval_valid_for: chrono::Duration::hours(24),
+            secret_key: None,
         }
     }
 }
@@ -79,6 +82,8 @@ pub enum StartupError {
     Database(#[source] StoreError),
     #[error("could not apply the database migrations")]
     Migrations(#[source] StoreError),
+    #[error("{0}")]
+    SecretKey(String),
     #[error("could not listen on {addr}")]
     Bind {
         addr: SocketAddr,
@@ -108,7 +113,9 @@ impl Application {
         let local_addr =
             listener.local_addr().map_err(|source| StartupError::Bind { addr: settings.addr, source })?;
         let sessions: Arc<dyn Sessions> = store.clone();
-        let ledger = Ledger::new(store);
+        let ledger = wiring::ledger(store, settings.secret_key.as_deref())
+            .map_err(|error| StartupError::SecretKey(error.to_string()))?;
+        ledger.check_secret_key().await.map_err(|error| StartupError::SecretKey(error.to_string()))?;
         let sandbox = (settings.sandbox || settings.demo).then(|| {
             Sandbox::seeded(SandboxConfig {
                 secret_key: settings.stripe_secret_key.clone(),

@@ -1,13 +1,16 @@
-//! The one wiring from settings to providers: which connector serves which provider name, and the
-//! executor that sends through them. `serve`, `reconcile` and `demo` all build their executor
+//! The one wiring from settings to providers: the ledger with the key that opens tenants' provider
+//! secrets, which connector serves which provider name, and the executor that sends through them. `serve`, `reconcile` and `demo` all build their executor
 //! here, so the three can never disagree about where an operation is sent or looked up.
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::domain::connection::ProviderKind;
 use crate::server::ledger::executor::{Executor, RetryPolicy};
+use crate::server::ledger::secrets::{SecretBox, SecretKeyError};
 use crate::server::ledger::Ledger;
-use crate::server::providers::{ServicesConnector, StripeConnector};
+use crate::server::providers::connector_for;
+use crate::server::store::Store;
 
 /// The provider name of the Stripe-compatible refunds API.
 pub const STRIPE: &str = "stripe";
@@ -43,18 +46,31 @@ impl ProviderSettings {
     }
 }
 
+/// The ledger on `store`, sealing and opening provider secrets with `secret_key` (64 hexadecimal
+/// digits) when one is given.
+pub fn ledger(store: Arc<dyn Store>, secret_key: Option<&str>) -> Result<Ledger, SecretKeyError> {
+    let ledger = Ledger::new(store);
+    Ok(match secret_key.filter(|key| !key.trim().is_empty()) {
+        Some(key) => ledger.with_secrets(SecretBox::from_hex(key)?),
+        None => ledger,
+    })
+}
+
 /// The executor of `ledger`, with a connector for every provider that `providers` gives an address.
 pub fn executor(ledger: Ledger, providers: &ProviderSettings) -> Executor {
-    let mut executor = Executor::new(ledger, RetryPolicy::default());
-    if let Some(base_url) = &providers.stripe_base_url {
-        tracing::info!(%base_url, "refunds go to a Stripe-compatible API");
-        let connector = StripeConnector::new(base_url, &providers.secret_key, providers.timeout);
-        executor = executor.with_connector(STRIPE, Arc::new(connector));
-    }
-    if let Some(base_url) = &providers.services_base_url {
-        tracing::info!(%base_url, "after-sale tickets and pickups go to the services API");
-        let connector = ServicesConnector::new(base_url, &providers.secret_key, providers.timeout);
-        executor = executor.with_connector(SERVICES, Arc::new(connector));
+    let mut executor = Executor::new(ledger, RetryPolicy::default()).with_provider_timeout(providers.timeout);
+    let defaults = [
+        (STRIPE, ProviderKind::Stripe, &providers.stripe_base_url),
+        (SERVICES, ProviderKind::Services, &providers.services_base_url),
+    ];
+    for (name, kind, base_url) in defaults {
+        if let Some(base_url) = base_url {
+            tracing::info!(%base_url, provider = name, "the server's own connection, for tenants without one");
+            executor = executor.with_connector(
+                name,
+                connector_for(kind, base_url, &providers.secret_key, providers.timeout),
+            );
+        }
     }
     executor
 }

@@ -5,8 +5,9 @@
 //! failures that prove nothing happened, honouring Retry-After, always with the same key, within a
 //! deadline.
 
-use std::collections::BTreeMap;
-use std::sync::Arc;
+use chrono::{DateTime, Utc};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::{Ledger, LedgerError};
@@ -18,7 +19,7 @@ use crate::domain::{
 };
 use crate::server::clock::now;
 use crate::server::providers::catalogue::{DemoCatalogue, OrderCatalogue};
-use crate::server::providers::{Connector, Sent};
+use crate::server::providers::{connector_for, Connector, Sent};
 
 /// How many sends one run may make and how long it may take.
 #[derive(Debug, Clone)]
@@ -51,10 +52,21 @@ impl RetryPolicy {
     }
 }
 
+/// A connector built from a tenant's own connection, with the time of the connection it was
+/// built from (a changed connection is built again).
+type TenantConnector = (DateTime<Utc>, Arc<dyn Connector>);
+
+/// The connector that serves an operation, or in words why there is none.
+pub type Reachable = Result<Arc<dyn Connector>, String>;
+
 #[derive(Clone)]
 pub struct Executor {
     ledger: Ledger,
+    /// The server's own connections, for tenants that have none of their own.
     connectors: Arc<BTreeMap<String, Arc<dyn Connector>>>,
+    /// Connectors built from tenants' own connections, by tenant and provider name.
+    tenant_connectors: Arc<Mutex<HashMap<(TenantId, String), TenantConnector>>>,
+    provider_timeout: Duration,
     orders: Arc<dyn OrderCatalogue>,
     retry: RetryPolicy,
     actor: Actor,
@@ -65,6 +77,8 @@ impl Executor {
         Self {
             ledger,
             connectors: Arc::new(BTreeMap::new()),
+            tenant_connectors: Arc::default(),
+            provider_timeout: Duration::from_secs(10),
             orders: Arc::new(DemoCatalogue),
             retry,
             actor: Actor::system("executor"),
@@ -81,8 +95,46 @@ impl Executor {
         &self.ledger
     }
 
-    pub fn connector(&self, provider: &str) -> Option<Arc<dyn Connector>> {
-        self.connectors.get(provider).cloned()
+    /// Waits `timeout` for providers reached through tenants' own connections.
+    pub fn with_provider_timeout(self, timeout: Duration) -> Self {
+        Self { provider_timeout: timeout, ..self }
+    }
+
+    /// The connector that serves `tenant`'s operations at `provider`: the tenant's own connection
+    /// when it has one, otherwise the server's; when there is none, or the tenant's secret does
+    /// not open, the reason in words.
+    pub async fn connector(&self, tenant: &TenantId, provider: &str) -> Result<Reachable, LedgerError> {
+        let Some(connection) = self.ledger.store.provider_connection(tenant, provider).await? else {
+            return Ok(self
+                .connectors
+                .get(provider)
+                .cloned()
+                .ok_or_else(|| format!("no {provider} provider is connected for tenant {tenant}")));
+        };
+        let cache_key = (tenant.clone(), provider.to_owned());
+        let cached = self.cached_connector(&cache_key, &connection.updated_at);
+        if let Some(connector) = cached {
+            return Ok(Ok(connector));
+        }
+        let secret = match self.ledger.open_secret(&connection) {
+            Ok(secret) => secret,
+            Err(error) => return Ok(Err(error.to_string())),
+        };
+        let connector = connector_for(connection.kind, &connection.base_url, &secret, self.provider_timeout);
+        self.tenant_connectors
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(cache_key, (connection.updated_at, connector.clone()));
+        Ok(Ok(connector))
+    }
+
+    fn cached_connector(
+        &self,
+        key: &(TenantId, String),
+        built_from: &DateTime<Utc>,
+    ) -> Option<Arc<dyn Connector>> {
+        let cache = self.tenant_connectors.lock().unwrap_or_else(PoisonError::into_inner);
+        cache.get(key).filter(|(at, _)| at == built_from).map(|(_, connector)| connector.clone())
     }
 
     /// The orders that the tools and compensations refund (the demo's catalogue).
@@ -131,14 +183,11 @@ impl Executor {
             .snapshot
             .open_attempt
             .ok_or_else(|| LedgerError::Invalid(format!("{} has no open attempt", operation.op_id)))?;
-        let sent = match self.connector(&operation.provider) {
-            Some(connector) => connector.send(operation).await,
-            None => Sent {
+        let sent = match self.connector(tenant, &operation.provider).await? {
+            Ok(connector) => connector.send(operation).await,
+            Err(reason) => Sent {
                 outcome: AttemptOutcome::Failed { failure: FailureClass::NotSent },
-                report: AttemptReport {
-                    error: Some(format!("no connector is configured for provider {}", operation.provider)),
-                    ..AttemptReport::default()
-                },
+                report: AttemptReport { error: Some(reason), ..AttemptReport::default() },
             },
         };
         let command = Command::RecordOutcome { attempt, outcome: sent.outcome };

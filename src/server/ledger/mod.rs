@@ -9,9 +9,11 @@
 //! results, and the workflows people start from the console.
 
 pub mod accounts;
+pub mod connections;
 pub mod executor;
 pub mod reconciler;
 pub mod requests;
+pub mod secrets;
 pub mod tokens;
 pub mod workflows;
 
@@ -32,6 +34,7 @@ use crate::domain::{
     params::{CanonicalParams, FieldDiff},
     policy::{requires_approval, ApprovalRule},
 };
+use secrets::SecretBox;
 
 /// How often a command is re-decided after losing a race before the caller is told to retry.
 const MAX_RACES: usize = 16;
@@ -85,6 +88,8 @@ pub enum LedgerError {
 #[derive(Clone)]
 pub struct Ledger {
     store: Arc<dyn Store>,
+    /// Seals and opens provider secrets; `None` when the server has no `OPLEDGER_SECRET_KEY`.
+    secrets: Option<SecretBox>,
 }
 
 fn reason_of(command: &Command) -> Option<String> {
@@ -106,7 +111,12 @@ fn reason_of(command: &Command) -> Option<String> {
 
 impl Ledger {
     pub fn new(store: Arc<dyn Store>) -> Self {
-        Self { store }
+        Self { store, secrets: None }
+    }
+
+    /// The ledger, sealing and opening provider secrets with `secrets`.
+    pub fn with_secrets(self, secrets: SecretBox) -> Self {
+        Self { secrets: Some(secrets), ..self }
     }
 
     /// The read handle: everything the store answers, and nothing that changes it.

@@ -96,12 +96,12 @@ impl Reconciler {
         if operation.snapshot.state != State::Unknown {
             return Ok(operation);
         }
-        let Some(connector) = self.executor.connector(&operation.provider) else {
-            let reason = format!(
-                "no connector is configured for provider {}, so it cannot be looked up",
-                operation.provider
-            );
-            return self.execute(tenant, op_id, Command::Escalate { reason }).await;
+        let connector = match self.executor.connector(tenant, &operation.provider).await? {
+            Ok(connector) => connector,
+            Err(missing) => {
+                let reason = format!("{missing}, so it cannot be looked up");
+                return self.execute(tenant, op_id, Command::Escalate { reason }).await;
+            }
         };
         match connector.look_up(&operation).await {
             Lookup::Found { external_id, evidence } => {

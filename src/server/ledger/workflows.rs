@@ -70,10 +70,9 @@ pub async fn query_provider(
     let ledger = executor.ledger();
     let operation = ledger.reads().load_operation(tenant, op_id).await?.ok_or(LedgerError::NotFound)?;
     check(&operation.snapshot, CommandKind::ConfirmFound, actor, now()).map_err(LedgerError::Rejected)?;
-    let Some(connector) = executor.connector(&operation.provider) else {
-        return Ok(QueryOutcome::Unavailable {
-            reason: format!("no connector is configured for provider {}", operation.provider),
-        });
+    let connector = match executor.connector(tenant, &operation.provider).await? {
+        Ok(connector) => connector,
+        Err(reason) => return Ok(QueryOutcome::Unavailable { reason }),
     };
     match connector.look_up(&operation).await {
         Lookup::Found { external_id, evidence } => {

@@ -12,6 +12,10 @@ use async_trait::async_trait;
 pub use services::ServicesConnector;
 pub use stripe::StripeConnector;
 
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::domain::connection::ProviderKind;
 use crate::domain::machine::AttemptOutcome;
 use crate::domain::operation::{AttemptReport, OperationRecord};
 
@@ -22,6 +26,20 @@ fn metadata_fields(operation: &OperationRecord) -> Vec<(String, String)> {
         .into_iter()
         .map(|(name, value)| (format!("metadata[{name}]"), value))
         .collect()
+}
+
+/// The connector for an API of `kind` at `base_url`, authenticating with `secret_key` and giving up
+/// waiting for an answer after `timeout`.
+pub fn connector_for(
+    kind: ProviderKind,
+    base_url: &str,
+    secret_key: &str,
+    timeout: Duration,
+) -> Arc<dyn Connector> {
+    match kind {
+        ProviderKind::Stripe => Arc::new(StripeConnector::new(base_url, secret_key, timeout)),
+        ProviderKind::Services => Arc::new(ServicesConnector::new(base_url, secret_key, timeout)),
+    }
 }
 
 /// What one send produced: the outcome for the state machine and what was observed.

@@ -27,7 +27,7 @@ use crate::domain::operation::{AttemptRecord, OperationHistory, OperationRecord}
 use records::{
     ApiTokenRecord, ApprovalRuleRecord, AuditQuery, BulkRunRecord, ConflictRecord, ConflictWithStored,
     NewApiToken, NewBulkRun, NewConflict, NewOperation, NewUser, OperationChange, OperationListItem,
-    OperationQuery, Registered, RequestClaim, StateChange, UserRecord,
+    OperationQuery, ProviderConnectionRecord, Registered, RequestClaim, StateChange, UserRecord,
 };
 
 /// The database engine behind a store.
@@ -202,6 +202,23 @@ pub trait Reads: Send + Sync {
     /// The tenant's approval policy, oldest rule first.
     async fn approval_rules(&self, tenant: &TenantId) -> Result<Vec<ApprovalRuleRecord>, StoreError>;
 
+    /// The tenant's own provider connections, by name.
+    async fn provider_connections(
+        &self,
+        tenant: &TenantId,
+    ) -> Result<Vec<ProviderConnectionRecord>, StoreError>;
+
+    /// The tenant's connection to the provider `name`, if it has one of its own.
+    async fn provider_connection(
+        &self,
+        tenant: &TenantId,
+        name: &str,
+    ) -> Result<Option<ProviderConnectionRecord>, StoreError>;
+
+    /// Any one stored provider connection, of any tenant: start-up opens its secret to prove that
+    /// the server's secret key is the one they were sealed with.
+    async fn any_provider_connection(&self) -> Result<Option<ProviderConnectionRecord>, StoreError>;
+
     /// Up to `limit` approved operations, of any tenant, whose approval expired by `now`.
     async fn approvals_expired(
         &self,
@@ -281,6 +298,23 @@ pub trait Store: Reads + Sessions {
         &self,
         tenant: &TenantId,
         rule: ApprovalRuleRecord,
+        audit: AuditEntry,
+    ) -> Result<(), StoreError>;
+
+    /// Creates or replaces the tenant's connection to the provider it names, with its audit entry
+    /// (creating the tenant if needed).
+    async fn set_provider_connection(
+        &self,
+        connection: ProviderConnectionRecord,
+        audit: AuditEntry,
+    ) -> Result<(), StoreError>;
+
+    /// Removes the tenant's connection to the provider `name`, with its audit entry; `NotFound`
+    /// when it has none.
+    async fn remove_provider_connection(
+        &self,
+        tenant: &TenantId,
+        name: &str,
         audit: AuditEntry,
     ) -> Result<(), StoreError>;
 

@@ -289,6 +289,40 @@ macro_rules! store_reads {
                 rows.into_iter().map(ApprovalRuleRow::into_record).collect()
             }
 
+            async fn provider_connections(&self, tenant: &TenantId) -> Result<Vec<ProviderConnectionRecord>, StoreError> {
+                let rows: Vec<ProviderConnectionRow> = sqlx::query_as(&format!(
+                    "select {PROVIDER_CONNECTION_COLUMNS} from provider_connections where tenant = $1 order by name"
+                ))
+                .bind(tenant.as_str())
+                .fetch_all(&self.pool)
+                .await?;
+                rows.into_iter().map(ProviderConnectionRow::into_record).collect()
+            }
+
+            async fn provider_connection(
+                &self,
+                tenant: &TenantId,
+                name: &str,
+            ) -> Result<Option<ProviderConnectionRecord>, StoreError> {
+                let row: Option<ProviderConnectionRow> = sqlx::query_as(&format!(
+                    "select {PROVIDER_CONNECTION_COLUMNS} from provider_connections where tenant = $1 and name = $2"
+                ))
+                .bind(tenant.as_str())
+                .bind(name)
+                .fetch_optional(&self.pool)
+                .await?;
+                row.map(ProviderConnectionRow::into_record).transpose()
+            }
+
+            async fn any_provider_connection(&self) -> Result<Option<ProviderConnectionRecord>, StoreError> {
+                let row: Option<ProviderConnectionRow> = sqlx::query_as(&format!(
+                    "select {PROVIDER_CONNECTION_COLUMNS} from provider_connections order by tenant, name limit 1"
+                ))
+                .fetch_optional(&self.pool)
+                .await?;
+                row.map(ProviderConnectionRow::into_record).transpose()
+            }
+
             async fn approvals_expired(
                 &self,
                 now: chrono::DateTime<chrono::Utc>,

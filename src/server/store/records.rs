@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 
 use crate::domain::{
     audit::AuditEntry,
+    connection::ProviderKind,
     ids::{Actor, OpId, TenantId},
     machine::{Event, Snapshot, State},
     money::Money,
@@ -172,6 +173,21 @@ pub struct ApprovalRuleRecord {
     pub rule: ApprovalRule,
     pub created_by: String,
     pub created_at: DateTime<Utc>,
+}
+
+/// A tenant's own account at one provider, with its secret sealed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderConnectionRecord {
+    pub tenant: TenantId,
+    /// The provider name operations carry (`stripe`, `sandbox`).
+    pub name: String,
+    pub kind: ProviderKind,
+    pub base_url: String,
+    /// The secret, sealed (nonce and ciphertext, hex); only the ledger's secret box opens it.
+    pub sealed_secret: String,
+    pub secret_last4: String,
+    pub updated_by: String,
+    pub updated_at: DateTime<Utc>,
 }
 
 /// What claiming a console request's idempotency key found.

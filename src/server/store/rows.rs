@@ -7,11 +7,12 @@ use chrono::{DateTime, Utc};
 
 use super::records::{
     ApiTokenRecord, ApprovalRuleRecord, AuditQuery, BulkItemRecord, ConflictRecord, OperationListItem,
-    OperationQuery, StateChange, UserRecord,
+    OperationQuery, ProviderConnectionRecord, StateChange, UserRecord,
 };
 use super::StoreError;
 use crate::domain::{
     audit::{AuditEntry, AuditRecord},
+    connection::ProviderKind,
     failure::FailureClass,
     ids::{AttemptNumber, OpId, TenantId},
     machine::{Snapshot, State},
@@ -576,6 +577,36 @@ impl ApprovalRuleRow {
             rule: ApprovalRule { kind: self.kind, provider: self.provider, threshold },
             created_by: self.created_by,
             created_at: time(self.created_at_us)?,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(super) struct ProviderConnectionRow {
+    tenant: String,
+    name: String,
+    kind: String,
+    base_url: String,
+    sealed_secret: String,
+    secret_last4: String,
+    updated_by: String,
+    updated_at_us: i64,
+}
+
+pub(super) const PROVIDER_CONNECTION_COLUMNS: &str =
+    "tenant, name, kind, base_url, sealed_secret, secret_last4, updated_by, updated_at_us";
+
+impl ProviderConnectionRow {
+    pub(super) fn into_record(self) -> Result<ProviderConnectionRecord, StoreError> {
+        Ok(ProviderConnectionRecord {
+            tenant: TenantId::parse(&self.tenant).map_err(|e| corrupt("tenant")(e.to_string()))?,
+            kind: ProviderKind::parse(&self.kind).ok_or_else(|| corrupt("kind")(self.kind.clone()))?,
+            name: self.name,
+            base_url: self.base_url,
+            sealed_secret: self.sealed_secret,
+            secret_last4: self.secret_last4,
+            updated_by: self.updated_by,
+            updated_at: time(self.updated_at_us)?,
         })
     }
 }

@@ -262,6 +262,57 @@ macro_rules! store_writes {
                 Ok(())
             }
 
+            async fn set_provider_connection(
+                &self,
+                connection: ProviderConnectionRecord,
+                audit: AuditEntry,
+            ) -> Result<(), StoreError> {
+                let tenant = &connection.tenant;
+                let mut tx = $begin(&self.pool).await?;
+                sqlx::query("insert into tenants (id, name, created_at_us) values ($1, $1, $2) on conflict (id) do nothing")
+                    .bind(tenant.as_str())
+                    .bind(micros(connection.updated_at))
+                    .execute(&mut *tx)
+                    .await?;
+                sqlx::query($lock_tenant).bind(tenant.as_str()).execute(&mut *tx).await?;
+                sqlx::query(&format!(
+                    "insert into provider_connections ({PROVIDER_CONNECTION_COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8) \
+                     on conflict (tenant, name) do update set kind = excluded.kind, base_url = excluded.base_url, \
+                     sealed_secret = excluded.sealed_secret, secret_last4 = excluded.secret_last4, \
+                     updated_by = excluded.updated_by, updated_at_us = excluded.updated_at_us"
+                ))
+                .bind(tenant.as_str())
+                .bind(&connection.name)
+                .bind(connection.kind.as_str())
+                .bind(&connection.base_url)
+                .bind(&connection.sealed_secret)
+                .bind(&connection.secret_last4)
+                .bind(&connection.updated_by)
+                .bind(micros(connection.updated_at))
+                .execute(&mut *tx)
+                .await?;
+                append_audit(&mut tx, tenant, vec![audit]).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn remove_provider_connection(&self, tenant: &TenantId, name: &str, audit: AuditEntry) -> Result<(), StoreError> {
+                let mut tx = $begin(&self.pool).await?;
+                sqlx::query($lock_tenant).bind(tenant.as_str()).execute(&mut *tx).await?;
+                let removed = sqlx::query("delete from provider_connections where tenant = $1 and name = $2")
+                    .bind(tenant.as_str())
+                    .bind(name)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                if removed == 0 {
+                    return Err(StoreError::NotFound);
+                }
+                append_audit(&mut tx, tenant, vec![audit]).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
             async fn claim_request(
                 &self,
                 tenant: &TenantId,

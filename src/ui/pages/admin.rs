@@ -1,5 +1,6 @@
-//! The admin page: the tenant's console users and a form to add one, and the approval policy
-//! (which operations need a manager) with forms to add and remove rules. Only admins open it; the
+//! The admin page: the tenant's console users and a form to add one, the approval policy (which
+//! operations need a manager) with forms to add and remove rules, and the tenant's own provider
+//! accounts with forms to set and remove them. Only admins open it; the
 //! server checks the role for the page and again for every form.
 
 use leptos::prelude::*;
@@ -8,6 +9,10 @@ use leptos_meta::Title;
 use crate::console::admin::{
     approval_rules, users, AddApprovalRule, AddUser, ApprovalRuleView, RemoveApprovalRule,
 };
+use crate::console::connections::{
+    provider_connections, ConnectionView, RemoveProviderConnection, SetProviderConnection,
+};
+use crate::domain::connection::ProviderKind;
 use crate::domain::policy::Role;
 use crate::ui::components::widgets::{ErrorPanel, Loading, Time, ViewerResource};
 
@@ -25,6 +30,7 @@ pub fn Admin() -> impl IntoView {
                 match list.await {
                     Ok(users) => view! {
                         <ApprovalPolicy/>
+                        <ProviderAccounts/>
                         <section class="panel">
                             <h2>"Users of this tenant"</h2>
                             <table class="table" data-testid="users">
@@ -140,6 +146,102 @@ fn AddRuleForm(add: ServerAction<AddApprovalRule>, csrf: String) -> impl IntoVie
             <label>"From amount (blank for any)"<input type="text" name="threshold" placeholder="1000.00" size="10" inputmode="decimal" autocomplete="off"/></label>
             <label>"Currency"<input type="text" name="currency" placeholder="TWD" size="4" maxlength="3" autocomplete="off"/></label>
             <div class="filter-actions"><button type="submit" class="button">"Add rule"</button></div>
+        </ActionForm>
+    }
+}
+
+#[component]
+fn ProviderAccounts() -> impl IntoView {
+    let set = ServerAction::<SetProviderConnection>::new();
+    let remove = ServerAction::<RemoveProviderConnection>::new();
+    let connections =
+        Resource::new(move || (set.version().get(), remove.version().get()), |_| provider_connections());
+    let viewer = expect_context::<ViewerResource>();
+    let outcome = move || {
+        let latest = if set.version().get() >= remove.version().get() {
+            set.value().get()
+        } else {
+            remove.value().get()
+        };
+        match latest {
+            Some(Ok(message)) => message,
+            Some(Err(error)) => error.to_string(),
+            None => String::new(),
+        }
+    };
+    view! {
+        <section class="panel" data-testid="provider-accounts">
+            <h2>"Provider accounts"</h2>
+            <p class="muted">"This tenant's own accounts: refunds at "<code>"stripe"</code>" and after-sale tickets and pickups at "<code>"sandbox"</code>" go to them. Without one, the server's connection is used. A secret is sealed when it is saved and never shown again, only its last four characters."</p>
+            <Transition fallback=Loading>
+                {move || Suspend::new(async move {
+                    let csrf = viewer.await.ok().flatten().map(|v| v.csrf).unwrap_or_default();
+                    match connections.await {
+                        Ok(connections) => view! {
+                            <ConnectionList connections remove csrf=csrf.clone()/>
+                            <SetConnectionForm set csrf/>
+                        }.into_any(),
+                        Err(error) => view! { <ErrorPanel error/> }.into_any(),
+                    }
+                })}
+            </Transition>
+            <p role="status" data-testid="accounts-result">{outcome}</p>
+        </section>
+    }
+}
+
+#[component]
+fn ConnectionList(
+    connections: Vec<ConnectionView>,
+    remove: ServerAction<RemoveProviderConnection>,
+    csrf: String,
+) -> impl IntoView {
+    if connections.is_empty() {
+        return view! { <p class="empty-state">"No accounts of its own: this tenant uses the server's connections. Add one below."</p> }.into_any();
+    }
+    view! {
+        <table class="table" data-testid="connections">
+            <thead><tr><th scope="col">"Provider"</th><th scope="col">"Kind"</th><th scope="col">"Base URL"</th><th scope="col">"Secret"</th><th scope="col">"Set"</th><th scope="col">"Actions"</th></tr></thead>
+            <tbody>
+                {connections.into_iter().map(|c| {
+                    let csrf = csrf.clone();
+                    view! {
+                        <tr>
+                            <td>{c.name.clone()}</td>
+                            <td>{c.kind}</td>
+                            <td><code>{c.base_url}</code></td>
+                            <td><code>"…"{c.secret_last4}</code></td>
+                            <td>{c.updated_by}" "<Time at=c.updated_at/></td>
+                            <td>
+                                <ActionForm action=remove attr:class="inline-form">
+                                    <input type="hidden" name="csrf" value=csrf/>
+                                    <input type="hidden" name="name" value=c.name/>
+                                    <button type="submit" class="button button-quiet">"Remove"</button>
+                                </ActionForm>
+                            </td>
+                        </tr>
+                    }
+                }).collect_view()}
+            </tbody>
+        </table>
+    }
+    .into_any()
+}
+
+#[component]
+fn SetConnectionForm(set: ServerAction<SetProviderConnection>, csrf: String) -> impl IntoView {
+    view! {
+        <ActionForm action=set attr:class="filters">
+            <input type="hidden" name="csrf" value=csrf/>
+            <label>"Provider"<input type="text" name="name" required placeholder="stripe" size="10" autocomplete="off"/></label>
+            <label>"Kind"
+                <select name="kind">
+                    {ProviderKind::ALL.into_iter().map(|k| view! { <option value=k.as_str()>{k.as_str()}</option> }).collect_view()}
+                </select>
+            </label>
+            <label>"Base URL"<input type="url" name="base_url" required placeholder="https://api.stripe.com" size="28" autocomplete="off"/></label>
+            <label>"Secret key"<input type="password" name="secret" required autocomplete="off"/></label>
+            <div class="filter-actions"><button type="submit" class="button">"Save account"</button></div>
         </ActionForm>
     }
 }

@@ -25,9 +25,15 @@ pub enum ApiError {
     NoSuchRoute,
     Invalid(String),
     TooLarge,
-    IdempotencyConflict { op_id: OpId, diff: Vec<FieldDiff>, stored: Box<OperationView> },
+    IdempotencyConflict {
+        op_id: OpId,
+        diff: Vec<FieldDiff>,
+        stored: Box<OperationView>,
+    },
     Refused(Rejection),
     Contended,
+    /// The tenant has no account at the provider the operation needs, and the server has none.
+    NotConnected(String),
     Internal(StoreError),
 }
 
@@ -102,6 +108,9 @@ impl IntoResponse for ApiError {
                 "The operation is changing too often right now; try again.".into(),
                 Value::Null,
             ),
+            ApiError::NotConnected(message) => {
+                (StatusCode::SERVICE_UNAVAILABLE, "provider_not_connected".into(), message, Value::Null)
+            }
             ApiError::Internal(error) => {
                 tracing::error!(error = %cause_chain(&error), "ledger API call failed");
                 let status = match error {
@@ -129,7 +138,7 @@ pub struct ErrorEnvelope {
 pub struct ErrorDetail {
     /// A stable code: `unauthorized`, `not_found`, `invalid_request`, `body_too_large`,
     /// `idempotency_conflict` (with `diff` and `stored`), a state machine refusal such as
-    /// `reconcile_first` or `attempt_open`, `contended`, `internal`.
+    /// `reconcile_first` or `attempt_open`, `contended`, `provider_not_connected`, `internal`.
     pub code: String,
     /// A sentence for people.
     pub message: String,

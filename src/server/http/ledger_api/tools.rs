@@ -146,6 +146,13 @@ async fn run(
     what: &str,
 ) -> Result<ToolAnswer, ApiError> {
     let op_id = registration.op_id.clone();
+    if state.executor.connector(&caller.tenant, &registration.provider).await?.is_err() {
+        let service = if registration.kind == "refund" { "refund" } else { "after-sale and pickup" };
+        return Err(ApiError::NotConnected(format!(
+            "no {service} provider is connected for tenant {}; nothing was recorded or sent",
+            caller.tenant
+        )));
+    }
     let recorded = match state.ledger.register(&caller.tenant, &caller.actor, registration).await? {
         Registration::Created(recorded) | Registration::Existing(recorded) => recorded,
         Registration::Conflict { .. } => {

@@ -1,0 +1,107 @@
+//! The admin page's provider accounts: the tenant's own connection to each provider (its kind,
+//! base URL and the last four characters of its secret, never more), setting one and removing one.
+//! A tenant without one uses the server's connection for that provider.
+
+use chrono::{DateTime, Utc};
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::AppError;
+
+/// One of the tenant's own provider connections, as the admin page shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConnectionView {
+    pub name: String,
+    pub kind: String,
+    pub base_url: String,
+    /// The last four characters of the secret.
+    pub secret_last4: String,
+    pub updated_by: String,
+    pub updated_at: DateTime<Utc>,
+}
+
+#[server(prefix = "/rpc", endpoint = "provider_connections")]
+pub async fn provider_connections() -> Result<Vec<ConnectionView>, AppError> {
+    use crate::domain::policy::Section;
+    let admin = crate::console::guard::require(Section::Admin).await?;
+    ssr::provider_connections(&admin).await.inspect_err(crate::console::guard::set_error_status)
+}
+
+/// Connects the tenant to its own account at the provider `name` (replacing an earlier one).
+#[server(prefix = "/rpc", endpoint = "set_provider_connection")]
+pub async fn set_provider_connection(
+    csrf: String,
+    name: String,
+    kind: String,
+    base_url: String,
+    secret: String,
+) -> Result<String, AppError> {
+    use crate::domain::policy::Section;
+    let admin = crate::console::guard::require_for_change(Section::Admin, &csrf).await?;
+    ssr::set_provider_connection(&admin, &name, &kind, &base_url, secret)
+        .await
+        .inspect_err(crate::console::guard::set_error_status)
+}
+
+#[server(prefix = "/rpc", endpoint = "remove_provider_connection")]
+pub async fn remove_provider_connection(csrf: String, name: String) -> Result<String, AppError> {
+    use crate::domain::policy::Section;
+    let admin = crate::console::guard::require_for_change(Section::Admin, &csrf).await?;
+    ssr::remove_provider_connection(&admin, &name).await.inspect_err(crate::console::guard::set_error_status)
+}
+
+#[cfg(feature = "ssr")]
+pub(crate) mod ssr {
+    use super::*;
+    use crate::console::guard::{actor, reads, refused, unavailable, SignedIn};
+    use crate::domain::connection::ProviderKind;
+    use crate::server::http::state::AppState;
+    use crate::server::ledger::connections::NewConnection;
+    use crate::server::store::StoreError;
+
+    pub async fn provider_connections(admin: &SignedIn) -> Result<Vec<ConnectionView>, AppError> {
+        let connections = reads().provider_connections(&admin.tenant).await.map_err(unavailable)?;
+        Ok(connections
+            .into_iter()
+            .map(|c| ConnectionView {
+                name: c.name,
+                kind: c.kind.as_str().to_owned(),
+                base_url: c.base_url,
+                secret_last4: c.secret_last4,
+                updated_by: c.updated_by,
+                updated_at: c.updated_at,
+            })
+            .collect())
+    }
+
+    pub async fn set_provider_connection(
+        admin: &SignedIn,
+        name: &str,
+        kind: &str,
+        base_url: &str,
+        secret: String,
+    ) -> Result<String, AppError> {
+        let kind = ProviderKind::parse(kind.trim())
+            .ok_or_else(|| AppError::Invalid(format!("There is no provider kind “{kind}”.")))?;
+        let name = name.trim().to_owned();
+        let connection =
+            NewConnection { name: name.clone(), kind, base_url: base_url.trim().to_owned(), secret };
+        let ledger = expect_context::<AppState>().ledger;
+        ledger
+            .set_provider_connection(&admin.tenant, &actor(admin), connection)
+            .await
+            .map_err(|error| refused(error, &name, admin))?;
+        Ok(format!("Operations at {name} now go to this tenant's own account."))
+    }
+
+    pub async fn remove_provider_connection(admin: &SignedIn, name: &str) -> Result<String, AppError> {
+        let ledger = expect_context::<AppState>().ledger;
+        match ledger.remove_provider_connection(&admin.tenant, &actor(admin), name).await {
+            Ok(()) => {
+                Ok(format!("Removed: operations at {name} now use the server's connection, if it has one."))
+            }
+            Err(StoreError::NotFound) => Err(AppError::NotFound(format!("no connection to {name}"))),
+            Err(error) => Err(unavailable(error)),
+        }
+    }
+}

@@ -1,0 +1,65 @@
+//! Provider connections: which kind of API a tenant's provider speaks, and the rules for a
+//! provider's name. The secret itself never enters the domain.
+
+use serde::{Deserialize, Serialize};
+
+/// The API a provider connection speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProviderKind {
+    /// Stripe's refunds API (Stripe itself, or the sandbox).
+    Stripe,
+    /// The after-sale and pickup services.
+    Services,
+}
+
+impl ProviderKind {
+    pub const ALL: [ProviderKind; 2] = [ProviderKind::Stripe, ProviderKind::Services];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProviderKind::Stripe => "stripe",
+            ProviderKind::Services => "services",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<ProviderKind> {
+        ProviderKind::ALL.into_iter().find(|kind| kind.as_str() == text)
+    }
+}
+
+/// A provider's name as operations carry it (`stripe`, `sandbox`, `stripe-eu`): 1 to 32
+/// lowercase letters, digits, '-' or '_'.
+pub fn valid_provider_name(name: &str) -> bool {
+    (1..=32).contains(&name.len())
+        && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
+}
+
+/// The last four characters of a secret, all that is ever shown of it again.
+pub fn last_four(secret: &str) -> String {
+    let chars: Vec<char> = secret.chars().collect();
+    chars[chars.len().saturating_sub(4)..].iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_and_names_are_read_strictly() {
+        for kind in ProviderKind::ALL {
+            assert_eq!(ProviderKind::parse(kind.as_str()), Some(kind));
+        }
+        assert_eq!(ProviderKind::parse("paypal"), None);
+        assert!(valid_provider_name("stripe-eu"));
+        assert!(!valid_provider_name("Stripe"));
+        assert!(!valid_provider_name(""));
+        assert!(!valid_provider_name(&"x".repeat(33)));
+    }
+
+    #[test]
+    fn only_the_last_four_characters_of_a_secret_are_kept() {
+        assert_eq!(last_four("sk_test_51Habc9f2"), "c9f2");
+        assert_eq!(last_four("ab"), "ab");
+    }
+}

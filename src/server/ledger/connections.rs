@@ -1,0 +1,120 @@
+//! A tenant's own provider accounts: setting one (its secret sealed before it is stored, never
+//! logged or shown again but for its last four characters), removing one, opening a secret for the
+//! executor, and the start-up check that the server's key opens what is stored.
+
+use serde_json::json;
+
+use super::secrets::SecretKeyError;
+use super::{Ledger, LedgerError};
+use crate::domain::{
+    connection::{last_four, valid_provider_name, ProviderKind},
+    ids::{Actor, TenantId},
+};
+use crate::server::clock::now;
+use crate::server::store::records::ProviderConnectionRecord;
+use crate::server::store::StoreError;
+
+/// What a person or the command line asks to connect.
+#[derive(Clone)]
+pub struct NewConnection {
+    /// The provider name operations carry (`stripe`, `sandbox`).
+    pub name: String,
+    pub kind: ProviderKind,
+    pub base_url: String,
+    pub secret: String,
+}
+
+impl std::fmt::Debug for NewConnection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NewConnection")
+            .field("name", &self.name)
+            .field("kind", &self.kind)
+            .field("base_url", &self.base_url)
+            .finish_non_exhaustive()
+    }
+}
+
+fn check(connection: &NewConnection) -> Result<(), LedgerError> {
+    if !valid_provider_name(&connection.name) {
+        return Err(LedgerError::Invalid(
+            "A provider name is 1 to 32 lowercase letters, digits, '-' or '_', for example stripe.".into(),
+        ));
+    }
+    let url = reqwest::Url::parse(&connection.base_url)
+        .map_err(|_| LedgerError::Invalid(format!("{:?} is not a URL.", connection.base_url)))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
+        return Err(LedgerError::Invalid("The base URL must be an http or https address.".into()));
+    }
+    if connection.secret.trim().is_empty() {
+        return Err(LedgerError::Invalid("The secret key is empty.".into()));
+    }
+    Ok(())
+}
+
+impl Ledger {
+    /// Connects `tenant` to its own account at the provider `connection.name` (replacing an
+    /// earlier one), sealing the secret, with an audit event that names the provider, its kind,
+    /// its base URL and the secret's last four characters, never the secret.
+    pub async fn set_provider_connection(
+        &self,
+        tenant: &TenantId,
+        actor: &Actor,
+        connection: NewConnection,
+    ) -> Result<(), LedgerError> {
+        check(&connection)?;
+        let secrets =
+            self.secrets.as_ref().ok_or_else(|| LedgerError::Invalid(SecretKeyError::Missing.to_string()))?;
+        let secret = connection.secret.trim();
+        let record = ProviderConnectionRecord {
+            tenant: tenant.clone(),
+            sealed_secret: secrets.seal(tenant, &connection.name, secret),
+            secret_last4: last_four(secret),
+            name: connection.name,
+            kind: connection.kind,
+            base_url: connection.base_url.trim_end_matches('/').to_owned(),
+            updated_by: actor.name.clone(),
+            updated_at: now(),
+        };
+        let evidence = json!({
+            "name": record.name,
+            "kind": record.kind.as_str(),
+            "base_url": record.base_url,
+            "secret": format!("…{}", record.secret_last4),
+        });
+        let audit = Self::action_entry(tenant, actor, "set_provider_connection", evidence);
+        Ok(self.store.set_provider_connection(record, audit).await?)
+    }
+
+    /// Removes `tenant`'s own connection to the provider `name`; its operations go back to the
+    /// server's connection for that provider, if any. `NotFound` when it has none.
+    pub async fn remove_provider_connection(
+        &self,
+        tenant: &TenantId,
+        actor: &Actor,
+        name: &str,
+    ) -> Result<(), StoreError> {
+        let audit = Self::action_entry(tenant, actor, "remove_provider_connection", json!({"name": name}));
+        self.store.remove_provider_connection(tenant, name, audit).await
+    }
+
+    /// The secret of a stored connection, opened.
+    pub(super) fn open_secret(
+        &self,
+        connection: &ProviderConnectionRecord,
+    ) -> Result<String, SecretKeyError> {
+        let secrets = self.secrets.as_ref().ok_or(SecretKeyError::Missing)?;
+        secrets.open(&connection.tenant, &connection.name, &connection.sealed_secret)
+    }
+
+    /// Proves at start-up that the server's key opens the stored secrets (one of them is opened):
+    /// a wrong or missing `OPLEDGER_SECRET_KEY` is a clear error then, not a failed send later.
+    pub async fn check_secret_key(&self) -> Result<(), LedgerError> {
+        match self.store.any_provider_connection().await? {
+            Some(connection) => {
+                self.open_secret(&connection).map_err(|error| LedgerError::Invalid(error.to_string()))?;
+                Ok(())
+            }
+            None => Ok(()),
+        }
+    }
+}
