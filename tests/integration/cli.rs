@@ -172,3 +172,65 @@ fn user_add_reads_the_password_from_standard_input_and_refuses_bad_input() {
         String::from_utf8_lossy(&role.stderr)
     );
 }
+
+#[test]
+fn provider_set_keeps_the_secret_out_of_every_output_and_list_shows_its_last_four() {
+    use std::io::Write;
+    const SECRET: &str = "sk_test_supersecret_9f2c";
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("providers.db").display());
+    let set = |key: Option<&str>| {
+        let mut command = opledger();
+        command
+            .args(["provider", "set", "--database-url", &url, "--tenant", "acme", "--name", "stripe"])
+            .args(["--kind", "stripe", "--base-url", "https://api.stripe.com"])
+            .env("RUST_LOG", "debug")
+            .env_remove("OPLEDGER_SECRET_KEY")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        if let Some(key) = key {
+            command.env("OPLEDGER_SECRET_KEY", key);
+        }
+        let mut child = command.spawn().unwrap();
+        writeln!(child.stdin.take().unwrap(), "{SECRET}").unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let without_key = set(None);
+    assert!(!without_key.status.success());
+    assert!(String::from_utf8_lossy(&without_key.stderr).contains("no OPLEDGER_SECRET_KEY is set"));
+
+    let key = "5e7f1c0a9b3d2e4f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7";
+    let added = set(Some(key));
+    let printed =
+        format!("{}{}", String::from_utf8_lossy(&added.stdout), String::from_utf8_lossy(&added.stderr));
+    assert!(added.status.success(), "{printed}");
+    assert!(!printed.contains(SECRET), "the secret is in the output or the logs: {printed}");
+
+    let listed =
+        opledger().args(["provider", "list", "--database-url", &url, "--tenant", "acme"]).output().unwrap();
+    let listed = String::from_utf8(listed.stdout).unwrap();
+    assert!(listed.starts_with("stripe\tstripe\thttps://api.stripe.com\t…9f2c\t"), "{listed}");
+    assert!(!listed.contains(SECRET));
+
+    let wrong_key = opledger()
+        .args(["reconcile", "--once", "--database-url", &url])
+        .env("OPLEDGER_SECRET_KEY", "ab".repeat(32))
+        .output()
+        .unwrap();
+    assert!(!wrong_key.status.success());
+    assert!(
+        String::from_utf8_lossy(&wrong_key.stderr).contains("does not open with this OPLEDGER_SECRET_KEY")
+    );
+
+    let removed = opledger()
+        .args(["provider", "remove", "--database-url", &url, "--tenant", "acme", "--name", "stripe"])
+        .output()
+        .unwrap();
+    assert!(removed.status.success(), "{}", String::from_utf8_lossy(&removed.stderr));
+    let again = opledger()
+        .args(["provider", "remove", "--database-url", &url, "--tenant", "acme", "--name", "stripe"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&again.stderr).contains("tenant acme has no stripe account of its own"));
+}

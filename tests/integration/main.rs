@@ -3,6 +3,7 @@
 
 mod audit;
 mod cli;
+mod connections;
 mod demo;
 mod exports;
 mod health;

@@ -22,7 +22,7 @@ const PAGES: [&str; 13] = [
 ];
 
 /// Every server function that reads or changes data, with arguments it accepts.
-const SERVER_FUNCTIONS: [(&str, &[(&str, &str)]); 21] = [
+const SERVER_FUNCTIONS: [(&str, &[(&str, &str)]); 24] = [
     ("overview", &[]),
     ("operations", &[("filter[state]", "unknown")]),
     ("operation", &[("op_id", "refund-1043-li_2")]),
@@ -47,6 +47,12 @@ const SERVER_FUNCTIONS: [(&str, &[(&str, &str)]); 21] = [
     ("add_approval_rule", &[("csrf", "x"), ("kind", "refund")]),
     ("remove_approval_rule", &[("csrf", "x"), ("id", "r")]),
     ("request_answer", &[("key", "k")]),
+    ("provider_connections", &[]),
+    (
+        "set_provider_connection",
+        &[("csrf", "x"), ("name", "stripe"), ("kind", "stripe"), ("base_url", "http://x"), ("secret", "s")],
+    ),
+    ("remove_provider_connection", &[("csrf", "x"), ("name", "stripe")]),
 ];
 
 crate::engine_tests! {

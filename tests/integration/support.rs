@@ -141,6 +141,7 @@ impl TestApp {
         let site_root = tempfile::tempdir().expect("temp dir");
         let mut settings = Settings::new(database.url(), "127.0.0.1:0".parse().expect("address"));
         settings.site_root = site_root.path().display().to_string();
+        settings.secret_key = Some(SECRET_KEY.into());
         adjust(&mut settings);
         let application = Application::build(settings).await.expect("the application starts");
         let addr = application.local_addr();
@@ -319,6 +320,9 @@ impl Console {
 }
 
 pub const PASSWORD: &str = "a long test password";
+
+/// The key that seals provider secrets in every test application.
+pub const SECRET_KEY: &str = "5e7f1c0a9b3d2e4f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7";
 
 impl TestApp {
     /// A client with an empty cookie jar that does not follow redirects.
