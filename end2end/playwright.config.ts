@@ -32,6 +32,8 @@ export default defineConfig({
   },
   webServer: {
     command:
+      // A fixed key for the test server's sealed provider secrets.
+      `export OPLEDGER_SECRET_KEY=${"6a".repeat(32)} && ` +
       `rm -rf .e2e-data && mkdir -p .e2e-data && exec ${binary} serve ` +
       `--addr 127.0.0.1:${port} --database-url sqlite://.e2e-data/e2e.db --site-root ../target/site ` +
       // The demo's unknown results stay unknown (no reconciler) so that the tests can find them.

@@ -141,6 +141,30 @@ test("an admin lists the users and adds one without a reload", async ({ page }) 
   expect(problems).toEqual([]);
 });
 
+test("an admin connects a provider account and sees only its last four characters", async ({ browser }) => {
+  for (const width of [1440, 390]) {
+    const context = await browser.newContext({ viewport: { width, height: 900 } });
+    const page = await context.newPage();
+    const problems = watchErrors(page);
+    await signIn(page, USERS.admin, "/admin");
+    const accounts = page.getByTestId("provider-accounts");
+    await accounts.getByLabel("Provider").fill("stripe-eu");
+    await accounts.getByLabel("Kind").selectOption("stripe");
+    await accounts.getByLabel("Base URL").fill("https://api.stripe.com");
+    await accounts.getByLabel("Secret key").fill(`sk_test_browser_${width}_c0de`);
+    await accounts.getByRole("button", { name: "Save account" }).click();
+    await expect(page.getByTestId("accounts-result")).toContainText("now go to this tenant's own account");
+    await expect(page.getByTestId("connections")).toContainText("…c0de");
+    expect(await page.content()).not.toContain(`sk_test_browser_${width}`);
+    await page.screenshot({ path: `screenshots/admin-accounts-${width}.png`, fullPage: true });
+    await page.getByTestId("connections").getByRole("button", { name: "Remove" }).click();
+    await expect(page.getByTestId("accounts-result")).toContainText("Removed");
+    await expect(accounts).toContainText("No accounts of its own");
+    expect(problems).toEqual([]);
+    await context.close();
+  }
+});
+
 test("the overview and lists read well on a narrow screen", async ({ browser }) => {
   const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
   const page = await context.newPage();

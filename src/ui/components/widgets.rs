@@ -1,6 +1,7 @@
 //! Small pieces every page uses: state and order-status badges, times (UTC from the server, the
 //! reader's local time once hydrated), the panel that turns an [`AppError`] into a sentence (and
-//! the right HTTP status when rendered on the server), and the signed-in viewer.
+//! the right HTTP status when rendered on the server), the signed-in viewer, and the latest of
+//! several actions' answers.
 
 use chrono::{DateTime, Local, Utc};
 use leptos::prelude::*;
@@ -101,4 +102,20 @@ pub fn Pager(
             {next.map(|href| view! { <a href=href data-testid="next-page">{next_label}</a> })}
         </nav>
     }
+}
+
+/// The answer of whichever of `actions` finished last, in words: its confirmation or why it was
+/// refused. (Comparing the actions' versions would show an older answer after each has run once.)
+pub fn latest_answer<const N: usize>(
+    actions: [MappedSignal<Option<Result<String, AppError>>>; N],
+) -> RwSignal<String> {
+    let latest = RwSignal::new(String::new());
+    for answer in actions {
+        Effect::new(move || {
+            if let Some(result) = answer.get() {
+                latest.set(result.unwrap_or_else(|error| error.to_string()));
+            }
+        });
+    }
+    latest
 }

@@ -14,7 +14,7 @@ use crate::console::connections::{
 };
 use crate::domain::connection::ProviderKind;
 use crate::domain::policy::Role;
-use crate::ui::components::widgets::{ErrorPanel, Loading, Time, ViewerResource};
+use crate::ui::components::widgets::{latest_answer, ErrorPanel, Loading, Time, ViewerResource};
 
 #[component]
 pub fn Admin() -> impl IntoView {
@@ -33,6 +33,7 @@ pub fn Admin() -> impl IntoView {
                         <ProviderAccounts/>
                         <section class="panel">
                             <h2>"Users of this tenant"</h2>
+                            <div class="table-wrap">
                             <table class="table" data-testid="users">
                                 <thead><tr><th scope="col">"Name"</th><th scope="col">"Role"</th><th scope="col">"Added"</th></tr></thead>
                                 <tbody>
@@ -41,6 +42,7 @@ pub fn Admin() -> impl IntoView {
                                     }).collect_view()}
                                 </tbody>
                             </table>
+                            </div>
                         </section>
                         <section class="panel">
                             <h2>"Add a user"</h2>
@@ -77,18 +79,7 @@ fn ApprovalPolicy() -> impl IntoView {
     let remove = ServerAction::<RemoveApprovalRule>::new();
     let rules = Resource::new(move || (add.version().get(), remove.version().get()), |_| approval_rules());
     let viewer = expect_context::<ViewerResource>();
-    let outcome = move || {
-        let latest = if add.version().get() >= remove.version().get() {
-            add.value().get()
-        } else {
-            remove.value().get()
-        };
-        match latest {
-            Some(Ok(message)) => message,
-            Some(Err(error)) => error.to_string(),
-            None => String::new(),
-        }
-    };
+    let outcome = latest_answer([add.value(), remove.value()]);
     view! {
         <section class="panel" data-testid="approval-policy">
             <h2>"Approval policy"</h2>
@@ -157,18 +148,7 @@ fn ProviderAccounts() -> impl IntoView {
     let connections =
         Resource::new(move || (set.version().get(), remove.version().get()), |_| provider_connections());
     let viewer = expect_context::<ViewerResource>();
-    let outcome = move || {
-        let latest = if set.version().get() >= remove.version().get() {
-            set.value().get()
-        } else {
-            remove.value().get()
-        };
-        match latest {
-            Some(Ok(message)) => message,
-            Some(Err(error)) => error.to_string(),
-            None => String::new(),
-        }
-    };
+    let outcome = latest_answer([set.value(), remove.value()]);
     view! {
         <section class="panel" data-testid="provider-accounts">
             <h2>"Provider accounts"</h2>
@@ -200,6 +180,7 @@ fn ConnectionList(
         return view! { <p class="empty-state">"No accounts of its own: this tenant uses the server's connections. Add one below."</p> }.into_any();
     }
     view! {
+        <div class="table-wrap">
         <table class="table" data-testid="connections">
             <thead><tr><th scope="col">"Provider"</th><th scope="col">"Kind"</th><th scope="col">"Base URL"</th><th scope="col">"Secret"</th><th scope="col">"Set"</th><th scope="col">"Actions"</th></tr></thead>
             <tbody>
@@ -224,6 +205,7 @@ fn ConnectionList(
                 }).collect_view()}
             </tbody>
         </table>
+        </div>
     }
     .into_any()
 }
