@@ -3,6 +3,13 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The provider name of refunds (a Stripe account).
+pub const REFUNDS_PROVIDER: &str = "stripe";
+/// The provider name of after-sale tickets and pickups.
+pub const SERVICES_PROVIDER: &str = "sandbox";
+/// The provider name of a shop's own orders endpoint, when its orders are not on Stripe Checkout.
+pub const ORDERS_PROVIDER: &str = "orders";
+
 /// The API a provider connection speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -11,15 +18,18 @@ pub enum ProviderKind {
     Stripe,
     /// The after-sale and pickup services.
     Services,
+    /// A shop's own orders endpoint (`GET {base}/orders/{id}`), for shops not on Stripe Checkout.
+    Orders,
 }
 
 impl ProviderKind {
-    pub const ALL: [ProviderKind; 2] = [ProviderKind::Stripe, ProviderKind::Services];
+    pub const ALL: [ProviderKind; 3] = [ProviderKind::Stripe, ProviderKind::Services, ProviderKind::Orders];
 
     pub fn as_str(self) -> &'static str {
         match self {
             ProviderKind::Stripe => "stripe",
             ProviderKind::Services => "services",
+            ProviderKind::Orders => "orders",
         }
     }
 

@@ -17,7 +17,8 @@ use super::ledger::accounts::AccountError;
 use super::ledger::executor::Executor;
 use super::ledger::reconciler::Reconciler;
 use super::ledger::{Ledger, LedgerError, RegisterRequest, DEFAULT_KEY_RETENTION};
-use super::providers::catalogue::{find_order, refund_params};
+use super::providers::orders::refund_params;
+use super::sandbox::orders::demo_order;
 use super::sandbox::{Fault, FaultKind, Sandbox};
 use super::store::records::ApprovalRuleRecord;
 use crate::domain::{
@@ -69,17 +70,17 @@ fn refund_request(
     minor_override: Option<i64>,
 ) -> Result<RegisterRequest, LedgerError> {
     let order =
-        find_order(order_id).ok_or_else(|| LedgerError::Invalid(format!("no demo order {order_id}")))?;
+        demo_order(order_id).ok_or_else(|| LedgerError::Invalid(format!("no demo order {order_id}")))?;
     let item = order
         .line_item(line_item_id)
         .ok_or_else(|| LedgerError::Invalid(format!("no line item {line_item_id}")))?;
-    let mut params = refund_params(order, item);
+    let mut params = refund_params(&order, item);
     if let Some(minor) = minor_override {
         params["amount"]["minor"] = json!(minor);
     }
     let params = CanonicalParams::from_value(params).map_err(|e| LedgerError::Invalid(e.to_string()))?;
     Ok(RegisterRequest {
-        op_id: OpId::for_line_item("refund", order.id, item.id)
+        op_id: OpId::for_line_item("refund", &order.id, &item.id)
             .map_err(|e| LedgerError::Invalid(e.to_string()))?,
         kind: "refund".into(),
         subject: format!("order:{}", order.id),

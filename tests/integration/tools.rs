@@ -78,7 +78,7 @@ crate::sandboxed_tests! {
     an_unknown_order_or_line_item_is_named(app) {
         let (status, answer) = app.post("/api/v1/tools/refund_item", &json!({"order_id": "9999", "line_item_id": "li_1"})).await;
         assert_eq!(status, 422);
-        assert_eq!(answer["error"]["message"], "order_id: there is no order \"9999\"");
+        assert_eq!(answer["error"]["message"], "order_id: no such order \"9999\" in this tenant's shop");
         let (status, answer) = app.post("/api/v1/tools/refund_item", &json!({"order_id": "1043", "line_item_id": "li_9"})).await;
         assert_eq!(status, 422);
         assert!(answer["error"]["message"].as_str().unwrap().starts_with("line_item_id"));

@@ -5,17 +5,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::domain::connection::ProviderKind;
+use crate::domain::connection::{ProviderKind, REFUNDS_PROVIDER, SERVICES_PROVIDER};
 use crate::server::ledger::executor::{Executor, RetryPolicy};
 use crate::server::ledger::secrets::{SecretBox, SecretKeyError};
 use crate::server::ledger::Ledger;
 use crate::server::providers::connector_for;
+use crate::server::providers::orders::order_source_for;
 use crate::server::store::Store;
-
-/// The provider name of the Stripe-compatible refunds API.
-pub const STRIPE: &str = "stripe";
-/// The provider name of the after-sale and pickup services.
-pub const SERVICES: &str = "sandbox";
 
 /// Where the providers are and how long to wait for them.
 #[derive(Debug, Clone)]
@@ -56,20 +52,23 @@ pub fn ledger(store: Arc<dyn Store>, secret_key: Option<&str>) -> Result<Ledger,
     })
 }
 
-/// The executor of `ledger`, with a connector for every provider that `providers` gives an address.
+/// The executor of `ledger`, with a connector for every provider that `providers` gives an address,
+/// and the server's Stripe account's Checkout as the order source of tenants without their own.
 pub fn executor(ledger: Ledger, providers: &ProviderSettings) -> Executor {
-    let mut executor = Executor::new(ledger, RetryPolicy::default()).with_provider_timeout(providers.timeout);
+    let (secret, timeout) = (&providers.secret_key, providers.timeout);
+    let mut executor = Executor::new(ledger, RetryPolicy::default()).with_provider_timeout(timeout);
     let defaults = [
-        (STRIPE, ProviderKind::Stripe, &providers.stripe_base_url),
-        (SERVICES, ProviderKind::Services, &providers.services_base_url),
+        (REFUNDS_PROVIDER, ProviderKind::Stripe, &providers.stripe_base_url),
+        (SERVICES_PROVIDER, ProviderKind::Services, &providers.services_base_url),
     ];
     for (name, kind, base_url) in defaults {
-        if let Some(base_url) = base_url {
-            tracing::info!(%base_url, provider = name, "the server's own connection, for tenants without one");
-            executor = executor.with_connector(
-                name,
-                connector_for(kind, base_url, &providers.secret_key, providers.timeout),
-            );
+        let Some(base_url) = base_url else { continue };
+        tracing::info!(%base_url, provider = name, "the server's own connection, for tenants without one");
+        if let Some(connector) = connector_for(kind, base_url, secret, timeout) {
+            executor = executor.with_connector(name, connector);
+        }
+        if let Some(orders) = order_source_for(kind, base_url, secret, timeout) {
+            executor = executor.with_orders(orders);
         }
     }
     executor

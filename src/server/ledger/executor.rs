@@ -12,13 +12,14 @@ use std::time::{Duration, Instant};
 
 use super::{Ledger, LedgerError};
 use crate::domain::{
+    connection::{ORDERS_PROVIDER, REFUNDS_PROVIDER},
     failure::FailureClass,
     ids::{Actor, OpId, TenantId},
     machine::{AttemptOutcome, Command, State},
     operation::{AttemptReport, OperationHistory, OperationRecord, RetryBudget},
 };
 use crate::server::clock::now;
-use crate::server::providers::catalogue::{DemoCatalogue, OrderCatalogue};
+use crate::server::providers::orders::{order_source_for, OrderSource};
 use crate::server::providers::{connector_for, Connector, Sent};
 
 /// How many sends one run may make and how long it may take.
@@ -52,9 +53,16 @@ impl RetryPolicy {
     }
 }
 
-/// A connector built from a tenant's own connection, with the time of the connection it was
-/// built from (a changed connection is built again).
-type TenantConnector = (DateTime<Utc>, Arc<dyn Connector>);
+/// What a tenant's own connection to one provider is built into: the connector that sends and looks
+/// up, and the order source, whichever its kind offers.
+struct Built {
+    connector: Option<Arc<dyn Connector>>,
+    orders: Option<Arc<dyn OrderSource>>,
+}
+
+/// A connection as built, with the time of the connection it was built from (a changed connection
+/// is built again).
+type BuiltAt = (DateTime<Utc>, Arc<Built>);
 
 /// The connector that serves an operation, or in words why there is none.
 pub type Reachable = Result<Arc<dyn Connector>, String>;
@@ -64,10 +72,11 @@ pub struct Executor {
     ledger: Ledger,
     /// The server's own connections, for tenants that have none of their own.
     connectors: Arc<BTreeMap<String, Arc<dyn Connector>>>,
-    /// Connectors built from tenants' own connections, by tenant and provider name.
-    tenant_connectors: Arc<Mutex<HashMap<(TenantId, String), TenantConnector>>>,
+    /// The server's own order source (its Stripe account's Checkout), for tenants without one.
+    orders: Option<Arc<dyn OrderSource>>,
+    /// Tenants' own connections as built, by tenant and provider name.
+    tenant_connections: Arc<Mutex<HashMap<(TenantId, String), BuiltAt>>>,
     provider_timeout: Duration,
-    orders: Arc<dyn OrderCatalogue>,
     retry: RetryPolicy,
     actor: Actor,
 }
@@ -77,9 +86,9 @@ impl Executor {
         Self {
             ledger,
             connectors: Arc::new(BTreeMap::new()),
-            tenant_connectors: Arc::default(),
+            orders: None,
+            tenant_connections: Arc::default(),
             provider_timeout: Duration::from_secs(10),
-            orders: Arc::new(DemoCatalogue),
             retry,
             actor: Actor::system("executor"),
         }
@@ -91,8 +100,9 @@ impl Executor {
         self
     }
 
-    pub fn ledger(&self) -> &Ledger {
-        &self.ledger
+    /// Reads the orders of tenants without an order source of their own from `orders`.
+    pub fn with_orders(self, orders: Arc<dyn OrderSource>) -> Self {
+        Self { orders: Some(orders), ..self }
     }
 
     /// Waits `timeout` for providers reached through tenants' own connections.
@@ -100,46 +110,78 @@ impl Executor {
         Self { provider_timeout: timeout, ..self }
     }
 
+    pub fn ledger(&self) -> &Ledger {
+        &self.ledger
+    }
+
+    /// `tenant`'s own connection to `provider`, built; `None` when it has none, `Err` in words when
+    /// its secret does not open.
+    async fn own_connection(
+        &self,
+        tenant: &TenantId,
+        provider: &str,
+    ) -> Result<Option<Result<Arc<Built>, String>>, LedgerError> {
+        let Some(connection) = self.ledger.store.provider_connection(tenant, provider).await? else {
+            return Ok(None);
+        };
+        let key = (tenant.clone(), provider.to_owned());
+        let mut cache = self.tenant_connections.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((at, built)) = cache.get(&key) {
+            if *at == connection.updated_at {
+                return Ok(Some(Ok(built.clone())));
+            }
+        }
+        let secret = match self.ledger.open_secret(&connection) {
+            Ok(secret) => secret,
+            Err(error) => return Ok(Some(Err(error.to_string()))),
+        };
+        let (kind, base_url, timeout) =
+            (connection.kind, connection.base_url.as_str(), self.provider_timeout);
+        let built = Arc::new(Built {
+            connector: connector_for(kind, base_url, &secret, timeout),
+            orders: order_source_for(kind, base_url, &secret, timeout),
+        });
+        cache.insert(key, (connection.updated_at, built.clone()));
+        Ok(Some(Ok(built)))
+    }
+
     /// The connector that serves `tenant`'s operations at `provider`: the tenant's own connection
     /// when it has one, otherwise the server's; when there is none, or the tenant's secret does
     /// not open, the reason in words.
     pub async fn connector(&self, tenant: &TenantId, provider: &str) -> Result<Reachable, LedgerError> {
-        let Some(connection) = self.ledger.store.provider_connection(tenant, provider).await? else {
-            return Ok(self
+        Ok(match self.own_connection(tenant, provider).await? {
+            Some(Ok(built)) => built.connector.clone().ok_or_else(|| {
+                format!(
+                    "the {provider} connection of tenant {tenant} is an orders endpoint; it sends nothing"
+                )
+            }),
+            Some(Err(reason)) => Err(reason),
+            None => self
                 .connectors
                 .get(provider)
                 .cloned()
-                .ok_or_else(|| format!("no {provider} provider is connected for tenant {tenant}")));
-        };
-        let cache_key = (tenant.clone(), provider.to_owned());
-        let cached = self.cached_connector(&cache_key, &connection.updated_at);
-        if let Some(connector) = cached {
-            return Ok(Ok(connector));
-        }
-        let secret = match self.ledger.open_secret(&connection) {
-            Ok(secret) => secret,
-            Err(error) => return Ok(Err(error.to_string())),
-        };
-        let connector = connector_for(connection.kind, &connection.base_url, &secret, self.provider_timeout);
-        self.tenant_connectors
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(cache_key, (connection.updated_at, connector.clone()));
-        Ok(Ok(connector))
+                .ok_or_else(|| format!("no {provider} provider is connected for tenant {tenant}")),
+        })
     }
 
-    fn cached_connector(
+    /// Where `tenant`'s orders are read: its own `orders` connection, else the Stripe account that
+    /// serves its refunds (its own, else the server's); when there is none, the reason in words.
+    pub async fn orders(
         &self,
-        key: &(TenantId, String),
-        built_from: &DateTime<Utc>,
-    ) -> Option<Arc<dyn Connector>> {
-        let cache = self.tenant_connectors.lock().unwrap_or_else(PoisonError::into_inner);
-        cache.get(key).filter(|(at, _)| at == built_from).map(|(_, connector)| connector.clone())
-    }
-
-    /// The orders that the tools and compensations refund (the demo's catalogue).
-    pub fn orders(&self) -> &dyn OrderCatalogue {
-        self.orders.as_ref()
+        tenant: &TenantId,
+    ) -> Result<Result<Arc<dyn OrderSource>, String>, LedgerError> {
+        for provider in [ORDERS_PROVIDER, REFUNDS_PROVIDER] {
+            match self.own_connection(tenant, provider).await? {
+                Some(Ok(built)) => {
+                    if let Some(orders) = built.orders.clone() {
+                        return Ok(Ok(orders));
+                    }
+                }
+                Some(Err(reason)) => return Ok(Err(reason)),
+                None => {}
+            }
+        }
+        Ok(self.orders.clone().ok_or_else(|| format!("no shop's orders are connected for tenant {tenant}")))
     }
 
     /// Sends a planned or approved operation until it succeeds, fails for good, becomes unknown,

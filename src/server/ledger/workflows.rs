@@ -17,7 +17,7 @@ use crate::domain::{
     params::CanonicalParams,
 };
 use crate::server::clock::now;
-use crate::server::providers::catalogue::refund_params;
+use crate::server::providers::orders::refund_params;
 use crate::server::providers::Lookup;
 use crate::server::store::records::OperationListItem;
 use crate::server::telemetry::cause_chain;
@@ -221,14 +221,22 @@ pub async fn compensate(
     }
     let params = match compensation {
         Compensation::RefundLineItem => {
-            let order = planned.params["order"].as_str().and_then(|id| executor.orders().order(id));
+            let orders = executor.orders(tenant).await?.map_err(LedgerError::Invalid)?;
+            let order_id = planned.params["order"].as_str().unwrap_or_default();
+            let order = orders.order(order_id).await.map_err(|reason| {
+                LedgerError::Invalid(format!(
+                    "The shop's orders could not be read ({reason}); nothing was sent."
+                ))
+            })?;
             let item = order
                 .as_ref()
                 .and_then(|o| planned.params["line_item"].as_str().and_then(|i| o.line_item(i)));
-            match (order, item) {
-                (Some(order), Some(item)) => refund_params(&order, item),
+            match (&order, item) {
+                (Some(order), Some(item)) => refund_params(order, item),
                 _ => {
-                    return Err(LedgerError::Invalid("The order's line item is not in the catalogue.".into()))
+                    return Err(LedgerError::Invalid(format!(
+                        "Order {order_id} or its line item is not in this tenant's shop; nothing was sent."
+                    )))
                 }
             }
         }

@@ -1,5 +1,5 @@
 //! The HTTP exchange every connector shares: a form-encoded `POST` under an `Idempotency-Key`,
-//! classified into an outcome, and a `GET` for lookups.
+//! classified into an outcome, and a `GET` for lookups and orders.
 
 use serde_json::Value;
 use std::time::{Duration, Instant};
@@ -43,7 +43,15 @@ impl Endpoint {
 
     /// `GET path?query` as JSON (see [`get_json`]).
     pub(super) async fn get_json(&self, path: &str, query: &[(&str, &str)]) -> Result<Value, String> {
-        get_json(&self.client, &format!("{}{path}", self.base_url), &self.secret_key, query).await
+        let url = format!("{}{path}", self.base_url);
+        get_json(&self.client, &url, &self.secret_key, query)
+            .await?
+            .ok_or_else(|| "the lookup answered 404 Not Found".into())
+    }
+
+    /// `GET path` as JSON, or `None` when the provider answers 404.
+    pub(super) async fn get_json_or_missing(&self, path: &str) -> Result<Option<Value>, String> {
+        get_json(&self.client, &format!("{}{path}", self.base_url), &self.secret_key, &[]).await
     }
 }
 
@@ -111,13 +119,13 @@ async fn post_form(
     }
 }
 
-/// `GET url?query` as JSON, or why it could not be had.
+/// `GET url?query` as JSON (`None` for a 404), or why it could not be had.
 async fn get_json(
     client: &reqwest::Client,
     url: &str,
     secret_key: &str,
     query: &[(&str, &str)],
-) -> Result<Value, String> {
+) -> Result<Option<Value>, String> {
     let response = client
         .get(url)
         .bearer_auth(secret_key)
@@ -125,8 +133,11 @@ async fn get_json(
         .send()
         .await
         .map_err(|error| format!("the lookup failed: {error}"))?;
+    if response.status() == reqwest::StatusCode::NOT_FOUND {
+        return Ok(None);
+    }
     if !response.status().is_success() {
         return Err(format!("the lookup answered {}", response.status()));
     }
-    response.json::<Value>().await.map_err(|_| "the lookup's answer could not be read".to_owned())
+    response.json::<Value>().await.map(Some).map_err(|_| "the lookup's answer could not be read".to_owned())
 }

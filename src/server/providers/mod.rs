@@ -1,9 +1,9 @@
 //! Providers: the connectors through which opledger sends an operation with its idempotency key
 //! and stored parameters, looks it up again by its op id, and maps every answer onto the domain's
-//! failure classes; and the order catalogue the tools read. They know the domain, not the store.
+//! failure classes; and the order sources the tools read a tenant's orders from. They know the domain, not the store.
 
-pub mod catalogue;
 mod http;
+pub mod orders;
 mod services;
 mod stripe;
 
@@ -29,16 +29,17 @@ fn metadata_fields(operation: &OperationRecord) -> Vec<(String, String)> {
 }
 
 /// The connector for an API of `kind` at `base_url`, authenticating with `secret_key` and giving up
-/// waiting for an answer after `timeout`.
+/// waiting for an answer after `timeout`; `None` for a shop's orders endpoint, which sends nothing.
 pub fn connector_for(
     kind: ProviderKind,
     base_url: &str,
     secret_key: &str,
     timeout: Duration,
-) -> Arc<dyn Connector> {
+) -> Option<Arc<dyn Connector>> {
     match kind {
-        ProviderKind::Stripe => Arc::new(StripeConnector::new(base_url, secret_key, timeout)),
-        ProviderKind::Services => Arc::new(ServicesConnector::new(base_url, secret_key, timeout)),
+        ProviderKind::Stripe => Some(Arc::new(StripeConnector::new(base_url, secret_key, timeout))),
+        ProviderKind::Services => Some(Arc::new(ServicesConnector::new(base_url, secret_key, timeout))),
+        ProviderKind::Orders => None,
     }
 }
 

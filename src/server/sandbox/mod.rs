@@ -3,11 +3,14 @@
 //! (form-encoded `POST /v1/refunds` under an `Idempotency-Key`, `GET /v1/refunds?payment_intent=`,
 //! `GET /v1/refunds/{id}`), with Stripe's idempotency semantics (the first result of a key is
 //! replayed, a 500 included; the same key with other parameters is an `idempotency_error`; keys
-//! are forgotten after a retention), fault injection per key pattern, and a truth ledger of every
-//! object really created. It makes the demo and the tests real with no account anywhere.
+//! are forgotten after a retention), fault injection per key or op id pattern, a shop whose orders
+//! are read through Stripe's payment intent search and Checkout line items or its own orders
+//! endpoint (see [`orders`]), and a truth ledger of every object really created. It makes the demo
+//! and the tests real with no account anywhere; two sandboxes are two accounts.
 
 mod faults;
 mod idempotency;
+pub mod orders;
 mod payments;
 mod services;
 
@@ -27,7 +30,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 pub use faults::{Fault, FaultKind};
 
-use super::providers::catalogue::DEMO_ORDERS;
+use crate::server::providers::orders::Order;
 use idempotency::IdempotentResult;
 use payments::{PaymentIntent, Refund};
 
@@ -62,6 +65,8 @@ pub struct CreatedObject {
 #[derive(Debug, Default)]
 struct SandboxState {
     payment_intents: BTreeMap<String, PaymentIntent>,
+    /// The shop's orders, by id.
+    orders: BTreeMap<String, Order>,
     refunds: Vec<Refund>,
     tickets: Vec<services::Ticket>,
     pickups: Vec<services::Pickup>,
@@ -86,15 +91,25 @@ pub struct Sandbox {
 }
 
 impl Sandbox {
-    /// A sandbox whose payments are those of the demo catalogue's orders (1043 paid TWD 1,580.00
-    /// by `pi_1043`, A1042 paid CNY 300.00 by `pi_A1042`, and more).
+    /// A sandbox account with no orders yet (add them with [`Sandbox::add_order`] or
+    /// `POST /v1/_sandbox/orders`).
+    pub fn empty(config: SandboxConfig) -> Self {
+        Self { config: Arc::new(config), state: Arc::default() }
+    }
+
+    /// A sandbox whose shop holds the demo's orders (1043 paid TWD 1,580.00 by `pi_1043`, A1042
+    /// paid CNY 300.00 by `pi_A1042`, and more), each with its payment and Checkout session.
     pub fn seeded(config: SandboxConfig) -> Self {
-        let mut state = SandboxState::default();
-        for order in DEMO_ORDERS {
-            let intent = PaymentIntent { amount: order.paid_minor(), currency: order.currency.to_owned() };
-            state.payment_intents.insert(order.payment_intent.to_owned(), intent);
+        let sandbox = Sandbox::empty(config);
+        for order in orders::demo_orders() {
+            sandbox.add_order(order);
         }
-        Self { config: Arc::new(config), state: Arc::new(Mutex::new(state)) }
+        sandbox
+    }
+
+    /// The shop's order `id`.
+    pub fn order(&self, id: &str) -> Option<Order> {
+        self.lock().orders.get(id).cloned()
     }
 
     fn lock(&self) -> MutexGuard<'_, SandboxState> {
@@ -120,6 +135,11 @@ impl Sandbox {
             .route("/v1/aftersale_tickets/{id}", get(services::retrieve_ticket))
             .route("/v1/aftersale_tickets/{id}/cancel", post(services::cancel))
             .route("/v1/pickups", post(services::create_pickup).get(services::list_pickups))
+            .route("/v1/payment_intents/search", get(orders::search_payment_intents))
+            .route("/v1/checkout/sessions", get(orders::list_checkout_sessions))
+            .route("/v1/checkout/sessions/{id}/line_items", get(orders::list_line_items))
+            .route("/v1/orders/{id}", get(orders::retrieve_order))
+            .route("/v1/_sandbox/orders", post(orders::add_order))
             .route("/v1/_sandbox/faults", post(faults::add_fault).delete(faults::clear_faults))
             .route("/v1/_sandbox/ledger", get(ledger))
             .layer(middleware::from_fn_with_state(self.clone(), require_secret_key))

@@ -17,7 +17,6 @@ use super::faults::request_names;
 use super::idempotency::idempotent;
 use super::json_response;
 use super::{stripe_error, CreatedObject, Sandbox};
-use crate::server::providers::catalogue::find_order;
 
 #[derive(Debug, Clone)]
 pub(super) struct Ticket {
@@ -117,7 +116,7 @@ fn open_ticket(
     now: DateTime<Utc>,
 ) -> (StatusCode, Value) {
     let order_id = field(fields, "order").unwrap_or_default();
-    let Some(order) = find_order(&order_id) else {
+    let Some(order) = sandbox.order(&order_id) else {
         return invalid("resource_missing", "order", format!("No such order: '{order_id}'"));
     };
     let line_item = field(fields, "line_item").unwrap_or_default();

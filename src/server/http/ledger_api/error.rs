@@ -34,6 +34,8 @@ pub enum ApiError {
     Contended,
     /// The tenant has no account at the provider the operation needs, and the server has none.
     NotConnected(String),
+    /// A provider the call needs could not be asked; nothing was done.
+    Unavailable(String),
     Internal(StoreError),
 }
 
@@ -111,6 +113,9 @@ impl IntoResponse for ApiError {
             ApiError::NotConnected(message) => {
                 (StatusCode::SERVICE_UNAVAILABLE, "provider_not_connected".into(), message, Value::Null)
             }
+            ApiError::Unavailable(message) => {
+                (StatusCode::SERVICE_UNAVAILABLE, "provider_unavailable".into(), message, Value::Null)
+            }
             ApiError::Internal(error) => {
                 tracing::error!(error = %cause_chain(&error), "ledger API call failed");
                 let status = match error {
@@ -138,7 +143,7 @@ pub struct ErrorEnvelope {
 pub struct ErrorDetail {
     /// A stable code: `unauthorized`, `not_found`, `invalid_request`, `body_too_large`,
     /// `idempotency_conflict` (with `diff` and `stored`), a state machine refusal such as
-    /// `reconcile_first` or `attempt_open`, `contended`, `provider_not_connected`, `internal`.
+    /// `reconcile_first` or `attempt_open`, `contended`, `provider_not_connected`, `provider_unavailable`, `internal`.
     pub code: String,
     /// A sentence for people.
     pub message: String,

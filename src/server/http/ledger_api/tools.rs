@@ -16,7 +16,8 @@ use utoipa::ToSchema;
 use super::error::{ApiError, ErrorEnvelope};
 use super::extract::{ApiJson, Caller};
 use crate::domain::{
-    ids::OpId,
+    connection::{REFUNDS_PROVIDER, SERVICES_PROVIDER},
+    ids::{OpId, TenantId},
     machine::State as OpState,
     money::{Currency, Money},
     operation::OperationHistory,
@@ -24,7 +25,7 @@ use crate::domain::{
 };
 use crate::server::http::state::AppState;
 use crate::server::ledger::{RegisterRequest, Registration, DEFAULT_KEY_RETENTION};
-use crate::server::providers::catalogue::{refund_params, LineItem, Order, OrderCatalogue};
+use crate::server::providers::orders::{refund_params, LineItem, Order};
 
 pub fn routes() -> Router<AppState> {
     Router::new()
@@ -103,17 +104,19 @@ pub async fn refund_item(
     caller: Caller,
     ApiJson(request): ApiJson<LineItemRequest>,
 ) -> Result<Json<ToolAnswer>, ApiError> {
-    let (order, item) = order_and_item(state.executor.orders(), &request.order_id, &request.line_item_id)?;
-    let op_id = OpId::for_line_item("refund", order.id, item.id).map_err(ApiError::invalid)?;
-    let currency = Currency::parse(order.currency).map_err(ApiError::invalid)?;
+    let (order, item) =
+        order_and_item(&state, &caller.tenant, REFUNDS_PROVIDER, &request.order_id, &request.line_item_id)
+            .await?;
+    let op_id = OpId::for_line_item("refund", &order.id, &item.id).map_err(ApiError::invalid)?;
+    let currency = Currency::parse(&order.currency).map_err(ApiError::invalid)?;
     let what = format!(
         "the refund of {} ({}) on order {}",
         item.name,
         Money::new(item.amount_minor, currency),
         order.id
     );
-    let params = CanonicalParams::from_value(refund_params(&order, item)).map_err(ApiError::invalid)?;
-    let registration = registration(&caller, op_id, "refund", "stripe", order.id, params);
+    let params = CanonicalParams::from_value(refund_params(&order, &item)).map_err(ApiError::invalid)?;
+    let registration = registration(&caller, op_id, "refund", REFUNDS_PROVIDER, &order.id, params);
     Ok(Json(run(&state, &caller, registration, &what).await?))
 }
 
@@ -146,13 +149,6 @@ async fn run(
     what: &str,
 ) -> Result<ToolAnswer, ApiError> {
     let op_id = registration.op_id.clone();
-    if state.executor.connector(&caller.tenant, &registration.provider).await?.is_err() {
-        let service = if registration.kind == "refund" { "refund" } else { "after-sale and pickup" };
-        return Err(ApiError::NotConnected(format!(
-            "no {service} provider is connected for tenant {}; nothing was recorded or sent",
-            caller.tenant
-        )));
-    }
     let recorded = match state.ledger.register(&caller.tenant, &caller.actor, registration).await? {
         Registration::Created(recorded) | Registration::Existing(recorded) => recorded,
         Registration::Conflict { .. } => {
@@ -176,15 +172,38 @@ pub struct LineItemRequest {
     pub line_item_id: String,
 }
 
-fn order_and_item(
-    orders: &dyn OrderCatalogue,
+/// The order and line item a tool names, read from the tenant's own shop, once it is known that
+/// the `provider` the tool sends to is connected for the tenant.
+async fn order_and_item(
+    state: &AppState,
+    tenant: &TenantId,
+    provider: &str,
     order_id: &str,
     line_item_id: &str,
-) -> Result<(Order, &'static LineItem), ApiError> {
+) -> Result<(Order, LineItem), ApiError> {
+    if state.executor.connector(tenant, provider).await?.is_err() {
+        let service = if provider == REFUNDS_PROVIDER { "refund" } else { "after-sale and pickup" };
+        return Err(ApiError::NotConnected(format!(
+            "no {service} provider is connected for tenant {tenant}; nothing was recorded or sent"
+        )));
+    }
+    let orders = state
+        .executor
+        .orders(tenant)
+        .await?
+        .map_err(|reason| ApiError::NotConnected(format!("{reason}; nothing was recorded or sent")))?;
     let order = orders
         .order(order_id)
-        .ok_or_else(|| ApiError::Invalid(format!("order_id: there is no order {order_id:?}")))?;
-    let item = order.line_item(line_item_id).ok_or_else(|| {
+        .await
+        .map_err(|reason| {
+            ApiError::Unavailable(format!(
+                "the shop's orders could not be read ({reason}); nothing was recorded or sent"
+            ))
+        })?
+        .ok_or_else(|| {
+            ApiError::Invalid(format!("order_id: no such order {order_id:?} in this tenant's shop"))
+        })?;
+    let item = order.line_item(line_item_id).cloned().ok_or_else(|| {
         ApiError::Invalid(format!("line_item_id: order {} has no line item {line_item_id:?}", order.id))
     })?;
     Ok((order, item))
@@ -200,12 +219,14 @@ pub async fn create_aftersale(
     caller: Caller,
     ApiJson(request): ApiJson<LineItemRequest>,
 ) -> Result<Json<ToolAnswer>, ApiError> {
-    let (order, item) = order_and_item(state.executor.orders(), &request.order_id, &request.line_item_id)?;
-    let op_id = OpId::for_line_item("aftersale", order.id, item.id).map_err(ApiError::invalid)?;
+    let (order, item) =
+        order_and_item(&state, &caller.tenant, SERVICES_PROVIDER, &request.order_id, &request.line_item_id)
+            .await?;
+    let op_id = OpId::for_line_item("aftersale", &order.id, &item.id).map_err(ApiError::invalid)?;
     let params = CanonicalParams::from_value(json!({"order": order.id, "line_item": item.id}))
         .map_err(ApiError::invalid)?;
     let what = format!("the after-sale ticket for {} on order {}", item.name, order.id);
-    let registration = registration(&caller, op_id, "create_aftersale", "sandbox", order.id, params);
+    let registration = registration(&caller, op_id, "create_aftersale", SERVICES_PROVIDER, &order.id, params);
     Ok(Json(run(&state, &caller, registration, &what).await?))
 }
 
@@ -229,10 +250,12 @@ pub async fn schedule_pickup(
     caller: Caller,
     ApiJson(request): ApiJson<PickupRequest>,
 ) -> Result<Json<ToolAnswer>, ApiError> {
-    let (order, item) = order_and_item(state.executor.orders(), &request.order_id, &request.line_item_id)?;
+    let (order, item) =
+        order_and_item(&state, &caller.tenant, SERVICES_PROVIDER, &request.order_id, &request.line_item_id)
+            .await?;
     let date = chrono::NaiveDate::parse_from_str(&request.date, "%Y-%m-%d")
         .map_err(|_| ApiError::Invalid(format!("date must be YYYY-MM-DD, got {:?}", request.date)))?;
-    let ticket_op = OpId::for_line_item("aftersale", order.id, item.id).map_err(ApiError::invalid)?;
+    let ticket_op = OpId::for_line_item("aftersale", &order.id, &item.id).map_err(ApiError::invalid)?;
     let ticket = state
         .ledger
         .reads()
@@ -252,6 +275,6 @@ pub async fn schedule_pickup(
     )
     .map_err(ApiError::invalid)?;
     let what = format!("the pickup of {} on order {} on {date}", item.name, order.id);
-    let registration = registration(&caller, op_id, "schedule_pickup", "sandbox", order.id, params);
+    let registration = registration(&caller, op_id, "schedule_pickup", SERVICES_PROVIDER, &order.id, params);
     Ok(Json(run(&state, &caller, registration, &what).await?))
 }
