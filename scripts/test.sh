@@ -28,6 +28,18 @@ if ! postgres_ready; then
   echo "warning: no PostgreSQL at $postgres_url: its tests will print SKIPPED and pass" >&2
 fi
 
+# Independent clients the tests talk to the sandbox with, in a virtual environment of their own.
+clients=target/test-clients
+requirements_hash=$(sha256sum tests/clients/requirements.txt | cut -d' ' -f1)
+if [ "$(cat "$clients/.opledger-requirements-hash" 2>/dev/null)" != "$requirements_hash" ]; then
+  step "Installing the Python test clients (tests/clients/requirements.txt)"
+  rm -rf "$clients"
+  python3 -m venv "$clients"
+  "$clients/bin/pip" install --quiet --disable-pip-version-check -r tests/clients/requirements.txt
+  echo "$requirements_hash" > "$clients/.opledger-requirements-hash"
+fi
+export OPLEDGER_TEST_PYTHON="$PWD/$clients/bin/python"
+
 step "Direction of dependencies in src/ (no import circles, no room using a room above it)"
 python3 scripts/check_layers.py
 

@@ -8,6 +8,7 @@ mod demo;
 mod exports;
 mod health;
 mod ledger_api;
+mod orders;
 mod pages;
 mod sandbox;
 mod scenarios;
