@@ -8,20 +8,23 @@
 //! one denied, three refunds whose answers were lost (for a bulk lookup), and after-sale orders whose
 //! pickup failed, one of them compensated by cancelling its ticket (a cancellation whose first
 //! answer is lost). `serve --demo` runs it through the mounted sandbox; `opledger demo` (in
-//! `app::cli`) through a sandbox of its own, with a progress bar.
+//! `app::cli`) through a sandbox of its own, with a progress bar. `serve --demo` also seeds a
+//! second tenant with its own shop and Stripe account, whose op ids are the demo's.
 
 use serde_json::json;
 
 use super::clock::now;
 use super::ledger::accounts::AccountError;
+use super::ledger::connections::NewConnection;
 use super::ledger::executor::Executor;
 use super::ledger::reconciler::Reconciler;
 use super::ledger::{Ledger, LedgerError, RegisterRequest, DEFAULT_KEY_RETENTION};
-use super::providers::orders::refund_params;
+use super::providers::orders::{refund_params, LineItem, Order};
 use super::sandbox::orders::demo_order;
-use super::sandbox::{Fault, FaultKind, Sandbox};
+use super::sandbox::{Fault, FaultKind, Sandbox, SandboxConfig};
 use super::store::records::ApprovalRuleRecord;
 use crate::domain::{
+    connection::{ProviderKind, REFUNDS_PROVIDER},
     ids::{Actor, OpId, TenantId},
     machine::Command,
     operation::AttemptReport,
@@ -295,5 +298,95 @@ async fn seed_failed_pickup(
         ledger.register(tenant, &Actor::human("sam.support", Role::Support), cancel).await?;
         executor.run(tenant, &cancel_id).await?;
     }
+    Ok(())
+}
+
+/// The second demo tenant: a shop of its own, with its own Stripe account, whose order ids are the
+/// demo's (its order 1043 is other goods, in EUR), so that the console shows two tenants with the
+/// same op ids never seeing each other's operations and never sharing a downstream key.
+pub const SECOND_TENANT: &str = "eu-shop";
+
+/// The second tenant's console users, with [`DEMO_PASSWORD`].
+pub const SECOND_USERS: [(&str, Role); 2] = [("erik.admin", Role::Admin), ("elsa.support", Role::Support)];
+
+/// The secret key of the second tenant's sandbox account.
+pub const SECOND_ACCOUNT_KEY: &str = "sk_test_eu_shop";
+
+/// The second tenant's own sandbox account, holding its shop's orders; mounted at
+/// [`SECOND_ACCOUNT_PATH`] by `serve --demo`.
+pub fn second_account() -> Sandbox {
+    let account =
+        Sandbox::empty(SandboxConfig { secret_key: SECOND_ACCOUNT_KEY.into(), ..SandboxConfig::default() });
+    for order in second_tenant_orders() {
+        account.add_order(order);
+    }
+    account
+}
+
+/// Where `serve --demo` mounts the second tenant's account.
+pub const SECOND_ACCOUNT_PATH: &str = "/sandbox-eu";
+
+/// The second tenant's shop: its order 1043.
+pub fn second_tenant_orders() -> Vec<Order> {
+    vec![Order {
+        id: "1043".into(),
+        currency: "EUR".into(),
+        payment_intent: "pi_eu_1043".into(),
+        line_items: vec![
+            LineItem { id: "li_1".into(), name: "Espresso machine".into(), amount_minor: 34_900 },
+            LineItem { id: "li_2".into(), name: "Milk jug".into(), amount_minor: 1_990 },
+        ],
+    }]
+}
+
+/// Seeds the second tenant once: its users, its own Stripe account (the sandbox at `base_url`,
+/// whose secret is sealed, so the ledger needs `OPLEDGER_SECRET_KEY`), and a refund of its order
+/// 1043's line item 2 under the same op id as the demo tenant's. Without a secret key it only says
+/// what it would need.
+pub async fn seed_second_tenant(executor: &Executor, base_url: &str) -> Result<(), LedgerError> {
+    let ledger = executor.ledger();
+    if !ledger.seals_secrets() {
+        tracing::info!(
+            tenant = SECOND_TENANT,
+            "not seeded: its own provider account needs OPLEDGER_SECRET_KEY"
+        );
+        return Ok(());
+    }
+    let tenant = TenantId::parse(SECOND_TENANT).map_err(|e| LedgerError::Invalid(e.to_string()))?;
+    for (name, role) in SECOND_USERS {
+        match ledger.add_user(&tenant, name, role, DEMO_PASSWORD, "demo").await {
+            Ok(()) | Err(AccountError::NameTaken(_)) => {}
+            Err(AccountError::Store(error)) => return Err(error.into()),
+            Err(other) => return Err(LedgerError::Invalid(other.to_string())),
+        }
+    }
+    let order = &second_tenant_orders()[0];
+    let item = &order.line_items[1];
+    let op_id = OpId::for_line_item("refund", &order.id, &item.id)
+        .map_err(|e| LedgerError::Invalid(e.to_string()))?;
+    if ledger.reads().load_operation(&tenant, &op_id).await?.is_some() {
+        return Ok(());
+    }
+    let connection = NewConnection {
+        name: REFUNDS_PROVIDER.into(),
+        kind: ProviderKind::Stripe,
+        base_url: base_url.into(),
+        secret: SECOND_ACCOUNT_KEY.into(),
+    };
+    ledger.set_provider_connection(&tenant, &Actor::system("demo"), connection).await?;
+    let request = RegisterRequest {
+        op_id: op_id.clone(),
+        kind: "refund".into(),
+        subject: format!("order:{}", order.id),
+        provider: REFUNDS_PROVIDER.into(),
+        params: CanonicalParams::from_value(refund_params(order, item))
+            .map_err(|e| LedgerError::Invalid(e.to_string()))?,
+        requested_by: "eu-agent".into(),
+        compensates: None,
+        key_retention: DEFAULT_KEY_RETENTION,
+    };
+    ledger.register(&tenant, &Actor::agent("eu-agent"), request).await?;
+    executor.run(&tenant, &op_id).await?;
+    tracing::info!(tenant = SECOND_TENANT, "second demo tenant seeded");
     Ok(())
 }

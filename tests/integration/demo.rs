@@ -68,6 +68,31 @@ async fn the_demo_shows_every_state_and_the_reconciler_settles_it() {
     );
     assert_eq!(app.ledger.reads().conflicts_of(&demo, &op("refund-A1042-li_1")).await.unwrap().len(), 1);
 
+    let second = TenantId::parse("eu-shop").unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let eu_refund = loop {
+        let found = app.ledger.reads().operation_history(&second, &op("refund-1043-li_2")).await.unwrap();
+        if let Some(history) = found.filter(|h| h.operation.snapshot.state == State::Succeeded) {
+            break history;
+        }
+        assert!(Instant::now() < deadline, "the second tenant was not seeded within 30 s");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(
+        eu_refund.operation.idempotency_key, "eu-shop:refund-1043-li_2",
+        "the same op id, its own key"
+    );
+    assert_eq!(
+        eu_refund.operation.params.money("amount").unwrap().to_string(),
+        "EUR 19.90",
+        "its own shop's order 1043"
+    );
+    assert_eq!(
+        state_of(&app, "refund-1043-li_2").await,
+        Some(State::Unknown),
+        "the demo tenant's own is untouched"
+    );
+
     let connector = StripeConnector::new(&app.url("/sandbox"), "sk_test_sandbox", Duration::from_secs(5));
     let executor = Executor::new(app.ledger.clone(), RetryPolicy::default())
         .with_connector("stripe", Arc::new(connector));

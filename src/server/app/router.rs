@@ -28,17 +28,16 @@ use crate::server::sandbox::Sandbox;
 static ROUTES: std::sync::LazyLock<Vec<leptos_axum::AxumRouteListing>> =
     std::sync::LazyLock::new(|| generate_route_list(App));
 
-/// The whole HTTP surface, with the sandbox provider under `/sandbox` when given. Console pages
+/// The whole HTTP surface, with each of `sandboxes` mounted at its path (`/sandbox`). Console pages
 /// need a session (signed-out requests go to `/login`); the session cookie is `Secure` when
 /// `secure_cookies`.
-pub fn router(state: AppState, sandbox: Option<&Sandbox>, secure_cookies: bool) -> Router {
+pub fn router(state: AppState, sandboxes: &[(&str, &Sandbox)], secure_cookies: bool) -> Router {
     let routes = ROUTES.clone();
     let options = state.leptos_options.clone();
     let sessions = auth::session_layer(state.sessions.clone(), secure_cookies);
-    let base = match sandbox {
-        Some(sandbox) => Router::new().nest_service("/sandbox", sandbox.router()),
-        None => Router::new(),
-    };
+    let base = sandboxes
+        .iter()
+        .fold(Router::new(), |router, (path, sandbox)| router.nest_service(path, sandbox.router()));
     base.route("/healthz", get(healthz))
         .nest("/api/v1", ledger_api::routes())
         .route("/login", post(auth::sign_in))

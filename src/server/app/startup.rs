@@ -100,7 +100,8 @@ pub struct Application {
     ledger: Ledger,
     sessions: Arc<dyn Sessions>,
     reconciler: Option<(Reconciler, std::time::Duration)>,
-    demo: Option<(Executor, Sandbox)>,
+    /// What seeds the demo: the executor, the mounted sandbox, and the second tenant's account.
+    demo: Option<(Executor, Sandbox, String)>,
 }
 
 impl Application {
@@ -136,8 +137,22 @@ impl Application {
         let reconciler = settings
             .reconcile_every
             .map(|every| (Reconciler::new(executor.clone(), settings.settle_after), every));
-        let demo_seed =
-            settings.demo.then(|| sandbox.clone().map(|sandbox| (executor.clone(), sandbox))).flatten();
+        let second_account = settings.demo.then(demo::second_account);
+        let demo_seed = settings
+            .demo
+            .then(|| {
+                sandbox.clone().map(|sandbox| {
+                    (executor.clone(), sandbox, format!("http://{local_addr}{}", demo::SECOND_ACCOUNT_PATH))
+                })
+            })
+            .flatten();
+        let mut sandboxes: Vec<(&str, &Sandbox)> = Vec::new();
+        if let Some(sandbox) = &sandbox {
+            sandboxes.push(("/sandbox", sandbox));
+        }
+        if let Some(account) = &second_account {
+            sandboxes.push((demo::SECOND_ACCOUNT_PATH, account));
+        }
         let state = AppState {
             ledger: ledger.clone(),
             sessions: sessions.clone(),
@@ -148,7 +163,7 @@ impl Application {
         };
         Ok(Self {
             listener,
-            router: router(state, sandbox.as_ref(), settings.secure_cookies),
+            router: router(state, &sandboxes, settings.secure_cookies),
             local_addr,
             ledger,
             sessions,
@@ -178,13 +193,16 @@ impl Application {
         if let Some((reconciler, every)) = self.reconciler {
             tokio::spawn(reconciler.run_until(every, stop.clone()));
         }
-        if let Some((executor, sandbox)) = self.demo {
+        if let Some((executor, sandbox, second_account_url)) = self.demo {
             tokio::spawn(async move {
                 let progress = |step: &str| tracing::info!(step, "seeding the demo");
-                match demo::seed(executor, sandbox, &progress).await {
+                match demo::seed(executor.clone(), sandbox, &progress).await {
                     Ok(Some(token)) => tracing::info!(tenant = demo::DEMO_TENANT, "demo API token: {token}"),
                     Ok(None) => {}
                     Err(error) => tracing::error!(error = %error, "could not seed the demo data"),
+                }
+                if let Err(error) = demo::seed_second_tenant(&executor, &second_account_url).await {
+                    tracing::error!(error = %error, "could not seed the second demo tenant");
                 }
             });
         }

@@ -238,13 +238,16 @@ pub async fn sign_out(session: Session, Form(form): Form<SignOutForm>) -> Respon
 }
 
 /// Paths anyone may request: the sign-in page, static files, health, the ledger API (its own
-/// bearer tokens), the sandbox provider, and server functions and live updates (each checks its
-/// caller).
+/// bearer tokens), the sandbox provider's accounts (`/sandbox/`, and `/sandbox-<name>/` for more
+/// accounts; each checks its own secret key), and server functions and live updates (each checks
+/// its caller).
 fn is_public(path: &str) -> bool {
     path == "/login"
         || path == "/healthz"
         || path == "/favicon.ico"
-        || ["/pkg/", "/api/", "/rpc/", "/sandbox/", "/live/"].iter().any(|prefix| path.starts_with(prefix))
+        || ["/pkg/", "/api/", "/rpc/", "/sandbox/", "/sandbox-", "/live/"]
+            .iter()
+            .any(|prefix| path.starts_with(prefix))
 }
 
 /// Sends a signed-out request for a page to `/login?next=<where it was going>`.
@@ -275,9 +278,15 @@ mod tests {
 
     #[test]
     fn pages_need_a_session_and_the_api_has_its_own_tokens() {
-        for public in
-            ["/login", "/healthz", "/pkg/opledger.js", "/api/v1/operations", "/rpc/x", "/sandbox/v1/refunds"]
-        {
+        for public in [
+            "/login",
+            "/healthz",
+            "/pkg/opledger.js",
+            "/api/v1/operations",
+            "/rpc/x",
+            "/sandbox/v1/refunds",
+            "/sandbox-eu/v1/refunds",
+        ] {
             assert!(is_public(public), "{public}");
         }
         for page in ["/", "/operations", "/admin", "/login/x", "/loginx", "/apix"] {

@@ -97,6 +97,11 @@ impl Ledger {
         self.store.remove_provider_connection(tenant, name, audit).await
     }
 
+    /// Whether this ledger can seal provider secrets (the server has an `OPLEDGER_SECRET_KEY`).
+    pub fn seals_secrets(&self) -> bool {
+        self.secrets.is_some()
+    }
+
     /// The secret of a stored connection, opened.
     pub(super) fn open_secret(
         &self,
