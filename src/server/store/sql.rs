@@ -25,6 +25,41 @@ macro_rules! sql_store {
             Ok(tx)
         }
 
+        /// Like `begin_write`, creating the tenant first (at `at`) when it is new.
+        async fn begin_write_creating(
+            pool: &sqlx::Pool<$db>,
+            tenant: &TenantId,
+            at: chrono::DateTime<chrono::Utc>,
+        ) -> Result<Tx, StoreError> {
+            let mut tx = $begin(pool).await?;
+            sqlx::query("insert into tenants (id, name, created_at_us) values ($1, $1, $2) on conflict (id) do nothing")
+                .bind(tenant.as_str())
+                .bind(micros(at))
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query($lock_tenant).bind(tenant.as_str()).execute(&mut *tx).await?;
+            Ok(tx)
+        }
+
+        /// Deletes the tenant's row that `delete` names (`$1` the tenant, `$2` the key), with its
+        /// audit entry, in one transaction; `NotFound` when there is no such row.
+        async fn delete_audited(
+            pool: &sqlx::Pool<$db>,
+            tenant: &TenantId,
+            delete: &str,
+            key: &str,
+            audit: AuditEntry,
+        ) -> Result<(), StoreError> {
+            let mut tx = begin_write(pool, tenant).await?;
+            let removed = sqlx::query(delete).bind(tenant.as_str()).bind(key).execute(&mut *tx).await?.rows_affected();
+            if removed == 0 {
+                return Err(StoreError::NotFound);
+            }
+            append_audit(&mut tx, tenant, vec![audit]).await?;
+            tx.commit().await?;
+            Ok(())
+        }
+
         /// Binds the snapshot's columns, in the order of [`SnapshotColumns`], after `query`'s own.
         fn bind_snapshot<'q>(
             query: sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments<'q>>,

@@ -14,13 +14,7 @@ macro_rules! store_writes {
             }
 
             async fn create_api_token(&self, token: NewApiToken, audit: AuditEntry) -> Result<(), StoreError> {
-                let mut tx = $begin(&self.pool).await?;
-                sqlx::query("insert into tenants (id, name, created_at_us) values ($1, $1, $2) on conflict (id) do nothing")
-                    .bind(token.tenant.as_str())
-                    .bind(micros(token.at))
-                    .execute(&mut *tx)
-                    .await?;
-                sqlx::query($lock_tenant).bind(token.tenant.as_str()).execute(&mut *tx).await?;
+                let mut tx = begin_write_creating(&self.pool, &token.tenant, token.at).await?;
                 sqlx::query(
                     "insert into api_tokens (id, tenant, name, secret_hash, created_at_us) values ($1, $2, $3, $4, $5)",
                 )
@@ -183,13 +177,7 @@ macro_rules! store_writes {
             }
 
             async fn create_user(&self, user: NewUser, audit: AuditEntry) -> Result<(), StoreError> {
-                let mut tx = $begin(&self.pool).await?;
-                sqlx::query("insert into tenants (id, name, created_at_us) values ($1, $1, $2) on conflict (id) do nothing")
-                    .bind(user.tenant.as_str())
-                    .bind(micros(user.at))
-                    .execute(&mut *tx)
-                    .await?;
-                sqlx::query($lock_tenant).bind(user.tenant.as_str()).execute(&mut *tx).await?;
+                let mut tx = begin_write_creating(&self.pool, &user.tenant, user.at).await?;
                 sqlx::query(&format!("insert into users ({USER_COLUMNS}) values ($1, $2, $3, $4, $5, $6)"))
                     .bind(&user.id)
                     .bind(user.tenant.as_str())
@@ -246,20 +234,7 @@ macro_rules! store_writes {
             }
 
             async fn remove_approval_rule(&self, tenant: &TenantId, id: &str, audit: AuditEntry) -> Result<(), StoreError> {
-                let mut tx = $begin(&self.pool).await?;
-                sqlx::query($lock_tenant).bind(tenant.as_str()).execute(&mut *tx).await?;
-                let removed = sqlx::query("delete from approval_rules where tenant = $1 and id = $2")
-                    .bind(tenant.as_str())
-                    .bind(id)
-                    .execute(&mut *tx)
-                    .await?
-                    .rows_affected();
-                if removed == 0 {
-                    return Err(StoreError::NotFound);
-                }
-                append_audit(&mut tx, tenant, vec![audit]).await?;
-                tx.commit().await?;
-                Ok(())
+                delete_audited(&self.pool, tenant, "delete from approval_rules where tenant = $1 and id = $2", id, audit).await
             }
 
             async fn set_provider_connection(
@@ -268,13 +243,7 @@ macro_rules! store_writes {
                 audit: AuditEntry,
             ) -> Result<(), StoreError> {
                 let tenant = &connection.tenant;
-                let mut tx = $begin(&self.pool).await?;
-                sqlx::query("insert into tenants (id, name, created_at_us) values ($1, $1, $2) on conflict (id) do nothing")
-                    .bind(tenant.as_str())
-                    .bind(micros(connection.updated_at))
-                    .execute(&mut *tx)
-                    .await?;
-                sqlx::query($lock_tenant).bind(tenant.as_str()).execute(&mut *tx).await?;
+                let mut tx = begin_write_creating(&self.pool, &tenant, connection.updated_at).await?;
                 sqlx::query(&format!(
                     "insert into provider_connections ({PROVIDER_CONNECTION_COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8) \
                      on conflict (tenant, name) do update set kind = excluded.kind, base_url = excluded.base_url, \
@@ -297,20 +266,7 @@ macro_rules! store_writes {
             }
 
             async fn remove_provider_connection(&self, tenant: &TenantId, name: &str, audit: AuditEntry) -> Result<(), StoreError> {
-                let mut tx = $begin(&self.pool).await?;
-                sqlx::query($lock_tenant).bind(tenant.as_str()).execute(&mut *tx).await?;
-                let removed = sqlx::query("delete from provider_connections where tenant = $1 and name = $2")
-                    .bind(tenant.as_str())
-                    .bind(name)
-                    .execute(&mut *tx)
-                    .await?
-                    .rows_affected();
-                if removed == 0 {
-                    return Err(StoreError::NotFound);
-                }
-                append_audit(&mut tx, tenant, vec![audit]).await?;
-                tx.commit().await?;
-                Ok(())
+                delete_audited(&self.pool, tenant, "delete from provider_connections where tenant = $1 and name = $2", name, audit).await
             }
 
             async fn claim_request(
