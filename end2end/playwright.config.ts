@@ -37,7 +37,9 @@ export default defineConfig({
       `rm -rf .e2e-data && mkdir -p .e2e-data && exec ${binary} serve ` +
       `--addr 127.0.0.1:${port} --database-url sqlite://.e2e-data/e2e.db --site-root ../target/site ` +
       // The demo's unknown results stay unknown (no reconciler) so that the tests can find them.
-      `--demo --reconcile-every 0s --provider-timeout 2s`,
+      `--demo --reconcile-every 0s --provider-timeout 2s ` +
+      // Every test signs in from this one address.
+      `--sign-ins-per-minute 600`,
     url: `http://127.0.0.1:${port}/healthz`,
     reuseExistingServer: false,
     timeout: 60_000,

@@ -29,6 +29,8 @@ use crate::ui::pages::{
 
 /// The document around the app, rendered on the server.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
+    #[cfg(feature = "ssr")]
+    crate::server::http::security::protect_page();
     view! {
         <!DOCTYPE html>
         <html lang="en">
@@ -47,6 +49,15 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
     }
 }
 
+/// The document's title for a page. On the server it is written into the HTML as it stands
+/// (`leptos_meta` does not escape it), so it is escaped there; in the browser it is set as text.
+fn page_title(page: String) -> String {
+    let title = format!("{page} · opledger");
+    #[cfg(feature = "ssr")]
+    let title = html_escape::encode_text(&title).into_owned();
+    title
+}
+
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
@@ -54,7 +65,7 @@ pub fn App() -> impl IntoView {
     provide_context(viewer);
     view! {
         <Stylesheet id="leptos" href="/pkg/opledger.css"/>
-        <Title formatter=|page: String| format!("{page} · opledger")/>
+        <Title formatter=page_title/>
         <Router>
             <Layout>
                 <Routes fallback=NotFound>

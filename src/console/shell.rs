@@ -25,7 +25,7 @@ pub async fn who_am_i() -> Result<Option<Viewer>, AppError> {
 /// The session's CSRF token for the sign-in form.
 #[server(prefix = "/rpc", endpoint = "sign_in_token")]
 pub async fn sign_in_token() -> Result<String, AppError> {
-    ssr::session_csrf().await
+    ssr::sign_in_csrf().await
 }
 
 /// What the connection check reports.
@@ -57,7 +57,8 @@ pub async fn check_connection() -> Result<ConnectionStatus, AppError> {
 pub(crate) mod ssr {
     use super::*;
     use crate::console::guard::request_session;
-    use crate::server::http::auth::{csrf_token, signed_in};
+    use crate::server::http::auth::{csrf_token, new_sign_in_token, sign_in_token_in, signed_in};
+    use crate::server::http::state::AppState;
 
     /// The viewer of the current request, for server functions and pages: the signed-in user if any,
     /// and the session's CSRF token.
@@ -70,9 +71,17 @@ pub(crate) mod ssr {
         Ok(Some(Viewer { name: user.name, tenant: user.tenant.to_string(), role: user.role, csrf }))
     }
 
-    /// The CSRF token of the current session (signed in or not), for the sign-in form.
-    pub async fn session_csrf() -> Result<String, AppError> {
-        let session = request_session().await?;
-        csrf_token(&session).await.map_err(|_| AppError::Unavailable)
+    /// The sign-in form's CSRF token: the one the browser's sign-in cookie holds, or a new one
+    /// given to it with this answer. Nothing is stored on the server.
+    pub async fn sign_in_csrf() -> Result<String, AppError> {
+        let held = use_context::<axum::http::request::Parts>().and_then(|parts| sign_in_token_in(&parts.headers));
+        if let Some(token) = held {
+            return Ok(token);
+        }
+        let (token, cookie) = new_sign_in_token(expect_context::<AppState>().secure_cookies);
+        let response = expect_context::<leptos_axum::ResponseOptions>();
+        let cookie = axum::http::HeaderValue::from_str(&cookie).map_err(|_| AppError::Unavailable)?;
+        response.append_header(axum::http::header::SET_COOKIE, cookie);
+        Ok(token)
     }
 }

@@ -94,6 +94,22 @@ impl OpId {
     }
 }
 
+/// The business object an operation concerns, e.g. `order:1043`: 1 to 200 letters (any script),
+/// digits, spaces and `-_.:/#@+`. Nothing that means something in HTML, a URL's structure aside,
+/// or a terminal (no `<`, `>`, `&`, quotes, backslashes or control characters), so a subject is
+/// safe in a page title, a link and a log line however it is written out.
+pub fn check_subject(value: &str) -> Result<String, InvalidId> {
+    let trimmed = value.trim();
+    check_token(
+        "subject",
+        trimmed,
+        200,
+        |c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_' | '.' | ':' | '/' | '#' | '@' | '+'),
+        "letters, digits, spaces and '-', '_', '.', ':', '/', '#', '@', '+'",
+    )?;
+    Ok(trimmed.to_owned())
+}
+
 /// The number of one send of an operation, starting at 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct AttemptNumber(pub u32);
@@ -177,6 +193,17 @@ impl fmt::Display for AttemptNumber {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn subjects_and_op_ids_hold_no_markup_or_control_characters() {
+        assert_eq!(check_subject(" order:1043 ").unwrap(), "order:1043");
+        assert_eq!(check_subject("訂單 #1043/退款").unwrap(), "訂單 #1043/退款");
+        for hostile in ["</title><script>alert(1)</script>", "a\"b", "a'b", "a&b", "line\nbreak", "tab\there", "a\\b", ""] {
+            assert!(check_subject(hostile).is_err(), "{hostile:?}");
+        }
+        assert!(OpId::parse("</title><script>").is_err());
+        assert!(OpId::parse("refund-1043\n").is_err());
+    }
 
     #[test]
     fn op_id_is_derived_from_the_intent_not_the_call() {

@@ -91,6 +91,7 @@ fn refund_request(
         params,
         requested_by: "demo-agent".into(),
         compensates: None,
+        on_behalf_of: None,
         key_retention: DEFAULT_KEY_RETENTION,
     })
 }
@@ -243,6 +244,7 @@ fn service_request(
         params: CanonicalParams::from_value(params).map_err(|e| invalid(&e))?,
         requested_by: "demo-agent".into(),
         compensates: None,
+        on_behalf_of: None,
         key_retention: DEFAULT_KEY_RETENTION,
     })
 }
@@ -309,14 +311,10 @@ pub const SECOND_TENANT: &str = "eu-shop";
 /// The second tenant's console users, with [`DEMO_PASSWORD`].
 pub const SECOND_USERS: [(&str, Role); 2] = [("erik.admin", Role::Admin), ("elsa.support", Role::Support)];
 
-/// The secret key of the second tenant's sandbox account.
-pub const SECOND_ACCOUNT_KEY: &str = "sk_test_eu_shop";
-
-/// The second tenant's own sandbox account, holding its shop's orders; mounted at
-/// [`SECOND_ACCOUNT_PATH`] by `serve --demo`.
-pub fn second_account() -> Sandbox {
-    let account =
-        Sandbox::empty(SandboxConfig { secret_key: SECOND_ACCOUNT_KEY.into(), ..SandboxConfig::default() });
+/// The second tenant's own sandbox account, holding its shop's orders, answering `secret_key`;
+/// mounted at [`SECOND_ACCOUNT_PATH`] by `serve --demo`.
+pub fn second_account(secret_key: &str) -> Sandbox {
+    let account = Sandbox::empty(SandboxConfig { secret_key: secret_key.into(), ..SandboxConfig::default() });
     for order in second_tenant_orders() {
         account.add_order(order);
     }
@@ -339,11 +337,11 @@ pub fn second_tenant_orders() -> Vec<Order> {
     }]
 }
 
-/// Seeds the second tenant once: its users, its own Stripe account (the sandbox at `base_url`,
-/// whose secret is sealed, so the ledger needs `OPLEDGER_SECRET_KEY`), and a refund of its order
-/// 1043's line item 2 under the same op id as the demo tenant's. Without a secret key it only says
-/// what it would need.
-pub async fn seed_second_tenant(executor: &Executor, base_url: &str) -> Result<(), LedgerError> {
+/// Seeds the second tenant: its own Stripe account at every start (the sandbox at `base_url`,
+/// answering `secret_key`, made anew each start; the secret is sealed, so the ledger needs
+/// `OPLEDGER_SECRET_KEY`), and once its users and a refund of its order 1043's line item 2 under
+/// the same op id as the demo tenant's. Without a secret key it only says what it would need.
+pub async fn seed_second_tenant(executor: &Executor, base_url: &str, secret_key: &str) -> Result<(), LedgerError> {
     let ledger = executor.ledger();
     if !ledger.seals_secrets() {
         tracing::info!(
@@ -360,6 +358,13 @@ pub async fn seed_second_tenant(executor: &Executor, base_url: &str) -> Result<(
             Err(other) => return Err(LedgerError::Invalid(other.to_string())),
         }
     }
+    let connection = NewConnection {
+        name: REFUNDS_PROVIDER.into(),
+        kind: ProviderKind::Stripe,
+        base_url: base_url.into(),
+        secret: secret_key.into(),
+    };
+    ledger.set_provider_connection(&tenant, &Actor::system("demo"), connection).await?;
     let order = &second_tenant_orders()[0];
     let item = &order.line_items[1];
     let op_id = OpId::for_line_item("refund", &order.id, &item.id)
@@ -367,13 +372,6 @@ pub async fn seed_second_tenant(executor: &Executor, base_url: &str) -> Result<(
     if ledger.reads().load_operation(&tenant, &op_id).await?.is_some() {
         return Ok(());
     }
-    let connection = NewConnection {
-        name: REFUNDS_PROVIDER.into(),
-        kind: ProviderKind::Stripe,
-        base_url: base_url.into(),
-        secret: SECOND_ACCOUNT_KEY.into(),
-    };
-    ledger.set_provider_connection(&tenant, &Actor::system("demo"), connection).await?;
     let request = RegisterRequest {
         op_id: op_id.clone(),
         kind: "refund".into(),
@@ -383,6 +381,7 @@ pub async fn seed_second_tenant(executor: &Executor, base_url: &str) -> Result<(
             .map_err(|e| LedgerError::Invalid(e.to_string()))?,
         requested_by: "eu-agent".into(),
         compensates: None,
+        on_behalf_of: None,
         key_retention: DEFAULT_KEY_RETENTION,
     };
     ledger.register(&tenant, &Actor::agent("eu-agent"), request).await?;

@@ -134,7 +134,7 @@ crate::engine_tests! {
         assert_eq!(console.get("/").await.status(), 303);
     }
 
-    sign_in_attempts_are_rate_limited_per_name(app) {
+    sign_in_attempts_are_limited_per_address_and_name_with_retry_after(app) {
         app.add_user("acme", "sam", Role::Support).await;
         let console = app.console();
         for _ in 0..5 {
@@ -142,9 +142,19 @@ crate::engine_tests! {
             assert!(response.headers()["location"].to_str().unwrap().contains("error=invalid"));
         }
         let limited = console.sign_in("sam", PASSWORD, "/").await;
-        assert!(limited.headers()["location"].to_str().unwrap().contains("error=too_many"), "even the right password waits");
-        let html = console.page(limited.headers()["location"].to_str().unwrap(), 200).await;
-        assert!(html.contains("Too many attempts"));
+        assert_eq!(limited.status(), 429, "even the right password waits");
+        let wait: u64 = limited.headers()["retry-after"].to_str().unwrap().parse().unwrap();
+        assert!((1..=12).contains(&wait), "Retry-After: {wait}");
+        assert!(limited.text().await.unwrap().contains("Too many sign-in attempts"));
+
+        app.add_user("acme", "maria", Role::Manager).await;
+        let other_name = console.sign_in("maria", PASSWORD, "/").await;
+        assert_eq!(other_name.headers()["location"], "/", "one name's limit does not lock the others out");
+        let mut statuses = Vec::new();
+        for n in 0..20 {
+            statuses.push(console.sign_in(&format!("nobody{n}"), "wrong password", "/").await.status().as_u16());
+        }
+        assert!(statuses.contains(&429), "password checks across many names are limited per address: {statuses:?}");
     }
 
     roles_are_checked_on_the_server_for_pages_and_functions(app) {

@@ -27,6 +27,7 @@ fn request(op_id: &str, minor: i64) -> RegisterRequest {
         .unwrap(),
         requested_by: "agent-7".into(),
         compensates: None,
+        on_behalf_of: None,
         key_retention: DEFAULT_KEY_RETENTION,
     }
 }

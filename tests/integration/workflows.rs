@@ -4,10 +4,12 @@
 //! change nothing, and that a resent form acts once.
 
 use opledger::domain::{
-    ids::{OpId, TenantId},
+    ids::{Actor, OpId, TenantId},
     machine::State,
+    params::CanonicalParams,
     policy::Role,
 };
+use opledger::server::ledger::{RegisterRequest, Registration, DEFAULT_KEY_RETENTION};
 use serde_json::{json, Value};
 
 use crate::support::{Console, TestApp};
@@ -215,10 +217,23 @@ crate::sandboxed_tests! {
 
         let (status, body) = app.register(&big_refund("agent-7", "stripe")).await;
         assert_eq!((status, body["state"].as_str()), (201, Some("pending_approval")), "{body}");
-        app.register(&big_refund("maria", "stripe")).await;
-        let mut own = big_refund("maria", "stripe");
-        own["op_id"] = json!("refund-1043-li_9");
-        assert_eq!(app.register(&own).await.1["state"], "pending_approval");
+        let mut claims_maria = big_refund("maria", "stripe");
+        claims_maria["op_id"] = json!("refund-1043-li_8");
+        let (_, by_agent) = app.register(&claims_maria).await;
+        assert_eq!(by_agent["requested_by"], "agent-7", "an agent's request is its token's, whoever it names");
+        let own = RegisterRequest {
+            op_id: OpId::parse("refund-1043-li_9").unwrap(),
+            kind: "refund".into(),
+            subject: "order:1043".into(),
+            provider: "stripe".into(),
+            params: CanonicalParams::from_value(big_refund("maria", "stripe")["params"].clone()).unwrap(),
+            requested_by: "maria".into(),
+            on_behalf_of: None,
+            compensates: None,
+            key_retention: DEFAULT_KEY_RETENTION,
+        };
+        let registered = app.ledger.register(&acme(), &Actor::human("maria", Role::Manager), own).await.unwrap();
+        assert!(matches!(registered, Registration::Created(h) if h.operation.snapshot.state == State::PendingApproval));
         let (status, small) = app.register(&crate::support::refund_1043(38000)).await;
         assert_eq!((status, small["state"].as_str()), (201, Some("planned")), "below the threshold, no approval");
 

@@ -13,10 +13,11 @@ use crate::domain::ids::Actor;
 use crate::domain::ids::TenantId;
 use crate::domain::policy::Role;
 use crate::server::demo;
+use crate::server::http::limits::LimitSettings;
 use crate::server::ledger::connections::NewConnection;
 use crate::server::ledger::reconciler::Reconciler;
 use crate::server::ledger::Ledger;
-use crate::server::sandbox::{Sandbox, SandboxConfig};
+use crate::server::sandbox::{new_secret_key, Sandbox, SandboxConfig};
 use crate::server::store::{self, Store, StoreError};
 use crate::server::telemetry::LogFormat;
 use std::sync::Arc;
@@ -253,6 +254,14 @@ pub struct ServeArgs {
     /// How long a manager's approval lets its operation be sent (for example 24h); one that expires unsent goes back to the approval queue.
     #[arg(long, env = "OPLEDGER_APPROVAL_VALID_FOR", default_value = "24h", value_parser = humantime::parse_duration)]
     pub approval_valid_for: std::time::Duration,
+
+    /// Sign-in attempts allowed per client address per minute (five per name); more get 429 with Retry-After.
+    #[arg(long, env = "OPLEDGER_SIGN_INS_PER_MINUTE", default_value = "20")]
+    pub sign_ins_per_minute: std::num::NonZeroU32,
+
+    /// Ledger API calls allowed per second, per token and per client address (bursts of twice as many); more get 429 with Retry-After.
+    #[arg(long, env = "OPLEDGER_API_CALLS_PER_SECOND", default_value = "200")]
+    pub api_calls_per_second: std::num::NonZeroU32,
 }
 
 #[derive(Debug, Args)]
@@ -265,15 +274,9 @@ pub struct ProviderArgs {
     #[arg(long, env = "OPLEDGER_SERVICES_BASE_URL")]
     pub services_base_url: Option<String>,
 
-    /// Secret key for those APIs, sent as a bearer token.
-    #[arg(
-        long,
-        env = "OPLEDGER_STRIPE_SECRET_KEY",
-        default_value = "sk_test_sandbox",
-        hide_env_values = true,
-        hide_default_value = true
-    )]
-    pub stripe_secret_key: String,
+    /// Secret key for those APIs, sent as a bearer token. Needed with --stripe-base-url; `serve --sandbox` makes one for its mounted sandbox at every start and logs it; `reconcile` defaults to the standalone sandbox's sk_test_sandbox.
+    #[arg(long, env = "OPLEDGER_STRIPE_SECRET_KEY", hide_env_values = true)]
+    pub stripe_secret_key: Option<String>,
 
     /// How long to wait for a provider's answer before the result counts as unknown.
     #[arg(long, env = "OPLEDGER_PROVIDER_TIMEOUT", default_value = "10s", value_parser = humantime::parse_duration)]
@@ -292,7 +295,7 @@ impl ProviderArgs {
         ProviderSettings {
             stripe_base_url: self.stripe_base_url,
             services_base_url: self.services_base_url,
-            secret_key: self.stripe_secret_key,
+            secret_key: self.stripe_secret_key.unwrap_or_else(|| SandboxConfig::default().secret_key),
             timeout: self.provider_timeout,
         }
     }
@@ -308,10 +311,14 @@ impl SettleArgs {
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve(args) => {
+            anyhow::ensure!(
+                args.provider.stripe_secret_key.is_some() || (args.provider.stripe_base_url.is_none() && args.provider.services_base_url.is_none()),
+                "--stripe-secret-key (or OPLEDGER_STRIPE_SECRET_KEY) is needed with --stripe-base-url or --services-base-url"
+            );
             let settings = Settings {
                 site_root: args.site_root,
                 stripe_base_url: args.provider.stripe_base_url,
-                stripe_secret_key: args.provider.stripe_secret_key,
+                stripe_secret_key: args.provider.stripe_secret_key.unwrap_or_else(new_secret_key),
                 services_base_url: args.provider.services_base_url,
                 sandbox: args.sandbox,
                 demo: args.demo,
@@ -322,6 +329,10 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 approval_valid_for: chrono::Duration::from_std(args.approval_valid_for)
                     .context("--approval-valid-for is too long")?,
                 secret_key: args.secret.secret_key,
+                limits: LimitSettings {
+                    sign_ins_per_minute: args.sign_ins_per_minute,
+                    api_calls_per_second: args.api_calls_per_second,
+                },
                 ..Settings::new(&args.database.database_url, args.addr)
             };
             let application = Application::build(settings).await?;

@@ -1,6 +1,7 @@
 //! The whole HTTP surface in one table: the ledger API, sign-in and sign-out, the console's pages,
 //! server functions, exports and live updates, health, and the sandbox provider when mounted; with
-//! sessions, the signed-out redirect, request ids and one tracing span per request.
+//! sessions, the signed-out redirect, the security headers, request ids and one tracing span per
+//! request.
 
 use axum::{
     extract::MatchedPath,
@@ -19,7 +20,7 @@ use crate::app::{shell, App};
 use crate::console::{exports, live};
 use crate::server::http::health::healthz;
 use crate::server::http::state::AppState;
-use crate::server::http::{auth, ledger_api};
+use crate::server::http::{auth, ledger_api, security};
 use crate::server::sandbox::Sandbox;
 
 /// The console's routes, listed once per process: listing them runs the app with resource loading
@@ -39,7 +40,7 @@ pub fn router(state: AppState, sandboxes: &[(&str, &Sandbox)], secure_cookies: b
         .iter()
         .fold(Router::new(), |router, (path, sandbox)| router.nest_service(path, sandbox.router()));
     base.route("/healthz", get(healthz))
-        .nest("/api/v1", ledger_api::routes())
+        .nest("/api/v1", ledger_api::routes(&state))
         .route("/login", post(auth::sign_in))
         .route("/logout", post(auth::sign_out))
         .route("/live/operations", get(live::operation_changes))
@@ -49,6 +50,7 @@ pub fn router(state: AppState, sandboxes: &[(&str, &Sandbox)], secure_cookies: b
         .layer(
             ServiceBuilder::new().layer(sessions).layer(axum::middleware::from_fn(auth::redirect_signed_out)),
         )
+        .layer(axum::middleware::from_fn_with_state(secure_cookies, security::security_headers))
         .layer(
             ServiceBuilder::new()
                 .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))

@@ -10,11 +10,12 @@ use tokio_util::sync::CancellationToken;
 use super::router::router;
 use super::wiring::{self, ProviderSettings};
 use crate::server::demo;
+use crate::server::http::limits::{forget_idle_limits, LimitSettings, Limits};
 use crate::server::http::{auth, state::AppState};
 use crate::server::ledger::executor::Executor;
 use crate::server::ledger::reconciler::Reconciler;
 use crate::server::ledger::Ledger;
-use crate::server::sandbox::{Sandbox, SandboxConfig};
+use crate::server::sandbox::{new_secret_key, Sandbox, SandboxConfig};
 use crate::server::store::{self, Sessions, StoreError};
 use std::sync::Arc;
 
@@ -48,6 +49,8 @@ pub struct Settings {
     pub approval_valid_for: chrono::Duration,
     /// Seals and opens tenants' provider secrets (`OPLEDGER_SECRET_KEY`, 64 hexadecimal digits).
     pub secret_key: Option<String>,
+    /// Sign-in attempts and API calls allowed per client address and token.
+    pub limits: LimitSettings,
 }
 
 impl Settings {
@@ -69,6 +72,7 @@ impl Settings {
             secure_cookies: false,
             approval_valid_for: chrono::Duration::hours(24),
             secret_key: None,
+            limits: LimitSettings::default(),
         }
     }
 }
@@ -99,9 +103,17 @@ pub struct Application {
     local_addr: SocketAddr,
     ledger: Ledger,
     sessions: Arc<dyn Sessions>,
+    limits: Arc<Limits>,
     reconciler: Option<(Reconciler, std::time::Duration)>,
-    /// What seeds the demo: the executor, the mounted sandbox, and the second tenant's account.
-    demo: Option<(Executor, Sandbox, String)>,
+    demo: Option<DemoSeed>,
+}
+
+/// What seeds the demo: the executor, the mounted sandbox, and the second tenant's account.
+struct DemoSeed {
+    executor: Executor,
+    sandbox: Sandbox,
+    second_account_url: String,
+    second_account_key: String,
 }
 
 impl Application {
@@ -137,12 +149,22 @@ impl Application {
         let reconciler = settings
             .reconcile_every
             .map(|every| (Reconciler::new(executor.clone(), settings.settle_after), every));
-        let second_account = settings.demo.then(demo::second_account);
+        if sandbox.is_some() {
+            tracing::info!(
+                "sandbox provider at http://{local_addr}/sandbox; its secret key is {}",
+                settings.stripe_secret_key
+            );
+        }
+        let second_account_key = new_secret_key();
+        let second_account = settings.demo.then(|| demo::second_account(&second_account_key));
         let demo_seed = settings
             .demo
             .then(|| {
-                sandbox.clone().map(|sandbox| {
-                    (executor.clone(), sandbox, format!("http://{local_addr}{}", demo::SECOND_ACCOUNT_PATH))
+                sandbox.clone().map(|sandbox| DemoSeed {
+                    executor: executor.clone(),
+                    sandbox,
+                    second_account_url: format!("http://{local_addr}{}", demo::SECOND_ACCOUNT_PATH),
+                    second_account_key,
                 })
             })
             .flatten();
@@ -153,13 +175,15 @@ impl Application {
         if let Some(account) = &second_account {
             sandboxes.push((demo::SECOND_ACCOUNT_PATH, account));
         }
+        let limits = Limits::new(settings.limits);
         let state = AppState {
             ledger: ledger.clone(),
             sessions: sessions.clone(),
             executor,
             leptos_options: leptos_options(&settings.site_root, local_addr),
             approval_valid_for: settings.approval_valid_for,
-            sign_in_limiter: auth::sign_in_limiter(),
+            limits: limits.clone(),
+            secure_cookies: settings.secure_cookies,
         };
         Ok(Self {
             listener,
@@ -167,6 +191,7 @@ impl Application {
             local_addr,
             ledger,
             sessions,
+            limits,
             reconciler,
             demo: demo_seed,
         })
@@ -190,10 +215,11 @@ impl Application {
             std::time::Duration::from_secs(600),
             stop.clone(),
         ));
+        tokio::spawn(forget_idle_limits(self.limits.clone(), std::time::Duration::from_secs(60), stop.clone()));
         if let Some((reconciler, every)) = self.reconciler {
             tokio::spawn(reconciler.run_until(every, stop.clone()));
         }
-        if let Some((executor, sandbox, second_account_url)) = self.demo {
+        if let Some(DemoSeed { executor, sandbox, second_account_url, second_account_key }) = self.demo {
             tokio::spawn(async move {
                 let progress = |step: &str| tracing::info!(step, "seeding the demo");
                 match demo::seed(executor.clone(), sandbox, &progress).await {
@@ -201,7 +227,7 @@ impl Application {
                     Ok(None) => {}
                     Err(error) => tracing::error!(error = %error, "could not seed the demo data"),
                 }
-                if let Err(error) = demo::seed_second_tenant(&executor, &second_account_url).await {
+                if let Err(error) = demo::seed_second_tenant(&executor, &second_account_url, &second_account_key).await {
                     tracing::error!(error = %error, "could not seed the second demo tenant");
                 }
             });
@@ -212,7 +238,7 @@ impl Application {
             signalled.cancel();
         };
         let server =
-            axum::serve(self.listener, self.router.into_make_service()).with_graceful_shutdown(graceful);
+            axum::serve(self.listener, self.router.into_make_service_with_connect_info::<SocketAddr>()).with_graceful_shutdown(graceful);
         let grace_over = async {
             stop.cancelled().await;
             tokio::time::sleep(SHUTDOWN_GRACE).await;

@@ -1,26 +1,27 @@
 //! Signing in to the console: sessions kept in the ledger's database (so every instance shares
-//! them), the sign-in and sign-out form handlers, the CSRF token every state-changing form and
-//! server function carries, the rate limit on sign-in attempts, the redirect of signed-out page
+//! them) whose idle timeout counts from the last request, the sign-in and sign-out form handlers,
+//! the CSRF token every state-changing form and server function carries (the sign-in form's in a
+//! cookie of its own, so an anonymous visit stores nothing), the redirect of signed-out page
 //! requests to `/login`. The console's role check (`crate::console::guard`) reads who is signed in
 //! from here.
 
 use axum::{
-    extract::{Request, State},
-    http::{header, StatusCode},
+    extract::{rejection::FormRejection, Request, State},
+    http::{header, HeaderMap, StatusCode},
     middleware::Next,
-    response::{IntoResponse, Redirect, Response},
+    response::{Html, IntoResponse, Redirect, Response},
     Form,
 };
-use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use std::{num::NonZeroU32, sync::Arc};
+use std::sync::Arc;
 use tower_sessions::{
-    cookie::{time::Duration as CookieDuration, SameSite},
+    cookie::{time::Duration as CookieDuration, Cookie, SameSite},
     session::{Id, Record},
     session_store, Expiry, Session, SessionManagerLayer, SessionStore,
 };
 
+use super::limits::{ClientAddress, OverLimit};
 use super::state::AppState;
 use crate::domain::{ids::TenantId, policy::Role};
 use crate::server::clock::now;
@@ -131,12 +132,6 @@ pub async fn delete_expired_sessions(
     }
 }
 
-/// Sign-in attempts allowed per user name: a burst of 5, then one every 12 seconds.
-pub fn sign_in_limiter() -> Arc<DefaultKeyedRateLimiter<String>> {
-    let burst = NonZeroU32::new(5).expect("non-zero");
-    Arc::new(RateLimiter::keyed(Quota::per_minute(burst).allow_burst(burst)))
-}
-
 /// The session's CSRF token, made on first use.
 pub async fn csrf_token(session: &Session) -> Result<String, tower_sessions::session::Error> {
     if let Some(token) = session.get::<String>(CSRF_KEY).await? {
@@ -155,10 +150,19 @@ pub async fn signed_in(session: &Session) -> Option<SignedIn> {
     session.get::<SignedIn>(USER_KEY).await.ok().flatten()
 }
 
-/// A path to return to after signing in: only paths on this site.
+/// A path to return to after signing in: only paths on this site, as a browser reads them.
+/// Browsers drop tabs and line breaks anywhere in a URL and read a backslash as `/`, so
+/// `/<tab>/evil.example` means `//evil.example`, another site: a path with a control character,
+/// white space or a backslash is refused, and so is one that starts with `//`.
 fn local_path(next: Option<&str>) -> &str {
     match next {
-        Some(path) if path.starts_with('/') && !path.starts_with("//") && !path.starts_with("/\\") => path,
+        Some(path)
+            if path.starts_with('/')
+                && !path.starts_with("//")
+                && !path.chars().any(|c| c.is_control() || c.is_whitespace() || c == '\\') =>
+        {
+            path
+        }
         _ => "/",
     }
 }
@@ -169,35 +173,84 @@ fn login_url(problem: &str, username: &str, next: &str) -> String {
     format!("/login?{query}")
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub struct SignInForm {
     username: String,
     password: String,
-    #[serde(default)]
     csrf: String,
     next: Option<String>,
 }
 
-/// `POST /login`: checks the CSRF token, the rate limit and the password; on success starts a
-/// new session id (so a planted id is worth nothing) and goes to `next`.
+/// The cookie that holds the sign-in form's CSRF token. The form sends it back as a field (a
+/// double submit), so a visit to the sign-in page stores nothing on the server.
+const SIGN_IN_COOKIE: &str = "opledger_sign_in";
+
+/// The sign-in token the browser holds, if it holds a well-formed one.
+pub fn sign_in_token_in(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(Cookie::split_parse)
+        .filter_map(Result::ok)
+        .find(|cookie| cookie.name() == SIGN_IN_COOKIE)
+        .map(|cookie| cookie.value().to_owned())
+        .filter(|token| token.len() == 32 && token.chars().all(|c| c.is_ascii_hexdigit()))
+}
+
+/// A new sign-in token and the `Set-Cookie` value that gives it to the browser (`HttpOnly`,
+/// `SameSite=Strict`, for `/login` only, `Secure` when `secure`).
+pub fn new_sign_in_token(secure: bool) -> (String, String) {
+    let token = uuid::Uuid::new_v4().simple().to_string();
+    let cookie = Cookie::build((SIGN_IN_COOKIE, token.clone()))
+        .path("/login")
+        .http_only(true)
+        .same_site(SameSite::Strict)
+        .secure(secure)
+        .build();
+    (token, cookie.to_string())
+}
+
+/// The answer to a sign-in over the limits: 429 with `Retry-After`, in words.
+fn too_many_sign_ins(over: OverLimit) -> Response {
+    let seconds = over.retry_after_seconds();
+    let page = format!(
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Too many sign-in attempts · opledger</title></head>\
+         <body><h1>Too many sign-in attempts</h1><p>Wait {seconds} seconds, then <a href=\"/login\">try again</a>.</p></body></html>"
+    );
+    let mut response = (StatusCode::TOO_MANY_REQUESTS, Html(page)).into_response();
+    response.headers_mut().insert(header::RETRY_AFTER, header::HeaderValue::from(seconds));
+    response
+}
+
+/// `POST /login`: checks the form's CSRF token against the sign-in cookie, the limits per client
+/// address and per address and name, and the password; on success starts a new session (so a
+/// planted id is worth nothing) and goes to `next`.
 pub async fn sign_in(
     State(state): State<AppState>,
+    ClientAddress(address): ClientAddress,
     session: Session,
-    Form(form): Form<SignInForm>,
+    headers: HeaderMap,
+    form: Result<Form<SignInForm>, FormRejection>,
 ) -> Response {
+    let Ok(Form(form)) = form else {
+        return (StatusCode::BAD_REQUEST, "The sign-in form could not be read. Go back, reload the page and try again.")
+            .into_response();
+    };
     let next = local_path(form.next.as_deref()).to_owned();
     let username = form.username.trim().to_owned();
-    if !csrf_matches(&session, &form.csrf).await {
+    if form.csrf.is_empty() || sign_in_token_in(&headers).as_deref() != Some(form.csrf.as_str()) {
         return Redirect::to(&login_url("expired", &username, &next)).into_response();
     }
-    if state.sign_in_limiter.check_key(&username.to_lowercase()).is_err() {
-        tracing::warn!(user = %username, "sign-in attempts over the limit");
-        return Redirect::to(&login_url("too_many", &username, &next)).into_response();
+    if let Err(over) = state.limits.sign_in(address, &username) {
+        tracing::warn!(user = ?username, %address, "sign-in attempts over the limit");
+        return too_many_sign_ins(over);
     }
     let user = match check_password(state.ledger.reads().as_ref(), &username, &form.password).await {
         Ok(Some(user)) => user,
         Ok(None) => {
-            tracing::info!(user = %username, "sign-in refused");
+            tracing::info!(user = ?username, %address, "sign-in refused");
             return Redirect::to(&login_url("invalid", &username, &next)).into_response();
         }
         Err(error) => {
@@ -215,7 +268,7 @@ pub async fn sign_in(
         tracing::error!(%error, "could not start a session");
         return Redirect::to(&login_url("unavailable", &username, &next)).into_response();
     }
-    tracing::info!(user = %signed_in.name, tenant = %signed_in.tenant, "signed in");
+    tracing::info!(user = ?signed_in.name, tenant = %signed_in.tenant, "signed in");
     Redirect::to(&next).into_response()
 }
 
@@ -226,8 +279,9 @@ pub struct SignOutForm {
 }
 
 /// `POST /logout`: ends the session (its row is deleted) and goes to the sign-in page.
-pub async fn sign_out(session: Session, Form(form): Form<SignOutForm>) -> Response {
-    if !csrf_matches(&session, &form.csrf).await {
+pub async fn sign_out(session: Session, form: Result<Form<SignOutForm>, FormRejection>) -> Response {
+    let csrf = form.map(|Form(form)| form.csrf).unwrap_or_default();
+    if !csrf_matches(&session, &csrf).await {
         return (StatusCode::FORBIDDEN, "This form has expired. Go back, reload the page and try again.")
             .into_response();
     }
@@ -237,23 +291,65 @@ pub async fn sign_out(session: Session, Form(form): Form<SignOutForm>) -> Respon
     Redirect::to("/login?signed_out=1").into_response()
 }
 
-/// Paths anyone may request: the sign-in page, static files, health, the ledger API (its own
-/// bearer tokens), the sandbox provider's accounts (`/sandbox/`, and `/sandbox-<name>/` for more
-/// accounts; each checks its own secret key), and server functions and live updates (each checks
-/// its caller).
-fn is_public(path: &str) -> bool {
-    path == "/login"
-        || path == "/healthz"
+/// Paths that never read a console session: static files, health, the ledger API (its own bearer
+/// tokens) and the sandbox provider's accounts (`/sandbox/`, and `/sandbox-<name>/` for more
+/// accounts; each checks its own secret key).
+fn is_sessionless(path: &str) -> bool {
+    path == "/healthz"
         || path == "/favicon.ico"
-        || ["/pkg/", "/api/", "/rpc/", "/sandbox/", "/sandbox-", "/live/"]
-            .iter()
-            .any(|prefix| path.starts_with(prefix))
+        || ["/pkg/", "/api/", "/sandbox/", "/sandbox-"].iter().any(|prefix| path.starts_with(prefix))
 }
 
-/// Sends a signed-out request for a page to `/login?next=<where it was going>`.
+/// Paths anyone may request: the sessionless ones, the sign-in page, and server functions and
+/// live updates (each checks its caller).
+fn is_public(path: &str) -> bool {
+    is_sessionless(path) || path == "/login" || ["/rpc/", "/live/"].iter().any(|prefix| path.starts_with(prefix))
+}
+
+/// The session key of the time (Unix seconds) a signed-in session was last seen.
+const SEEN_KEY: &str = "seen";
+
+/// How often a session in use is saved again, which moves its expiry: at most once a minute.
+const SEEN_EVERY_SECONDS: i64 = 60;
+
+/// Keeps a signed-in session alive: the idle timeout counts from the last request, not from
+/// sign-in. The session is written again only when it was last seen a minute ago or more.
+async fn keep_alive(session: &Session) {
+    let at = now().timestamp();
+    let seen = session.get::<i64>(SEEN_KEY).await.ok().flatten().unwrap_or(0);
+    if at - seen >= SEEN_EVERY_SECONDS {
+        if let Err(error) = session.insert(SEEN_KEY, at).await {
+            tracing::warn!(%error, "could not keep a session alive");
+        }
+    }
+}
+
+/// Whether the session with `id` is still signed in, read again from the store (a long-lived
+/// request, such as live updates, outlives what it read at its start).
+pub async fn still_signed_in(sessions: &dyn Sessions, id: Option<Id>) -> bool {
+    let Some(id) = id else { return false };
+    match sessions.load_session(&id_hash(&id), now()).await {
+        Ok(Some(text)) => serde_json::from_str::<Record>(&text).is_ok_and(|record| record.data.contains_key(USER_KEY)),
+        Ok(None) => false,
+        Err(error) => {
+            tracing::warn!(%error, "could not read a session again; keeping the stream open");
+            true
+        }
+    }
+}
+
+/// Keeps signed-in sessions alive, and sends a signed-out request for a page to
+/// `/login?next=<where it was going>`.
 pub async fn redirect_signed_out(session: Session, request: Request, next: Next) -> Response {
     let path = request.uri().path();
-    if is_public(path) || signed_in(&session).await.is_some() {
+    if is_sessionless(path) {
+        return next.run(request).await;
+    }
+    let is_signed_in = signed_in(&session).await.is_some();
+    if is_signed_in {
+        keep_alive(&session).await;
+    }
+    if is_signed_in || is_public(path) {
         return next.run(request).await;
     }
     let target = request.uri().path_and_query().map_or("/", |pq| pq.as_str()).to_owned();
@@ -273,6 +369,10 @@ mod tests {
         assert_eq!(local_path(Some("https://evil.example/")), "/");
         assert_eq!(local_path(Some("//evil.example/")), "/");
         assert_eq!(local_path(Some("/\\evil.example")), "/");
+        assert_eq!(local_path(Some("/\t/evil.example/")), "/");
+        assert_eq!(local_path(Some("/\r\n/evil.example/")), "/");
+        assert_eq!(local_path(Some("/ops\r\nSet-Cookie: x=1")), "/");
+        assert_eq!(local_path(Some("/a\\\\evil.example")), "/");
         assert_eq!(local_path(None), "/");
     }
 

@@ -1,10 +1,10 @@
 //! The state shared by every request handler and server function.
 
 use axum::extract::FromRef;
-use governor::DefaultKeyedRateLimiter;
 use leptos::prelude::LeptosOptions;
 use std::sync::Arc;
 
+use super::limits::Limits;
 use crate::server::ledger::executor::Executor;
 use crate::server::ledger::Ledger;
 use crate::server::store::Sessions;
@@ -20,8 +20,10 @@ pub struct AppState {
     pub leptos_options: LeptosOptions,
     /// How long a manager's approval lets its operation be sent.
     pub approval_valid_for: chrono::Duration,
-    /// Sign-in attempts per user name.
-    pub sign_in_limiter: Arc<DefaultKeyedRateLimiter<String>>,
+    /// Sign-in attempts and API calls, per client address, name and token.
+    pub limits: Arc<Limits>,
+    /// Cookies are `Secure`: the console is served over HTTPS.
+    pub secure_cookies: bool,
 }
 
 impl FromRef<AppState> for LeptosOptions {

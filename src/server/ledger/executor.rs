@@ -20,7 +20,7 @@ use crate::domain::{
 };
 use crate::server::clock::now;
 use crate::server::providers::orders::{order_source_for, OrderSource};
-use crate::server::providers::{connector_for, Connector, Sent};
+use crate::server::providers::{connector_for, Checked, Connector, Sent};
 
 /// How many sends one run may make and how long it may take.
 #[derive(Debug, Clone)]
@@ -214,8 +214,38 @@ impl Executor {
         }
     }
 
-    /// Sends the operation's open attempt and records its outcome. Without a connector for its
-    /// provider nothing is sent, and the attempt is recorded as not sent.
+    /// Whether the server may send `operation` through `connector` now: its parameters agree with
+    /// the provider's facts (read through the tenant's own connection), and the tenant's approval
+    /// policy, applied to the amount as the provider holds it, asks for no approval it lacks.
+    pub async fn may_send(
+        &self,
+        tenant: &TenantId,
+        operation: &OperationRecord,
+        connector: &dyn Connector,
+    ) -> Result<SendCheck, LedgerError> {
+        let amount = match connector.check(operation).await {
+            Checked::Valid { amount } => amount,
+            Checked::Invalid { reason } => return Ok(SendCheck::Refused(reason)),
+            Checked::Unavailable { reason } => {
+                return Ok(SendCheck::Unavailable(format!("the provider's facts could not be read: {reason}")))
+            }
+        };
+        let rules: Vec<_> =
+            self.ledger.store.approval_rules(tenant).await?.into_iter().map(|record| record.rule).collect();
+        let unapproved = operation.snapshot.approval.is_none();
+        match rules.iter().find(|rule| rule.applies_to(&operation.kind, &operation.provider, amount)) {
+            Some(rule) if unapproved => Ok(SendCheck::Refused(format!(
+                "the approval policy asks a manager to approve it ({}), and it has no approval",
+                rule.sentence()
+            ))),
+            _ => Ok(SendCheck::Allowed),
+        }
+    }
+
+    /// Sends the operation's open attempt and records its outcome. Nothing is sent without a
+    /// connector for its provider, while the provider's facts cannot be read (both recorded as
+    /// not sent, so the attempt may be made again), or when [`Executor::may_send`] refuses it
+    /// (recorded as invalid: it is rejected, and nothing left).
     pub async fn send_open_attempt(
         &self,
         tenant: &TenantId,
@@ -225,16 +255,31 @@ impl Executor {
             .snapshot
             .open_attempt
             .ok_or_else(|| LedgerError::Invalid(format!("{} has no open attempt", operation.op_id)))?;
+        let not_sent = |failure, reason: String| Sent {
+            outcome: AttemptOutcome::Failed { failure },
+            report: AttemptReport { error: Some(format!("not sent: {reason}")), ..AttemptReport::default() },
+        };
         let sent = match self.connector(tenant, &operation.provider).await? {
-            Ok(connector) => connector.send(operation).await,
-            Err(reason) => Sent {
-                outcome: AttemptOutcome::Failed { failure: FailureClass::NotSent },
-                report: AttemptReport { error: Some(reason), ..AttemptReport::default() },
+            Ok(connector) => match self.may_send(tenant, operation, connector.as_ref()).await? {
+                SendCheck::Allowed => connector.send(operation).await,
+                SendCheck::Unavailable(reason) => not_sent(FailureClass::NotSent, reason),
+                SendCheck::Refused(reason) => not_sent(FailureClass::InvalidParams, reason),
             },
+            Err(reason) => not_sent(FailureClass::NotSent, reason),
         };
         let command = Command::RecordOutcome { attempt, outcome: sent.outcome };
         self.ledger.execute(tenant, &operation.op_id, command, &self.actor, sent.report).await
     }
+}
+
+/// Whether the server may send an operation now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SendCheck {
+    Allowed,
+    /// Its parameters contradict the provider's facts, or it lacks an approval the policy asks for.
+    Refused(String),
+    /// The provider's facts could not be read; nothing is known either way.
+    Unavailable(String),
 }
 
 #[cfg(test)]

@@ -28,7 +28,7 @@ use super::store::records::{
 use super::store::{Reads, Store, StoreError};
 use crate::domain::{
     audit::{AuditEntry, AuditRecord},
-    ids::{Actor, OpId, TenantId},
+    ids::{check_subject, Actor, OpId, TenantId},
     machine::{decide, Command, Rejection, Snapshot},
     operation::{AttemptReport, OperationHistory},
     params::{CanonicalParams, FieldDiff},
@@ -50,8 +50,11 @@ pub struct RegisterRequest {
     pub subject: String,
     pub provider: String,
     pub params: CanonicalParams,
-    /// The person or agent on whose behalf the operation is requested (four-eyes compares it).
+    /// Who requests the operation: the signed-in person, or the API token's name for an agent
+    /// (four-eyes compares it with the approver).
     pub requested_by: String,
+    /// The person an agent says it acts for; recorded, never trusted.
+    pub on_behalf_of: Option<String>,
     pub compensates: Option<OpId>,
     pub key_retention: Duration,
 }
@@ -183,6 +186,7 @@ impl Ledger {
         request: RegisterRequest,
     ) -> Result<Registration, LedgerError> {
         let at = now();
+        let subject = check_subject(&request.subject).map_err(|e| LedgerError::Invalid(e.to_string()))?;
         if let Some(parent) = &request.compensates {
             if self.store.load_operation(tenant, parent).await?.is_none() {
                 return Err(LedgerError::Invalid(format!("compensates: there is no operation {parent}")));
@@ -207,10 +211,11 @@ impl Ledger {
             reason: None,
             evidence: json!({
                 "kind": request.kind,
-                "subject": request.subject,
+                "subject": subject,
                 "provider": request.provider,
                 "fingerprint": fingerprint.as_str(),
                 "requested_by": request.requested_by,
+                "on_behalf_of": request.on_behalf_of,
                 "compensates": request.compensates,
             }),
         };
@@ -219,7 +224,7 @@ impl Ledger {
             op_id: request.op_id.clone(),
             idempotency_key: request.op_id.downstream_key(tenant),
             kind: request.kind,
-            subject: request.subject,
+            subject,
             provider: request.provider,
             params: request.params.clone(),
             compensates: request.compensates,

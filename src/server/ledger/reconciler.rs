@@ -2,8 +2,9 @@
 //! sender went silent (it may have crashed between `submitted` and the send). After a settle window
 //! (an empty lookup right after a send proves nothing), it looks the operation up downstream by its
 //! op id: found means succeeded; not found while the provider still remembers the key means a
-//! re-send with the same key and the stored parameters; a key past its retention or a cached 500
-//! means a person must review it. Operations are leased, so several reconcilers never work on the
+//! re-send with the same key and the stored parameters, once they agree with the provider's facts
+//! and the approval policy (otherwise a person reviews it); a key past its retention or a cached
+//! 500 means a person must review it. Operations are leased, so several reconcilers never work on the
 //! same one at once. Each pass also sends approvals that expired before their operation was sent
 //! back to the approval queue.
 
@@ -11,7 +12,7 @@ use chrono::Duration;
 use std::time::Duration as StdDuration;
 use tokio_util::sync::CancellationToken;
 
-use super::executor::Executor;
+use super::executor::{Executor, SendCheck};
 use super::LedgerError;
 use crate::domain::{
     failure::FailureClass,
@@ -108,14 +109,22 @@ impl Reconciler {
                 self.execute(tenant, op_id, Command::ConfirmFound { external_id, evidence }).await
             }
             Lookup::NotFound { evidence } => {
-                match check(&operation.snapshot, CommandKind::ResendSameKey, &self.actor, now()) {
-                    Ok(()) => {
+                if let Err(refusal) = check(&operation.snapshot, CommandKind::ResendSameKey, &self.actor, now()) {
+                    let reason = format!("{evidence}. {}", refusal.message);
+                    return self.execute(tenant, op_id, Command::Escalate { reason }).await;
+                }
+                match self.executor.may_send(tenant, &operation, connector.as_ref()).await? {
+                    SendCheck::Allowed => {
                         let resent = self.execute(tenant, op_id, Command::ResendSameKey).await?;
                         Ok(self.executor.send_open_attempt(tenant, &resent).await?.operation)
                     }
-                    Err(refusal) => {
-                        let reason = format!("{evidence}. {}", refusal.message);
+                    SendCheck::Refused(refusal) => {
+                        let reason = format!("{evidence}. opledger will not send it again: {refusal}");
                         self.execute(tenant, op_id, Command::Escalate { reason }).await
+                    }
+                    SendCheck::Unavailable(reason) => {
+                        tracing::warn!(%reason, "not re-sent before the provider's facts are read; next pass");
+                        Ok(operation)
                     }
                 }
             }

@@ -7,7 +7,7 @@
 //! A lookup that finds nothing changes nothing: right after a send, indexes lag, so absence proves
 //! nothing.
 
-use super::executor::Executor;
+use super::executor::{Executor, SendCheck};
 use super::{LedgerError, RegisterRequest, Registration, DEFAULT_KEY_RETENTION};
 use crate::domain::{
     compensation::{intent, still_offered, Compensation},
@@ -121,6 +121,9 @@ pub async fn act(
     actor: &Actor,
     command: Command,
 ) -> Result<String, LedgerError> {
+    if matches!(command, Command::ResendSameKey) {
+        refuse_unchecked_resend(executor, tenant, op_id, actor).await?;
+    }
     let committed =
         executor.ledger().execute(tenant, op_id, command.clone(), actor, AttemptReport::default()).await?;
     Ok(match command {
@@ -148,6 +151,29 @@ pub async fn act(
         | Command::RecordOutcome { .. }
         | Command::MarkUnknown { .. } => format!("{}.", capitalise(&standing(&committed))),
     })
+}
+
+/// Refuses, changing nothing, a re-send the server may not make: the provider cannot be reached,
+/// or its facts or the approval policy do not allow the stored parameters. A re-send the state
+/// machine refuses anyway is left to it, so that it answers with its own words.
+async fn refuse_unchecked_resend(
+    executor: &Executor,
+    tenant: &TenantId,
+    op_id: &OpId,
+    actor: &Actor,
+) -> Result<(), LedgerError> {
+    let operation =
+        executor.ledger().reads().load_operation(tenant, op_id).await?.ok_or(LedgerError::NotFound)?;
+    if check(&operation.snapshot, CommandKind::ResendSameKey, actor, now()).is_err() {
+        return Ok(());
+    }
+    let connector = executor.connector(tenant, &operation.provider).await?.map_err(LedgerError::Invalid)?;
+    match executor.may_send(tenant, &operation, connector.as_ref()).await? {
+        SendCheck::Allowed => Ok(()),
+        SendCheck::Refused(reason) | SendCheck::Unavailable(reason) => {
+            Err(LedgerError::Invalid(format!("Not re-sent: {reason}.")))
+        }
+    }
 }
 
 /// `text` with its first letter in upper case.
@@ -251,6 +277,7 @@ pub async fn compensate(
         params: CanonicalParams::from_value(params).map_err(|e| LedgerError::Invalid(e.to_string()))?,
         requested_by: actor.name.clone(),
         compensates: Some(original.clone()),
+        on_behalf_of: None,
         key_retention: DEFAULT_KEY_RETENTION,
     };
     match ledger.register(tenant, actor, request).await? {

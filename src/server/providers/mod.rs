@@ -17,6 +17,7 @@ use std::time::Duration;
 
 use crate::domain::connection::ProviderKind;
 use crate::domain::machine::AttemptOutcome;
+use crate::domain::money::Money;
 use crate::domain::operation::{AttemptReport, OperationRecord};
 
 /// The operation's downstream metadata as form fields: `metadata[op_id]`, `metadata[tenant]`.
@@ -50,6 +51,21 @@ pub struct Sent {
     pub report: AttemptReport,
 }
 
+/// What the provider's own records say of an operation's parameters, read before it is sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Checked {
+    /// The parameters agree with the provider's facts. `amount` is the money the send moves, as
+    /// the provider holds it (the payment's own currency), or none for an operation that moves
+    /// no money.
+    Valid { amount: Option<Money> },
+    /// The parameters contradict the provider's facts (another currency than the payment's, more
+    /// than is left to refund, a payment that does not exist, a field the provider would drop):
+    /// sending it would do something nobody validated.
+    Invalid { reason: String },
+    /// The facts could not be read; nothing is known either way.
+    Unavailable { reason: String },
+}
+
 /// What a lookup downstream found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Lookup {
@@ -70,7 +86,12 @@ pub enum Lookup {
 
 #[async_trait]
 pub trait Connector: Send + Sync {
-    /// Sends the operation once, with its idempotency key and stored parameters.
+    /// Reads the provider's facts about what the operation would act on and checks the stored
+    /// parameters against them, without sending anything.
+    async fn check(&self, operation: &OperationRecord) -> Checked;
+
+    /// Sends the operation once, with its idempotency key and every stored parameter, or refuses
+    /// (as invalid, without sending) when a parameter has no place in the provider's request.
     async fn send(&self, operation: &OperationRecord) -> Sent;
 
     /// Looks the operation up at the provider by its op id (written into the object's metadata).

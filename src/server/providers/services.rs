@@ -8,7 +8,7 @@ use serde_json::Value;
 use std::time::Duration;
 
 use super::http::{failed, Endpoint};
-use super::{metadata_fields, Connector, Lookup, Sent};
+use super::{metadata_fields, Checked, Connector, Lookup, Sent};
 use crate::domain::failure::FailureClass;
 use crate::domain::operation::{AttemptReport, OperationRecord};
 
@@ -33,8 +33,24 @@ fn missing(what: &str) -> Sent {
     )
 }
 
+/// Ids the services put in their paths: letters, digits, `_` and `-`.
+fn is_path_id(value: &str) -> bool {
+    !value.is_empty() && value.len() <= 128 && value.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
+}
+
 #[async_trait]
 impl Connector for ServicesConnector {
+    /// Tickets and pickups move no money; the one fact to check is that a ticket id stays one
+    /// segment of the path it is sent to.
+    async fn check(&self, operation: &OperationRecord) -> Checked {
+        match param(operation, "ticket") {
+            Some(ticket) if !is_path_id(ticket) => {
+                Checked::Invalid { reason: format!("params.ticket {ticket:?} is not a ticket id") }
+            }
+            _ => Checked::Valid { amount: None },
+        }
+    }
+
     async fn send(&self, operation: &OperationRecord) -> Sent {
         let (path, mut form): (String, Vec<(String, String)>) = match operation.kind.as_str() {
             "create_aftersale" => {
@@ -48,7 +64,9 @@ impl Connector for ServicesConnector {
                 )
             }
             "cancel_aftersale" => {
-                let Some(ticket) = param(operation, "ticket") else { return missing("ticket") };
+                let Some(ticket) = param(operation, "ticket").filter(|t| is_path_id(t)) else {
+                    return missing("ticket");
+                };
                 (format!("/v1/aftersale_tickets/{ticket}/cancel"), Vec::new())
             }
             "schedule_pickup" => {
@@ -80,8 +98,8 @@ impl Connector for ServicesConnector {
             evidence,
         };
         if operation.kind == "cancel_aftersale" {
-            let Some(ticket) = param(operation, "ticket") else {
-                return Lookup::Unavailable { reason: "params.ticket is missing".into() };
+            let Some(ticket) = param(operation, "ticket").filter(|t| is_path_id(t)) else {
+                return Lookup::Unavailable { reason: "params.ticket is missing or is not a ticket id".into() };
             };
             return match self.endpoint.get_json(&format!("/v1/aftersale_tickets/{ticket}"), &[]).await {
                 Ok(t) if t.get("cancelled_by").and_then(Value::as_str) == Some(op_id) => {

@@ -1,15 +1,18 @@
-//! The Stripe refunds connector: `POST /v1/refunds` (form-encoded, `Idempotency-Key`,
-//! `metadata[op_id]` and `metadata[tenant]`) and `GET /v1/refunds?payment_intent=` to find a
-//! refund by its op id and tenant. The base
-//! URL and secret key come from configuration, so it points at the sandbox or at Stripe itself.
+//! The Stripe refunds connector: checks a refund against its payment before it is sent
+//! (`GET /v1/payment_intents/{id}`: the currency, and what is left to refund), sends it
+//! (`POST /v1/refunds`, form-encoded, `Idempotency-Key`, the amount with its currency, the other
+//! parameters and the op id and tenant as metadata), and finds it again by its op id and tenant
+//! (`GET /v1/refunds?payment_intent=`). The base URL and secret key come from the tenant's
+//! connection or the server's configuration, so it points at the sandbox or at Stripe itself.
 
 use async_trait::async_trait;
 use serde_json::Value;
 use std::time::Duration;
 
 use super::http::{failed, Endpoint};
-use super::{metadata_fields, Connector, Lookup, Sent};
+use super::{metadata_fields, Checked, Connector, Lookup, Sent};
 use crate::domain::failure::FailureClass;
+use crate::domain::money::Money;
 use crate::domain::operation::{AttemptReport, OperationRecord};
 
 pub struct StripeConnector {
@@ -24,31 +27,114 @@ impl StripeConnector {
     }
 }
 
+/// The fields of a refund request that Stripe reads as such; every other recorded parameter goes
+/// into the refund's metadata.
+const REFUND_FIELDS: [&str; 3] = ["payment_intent", "amount", "reason"];
+
+/// Stripe's ids are letters, digits and `_`; anything else would change the path it is put in.
+fn is_stripe_id(value: &str) -> bool {
+    !value.is_empty() && value.len() <= 255 && value.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The refund request the ledger recorded, every field of it as a form field: the payment, the
+/// amount with its currency, the reason, the other parameters as metadata, and the op id and
+/// tenant; or why it cannot be sent as recorded.
+fn refund_form(operation: &OperationRecord) -> Result<(String, Money, Vec<(String, String)>), String> {
+    let params = operation.params.as_value();
+    let payment_intent = params
+        .get("payment_intent")
+        .and_then(Value::as_str)
+        .filter(|id| is_stripe_id(id))
+        .ok_or("params.payment_intent is missing or is not a Stripe id")?;
+    let amount = operation
+        .params
+        .money("amount")
+        .filter(|amount| amount.minor > 0)
+        .ok_or("params.amount is missing or is not a positive amount with its currency")?;
+    let mut form = vec![
+        ("payment_intent".to_owned(), payment_intent.to_owned()),
+        ("amount".to_owned(), amount.minor.to_string()),
+        ("currency".to_owned(), amount.currency.as_str().to_lowercase()),
+    ];
+    if let Some(reason) = params.get("reason") {
+        let reason = reason.as_str().ok_or("params.reason must be text")?;
+        form.push(("reason".to_owned(), reason.to_owned()));
+    }
+    let extra = params.as_object().into_iter().flatten().filter(|(name, _)| !REFUND_FIELDS.contains(&name.as_str()));
+    for (name, value) in extra {
+        let text = match value {
+            Value::String(text) => text.clone(),
+            Value::Number(number) => number.to_string(),
+            Value::Bool(flag) => flag.to_string(),
+            _ => return Err(format!("params.{name} has no place in a Stripe refund (metadata holds text and numbers)")),
+        };
+        form.push((format!("metadata[{name}]"), text));
+    }
+    form.extend(metadata_fields(operation));
+    Ok((payment_intent.to_owned(), amount, form))
+}
+
+/// The refunds of `payment_intent` that `operation` did not make, summed in minor units.
+fn refunded_by_others(refunds: &[Value], operation: &OperationRecord) -> i64 {
+    refunds
+        .iter()
+        .filter(|refund| !refund.get("metadata").is_some_and(|m| operation.created(m)))
+        .filter(|refund| refund.get("status").and_then(Value::as_str) != Some("failed"))
+        .filter_map(|refund| refund.get("amount").and_then(Value::as_i64))
+        .sum()
+}
+
 #[async_trait]
 impl Connector for StripeConnector {
-    async fn send(&self, operation: &OperationRecord) -> Sent {
-        let params = operation.params.as_value();
-        let Some(payment_intent) = params.get("payment_intent").and_then(Value::as_str) else {
-            let report = AttemptReport {
-                error: Some("params.payment_intent is missing".into()),
-                ..Default::default()
+    /// Reads the payment (`GET /v1/payment_intents/{id}`) and its refunds: the refund must be in
+    /// the payment's currency and at most what is left of it.
+    async fn check(&self, operation: &OperationRecord) -> Checked {
+        let (payment_intent, amount, _) = match refund_form(operation) {
+            Ok(request) => request,
+            Err(reason) => return Checked::Invalid { reason },
+        };
+        let payment = match self.endpoint.get_json_or_missing(&format!("/v1/payment_intents/{payment_intent}")).await {
+            Ok(Some(payment)) => payment,
+            Ok(None) => return Checked::Invalid { reason: format!("Stripe has no payment {payment_intent}") },
+            Err(reason) => return Checked::Unavailable { reason },
+        };
+        let paid_currency = payment.get("currency").and_then(Value::as_str).unwrap_or_default().to_uppercase();
+        if paid_currency != amount.currency.as_str() {
+            return Checked::Invalid {
+                reason: format!(
+                    "the refund is recorded in {} but payment {payment_intent} was made in {}",
+                    amount.currency,
+                    if paid_currency.is_empty() { "an unknown currency" } else { &paid_currency }
+                ),
             };
-            return failed(FailureClass::InvalidParams, report);
-        };
-        let Some(amount) = operation.params.money("amount") else {
-            let report =
-                AttemptReport { error: Some("params.amount is missing".into()), ..Default::default() };
-            return failed(FailureClass::InvalidParams, report);
-        };
-        let mut form = vec![
-            ("payment_intent".to_owned(), payment_intent.to_owned()),
-            ("amount".to_owned(), amount.minor.to_string()),
-        ];
-        form.extend(metadata_fields(operation));
-        if let Some(reason) = params.get("reason").and_then(Value::as_str) {
-            form.push(("reason".to_owned(), reason.to_owned()));
         }
-        self.endpoint.post_form("/v1/refunds", &operation.idempotency_key, &form).await
+        let received = payment
+            .get("amount_received")
+            .or_else(|| payment.get("amount"))
+            .and_then(Value::as_i64)
+            .unwrap_or_default();
+        let query = [("payment_intent", payment_intent.as_str()), ("limit", "100")];
+        let refunds = match self.endpoint.get_json("/v1/refunds", &query).await {
+            Ok(list) => list.get("data").and_then(Value::as_array).cloned().unwrap_or_default(),
+            Err(reason) => return Checked::Unavailable { reason },
+        };
+        let left = received - refunded_by_others(&refunds, operation);
+        if amount.minor > left {
+            return Checked::Invalid {
+                reason: format!(
+                    "the refund of {amount} is more than the {} left to refund of payment {payment_intent}",
+                    Money::new(left.max(0), amount.currency)
+                ),
+            };
+        }
+        Checked::Valid { amount: Some(amount) }
+    }
+
+    async fn send(&self, operation: &OperationRecord) -> Sent {
+        match refund_form(operation) {
+            Ok((_, _, form)) => self.endpoint.post_form("/v1/refunds", &operation.idempotency_key, &form).await,
+            Err(reason) => failed(FailureClass::InvalidParams, AttemptReport { error: Some(reason), ..Default::default() }),
+        }
     }
 
     async fn look_up(&self, operation: &OperationRecord) -> Lookup {

@@ -49,6 +49,12 @@ impl Default for SandboxConfig {
     }
 }
 
+/// A new secret key for a sandbox account (`sk_test_` and 32 hexadecimal digits), so that an account
+/// mounted on the console's own origin answers no well-known key.
+pub fn new_secret_key() -> String {
+    format!("sk_test_{}", uuid::Uuid::new_v4().simple())
+}
+
 /// One object the sandbox really created: what tests and people count effects with.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct CreatedObject {
@@ -136,6 +142,7 @@ impl Sandbox {
             .route("/v1/aftersale_tickets/{id}/cancel", post(services::cancel))
             .route("/v1/pickups", post(services::create_pickup).get(services::list_pickups))
             .route("/v1/payment_intents/search", get(orders::search_payment_intents))
+            .route("/v1/payment_intents/{id}", get(payments::retrieve_payment_intent))
             .route("/v1/checkout/sessions", get(orders::list_checkout_sessions))
             .route("/v1/checkout/sessions/{id}/line_items", get(orders::list_line_items))
             .route("/v1/orders/{id}", get(orders::retrieve_order))

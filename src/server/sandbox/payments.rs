@@ -76,6 +76,7 @@ fn create(
             )
         }
     };
+    let currency = field("currency").map(|c| c.to_uppercase());
     let metadata: BTreeMap<String, String> = fields
         .iter()
         .filter_map(|(k, v)| Some((k.strip_prefix("metadata[")?.strip_suffix(']')?.to_owned(), v.clone())))
@@ -89,6 +90,13 @@ fn create(
                    "message": format!("No such payment_intent: '{payment_intent}'")}}),
         );
     };
+    if currency.as_ref().is_some_and(|currency| *currency != intent.currency) {
+        return (
+            StatusCode::BAD_REQUEST,
+            json!({"error": {"type": "invalid_request_error", "code": "currency_mismatch", "param": "currency",
+                   "message": format!("The refund's currency must be the payment's ({}).", intent.currency.to_lowercase())}}),
+        );
+    }
     let refunded: i64 =
         state.refunds.iter().filter(|r| r.payment_intent == payment_intent).map(|r| r.amount).sum();
     if refunded + amount > intent.amount {
@@ -155,6 +163,24 @@ pub(super) async fn list_refunds(State(sandbox): State<Sandbox>, Query(query): Q
         StatusCode::OK,
         json!({"object": "list", "url": "/v1/refunds", "has_more": false, "data": data}),
     )
+}
+
+/// `GET /v1/payment_intents/{id}`: the payment, as much of it as a refund is checked against.
+pub(super) async fn retrieve_payment_intent(State(sandbox): State<Sandbox>, Path(id): Path<String>) -> Response {
+    let state = sandbox.lock();
+    match state.payment_intents.get(&id) {
+        Some(intent) => json_response(
+            StatusCode::OK,
+            json!({"id": id, "object": "payment_intent", "amount": intent.amount, "amount_received": intent.amount,
+                   "currency": intent.currency.to_lowercase(), "status": "succeeded"}),
+        ),
+        None => stripe_error(
+            StatusCode::NOT_FOUND,
+            "invalid_request_error",
+            Some("resource_missing"),
+            &format!("No such payment_intent: '{id}'"),
+        ),
+    }
 }
 
 /// `GET /v1/refunds/{id}`.

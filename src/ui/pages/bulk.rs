@@ -109,7 +109,6 @@ fn refresh_soon(tick: RwSignal<u32>) {
 fn RunBody(run: BulkRunView) -> impl IntoView {
     let total = run.items.len();
     let done = run.done();
-    let percent = (done * 100).checked_div(total).unwrap_or(100);
     let count = |name: &str| run.items.iter().filter(|i| i.outcome.as_deref() == Some(name)).count();
     let summary = format!(
         "{} confirmed, {} not found, {} unavailable, {} refused.",
@@ -126,9 +125,7 @@ fn RunBody(run: BulkRunView) -> impl IntoView {
                 "Query the provider, started by "<strong>{run.requested_by.clone()}</strong>" at "<Time at=run.created_at/>
                 " over "<a href=format!("/operations?{filter}")>{run.filter_description.clone()}</a>"."
             </p>
-            <div class="progress" role="progressbar" aria-valuemin="0" aria-valuemax=total aria-valuenow=done>
-                <span style=format!("width: {percent}%")></span>
-            </div>
+            <progress class="progress" max=total.max(1) value=if total == 0 { 1 } else { done } aria-label="Operations queried"></progress>
             <p data-testid="bulk-progress">
                 {match run.finished_at {
                     Some(at) => view! { "Done: "{done}" of "{total}" at "<Time at/>". "{summary}}.into_any(),

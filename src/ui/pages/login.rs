@@ -11,7 +11,6 @@ use crate::console::shell::sign_in_token;
 fn problem_text(code: &str) -> Option<&'static str> {
     match code {
         "invalid" => Some("That name and password do not match. Check both and try again."),
-        "too_many" => Some("Too many attempts for this name. Wait a minute, then try again."),
         "expired" => Some("The sign-in form had expired. It has been renewed; please sign in again."),
         "unavailable" => Some("The server could not reach its database. Try again in a moment."),
         _ => None,

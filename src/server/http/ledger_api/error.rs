@@ -13,6 +13,7 @@ use utoipa::ToSchema;
 use super::views::OperationView;
 use super::BODY_LIMIT_BYTES;
 use crate::domain::{ids::OpId, machine::Rejection, params::FieldDiff};
+use crate::server::http::limits::{too_many_api_calls, OverLimit};
 use crate::server::ledger::LedgerError;
 use crate::server::store::StoreError;
 use crate::server::telemetry::cause_chain;
@@ -36,6 +37,8 @@ pub enum ApiError {
     NotConnected(String),
     /// A provider the call needs could not be asked; nothing was done.
     Unavailable(String),
+    /// Over the calls a token or an address may make; answered 429 with `Retry-After`.
+    RateLimited(OverLimit),
     Internal(StoreError),
 }
 
@@ -67,6 +70,7 @@ impl From<LedgerError> for ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let (status, code, message, extra) = match self {
+            ApiError::RateLimited(over) => return too_many_api_calls(over),
             ApiError::Unauthorized => (
                 StatusCode::UNAUTHORIZED,
                 "unauthorized".to_owned(),

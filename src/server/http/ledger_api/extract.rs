@@ -1,5 +1,5 @@
 //! The ledger API's extractors: the caller behind the bearer token (its tenant and its identity
-//! as an actor) and JSON bodies whose problems are answered as API errors.
+//! as an actor, within the token's rate limit) and JSON bodies whose problems are answered as API errors.
 
 use axum::{
     extract::{rejection::JsonRejection, FromRequest, FromRequestParts, Request},
@@ -32,6 +32,7 @@ impl FromRequestParts<AppState> for Caller {
         let record = tokens::authenticate(state.ledger.reads().as_ref(), token.trim())
             .await?
             .ok_or(ApiError::Unauthorized)?;
+        state.limits.api_call_by_token(&record.id).map_err(ApiError::RateLimited)?;
         Ok(Caller { tenant: record.tenant, actor: Actor::agent(&record.name) })
     }
 }

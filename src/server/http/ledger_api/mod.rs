@@ -11,6 +11,7 @@ use axum::{
 use utoipa::OpenApi;
 
 use crate::domain::operation::AttemptRecord;
+use crate::server::http::limits::limit_api_by_address;
 use crate::server::http::state::AppState;
 use error::{ApiError, ErrorDetail, ErrorEnvelope};
 use operations::*;
@@ -25,7 +26,9 @@ pub mod views;
 /// Request bodies larger than this are refused with 413.
 pub const BODY_LIMIT_BYTES: usize = 64 * 1024;
 
-pub fn routes() -> Router<AppState> {
+/// The API's routes, each call within the per-address limit (the per-token one is checked with
+/// the token).
+pub fn routes(state: &AppState) -> Router<AppState> {
     Router::new()
         .route("/operations", post(register))
         .route("/operations/{op_id}", get(read_operation))
@@ -37,6 +40,7 @@ pub fn routes() -> Router<AppState> {
         .nest("/tools", tools::routes())
         .fallback(|| async { ApiError::NoSuchRoute })
         .layer(DefaultBodyLimit::max(BODY_LIMIT_BYTES))
+        .layer(axum::middleware::from_fn_with_state(state.limits.clone(), limit_api_by_address))
 }
 
 #[derive(OpenApi)]

@@ -19,7 +19,7 @@ use super::extract::{ApiJson, Caller};
 use super::views::OperationView;
 use crate::domain::{
     failure::FailureClass,
-    ids::{AttemptNumber, OpId, TenantId},
+    ids::{check_subject, AttemptNumber, OpId, TenantId},
     machine::{cancel_message, AttemptOutcome, Command},
     operation::{AttemptReport, OperationHistory},
     params::CanonicalParams,
@@ -43,8 +43,10 @@ pub struct RegisterBody {
     /// Canonical parameters: integers only; money as `{"minor": 38000, "currency": "TWD"}`.
     #[schema(value_type = Object)]
     params: Value,
-    /// The person or agent on whose behalf it is requested.
-    requested_by: String,
+    /// The person on whose behalf the agent asks, recorded in the register event. The requester
+    /// four-eyes compares with the approver is always the token's own name, never this.
+    #[serde(default, alias = "requested_by")]
+    on_behalf_of: Option<String>,
     #[serde(default)]
     compensates: Option<String>,
     /// How long the provider remembers an idempotency key; default 86400 (Stripe's 24 hours).
@@ -74,7 +76,8 @@ fn check_text(field: &str, value: &str) -> Result<String, ApiError> {
 }
 
 impl RegisterBody {
-    fn into_request(self) -> Result<RegisterRequest, ApiError> {
+    /// The request of `requester`, the token's name.
+    fn into_request(self, requester: &str) -> Result<RegisterRequest, ApiError> {
         let op_id = OpId::parse(&self.op_id).map_err(ApiError::invalid)?;
         let params = CanonicalParams::from_value(self.params).map_err(ApiError::invalid)?;
         let compensates = self
@@ -89,10 +92,11 @@ impl RegisterBody {
         Ok(RegisterRequest {
             op_id,
             kind: check_name("kind", &self.kind)?,
-            subject: check_text("subject", &self.subject)?,
+            subject: check_subject(&self.subject).map_err(ApiError::invalid)?,
             provider: check_name("provider", &self.provider)?,
             params,
-            requested_by: check_text("requested_by", &self.requested_by)?,
+            requested_by: requester.to_owned(),
+            on_behalf_of: self.on_behalf_of.map(|name| check_text("on_behalf_of", &name)).transpose()?,
             compensates,
             key_retention,
         })
@@ -123,7 +127,7 @@ pub async fn register(
     caller: Caller,
     ApiJson(body): ApiJson<RegisterBody>,
 ) -> Result<Response, ApiError> {
-    let request = body.into_request()?;
+    let request = body.into_request(&caller.actor.name)?;
     let op_id = request.op_id.clone();
     match state.ledger.register(&caller.tenant, &caller.actor, request).await? {
         Registration::Created(created) => {

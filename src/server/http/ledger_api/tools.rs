@@ -136,6 +136,7 @@ fn registration(
         params,
         requested_by: caller.actor.name.clone(),
         compensates: None,
+        on_behalf_of: None,
         key_retention: DEFAULT_KEY_RETENTION,
     }
 }
