@@ -33,8 +33,23 @@ pub enum AppError {
 impl FromServerFnError for AppError {
     type Encoder = JsonEncoding;
 
+    /// A request whose arguments the server could not read (a missing field, the CSRF token
+    /// included, or bad encoding) is refused with a 4xx and words, the decoder's own text kept
+    /// for the log; anything else is a call that did not come back.
     fn from_server_fn_error(value: ServerFnErrorErr) -> Self {
-        AppError::Transport(value.to_string())
+        match value {
+            #[cfg(feature = "ssr")]
+            ServerFnErrorErr::Args(_) | ServerFnErrorErr::MissingArg(_) => {
+                tracing::info!(error = %value, "a server function request could not be read");
+                let error = AppError::Invalid(
+                    "The request could not be read: a field is missing or malformed. Reload the page and try again."
+                        .into(),
+                );
+                super::guard::set_error_status(&error);
+                error
+            }
+            other => AppError::Transport(other.to_string()),
+        }
     }
 }
 

@@ -12,6 +12,7 @@ mod orders;
 mod pages;
 mod sandbox;
 mod scenarios;
+mod security;
 mod store;
 mod support;
 mod tools;

@@ -32,6 +32,13 @@ pub enum TestDatabase {
 }
 
 impl TestDatabase {
+    pub fn engine(&self) -> Engine {
+        match self {
+            TestDatabase::Sqlite { .. } => Engine::Sqlite,
+            TestDatabase::Postgres { .. } => Engine::Postgres,
+        }
+    }
+
     /// A fresh database, or `None` when PostgreSQL is not running outside CI (in CI that fails).
     pub async fn create(engine: Engine) -> Option<TestDatabase> {
         match engine {

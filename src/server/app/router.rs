@@ -12,6 +12,7 @@ use axum::{
 use leptos_axum::{generate_route_list, LeptosRoutes};
 use tower::ServiceBuilder;
 use tower_http::{
+    limit::RequestBodyLimitLayer,
     request_id::{MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer},
     trace::TraceLayer,
 };
@@ -22,6 +23,10 @@ use crate::server::http::health::healthz;
 use crate::server::http::state::AppState;
 use crate::server::http::{auth, ledger_api, security};
 use crate::server::sandbox::Sandbox;
+
+/// The largest request body anything here reads (forms, server function calls): 1 MiB; larger
+/// ones are refused with 413 before they are read. The ledger API allows less.
+const BODY_LIMIT_BYTES: usize = 1024 * 1024;
 
 /// The console's routes, listed once per process: listing them runs the app with resource loading
 /// suppressed process-wide, which would stall a page being rendered at that moment by another
@@ -50,6 +55,7 @@ pub fn router(state: AppState, sandboxes: &[(&str, &Sandbox)], secure_cookies: b
         .layer(
             ServiceBuilder::new().layer(sessions).layer(axum::middleware::from_fn(auth::redirect_signed_out)),
         )
+        .layer(RequestBodyLimitLayer::new(BODY_LIMIT_BYTES))
         .layer(axum::middleware::from_fn_with_state(secure_cookies, security::security_headers))
         .layer(
             ServiceBuilder::new()
