@@ -11,8 +11,6 @@ use axum::{
     extract::{Query, State},
     http::header,
     response::{IntoResponse, Response},
-    routing::get,
-    Router,
 };
 use futures::stream::{self, Stream, StreamExt};
 use serde_json::json;
@@ -29,6 +27,7 @@ use crate::domain::{
     operation::AttemptRecord,
     policy::Section,
 };
+use crate::server::http::listed::ListedRouter;
 use crate::server::http::state::AppState;
 use crate::server::ledger::Ledger;
 use crate::server::store::records::{AuditQuery, OperationListItem, OperationQuery};
@@ -60,12 +59,12 @@ impl Format {
     }
 }
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/audit/export.csv", get(|s, session, q| audit(s, session, q, Format::Csv)))
-        .route("/audit/export.jsonl", get(|s, session, q| audit(s, session, q, Format::JsonLines)))
-        .route("/operations/export.csv", get(|s, session, q| operations(s, session, q, Format::Csv)))
-        .route("/operations/export.jsonl", get(|s, session, q| operations(s, session, q, Format::JsonLines)))
+pub fn routes() -> ListedRouter<AppState> {
+    ListedRouter::default()
+        .get("/audit/export.csv", |s, session, q| audit(s, session, q, Format::Csv))
+        .get("/audit/export.jsonl", |s, session, q| audit(s, session, q, Format::JsonLines))
+        .get("/operations/export.csv", |s, session, q| operations(s, session, q, Format::Csv))
+        .get("/operations/export.jsonl", |s, session, q| operations(s, session, q, Format::JsonLines))
 }
 
 fn refusal(error: AppError) -> Response {

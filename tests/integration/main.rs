@@ -2,6 +2,7 @@
 //! PostgreSQL database per test, and the real binary for the command line.
 
 mod audit;
+mod authorization;
 mod cli;
 mod connections;
 mod demo;

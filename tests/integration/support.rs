@@ -272,6 +272,11 @@ pub fn href_of(html: &str, testid: &str) -> Option<String> {
 }
 
 impl Console {
+    /// The application's address, `http://host:port`.
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
     pub async fn get(&self, path: &str) -> reqwest::Response {
         let started = std::time::Instant::now();
         let response = self.client.get(format!("{}{path}", self.base)).send().await;

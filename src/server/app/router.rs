@@ -5,10 +5,10 @@
 
 use axum::{
     extract::MatchedPath,
-    http::Request,
-    routing::{get, post},
+    http::{Method, Request},
     Router,
 };
+use std::sync::Arc;
 use leptos_axum::{generate_route_list, LeptosRoutes};
 use tower::ServiceBuilder;
 use tower_http::{
@@ -21,6 +21,8 @@ use crate::app::{shell, App};
 use crate::console::{exports, live};
 use crate::server::http::health::healthz;
 use crate::server::http::state::AppState;
+use crate::server::http::limits::{LimitSettings, Limits};
+use crate::server::http::listed::ListedRouter;
 use crate::server::http::{auth, ledger_api, security};
 use crate::server::sandbox::Sandbox;
 
@@ -44,12 +46,7 @@ pub fn router(state: AppState, sandboxes: &[(&str, &Sandbox)], secure_cookies: b
     let base = sandboxes
         .iter()
         .fold(Router::new(), |router, (path, sandbox)| router.nest_service(path, sandbox.router()));
-    base.route("/healthz", get(healthz))
-        .nest("/api/v1", ledger_api::routes(&state))
-        .route("/login", post(auth::sign_in))
-        .route("/logout", post(auth::sign_out))
-        .route("/live/operations", get(live::operation_changes))
-        .merge(exports::routes())
+    base.merge(http_routes(state.limits.clone()).into_router())
         .leptos_routes(&state, routes, move || shell(options.clone()))
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
         .layer(
@@ -64,6 +61,40 @@ pub fn router(state: AppState, sandboxes: &[(&str, &Sandbox)], secure_cookies: b
                 .layer(PropagateRequestIdLayer::x_request_id()),
         )
         .with_state(state)
+}
+
+/// The routes served by handlers of their own: health, the ledger API, sign-in and sign-out, live
+/// updates and exports.
+fn http_routes(limits: Arc<Limits>) -> ListedRouter<AppState> {
+    ListedRouter::default()
+        .get("/healthz", healthz)
+        .nest("/api/v1", ledger_api::routes(limits))
+        .post("/login", auth::sign_in)
+        .post("/logout", auth::sign_out)
+        .get("/live/operations", live::operation_changes)
+        .merge(exports::routes())
+}
+
+/// Every route of the HTTP surface but the sandbox's: those of [`http_routes`], the console's
+/// pages (`GET`, paths with `:param`) and its server functions (`POST /rpc/<name>`), each with its
+/// method, as the router serves them.
+pub fn route_list() -> Vec<(Method, String)> {
+    let mut routes = http_routes(Limits::new(LimitSettings::default())).routes().to_vec();
+    for listing in ROUTES.iter() {
+        for method in listing.methods() {
+            let method = match method {
+                leptos_router::Method::Get => Method::GET,
+                leptos_router::Method::Post => Method::POST,
+                leptos_router::Method::Put => Method::PUT,
+                leptos_router::Method::Delete => Method::DELETE,
+                leptos_router::Method::Patch => Method::PATCH,
+            };
+            routes.push((method, listing.path().to_owned()));
+        }
+    }
+    let server_functions = leptos::server_fn::axum::server_fn_paths();
+    routes.extend(server_functions.map(|(path, method)| (method, path.to_owned())));
+    routes
 }
 
 /// One span per request, named after the matched route and carrying the request id that is also

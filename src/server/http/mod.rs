@@ -6,5 +6,6 @@ pub mod auth;
 pub mod health;
 pub mod ledger_api;
 pub mod limits;
+pub mod listed;
 pub mod security;
 pub mod state;

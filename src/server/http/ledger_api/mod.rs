@@ -5,13 +5,14 @@
 
 use axum::{
     extract::DefaultBodyLimit,
-    routing::{get, post},
-    Json, Router,
+    Json,
 };
 use utoipa::OpenApi;
 
 use crate::domain::operation::AttemptRecord;
-use crate::server::http::limits::limit_api_by_address;
+use crate::server::http::limits::{limit_api_by_address, Limits};
+use crate::server::http::listed::ListedRouter;
+use std::sync::Arc;
 use crate::server::http::state::AppState;
 use error::{ApiError, ErrorDetail, ErrorEnvelope};
 use operations::*;
@@ -26,21 +27,24 @@ pub mod views;
 /// Request bodies larger than this are refused with 413.
 pub const BODY_LIMIT_BYTES: usize = 64 * 1024;
 
-/// The API's routes, each call within the per-address limit (the per-token one is checked with
-/// the token).
-pub fn routes(state: &AppState) -> Router<AppState> {
-    Router::new()
-        .route("/operations", post(register))
-        .route("/operations/{op_id}", get(read_operation))
-        .route("/operations/{op_id}/attempts", post(begin_attempt))
-        .route("/operations/{op_id}/attempts/{attempt}/outcome", post(record_outcome))
-        .route("/operations/{op_id}/cancel", post(cancel))
-        .route("/subjects/{subject}/operations", get(subject_operations))
-        .route("/openapi.json", get(openapi))
+/// The API's routes, each call within the per-address limit of `limits` (the per-token one is
+/// checked with the token).
+pub fn routes(limits: Arc<Limits>) -> ListedRouter<AppState> {
+    ListedRouter::default()
+        .post("/operations", register)
+        .get("/operations/{op_id}", read_operation)
+        .post("/operations/{op_id}/attempts", begin_attempt)
+        .post("/operations/{op_id}/attempts/{attempt}/outcome", record_outcome)
+        .post("/operations/{op_id}/cancel", cancel)
+        .get("/subjects/{subject}/operations", subject_operations)
+        .get("/openapi.json", openapi)
         .nest("/tools", tools::routes())
-        .fallback(|| async { ApiError::NoSuchRoute })
-        .layer(DefaultBodyLimit::max(BODY_LIMIT_BYTES))
-        .layer(axum::middleware::from_fn_with_state(state.limits.clone(), limit_api_by_address))
+        .map(|router| {
+            router
+                .fallback(|| async { ApiError::NoSuchRoute })
+                .layer(DefaultBodyLimit::max(BODY_LIMIT_BYTES))
+                .layer(axum::middleware::from_fn_with_state(limits, limit_api_by_address))
+        })
 }
 
 #[derive(OpenApi)]

@@ -8,7 +8,9 @@
 //! - `schedule_pickup {order_id, line_item_id, date}`: op `pickup-<order>-<line item>-<date>` for
 //!   the item's after-sale ticket (another date is another intent).
 
-use axum::{extract::State, routing::post, Json, Router};
+use axum::{extract::State, Json};
+
+use crate::server::http::listed::ListedRouter;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use utoipa::ToSchema;
@@ -27,11 +29,11 @@ use crate::server::http::state::AppState;
 use crate::server::ledger::{RegisterRequest, Registration, DEFAULT_KEY_RETENTION};
 use crate::server::providers::orders::{refund_params, LineItem, Order};
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/refund_item", post(refund_item))
-        .route("/create_aftersale", post(create_aftersale))
-        .route("/schedule_pickup", post(schedule_pickup))
+pub fn routes() -> ListedRouter<AppState> {
+    ListedRouter::default()
+        .post("/refund_item", refund_item)
+        .post("/create_aftersale", create_aftersale)
+        .post("/schedule_pickup", schedule_pickup)
 }
 
 /// What the tool tells the model.
