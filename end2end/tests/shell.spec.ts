@@ -21,6 +21,25 @@ test("the shell hydrates: the connection check works only once the wasm runs", a
   expect(problems).toEqual([]);
 });
 
+test("every page hydrates under the Content-Security-Policy, with no violation", async ({ page }) => {
+  const problems = watchErrors(page);
+  await page.addInitScript(() => {
+    document.addEventListener("securitypolicyviolation", (event) => {
+      console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`);
+    });
+  });
+  await signIn(page, USERS.admin);
+  for (const path of PAGES.concat(["/bulk/nothing", "/login"])) {
+    const response = await page.goto(path);
+    const policy = response?.headers()["content-security-policy"] ?? "";
+    expect(policy, path).toContain("script-src 'self' 'nonce-");
+    expect(policy, path).not.toContain("unsafe-inline");
+    await expect(page.getByTestId("check-connection").or(page.getByRole("button", { name: "Sign in" }))).toBeVisible();
+    if (path !== "/login") await expect(page.getByTestId("check-connection"), path).toBeEnabled();
+  }
+  expect(problems).toEqual([]);
+});
+
 test("times are written in UTC by the server and in the reader's time once hydrated", async ({ browser }) => {
   const context = await browser.newContext({ timezoneId: "Asia/Taipei" });
   const page = await context.newPage();

@@ -349,3 +349,90 @@ crate::engine_tests! {
         assert_eq!(body["error"]["code"], "rate_limited");
     }
 }
+
+/// The real binary, serving with the sandbox mounted, its log lines collected as they come.
+struct Served {
+    server: std::process::Child,
+    base: String,
+    log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    _dir: tempfile::TempDir,
+}
+
+impl Served {
+    async fn start() -> Served {
+        use std::io::BufRead;
+        let dir = tempfile::tempdir().unwrap();
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let mut server = std::process::Command::new(env!("CARGO_BIN_EXE_opledger"))
+            .args(["serve", "--sandbox", "--reconcile-every", "0s", "--addr", &format!("127.0.0.1:{port}")])
+            .args(["--site-root", &dir.path().display().to_string()])
+            .args(["--database-url", &format!("sqlite://{}", dir.path().join("served.db").display())])
+            .env_remove("OPLEDGER_STRIPE_SECRET_KEY")
+            .env("NO_COLOR", "1")
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let lines = std::io::BufReader::new(server.stderr.take().unwrap());
+        let collected = log.clone();
+        std::thread::spawn(move || {
+            for line in lines.lines().map_while(Result::ok) {
+                collected.lock().unwrap().push(line);
+            }
+        });
+        let base = format!("http://127.0.0.1:{port}");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while reqwest::get(format!("{base}/healthz")).await.is_err() {
+            assert!(std::time::Instant::now() < deadline, "the server did not answer within 30 s");
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        Served { server, base, log, _dir: dir }
+    }
+
+    fn log(&self) -> Vec<String> {
+        self.log.lock().unwrap().clone()
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.server.kill();
+        let _ = self.server.wait();
+    }
+}
+
+#[tokio::test]
+async fn a_sign_in_name_cannot_forge_a_log_line_and_the_mounted_sandbox_has_no_well_known_key() {
+    let served = Served::start().await;
+    let client = reqwest::Client::builder().cookie_store(true).redirect(reqwest::redirect::Policy::none()).build().unwrap();
+    let login = client.get(format!("{}/login", served.base)).send().await.unwrap().text().await.unwrap();
+    let csrf = crate::support::hidden_field(&login, "csrf").expect("a sign-in token");
+    let forged = "nobody\n2026-12-01T00:00:00Z  INFO FORGED signed in user=\"alex.admin\"";
+    let answer = client
+        .post(format!("{}/login", served.base))
+        .form(&[("username", forged), ("password", "wrong password"), ("csrf", &csrf)])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 303);
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let log = served.log();
+    assert!(log.iter().any(|line| line.contains("sign-in refused")), "{log:#?}");
+    assert!(log.iter().all(|line| !line.contains("FORGED") || line.contains("sign-in refused")), "a name wrote a line of its own: {log:#?}");
+
+    let well_known = client
+        .get(format!("{}/sandbox/v1/_sandbox/ledger", served.base))
+        .bearer_auth("sk_test_sandbox")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(well_known.status(), 401, "the README's old key opens nothing");
+    let key = log
+        .iter()
+        .find_map(|line| line.split("its secret key is ").nth(1))
+        .map(|rest| rest.split_whitespace().next().unwrap().trim_matches('"').to_owned())
+        .expect("the key is logged at start");
+    assert!(key.starts_with("sk_test_") && key.len() > 20, "{key}");
+    let own = client.get(format!("{}/sandbox/v1/_sandbox/ledger", served.base)).bearer_auth(&key).send().await.unwrap();
+    assert_eq!(own.status(), 200);
+}
