@@ -65,7 +65,7 @@ pub fn App() -> impl IntoView {
     provide_context(viewer);
     view! {
         <Stylesheet id="leptos" href="/pkg/opledger.css"/>
-        <Title formatter=page_title/>
+        <Title formatter=|page: String| page_title(page)/>
         <Router>
             <Layout>
                 <Routes fallback=NotFound>
