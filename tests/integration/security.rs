@@ -293,6 +293,31 @@ crate::engine_tests! {
         assert_eq!(response.headers()["location"], "/", "the sign-in cookie's token signs in");
     }
 
+    a_name_is_unique_per_tenant_and_a_shared_one_signs_in_with_its_tenant(app) {
+        app.add_user("acme", "sam", Role::Support).await;
+        let globex = TenantId::parse("globex").unwrap();
+        app.ledger.add_user(&globex, "sam", Role::Admin, "another long password", "test").await
+            .expect("another tenant may use the name; its admin learns nothing of acme's");
+        let refused = app.ledger.add_user(&acme(), "sam", Role::Manager, PASSWORD, "test").await;
+        assert!(refused.unwrap_err().to_string().contains("exists already in this tenant"));
+
+        let console = app.console();
+        let without_tenant = console.sign_in("sam", PASSWORD, "/").await;
+        let location = without_tenant.headers()["location"].to_str().unwrap().to_owned();
+        assert!(location.contains("error=invalid"), "a shared name alone signs nobody in: {location}");
+        let csrf = console.login_token().await;
+        for (tenant, password, expected) in [("globex", PASSWORD, "error=invalid"), ("acme", PASSWORD, "/")] {
+            let answer = console
+                .post_form("/login", &[("username", "sam"), ("password", password), ("tenant", tenant), ("csrf", &csrf), ("next", "/")])
+                .await;
+            let location = answer.headers()["location"].to_str().unwrap().to_owned();
+            assert!(location == expected || location.contains(expected), "{tenant}: {location}");
+        }
+        let (status, viewer) = console.call("who_am_i", &[]).await;
+        assert_eq!(status, 200);
+        assert!(viewer.contains("\"tenant\":\"acme\"") && viewer.contains("\"role\":\"support\""), "{viewer}");
+    }
+
     bad_input_gets_a_4xx_with_words_and_no_internals(app) {
         let console = app.signed_in("sam", Role::Support).await;
         let (status, body) = console.call("act", &[("op_id", "refund-1043-li_2"), ("action", "cancel")]).await;

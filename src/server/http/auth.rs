@@ -167,15 +167,21 @@ fn local_path(next: Option<&str>) -> &str {
     }
 }
 
-fn login_url(problem: &str, username: &str, next: &str) -> String {
-    let query = serde_urlencoded::to_string([("error", problem), ("username", username), ("next", next)])
-        .unwrap_or_default();
+fn login_url(problem: &str, username: &str, tenant: &str, next: &str) -> String {
+    let mut fields = vec![("error", problem), ("username", username)];
+    if !tenant.is_empty() {
+        fields.push(("tenant", tenant));
+    }
+    fields.push(("next", next));
+    let query = serde_urlencoded::to_string(fields).unwrap_or_default();
     format!("/login?{query}")
 }
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 pub struct SignInForm {
+    /// The tenant, needed only when the name is used in more than one.
+    tenant: String,
     username: String,
     password: String,
     csrf: String,
@@ -240,22 +246,31 @@ pub async fn sign_in(
     };
     let next = local_path(form.next.as_deref()).to_owned();
     let username = form.username.trim().to_owned();
+    let tenant_text = form.tenant.trim().to_owned();
     if form.csrf.is_empty() || sign_in_token_in(&headers).as_deref() != Some(form.csrf.as_str()) {
-        return Redirect::to(&login_url("expired", &username, &next)).into_response();
+        return Redirect::to(&login_url("expired", &username, &tenant_text, &next)).into_response();
     }
     if let Err(over) = state.limits.sign_in(address, &username) {
         tracing::warn!(user = ?username, %address, "sign-in attempts over the limit");
         return too_many_sign_ins(over);
     }
-    let user = match check_password(state.ledger.reads().as_ref(), &username, &form.password).await {
+    let tenant = match tenant_text.as_str() {
+        "" => None,
+        given => match TenantId::parse(given) {
+            Ok(tenant) => Some(tenant),
+            Err(_) => return Redirect::to(&login_url("invalid", &username, &tenant_text, &next)).into_response(),
+        },
+    };
+    let reads = state.ledger.reads();
+    let user = match check_password(reads.as_ref(), tenant.as_ref(), &username, &form.password).await {
         Ok(Some(user)) => user,
         Ok(None) => {
             tracing::info!(user = ?username, %address, "sign-in refused");
-            return Redirect::to(&login_url("invalid", &username, &next)).into_response();
+            return Redirect::to(&login_url("invalid", &username, &tenant_text, &next)).into_response();
         }
         Err(error) => {
             tracing::error!(%error, "sign-in could not reach the database");
-            return Redirect::to(&login_url("unavailable", &username, &next)).into_response();
+            return Redirect::to(&login_url("unavailable", &username, &tenant_text, &next)).into_response();
         }
     };
     let signed_in = SignedIn { user_id: user.id, name: user.name, tenant: user.tenant, role: user.role };
@@ -266,7 +281,7 @@ pub async fn sign_in(
     };
     if let Err(error) = started.await {
         tracing::error!(%error, "could not start a session");
-        return Redirect::to(&login_url("unavailable", &username, &next)).into_response();
+        return Redirect::to(&login_url("unavailable", &username, &tenant_text, &next)).into_response();
     }
     tracing::info!(user = ?signed_in.name, tenant = %signed_in.tenant, "signed in");
     Redirect::to(&next).into_response()

@@ -1,5 +1,5 @@
 //! Console users: adding one (from `opledger user add`, the admin page or the demo) and checking a
-//! password at sign-in. Passwords are hashed with Argon2id; only the PHC string is stored.
+//! password at sign-in. A name is unique within its tenant; other tenants may use it too. Passwords are hashed with Argon2id; only the PHC string is stored.
 
 use argon2::password_hash::{rand_core::OsRng, PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
@@ -21,7 +21,7 @@ pub enum AccountError {
     InvalidName,
     #[error("a password needs at least {MIN_PASSWORD_CHARS} characters")]
     WeakPassword,
-    #[error("a user named {0} exists already")]
+    #[error("a user named {0} exists already in this tenant")]
     NameTaken(String),
     #[error(transparent)]
     Store(StoreError),
@@ -84,13 +84,17 @@ impl Ledger {
     }
 }
 
-/// The user `name` when `password` is theirs.
+/// The user `name` of `tenant` (or of the one tenant that has a user of that name, when no
+/// tenant is given) whose password is `password`. A name that several tenants use, without its
+/// tenant, matches nobody, and costs the same time as a wrong password.
 pub async fn check_password(
     store: &dyn Reads,
+    tenant: Option<&TenantId>,
     name: &str,
     password: &str,
 ) -> Result<Option<UserRecord>, StoreError> {
-    let user = store.find_user(name).await?;
+    let mut named = store.users_named(name, tenant).await?;
+    let user = if named.len() == 1 { named.pop() } else { None };
     let hash = user.as_ref().map_or(DECOY_HASH.as_str(), |user| user.password_hash.as_str());
     let hash = hash.to_owned();
     let password = password.to_owned();

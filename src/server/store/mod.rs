@@ -125,8 +125,9 @@ pub trait Reads: Send + Sync {
     /// A tenant's whole audit chain in order.
     async fn audit_chain(&self, tenant: &TenantId) -> Result<Vec<AuditRecord>, StoreError>;
 
-    /// The user who signs in as `name`, in any tenant.
-    async fn find_user(&self, name: &str) -> Result<Option<UserRecord>, StoreError>;
+    /// The users who sign in as `name`: in `tenant` when it is given, else in any tenant (at most
+    /// two, enough to tell a name that more than one tenant uses).
+    async fn users_named(&self, name: &str, tenant: Option<&TenantId>) -> Result<Vec<UserRecord>, StoreError>;
 
     async fn tenant_users(&self, tenant: &TenantId) -> Result<Vec<UserRecord>, StoreError>;
 

@@ -83,12 +83,15 @@ macro_rules! store_reads {
                 rows.into_iter().map(AuditRow::into_record).collect()
             }
 
-            async fn find_user(&self, name: &str) -> Result<Option<UserRecord>, StoreError> {
-                let row: Option<UserRow> = sqlx::query_as(&format!("select {USER_COLUMNS} from users where name = $1"))
-                    .bind(name)
-                    .fetch_optional(&self.pool)
-                    .await?;
-                row.map(UserRow::into_record).transpose()
+            async fn users_named(&self, name: &str, tenant: Option<&TenantId>) -> Result<Vec<UserRecord>, StoreError> {
+                let rows: Vec<UserRow> = sqlx::query_as(&format!(
+                    "select {USER_COLUMNS} from users where name = $1 and ($2 is null or tenant = $2) limit 2"
+                ))
+                .bind(name)
+                .bind(tenant.map(TenantId::as_str))
+                .fetch_all(&self.pool)
+                .await?;
+                rows.into_iter().map(UserRow::into_record).collect()
             }
 
             async fn tenant_users(&self, tenant: &TenantId) -> Result<Vec<UserRecord>, StoreError> {

@@ -10,7 +10,7 @@ use crate::console::shell::sign_in_token;
 
 fn problem_text(code: &str) -> Option<&'static str> {
     match code {
-        "invalid" => Some("That name and password do not match. Check both and try again."),
+        "invalid" => Some("That name and password do not match. Check both (and the tenant, if your name is used in more than one) and try again."),
         "expired" => Some("The sign-in form had expired. It has been renewed; please sign in again."),
         "unavailable" => Some("The server could not reach its database. Try again in a moment."),
         _ => None,
@@ -26,6 +26,7 @@ pub fn Login() -> impl IntoView {
     let signed_out = !param("signed_out").is_empty();
     let next = param("next");
     let username = param("username");
+    let tenant = param("tenant");
     view! {
         <Title text="Sign in"/>
         <section class="login-card">
@@ -40,6 +41,10 @@ pub fn Login() -> impl IntoView {
                 <label>
                     "Password"
                     <input type="password" name="password" autocomplete="current-password" required/>
+                </label>
+                <label>
+                    "Tenant "<span class="hint">"(only if your name is used in more than one)"</span>
+                    <input type="text" name="tenant" autocomplete="organization" value=tenant/>
                 </label>
                 <input type="hidden" name="next" value=next/>
                 <Suspense fallback=|| ()>
