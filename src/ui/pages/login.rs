@@ -43,7 +43,7 @@ pub fn Login() -> impl IntoView {
                     <input type="password" name="password" autocomplete="current-password" required/>
                 </label>
                 <label>
-                    "Tenant "<span class="hint">"(only if your name is used in more than one)"</span>
+                    "Tenant "<span class="hint">"(only when more than one tenant uses your sign-in)"</span>
                     <input type="text" name="tenant" autocomplete="organization" value=tenant/>
                 </label>
                 <input type="hidden" name="next" value=next/>
