@@ -18,6 +18,8 @@ use crate::domain::{
 pub struct AttemptView {
     pub number: u32,
     pub started_at: DateTime<Utc>,
+    /// Until when its send may still be in flight; nobody presumes it abandoned before then.
+    pub send_deadline: Option<DateTime<Utc>>,
     pub duration_ms: Option<i64>,
     pub outcome: String,
     pub http_status: Option<u16>,
@@ -254,6 +256,7 @@ pub(crate) mod ssr {
                 .map(|a| AttemptView {
                     number: a.number,
                     started_at: a.started_at,
+                    send_deadline: a.deadline_at,
                     duration_ms: a.finished_at.map(|f| (f - a.started_at).num_milliseconds()),
                     outcome: a.outcome.clone().unwrap_or_else(|| "open".into()),
                     http_status: a.http_status,

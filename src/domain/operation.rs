@@ -55,7 +55,7 @@ impl OperationRecord {
 /// What the sender observed about an attempt, beyond its outcome class.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AttemptReport {
-    /// When the executor starts the attempt: how many sends its run may make, and by when.
+    /// When an attempt starts: how many sends its run may make, and by when they may be in flight.
     pub budget: Option<RetryBudget>,
     pub http_status: Option<u16>,
     pub latency_ms: Option<u64>,
@@ -88,7 +88,9 @@ pub struct AttemptRecord {
     pub retry_after_s: Option<u32>,
     /// The executor's budget for the run that made this attempt: at most this many sends.
     pub send_budget: Option<u32>,
-    /// The executor's deadline for that run.
+    /// Until when the attempt's send may still be in flight: the executor's deadline for its run,
+    /// the deadline an agent declared (or the server's default for agents), or a re-send's own
+    /// timeout. Nothing presumes the sender gone before it.
     pub deadline_at: Option<DateTime<Utc>>,
 }
 

@@ -8,7 +8,7 @@ use opledger::domain::{
 };
 use serde_json::json;
 
-use crate::support::{refund_1043, ProviderHarness};
+use crate::support::{refund_1043, ProviderHarness, TestApp};
 
 const OP: &str = "refund-1043-li_2";
 /// The key sent downstream for acme's `OP`: the tenant and the op id.
@@ -45,9 +45,13 @@ crate::engine_tests! {
     a_crash_between_submitted_and_the_send_is_settled_with_one_effect_at_most(app) {
         let provider = ProviderHarness::start(&app.ledger).await;
         app.register(&refund_1043(38000)).await;
-        let (status, _) = app.begin_attempt(OP).await;
+        let (status, _) = app.begin_attempt_within(OP, 1).await;
         assert_eq!(status, 201, "submitted, and then the sender died before sending");
         assert!(provider.refunds().is_empty());
+        provider.reconciler.reconcile_once().await.unwrap();
+        let (_, operation) = app.get_json(&format!("/api/v1/operations/{OP}")).await;
+        assert_eq!(operation["state"], "submitted", "not presumed abandoned before its send deadline");
+        TestApp::wait_past(1).await;
         provider.reconciler.reconcile_once().await.unwrap();
         let (_, operation) = app.get_json(&format!("/api/v1/operations/{OP}")).await;
         assert_eq!(operation["state"], "succeeded");
@@ -206,8 +210,9 @@ mod leases {
                 let body = json!({"op_id": op_id, "kind": "refund", "subject": "order:A1042", "provider": "stripe",
                     "params": {"payment_intent": "pi_A1042", "amount": {"minor": 100, "currency": "CNY"}}, "requested_by": "agent-7"});
                 assert_eq!(app.register(&body).await.0, 201);
-                assert_eq!(app.begin_attempt(op_id).await.0, 201, "submitted, then the sender stopped");
+                assert_eq!(app.begin_attempt_within(op_id, 1).await.0, 201, "submitted, then the sender stopped");
             }
+            TestApp::wait_past(1).await;
             let other_instance = provider.reconciler.clone();
             let (first, second) = tokio::join!(provider.reconciler.reconcile_once(), other_instance.reconcile_once());
             let (first, second) = (first.unwrap(), second.unwrap());
@@ -240,10 +245,13 @@ mod reconcile_command {
             base_url,
             "--stripe-secret-key",
             "sk_test_x",
+            "--provider-timeout",
+            "1s",
             "--settle-after",
-            "0s",
+            "1s",
         ]
         .map(str::to_owned);
+        tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
         let output = tokio::task::spawn_blocking(move || {
             std::process::Command::new(env!("CARGO_BIN_EXE_opledger")).args(&args).output().unwrap()
         })
@@ -311,6 +319,88 @@ mod two_tenants {
             }
             assert_ne!(found[0], found[1]);
             assert_eq!(provider.refunds().len(), 2, "the lookups sent nothing again");
+        }
+    }
+}
+
+/// A send that outlives the settle window: an agent's refund at a slow provider while the
+/// reconciler runs. Nothing may be sent twice, however the timing falls.
+mod in_flight {
+    use super::*;
+
+    /// The agent's own send of the refund to the provider, as the ledger told it to (the key and
+    /// the metadata), answering with the provider's status.
+    async fn agent_sends(base_url: &str) -> u16 {
+        reqwest::Client::new()
+            .post(format!("{base_url}/v1/refunds"))
+            .bearer_auth("sk_test_x")
+            .header("Idempotency-Key", KEY)
+            .form(&[
+                ("payment_intent", "pi_1043"),
+                ("amount", "38000"),
+                ("currency", "twd"),
+                ("metadata[op_id]", OP),
+                ("metadata[tenant]", "acme"),
+            ])
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16()
+    }
+
+    async fn state_of(app: &TestApp) -> String {
+        app.get_json(&format!("/api/v1/operations/{OP}")).await.1["state"].as_str().unwrap().to_owned()
+    }
+
+    crate::engine_tests! {
+        a_send_slower_than_the_settle_window_is_not_presumed_abandoned_before_its_deadline(app) {
+            let provider = ProviderHarness::start(&app.ledger).await;
+            provider.fault(json!({"match": OP, "fault": "delay", "ms": 1700})).await;
+            app.register(&refund_1043(38000)).await;
+            let (status, started) = app.begin_attempt_within(OP, 3).await;
+            assert_eq!(status, 201, "{started}");
+            assert!(started["send_deadline"].is_string(), "the agent is told until when its send counts as in flight");
+            let base_url = provider.base_url.clone();
+            let send = tokio::spawn(async move { agent_sends(&base_url).await });
+
+            tokio::time::sleep(std::time::Duration::from_millis(1000)).await;
+            provider.reconciler.reconcile_once().await.unwrap();
+            assert_eq!(state_of(&app).await, "submitted", "the send may still be in flight: nobody touches it");
+            let support = app.signed_in("sam", opledger::domain::policy::Role::Support).await;
+            let html = support.page(&format!("/operations/{OP}"), 200).await;
+            let shown = html.split("data-testid=\"send-deadline\"").nth(1).expect("the attempts table shows the deadline");
+            assert!(shown.trim_start_matches('>').starts_with("<time"), "{shown:.200}");
+            assert_eq!(send.await.unwrap(), 200, "the agent's refund lands");
+            assert_eq!(provider.refunds().len(), 1);
+
+            TestApp::wait_past(2).await;
+            provider.reconciler.reconcile_once().await.unwrap();
+            assert_eq!(state_of(&app).await, "succeeded", "after the deadline, a lookup finds it");
+            assert_eq!(provider.refunds().len(), 1, "exactly one refund");
+        }
+
+        a_resend_while_the_first_request_runs_is_told_the_key_is_in_use(app) {
+            let provider = ProviderHarness::start(&app.ledger).await;
+            provider.fault(json!({"match": OP, "fault": "delay", "ms": 2500})).await;
+            app.register(&refund_1043(38000)).await;
+            app.begin_attempt_within(OP, 1).await;
+            let base_url = provider.base_url.clone();
+            let send = tokio::spawn(async move { agent_sends(&base_url).await });
+
+            TestApp::wait_past(1).await;
+            provider.reconciler.reconcile_once().await.unwrap();
+            let (_, operation) = app.get_json(&format!("/api/v1/operations/{OP}")).await;
+            assert_eq!(operation["state"], "unknown", "the re-send met the running request: {operation}");
+            let attempts = operation["attempts"].as_array().unwrap();
+            assert_eq!(attempts.last().unwrap()["http_status"], 409, "{operation}");
+            assert!(attempts.last().unwrap()["deadline_at"].is_string(), "a re-send has its own deadline");
+
+            assert_eq!(send.await.unwrap(), 200);
+            let support = opledger::domain::ids::Actor::human("sam", opledger::domain::policy::Role::Support);
+            opledger::server::ledger::workflows::query_provider(&provider.executor, &acme(), &op(), &support).await.unwrap();
+            assert_eq!(state_of(&app).await, "succeeded", "a lookup finds the one refund");
+            assert_eq!(provider.refunds().len(), 1, "one refund, although two requests were made");
         }
     }
 }

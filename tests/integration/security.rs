@@ -135,7 +135,8 @@ crate::engine_tests! {
         usd["params"]["amount"]["currency"] = json!("USD");
         let (status, body) = app.register(&usd).await;
         assert_eq!((status, body["state"].as_str()), (201, Some("planned")), "the TWD rule does not match USD: {body}");
-        assert_eq!(app.begin_attempt("refund-1043-li_2").await.0, 201, "the agent begins an attempt and goes quiet");
+        assert_eq!(app.begin_attempt_within("refund-1043-li_2", 1).await.0, 201, "the agent begins an attempt and goes quiet");
+        TestApp::wait_past(1).await;
 
         provider.reconciler.reconcile_once().await.unwrap();
         let (state, reasons) = state_and_reason(&app, "refund-1043-li_2").await;

@@ -212,6 +212,16 @@ impl TestApp {
         self.post("/api/v1/operations", body).await
     }
 
+    /// Begins an attempt whose send the agent declares to take at most `seconds`.
+    pub async fn begin_attempt_within(&self, op_id: &str, seconds: u32) -> (u16, Value) {
+        self.post(&format!("/api/v1/operations/{op_id}/attempts"), &serde_json::json!({"send_deadline_s": seconds})).await
+    }
+
+    /// Waits until a send deadline of `seconds` from now has passed.
+    pub async fn wait_past(seconds: u32) {
+        tokio::time::sleep(std::time::Duration::from_millis(u64::from(seconds) * 1000 + 100)).await;
+    }
+
     pub async fn begin_attempt(&self, op_id: &str) -> (u16, Value) {
         self.post(&format!("/api/v1/operations/{op_id}/attempts"), &Value::Null).await
     }

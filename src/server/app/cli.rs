@@ -302,6 +302,18 @@ impl ProviderArgs {
 }
 
 impl SettleArgs {
+    /// Refuses a settle window shorter than `provider_timeout`: an unknown result would be looked
+    /// up (and maybe re-sent) while its request could still be running at the provider.
+    fn at_least(&self, provider_timeout: std::time::Duration) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            self.settle_after >= provider_timeout,
+            "--settle-after ({}) must be at least --provider-timeout ({}): a send still running would be looked up and re-sent",
+            humantime::format_duration(self.settle_after),
+            humantime::format_duration(provider_timeout)
+        );
+        Ok(())
+    }
+
     fn duration(&self) -> anyhow::Result<chrono::Duration> {
         chrono::Duration::from_std(self.settle_after).context("--settle-after is too long")
     }
@@ -311,6 +323,7 @@ impl SettleArgs {
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve(args) => {
+            args.settle.at_least(args.provider.provider_timeout)?;
             anyhow::ensure!(
                 args.provider.stripe_secret_key.is_some() || (args.provider.stripe_base_url.is_none() && args.provider.services_base_url.is_none()),
                 "--stripe-secret-key (or OPLEDGER_STRIPE_SECRET_KEY) is needed with --stripe-base-url or --services-base-url"
@@ -353,6 +366,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Reconcile { database, provider, secret, settle, once } => {
+            settle.at_least(provider.provider_timeout)?;
             let ledger = open_ledger(&database, &secret).await?;
             let providers = provider.settings();
             let own_connections = ledger.reads().any_provider_connection().await?.is_some();

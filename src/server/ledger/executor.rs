@@ -114,6 +114,12 @@ impl Executor {
         &self.ledger
     }
 
+    /// The report that starts a single re-send: in flight at most until the provider timeout.
+    pub fn resend_report(&self) -> AttemptReport {
+        let timeout = chrono::Duration::from_std(self.provider_timeout).unwrap_or(chrono::Duration::MAX);
+        AttemptReport { budget: Some(RetryBudget { max_sends: 1, deadline: now() + timeout }), ..AttemptReport::default() }
+    }
+
     /// `tenant`'s own connection to `provider`, built; `None` when it has none, `Err` in words when
     /// its secret does not open.
     async fn own_connection(

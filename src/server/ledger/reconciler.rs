@@ -115,8 +115,10 @@ impl Reconciler {
                 }
                 match self.executor.may_send(tenant, &operation, connector.as_ref()).await? {
                     SendCheck::Allowed => {
-                        let resent = self.execute(tenant, op_id, Command::ResendSameKey).await?;
-                        Ok(self.executor.send_open_attempt(tenant, &resent).await?.operation)
+                        let ledger = self.executor.ledger();
+                        let report = self.executor.resend_report();
+                        let resent = ledger.execute(tenant, op_id, Command::ResendSameKey, &self.actor, report).await?;
+                        Ok(self.executor.send_open_attempt(tenant, &resent.operation).await?.operation)
                     }
                     SendCheck::Refused(refusal) => {
                         let reason = format!("{evidence}. opledger will not send it again: {refusal}");

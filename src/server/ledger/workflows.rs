@@ -124,8 +124,11 @@ pub async fn act(
     if matches!(command, Command::ResendSameKey) {
         refuse_unchecked_resend(executor, tenant, op_id, actor).await?;
     }
-    let committed =
-        executor.ledger().execute(tenant, op_id, command.clone(), actor, AttemptReport::default()).await?;
+    let report = match command {
+        Command::ResendSameKey => executor.resend_report(),
+        _ => AttemptReport::default(),
+    };
+    let committed = executor.ledger().execute(tenant, op_id, command.clone(), actor, report).await?;
     Ok(match command {
         Command::Approve { .. } => match executor.run(tenant, op_id).await {
             Ok(sent) => format!("Approved and sent: {}.", standing(&sent)),

@@ -1,7 +1,8 @@
 //! Stripe's idempotency semantics and the fault injection around every creating request: the
 //! first result of a key is stored and replayed (a 500 included), the same key with other
-//! parameters is an `idempotency_error`, keys are forgotten after the retention, and faults set for
-//! the key act before or after the request is done.
+//! parameters is an `idempotency_error`, a key whose first request is still running answers a
+//! second one with 409 `idempotency_key_in_use`, keys are forgotten after the retention, and
+//! faults set for the key act before or after the request is done.
 
 use axum::{
     http::{HeaderMap, HeaderValue, StatusCode},
@@ -27,6 +28,30 @@ pub(super) struct IdempotentResult {
 
 fn server_error_body() -> Value {
     json!({"error": {"type": "api_error", "message": "An unknown error occurred while processing the request."}})
+}
+
+/// A key whose first request is running: reserved on arrival, released when the request is done
+/// (or dropped, when its caller goes away).
+struct KeyInUse {
+    sandbox: Sandbox,
+    key: String,
+}
+
+impl KeyInUse {
+    /// Reserves `key`, or `None` when another request holds it.
+    fn reserve(sandbox: &Sandbox, key: &str) -> Option<KeyInUse> {
+        sandbox
+            .lock()
+            .keys_in_use
+            .insert(key.to_owned())
+            .then(|| KeyInUse { sandbox: sandbox.clone(), key: key.to_owned() })
+    }
+}
+
+impl Drop for KeyInUse {
+    fn drop(&mut self) {
+        self.sandbox.lock().keys_in_use.remove(&self.key);
+    }
 }
 
 /// Runs `action` for a creating request to `path` under the request's `Idempotency-Key`, as
@@ -61,6 +86,20 @@ pub(super) async fn idempotent(
         }
     }
 
+    let _reserved = match &key {
+        Some(key) => match KeyInUse::reserve(sandbox, key) {
+            Some(reserved) => Some(reserved),
+            None => {
+                return stripe_error(
+                    StatusCode::CONFLICT,
+                    "idempotency_error",
+                    Some("idempotency_key_in_use"),
+                    "There is currently another in-progress request using this idempotency key. Try again later.",
+                )
+            }
+        },
+        None => None,
+    };
     let names = request_names(key.as_deref(), &fields);
     let fault = sandbox.take_fault(
         &names,

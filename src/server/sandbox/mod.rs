@@ -77,6 +77,8 @@ struct SandboxState {
     tickets: Vec<services::Ticket>,
     pickups: Vec<services::Pickup>,
     idempotency: BTreeMap<String, IdempotentResult>,
+    /// Keys whose first request is still running.
+    keys_in_use: std::collections::BTreeSet<String>,
     faults: Vec<Fault>,
     created: Vec<CreatedObject>,
     next_id: u64,

@@ -275,8 +275,9 @@ pub trait Store: Reads + Sessions {
     /// [`StoreError::Conflict`] when the operation is no longer at `expected_version`.
     async fn apply_change(&self, change: OperationChange) -> Result<OperationHistory, StoreError>;
 
-    /// Claims up to `limit` operations that are `submitted` or `unknown` and unchanged since
-    /// `settled_before`, oldest first, and leases them until `lease_until` so that no other
+    /// Claims up to `limit` operations that are `unknown` and unchanged since `settled_before`, or
+    /// `submitted` and unchanged since then with every attempt's send deadline before it (a send
+    /// that may still be in flight is not presumed abandoned), oldest first, and leases them until `lease_until` so that no other
     /// reconciler takes them meanwhile (`for update skip locked` on PostgreSQL).
     async fn lease_due_for_reconcile(
         &self,

@@ -155,8 +155,10 @@ macro_rules! store_writes {
                 let mut tx = $begin(&self.pool).await?;
                 let rows: Vec<(String, String)> = sqlx::query_as(concat!(
                     "update operations set lease_until_us = $1 where (tenant, op_id) in (",
-                    "select tenant, op_id from operations where state in ('submitted', 'unknown') ",
+                    "select tenant, op_id from operations o where state in ('submitted', 'unknown') ",
                     "and updated_at_us <= $2 and (lease_until_us is null or lease_until_us <= $3) ",
+                    "and (state = 'unknown' or coalesce((select max(a.deadline_at_us) from attempts a ",
+                    "where a.tenant = o.tenant and a.op_id = o.op_id), 0) <= $2) ",
                     "order by updated_at_us limit $4 ", $skip_locked, ") returning tenant, op_id"
                 ))
                 .bind(micros(lease_until))

@@ -43,8 +43,9 @@ pub fn Login() -> impl IntoView {
                     <input type="password" name="password" autocomplete="current-password" required/>
                 </label>
                 <label>
-                    "Tenant "<span class="hint">"(only when more than one tenant uses your sign-in)"</span>
-                    <input type="text" name="tenant" autocomplete="organization" value=tenant/>
+                    <span>"Tenant "<span class="optional">"(optional)"</span></span>
+                    <input type="text" name="tenant" autocomplete="organization" aria-describedby="tenant-hint" value=tenant/>
+                    <span id="tenant-hint" class="field-hint">"Needed only when more than one tenant uses your sign-in."</span>
                 </label>
                 <input type="hidden" name="next" value=next/>
                 <Suspense fallback=|| ()>

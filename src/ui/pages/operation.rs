@@ -132,7 +132,7 @@ fn Detail(
                     <div class="table-wrap">
                         <table class="table" data-testid="attempts">
                             <thead><tr>
-                                <th scope="col" class="num">"#"</th><th scope="col">"Started"</th><th scope="col" class="num">"Duration"</th>
+                                <th scope="col" class="num">"#"</th><th scope="col">"Started"</th><th scope="col">"In flight until"</th><th scope="col" class="num">"Duration"</th>
                                 <th scope="col">"Outcome"</th><th scope="col" class="num">"HTTP"</th><th scope="col">"Key sent"</th>
                                 <th scope="col">"Sent by"</th><th scope="col">"Error"</th>
                             </tr></thead>
@@ -141,6 +141,7 @@ fn Detail(
                                     <tr>
                                         <td class="num">{a.number}</td>
                                         <td><Time at=a.started_at/></td>
+                                        <td data-testid="send-deadline">{a.send_deadline.map(|at| view! { <Time at/> })}</td>
                                         <td class="num">{a.duration_ms.map_or("—".to_owned(), |ms| format!("{ms} ms"))}</td>
                                         <td>{a.outcome.clone()}</td>
                                         <td class="num">{a.http_status.map_or("—".to_owned(), |s| s.to_string())}</td>

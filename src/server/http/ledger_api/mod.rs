@@ -51,7 +51,7 @@ pub fn routes(limits: Arc<Limits>) -> ListedRouter<AppState> {
 #[openapi(
     info(title = "opledger ledger API", version = "1", description = "Record side-effecting operations before they are sent, report every attempt, and never do a thing twice."),
     paths(operations::register, operations::read_operation, operations::begin_attempt, operations::record_outcome, operations::cancel, operations::subject_operations, tools::refund_item, tools::create_aftersale, tools::schedule_pickup),
-    components(schemas(ErrorEnvelope, ErrorDetail, RegisterBody, OutcomeBody, OutcomeName, CancelBody, OperationView, AttemptRecord, KeyView, AttemptStarted, OperationAnswer, SubjectView,
+    components(schemas(ErrorEnvelope, ErrorDetail, RegisterBody, OutcomeBody, OutcomeName, CancelBody, OperationView, AttemptRecord, KeyView, AttemptStarted, BeginBody, OperationAnswer, SubjectView,
          tools::ToolAnswer, tools::ToolStatus,
         tools::LineItemRequest, tools::PickupRequest)),
     modifiers(&BearerToken),

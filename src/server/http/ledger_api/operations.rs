@@ -21,10 +21,11 @@ use crate::domain::{
     failure::FailureClass,
     ids::{check_subject, AttemptNumber, OpId, TenantId},
     machine::{cancel_message, AttemptOutcome, Command},
-    operation::{AttemptReport, OperationHistory},
+    operation::{AttemptReport, OperationHistory, RetryBudget},
     params::CanonicalParams,
     rollup::{roll_up, OperationSummary, OrderRollup},
 };
+use crate::server::clock::now;
 use crate::server::http::state::AppState;
 use crate::server::ledger::{RegisterRequest, Registration, DEFAULT_KEY_RETENTION};
 
@@ -157,8 +158,24 @@ pub async fn read_operation(
     Ok(Json(OperationView::of(history(&state, &caller.tenant, &op_id).await?, true)))
 }
 
-/// Record the operation as `submitted` before the caller sends it; answers the key to send with.
-#[utoipa::path(post, path = "/api/v1/operations/{op_id}/attempts", tag = "operations", params(("op_id" = String, Path)), responses(
+/// How long an agent's send is taken to be in flight when it declares nothing.
+pub const DEFAULT_AGENT_SEND_DEADLINE_S: u32 = 60;
+
+/// The longest send an agent may declare.
+pub const MAX_SEND_DEADLINE_S: u32 = 600;
+
+/// What an agent may declare when it begins an attempt.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BeginBody {
+    /// How long its send may take, in seconds (1 to 600; 60 when left out): until then the
+    /// operation is not looked up or re-sent by anyone else.
+    send_deadline_s: Option<u32>,
+}
+
+/// Record the operation as `submitted` before the caller sends it; answers the key to send with
+/// and until when the send is taken to be in flight.
+#[utoipa::path(post, path = "/api/v1/operations/{op_id}/attempts", tag = "operations", params(("op_id" = String, Path)), request_body(content = Option<BeginBody>, description = "Optional: how long the send may take"), responses(
     (status = 201, body = AttemptStarted),
     (status = 409, description = "The state forbids a send: `awaiting_approval`, `already_succeeded`, `reconcile_first`, `attempt_open`…", body = ErrorEnvelope),
     (status = 404, body = ErrorEnvelope),
@@ -167,12 +184,25 @@ pub async fn begin_attempt(
     State(state): State<AppState>,
     caller: Caller,
     Path(op_id): Path<String>,
+    body: Bytes,
 ) -> Result<Response, ApiError> {
     let op_id = op_id_of(&op_id)?;
-    let updated = state
-        .ledger
-        .execute(&caller.tenant, &op_id, Command::BeginAttempt, &caller.actor, AttemptReport::default())
-        .await?;
+    let declared = match body.iter().all(u8::is_ascii_whitespace) {
+        true => None,
+        false => serde_json::from_slice::<Option<BeginBody>>(&body)
+            .map_err(|e| ApiError::Invalid(format!("the body must be {{\"send_deadline_s\": seconds}} or empty: {e}")))?
+            .and_then(|b| b.send_deadline_s),
+    };
+    let seconds = match declared {
+        None => DEFAULT_AGENT_SEND_DEADLINE_S,
+        Some(seconds) if (1..=MAX_SEND_DEADLINE_S).contains(&seconds) => seconds,
+        Some(_) => {
+            return Err(ApiError::Invalid(format!("send_deadline_s must be 1 to {MAX_SEND_DEADLINE_S} seconds")))
+        }
+    };
+    let budget = RetryBudget { max_sends: 1, deadline: now() + Duration::seconds(i64::from(seconds)) };
+    let report = AttemptReport { budget: Some(budget), ..AttemptReport::default() };
+    let updated = state.ledger.execute(&caller.tenant, &op_id, Command::BeginAttempt, &caller.actor, report).await?;
     let attempt = updated.operation.snapshot.open_attempt.map_or(0, |a| a.0);
     let key = updated.operation.idempotency_key.clone();
     let metadata: Vec<String> = updated
@@ -185,10 +215,13 @@ pub async fn begin_attempt(
     let body = AttemptStarted {
         attempt,
         message: format!(
-            "Recorded as submitted. Send now with Idempotency-Key {key} and metadata {}, then report the outcome of attempt {attempt}.",
-            metadata.join(", ")
+            "Recorded as submitted. Send now with Idempotency-Key {key} and metadata {}, then report the outcome of attempt {attempt}. \
+             Until {} the send is taken to be in flight; after that, if no outcome came, it is looked up.",
+            metadata.join(", "),
+            budget.deadline.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
         ),
         idempotency_key: key,
+        send_deadline: budget.deadline,
         operation: view,
     };
     Ok((StatusCode::CREATED, Json(body)).into_response())
@@ -346,6 +379,8 @@ pub async fn subject_operations(
 #[derive(Debug, Serialize, ToSchema)]
 pub struct AttemptStarted {
     pub attempt: u32,
+    /// Until when the send is taken to be in flight: nothing settles the operation before this.
+    pub send_deadline: chrono::DateTime<chrono::Utc>,
     /// Send with this `Idempotency-Key` and write it into the downstream object's metadata.
     pub idempotency_key: String,
     pub message: String,
