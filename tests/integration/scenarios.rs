@@ -6,7 +6,7 @@ use opledger::domain::{
     ids::{Actor, OpId, TenantId},
     machine::{Command, State},
 };
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::support::{refund_1043, ProviderHarness, TestApp};
 
@@ -401,6 +401,47 @@ mod in_flight {
             opledger::server::ledger::workflows::query_provider(&provider.executor, &acme(), &op(), &support).await.unwrap();
             assert_eq!(state_of(&app).await, "succeeded", "a lookup finds the one refund");
             assert_eq!(provider.refunds().len(), 1, "one refund, although two requests were made");
+        }
+    }
+}
+
+mod paging {
+    use super::*;
+
+    crate::engine_tests! {
+        a_refund_made_before_a_hundred_others_is_found_by_its_op_id(app) {
+            let provider = ProviderHarness::start(&app.ledger).await;
+            provider.fault(json!({"match": OP, "fault": "error_500_after"})).await;
+            app.register(&refund_1043(100)).await;
+            let sent = provider.executor.run(&acme(), &op()).await.unwrap();
+            assert_eq!(sent.operation.snapshot.state, State::Unknown, "made, but answered with a 500");
+            let client = reqwest::Client::new();
+            for n in 0..120 {
+                let made = client
+                    .post(format!("{}/v1/refunds", provider.base_url))
+                    .bearer_auth("sk_test_x")
+                    .header("Idempotency-Key", format!("other-{n}"))
+                    .form(&[("payment_intent", "pi_1043"), ("amount", "1")])
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(made.status(), 200);
+            }
+            let first_page: Value = client
+                .get(format!("{}/v1/refunds?payment_intent=pi_1043&limit=100", provider.base_url))
+                .bearer_auth("sk_test_x")
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            assert_eq!(first_page["has_more"], true, "the sandbox pages like Stripe");
+
+            provider.reconciler.reconcile_once().await.unwrap();
+            let (_, operation) = app.get_json(&format!("/api/v1/operations/{OP}")).await;
+            assert_eq!(operation["state"], "succeeded", "found on the second page, not sent to review: {operation}");
+            assert_eq!(provider.refunds().len(), 121, "nothing sent again");
         }
     }
 }

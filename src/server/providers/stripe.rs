@@ -2,7 +2,7 @@
 //! (`GET /v1/payment_intents/{id}`: the currency, and what is left to refund), sends it
 //! (`POST /v1/refunds`, form-encoded, `Idempotency-Key`, the amount with its currency, the other
 //! parameters and the op id and tenant as metadata), and finds it again by its op id and tenant
-//! (`GET /v1/refunds?payment_intent=`). The base URL and secret key come from the tenant's
+//! (`GET /v1/refunds?payment_intent=`, every page of it). The base URL and secret key come from the tenant's
 //! connection or the server's configuration, so it points at the sandbox or at Stripe itself.
 
 use async_trait::async_trait;
@@ -74,6 +74,32 @@ fn refund_form(operation: &OperationRecord) -> Result<(String, Money, Vec<(Strin
     Ok((payment_intent.to_owned(), amount, form))
 }
 
+/// The most pages of refunds read for one payment: 100 pages of 100.
+const MAX_REFUND_PAGES: usize = 100;
+
+impl StripeConnector {
+    /// Every refund of `payment_intent`, newest first, page after page (`has_more`,
+    /// `starting_after`), so that one made long ago is found however many came after it.
+    async fn refunds_of(&self, payment_intent: &str) -> Result<Vec<Value>, String> {
+        let mut refunds: Vec<Value> = Vec::new();
+        for _ in 0..MAX_REFUND_PAGES {
+            let after = refunds.last().and_then(|r| r.get("id")).and_then(Value::as_str).map(str::to_owned);
+            let mut query = vec![("payment_intent", payment_intent), ("limit", "100")];
+            if let Some(after) = after.as_deref() {
+                query.push(("starting_after", after));
+            }
+            let page = self.endpoint.get_json("/v1/refunds", &query).await?;
+            let data = page.get("data").and_then(Value::as_array).cloned().unwrap_or_default();
+            let more = page.get("has_more").and_then(Value::as_bool).unwrap_or(false) && !data.is_empty();
+            refunds.extend(data);
+            if !more {
+                return Ok(refunds);
+            }
+        }
+        Err(format!("payment {payment_intent} has more than {} refunds", MAX_REFUND_PAGES * 100))
+    }
+}
+
 /// The refunds of `payment_intent` that `operation` did not make, summed in minor units.
 fn refunded_by_others(refunds: &[Value], operation: &OperationRecord) -> i64 {
     refunds
@@ -113,9 +139,8 @@ impl Connector for StripeConnector {
             .or_else(|| payment.get("amount"))
             .and_then(Value::as_i64)
             .unwrap_or_default();
-        let query = [("payment_intent", payment_intent.as_str()), ("limit", "100")];
-        let refunds = match self.endpoint.get_json("/v1/refunds", &query).await {
-            Ok(list) => list.get("data").and_then(Value::as_array).cloned().unwrap_or_default(),
+        let refunds = match self.refunds_of(&payment_intent).await {
+            Ok(refunds) => refunds,
             Err(reason) => return Checked::Unavailable { reason },
         };
         let left = received - refunded_by_others(&refunds, operation);
@@ -138,16 +163,15 @@ impl Connector for StripeConnector {
     }
 
     async fn look_up(&self, operation: &OperationRecord) -> Lookup {
-        let Some(payment_intent) = operation.params.as_value().get("payment_intent").and_then(Value::as_str)
+        let Some(payment_intent) =
+            operation.params.as_value().get("payment_intent").and_then(Value::as_str).filter(|id| is_stripe_id(id))
         else {
-            return Lookup::Unavailable { reason: "params.payment_intent is missing".into() };
+            return Lookup::Unavailable { reason: "params.payment_intent is missing or is not a Stripe id".into() };
         };
-        let query = [("payment_intent", payment_intent), ("limit", "100")];
-        let body = match self.endpoint.get_json("/v1/refunds", &query).await {
-            Ok(body) => body,
+        let refunds = match self.refunds_of(payment_intent).await {
+            Ok(refunds) => refunds,
             Err(reason) => return Lookup::Unavailable { reason },
         };
-        let refunds = body.get("data").and_then(Value::as_array).cloned().unwrap_or_default();
         let op_id = operation.op_id.as_str();
         let tenant = &operation.tenant;
         match refunds.iter().find(|r| r.get("metadata").is_some_and(|m| operation.created(m))) {

@@ -143,25 +143,43 @@ pub(super) async fn create_refund(
 pub(super) struct ListQuery {
     payment_intent: Option<String>,
     limit: Option<usize>,
+    /// The id of the last refund of the previous page.
+    starting_after: Option<String>,
 }
 
-/// `GET /v1/refunds?payment_intent=…`: newest first, consistent except under `lookup_lag`.
+/// `GET /v1/refunds?payment_intent=…`: newest first, `limit` at a time (at most 100), the next
+/// page `starting_after` the last id with `has_more` saying whether there is one; consistent
+/// except under `lookup_lag`.
 pub(super) async fn list_refunds(State(sandbox): State<Sandbox>, Query(query): Query<ListQuery>) -> Response {
     let limit = query.limit.unwrap_or(10).clamp(1, 100);
     let now = Utc::now();
     let state = sandbox.lock();
-    let data: Vec<Value> = state
+    let listed: Vec<&Refund> = state
         .refunds
         .iter()
         .rev()
         .filter(|r| query.payment_intent.as_ref().is_none_or(|pi| &r.payment_intent == pi))
         .filter(|r| r.listed_from <= now)
-        .take(limit)
-        .map(Refund::to_json)
         .collect();
+    let start = match &query.starting_after {
+        Some(id) => match listed.iter().position(|r| &r.id == id) {
+            Some(position) => position + 1,
+            None => {
+                return stripe_error(
+                    StatusCode::BAD_REQUEST,
+                    "invalid_request_error",
+                    Some("resource_missing"),
+                    &format!("No such refund: '{id}'"),
+                )
+            }
+        },
+        None => 0,
+    };
+    let page: Vec<Value> = listed.iter().skip(start).take(limit).map(|r| r.to_json()).collect();
+    let has_more = listed.len() > start + page.len();
     json_response(
         StatusCode::OK,
-        json!({"object": "list", "url": "/v1/refunds", "has_more": false, "data": data}),
+        json!({"object": "list", "url": "/v1/refunds", "has_more": has_more, "data": page}),
     )
 }
 
