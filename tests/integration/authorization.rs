@@ -6,7 +6,7 @@ use opledger::domain::policy::Role;
 use opledger::server::app::router::route_list;
 use reqwest::Method;
 
-use crate::support::{refund_1043, Console, TestApp, PASSWORD};
+use crate::support::{refund_1043, Console, PASSWORD};
 
 const ROLES: [Role; 4] = [Role::Support, Role::Manager, Role::Auditor, Role::Admin];
 const EVERYONE: &[Role] = &ROLES;

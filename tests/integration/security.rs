@@ -248,6 +248,15 @@ crate::engine_tests! {
         }
     }
 
+    hsts_is_sent_when_the_console_is_served_over_https(app) {
+        let secure = TestApp::spawn_with(app.database.engine(), |settings| settings.secure_cookies = true)
+            .await
+            .expect("a second application");
+        let response = secure.get("/healthz").await;
+        assert_eq!(response.headers()["strict-transport-security"], "max-age=31536000");
+        assert!(app.get("/healthz").await.headers().get("strict-transport-security").is_none());
+    }
+
     an_idle_session_expires_counting_from_its_last_request(app) {
         app.add_user("acme", "sam", Role::Support).await;
         let console = app.console();
