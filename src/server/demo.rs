@@ -92,6 +92,7 @@ fn refund_request(
         requested_by: "demo-agent".into(),
         compensates: None,
         on_behalf_of: None,
+        server_sends: false,
         key_retention: DEFAULT_KEY_RETENTION,
     })
 }
@@ -245,6 +246,7 @@ fn service_request(
         requested_by: "demo-agent".into(),
         compensates: None,
         on_behalf_of: None,
+        server_sends: false,
         key_retention: DEFAULT_KEY_RETENTION,
     })
 }
@@ -382,6 +384,7 @@ pub async fn seed_second_tenant(executor: &Executor, base_url: &str, secret_key:
         requested_by: "eu-agent".into(),
         compensates: None,
         on_behalf_of: None,
+        server_sends: false,
         key_retention: DEFAULT_KEY_RETENTION,
     };
     ledger.register(&tenant, &Actor::agent("eu-agent"), request).await?;

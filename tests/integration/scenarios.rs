@@ -445,3 +445,71 @@ mod paging {
         }
     }
 }
+
+/// What the server should have sent and has not (a crash between recording and sending, an
+/// approval whose send never ran) is picked up by the dispatcher; an agent's own operation is not.
+mod dispatcher {
+    use super::*;
+    use opledger::domain::{params::CanonicalParams, policy::Role};
+    use opledger::server::ledger::{RegisterRequest, DEFAULT_KEY_RETENTION};
+
+    fn refund_request(op_id: &str, minor: i64, server_sends: bool) -> RegisterRequest {
+        let params = json!({"payment_intent": "pi_1043", "amount": {"minor": minor, "currency": "TWD"}});
+        RegisterRequest {
+            op_id: OpId::parse(op_id).unwrap(),
+            kind: "refund".into(),
+            subject: "order:1043".into(),
+            provider: "stripe".into(),
+            params: CanonicalParams::from_value(params).unwrap(),
+            requested_by: "agent-7".into(),
+            on_behalf_of: None,
+            server_sends,
+            compensates: None,
+            key_retention: DEFAULT_KEY_RETENTION,
+        }
+    }
+
+    crate::engine_tests! {
+        a_tool_call_left_unsent_by_a_crash_is_sent_and_an_agents_own_is_left_alone(app) {
+            let provider = ProviderHarness::start(&app.ledger).await;
+            let agent = Actor::agent("agent-7");
+            app.ledger.register(&acme(), &agent, refund_request(OP, 38_000, true)).await.unwrap();
+            app.ledger.register(&acme(), &agent, refund_request("refund-1043-li_1", 100, false)).await.unwrap();
+
+            let pass = provider.reconciler.reconcile_once().await.unwrap();
+            assert_eq!(pass.dispatched, vec![(op(), State::Succeeded)], "the server's own operation is sent once");
+            let theirs = app.ledger.reads().load_operation(&acme(), &OpId::parse("refund-1043-li_1").unwrap()).await.unwrap().unwrap();
+            assert_eq!(theirs.snapshot.state, State::Planned, "the agent sends its own");
+            assert_eq!(provider.refunds().len(), 1);
+            let again = provider.reconciler.reconcile_once().await.unwrap();
+            assert!(again.dispatched.is_empty(), "nothing is sent twice");
+        }
+
+        an_approval_whose_send_never_ran_is_sent(app) {
+            let provider = ProviderHarness::start(&app.ledger).await;
+            app.ledger.register(&acme(), &Actor::agent("agent-7"), refund_request(OP, 38_000, false)).await.unwrap();
+            let rule = opledger::domain::policy::ApprovalRule {
+                kind: "refund".into(),
+                provider: None,
+                threshold: None,
+            };
+            let record = opledger::server::store::records::ApprovalRuleRecord {
+                id: "all".into(), rule, created_by: "alex".into(), created_at: chrono::Utc::now(),
+            };
+            app.ledger.add_approval_rule(&acme(), &Actor::human("alex", Role::Admin), record).await.unwrap();
+            let mut needing = refund_request("refund-1043-li_1", 100, false);
+            needing.params = CanonicalParams::from_value(json!({"payment_intent": "pi_1043", "amount": {"minor": 100, "currency": "TWD"}})).unwrap();
+            app.ledger.register(&acme(), &Actor::agent("agent-7"), needing).await.unwrap();
+            let approve = Command::Approve { reason: "checked".into(), valid_for: chrono::Duration::hours(1) };
+            let approved = app.ledger
+                .execute(&acme(), &OpId::parse("refund-1043-li_1").unwrap(), approve, &Actor::human("maria", Role::Manager), AttemptReport::default())
+                .await
+                .unwrap();
+            assert_eq!(approved.operation.snapshot.state, State::Approved, "approved, and then the server stopped");
+
+            let pass = provider.reconciler.reconcile_once().await.unwrap();
+            assert_eq!(pass.dispatched, vec![(OpId::parse("refund-1043-li_1").unwrap(), State::Succeeded)]);
+            assert_eq!(provider.refunds().len(), 1, "the agent's planned one, registered before the rule, is left alone");
+        }
+    }
+}

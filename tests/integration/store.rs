@@ -28,6 +28,7 @@ fn request(op_id: &str, minor: i64) -> RegisterRequest {
         requested_by: "agent-7".into(),
         compensates: None,
         on_behalf_of: None,
+        server_sends: false,
         key_retention: DEFAULT_KEY_RETENTION,
     }
 }

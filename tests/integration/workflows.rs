@@ -229,6 +229,7 @@ crate::sandboxed_tests! {
             params: CanonicalParams::from_value(big_refund("maria", "stripe")["params"].clone()).unwrap(),
             requested_by: "maria".into(),
             on_behalf_of: None,
+            server_sends: true,
             compensates: None,
             key_retention: DEFAULT_KEY_RETENTION,
         };

@@ -55,6 +55,8 @@ pub struct RegisterRequest {
     pub requested_by: String,
     /// The person an agent says it acts for; recorded, never trusted.
     pub on_behalf_of: Option<String>,
+    /// The server sends it (a tool call, a console action, a compensation), not the caller.
+    pub server_sends: bool,
     pub compensates: Option<OpId>,
     pub key_retention: Duration,
 }
@@ -228,6 +230,7 @@ impl Ledger {
             provider: request.provider,
             params: request.params.clone(),
             compensates: request.compensates,
+            server_sends: request.server_sends,
             snapshot,
             at,
         };

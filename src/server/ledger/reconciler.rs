@@ -6,7 +6,9 @@
 //! and the approval policy (otherwise a person reviews it); a key past its retention or a cached
 //! 500 means a person must review it. Operations are leased, so several reconcilers never work on the
 //! same one at once. Each pass also sends approvals that expired before their operation was sent
-//! back to the approval queue.
+//! back to the approval queue, and dispatches what the server should have sent and has not
+//! (approved operations, and planned ones it sends itself, left by a crash or a spent retry
+//! budget), leased the same way.
 
 use chrono::Duration;
 use std::time::Duration as StdDuration;
@@ -32,6 +34,9 @@ pub struct PassReport {
     pub settled: Vec<(OpId, State)>,
     /// Approved operations whose approval expired unsent: back to `pending_approval`.
     pub approvals_expired: Vec<OpId>,
+    /// Operations the server should have sent and had not (approved ones, and planned ones it
+    /// sends itself, left by a crash or a spent retry budget), sent now, with where they ended.
+    pub dispatched: Vec<(OpId, State)>,
 }
 
 #[derive(Clone)]
@@ -58,6 +63,15 @@ impl Reconciler {
                 Err(error) => {
                     tracing::info!(%op_id, error = %error, "the approval was used or changed first; next pass");
                 }
+            }
+        }
+        for (tenant, op_id) in store.lease_due_for_dispatch(at - self.settle_after, at, at + LEASE, self.batch).await? {
+            match self.executor.run(&tenant, &op_id).await {
+                Ok(sent) => report.dispatched.push((op_id, sent.operation.snapshot.state)),
+                Err(LedgerError::Rejected(rejection)) => {
+                    tracing::info!(%op_id, reason = %rejection, "a concurrent change sent or stopped it first");
+                }
+                Err(error) => return Err(error),
             }
         }
         let due = store.lease_due_for_reconcile(at - self.settle_after, at, at + LEASE, self.batch).await?;

@@ -281,6 +281,7 @@ pub async fn compensate(
         requested_by: actor.name.clone(),
         compensates: Some(original.clone()),
         on_behalf_of: None,
+        server_sends: true,
         key_retention: DEFAULT_KEY_RETENTION,
     };
     match ledger.register(tenant, actor, request).await? {

@@ -287,6 +287,17 @@ pub trait Store: Reads + Sessions {
         limit: u32,
     ) -> Result<Vec<(TenantId, OpId)>, StoreError>;
 
+    /// Claims, as [`Store::lease_due_for_reconcile`] does, up to `limit` operations the server
+    /// should have sent and has not: `approved` ones, and `planned` ones the server sends itself,
+    /// unchanged since `idle_before` (a crash, or a retry budget spent).
+    async fn lease_due_for_dispatch(
+        &self,
+        idle_before: DateTime<Utc>,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<(TenantId, OpId)>, StoreError>;
+
     /// Stores a console user (creating its tenant if needed) with its audit entry; `Conflict`
     /// when the name is taken.
     async fn create_user(&self, user: NewUser, audit: AuditEntry) -> Result<(), StoreError>;

@@ -26,6 +26,9 @@ pub struct NewOperation {
     pub provider: String,
     pub params: CanonicalParams,
     pub compensates: Option<OpId>,
+    /// The server sends it (a tool call, a console action, a compensation), not the agent that
+    /// registered it; the dispatcher picks it up again when it is left unsent.
+    pub server_sends: bool,
     pub snapshot: Snapshot,
     pub at: DateTime<Utc>,
 }

@@ -169,9 +169,9 @@ pub(super) const INSERT_OPERATION: &str = "insert into operations (tenant, op_id
     params, fingerprint, amount_minor, amount_currency, idempotency_key, key_retention_s, requested_by, \
     compensates, version, created_at_us, updated_at_us, state, key_first_sent_at_us, approved_by, \
     approved_fingerprint, approval_granted_at_us, approval_expires_at_us, open_attempt, last_attempt, \
-    last_failure, cancel_requested) \
+    last_failure, cancel_requested, server_sends) \
     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 1, $14, $14, $15, $16, $17, $18, $19, \
-    $20, $21, $22, $23, $24) on conflict (tenant, op_id) do nothing";
+    $20, $21, $22, $23, $24, $25) on conflict (tenant, op_id) do nothing";
 
 pub(super) const UPDATE_OPERATION: &str = "update operations set state = $1, key_first_sent_at_us = $2, \
     approved_by = $3, approved_fingerprint = $4, approval_granted_at_us = $5, approval_expires_at_us = $6, \

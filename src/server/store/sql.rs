@@ -41,6 +41,42 @@ macro_rules! sql_store {
             Ok(tx)
         }
 
+        /// Leases until `lease_until` up to `limit` operations (`o`) for which `due` holds (`$2` is
+        /// `before`) and whose lease has run out by `now`, oldest change first; the rows other
+        /// claimers hold are skipped.
+        async fn lease(
+            pool: &sqlx::Pool<$db>,
+            due: &str,
+            before: chrono::DateTime<chrono::Utc>,
+            now: chrono::DateTime<chrono::Utc>,
+            lease_until: chrono::DateTime<chrono::Utc>,
+            limit: u32,
+        ) -> Result<Vec<(TenantId, OpId)>, StoreError> {
+            let mut tx = $begin(pool).await?;
+            let rows: Vec<(String, String)> = sqlx::query_as(&format!(
+                "update operations set lease_until_us = $1 where (tenant, op_id) in (\
+                 select tenant, op_id from operations o where {due} \
+                 and (lease_until_us is null or lease_until_us <= $3) \
+                 order by updated_at_us limit $4 {}) returning tenant, op_id",
+                $skip_locked
+            ))
+            .bind(micros(lease_until))
+            .bind(micros(before))
+            .bind(micros(now))
+            .bind(i64::from(limit))
+            .fetch_all(&mut *tx)
+            .await?;
+            tx.commit().await?;
+            rows.into_iter()
+                .map(|(tenant, op_id)| {
+                    Ok((
+                        TenantId::parse(&tenant).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                        OpId::parse(&op_id).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                    ))
+                })
+                .collect()
+        }
+
         /// Deletes the tenant's row that `delete` names (`$1` the tenant, `$2` the key), with its
         /// audit entry, in one transaction; `NotFound` when there is no such row.
         async fn delete_audited(

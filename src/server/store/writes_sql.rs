@@ -71,6 +71,7 @@ macro_rules! store_writes {
                     .bind(new.compensates.as_ref().map(OpId::as_str))
                     .bind(micros(new.at));
                 let inserted = bind_snapshot(insert, columns)
+                    .bind(i64::from(new.server_sends))
                     .execute(&mut *tx)
                     .await?
                     .rows_affected();
@@ -152,30 +153,23 @@ macro_rules! store_writes {
                 lease_until: chrono::DateTime<chrono::Utc>,
                 limit: u32,
             ) -> Result<Vec<(TenantId, OpId)>, StoreError> {
-                let mut tx = $begin(&self.pool).await?;
-                let rows: Vec<(String, String)> = sqlx::query_as(concat!(
-                    "update operations set lease_until_us = $1 where (tenant, op_id) in (",
-                    "select tenant, op_id from operations o where state in ('submitted', 'unknown') ",
-                    "and updated_at_us <= $2 and (lease_until_us is null or lease_until_us <= $3) ",
+                let due = concat!(
+                    "state in ('submitted', 'unknown') and updated_at_us <= $2 ",
                     "and (state = 'unknown' or coalesce((select max(a.deadline_at_us) from attempts a ",
-                    "where a.tenant = o.tenant and a.op_id = o.op_id), 0) <= $2) ",
-                    "order by updated_at_us limit $4 ", $skip_locked, ") returning tenant, op_id"
-                ))
-                .bind(micros(lease_until))
-                .bind(micros(settled_before))
-                .bind(micros(now))
-                .bind(i64::from(limit))
-                .fetch_all(&mut *tx)
-                .await?;
-                tx.commit().await?;
-                rows.into_iter()
-                    .map(|(tenant, op_id)| {
-                        Ok((
-                            TenantId::parse(&tenant).map_err(|e| StoreError::Corrupt(e.to_string()))?,
-                            OpId::parse(&op_id).map_err(|e| StoreError::Corrupt(e.to_string()))?,
-                        ))
-                    })
-                    .collect()
+                    "where a.tenant = o.tenant and a.op_id = o.op_id), 0) <= $2)"
+                );
+                lease(&self.pool, due, settled_before, now, lease_until, limit).await
+            }
+
+            async fn lease_due_for_dispatch(
+                &self,
+                idle_before: chrono::DateTime<chrono::Utc>,
+                now: chrono::DateTime<chrono::Utc>,
+                lease_until: chrono::DateTime<chrono::Utc>,
+                limit: u32,
+            ) -> Result<Vec<(TenantId, OpId)>, StoreError> {
+                let due = "(state = 'approved' or (state = 'planned' and server_sends = 1)) and updated_at_us <= $2";
+                lease(&self.pool, due, idle_before, now, lease_until, limit).await
             }
 
             async fn create_user(&self, user: NewUser, audit: AuditEntry) -> Result<(), StoreError> {

@@ -98,6 +98,7 @@ impl RegisterBody {
             params,
             requested_by: requester.to_owned(),
             on_behalf_of: self.on_behalf_of.map(|name| check_text("on_behalf_of", &name)).transpose()?,
+            server_sends: false,
             compensates,
             key_retention,
         })

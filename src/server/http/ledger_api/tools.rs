@@ -139,6 +139,7 @@ fn registration(
         requested_by: caller.actor.name.clone(),
         compensates: None,
         on_behalf_of: None,
+        server_sends: true,
         key_retention: DEFAULT_KEY_RETENTION,
     }
 }
