@@ -513,3 +513,44 @@ mod dispatcher {
         }
     }
 }
+
+/// A bulk query whose instance stopped midway is finished by the next reconcile pass.
+mod bulk_resume {
+    use super::*;
+    use opledger::domain::policy::Role;
+    use opledger::server::store::records::NewBulkRun;
+
+    crate::engine_tests! {
+        a_bulk_run_left_midway_is_resumed_and_finished(app) {
+            let provider = ProviderHarness::start(&app.ledger).await;
+            let ops = ["refund-1043-li_1", "refund-1043-li_2"];
+            for op_id in ops {
+                provider.fault(json!({"match": op_id, "fault": "drop_response", "ms": 2500})).await;
+                let mut body = refund_1043(100);
+                body["op_id"] = json!(op_id);
+                assert_eq!(app.register(&body).await.0, 201);
+                let sent = provider.executor.run(&acme(), &OpId::parse(op_id).unwrap()).await.unwrap();
+                assert_eq!(sent.operation.snapshot.state, State::Unknown);
+            }
+            let run = NewBulkRun {
+                tenant: acme(),
+                id: "run-1".into(),
+                action: "query_provider".into(),
+                filter: "state=unknown".into(),
+                requested_by: "sam".into(),
+                op_ids: ops.iter().map(|op| OpId::parse(op).unwrap()).collect(),
+                at: chrono::Utc::now(),
+            };
+            assert!(app.ledger.start_bulk_run(run, &Actor::human("sam", Role::Support)).await.unwrap());
+
+            let pass = provider.reconciler.reconcile_once().await.unwrap();
+            assert_eq!(pass.bulk_runs_resumed, vec!["run-1".to_owned()], "the stopped run is taken over");
+            let finished = app.ledger.reads().bulk_run(&acme(), "run-1").await.unwrap().unwrap();
+            assert!(finished.finished_at.is_some(), "and finished");
+            let outcomes: Vec<_> = finished.items.iter().map(|i| i.outcome.clone().unwrap_or_default()).collect();
+            assert_eq!(outcomes, ["confirmed", "confirmed"]);
+            let again = provider.reconciler.reconcile_once().await.unwrap();
+            assert!(again.bulk_runs_resumed.is_empty(), "a finished run is left alone");
+        }
+    }
+}

@@ -8,13 +8,14 @@
 //! same one at once. Each pass also sends approvals that expired before their operation was sent
 //! back to the approval queue, and dispatches what the server should have sent and has not
 //! (approved operations, and planned ones it sends itself, left by a crash or a spent retry
-//! budget), leased the same way.
+//! budget), leased the same way, and finishes bulk runs whose instance stopped midway.
 
 use chrono::Duration;
 use std::time::Duration as StdDuration;
 use tokio_util::sync::CancellationToken;
 
 use super::executor::{Executor, SendCheck};
+use super::workflows::run_bulk_query;
 use super::LedgerError;
 use crate::domain::{
     failure::FailureClass,
@@ -37,6 +38,8 @@ pub struct PassReport {
     /// Operations the server should have sent and had not (approved ones, and planned ones it
     /// sends itself, left by a crash or a spent retry budget), sent now, with where they ended.
     pub dispatched: Vec<(OpId, State)>,
+    /// Bulk runs whose instance stopped midway, finished now.
+    pub bulk_runs_resumed: Vec<String>,
 }
 
 #[derive(Clone)]
@@ -73,6 +76,11 @@ impl Reconciler {
                 }
                 Err(error) => return Err(error),
             }
+        }
+        for (tenant, run_id) in store.lease_stalled_bulk_runs(at - self.settle_after, at, at + LEASE, self.batch).await? {
+            tracing::info!(%tenant, run = %run_id, "resuming a bulk run that stopped midway");
+            run_bulk_query(self.executor.clone(), tenant, run_id.clone(), self.actor.clone()).await?;
+            report.bulk_runs_resumed.push(run_id);
         }
         let due = store.lease_due_for_reconcile(at - self.settle_after, at, at + LEASE, self.batch).await?;
         for (tenant, op_id) in due {

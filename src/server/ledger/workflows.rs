@@ -354,7 +354,7 @@ pub async fn run_bulk_query(
                 }
             },
         };
-        ledger.store.record_bulk_item(&tenant, &run_id, item.position, outcome, &message).await?;
+        ledger.store.record_bulk_item(&tenant, &run_id, item.position, outcome, &message, now()).await?;
     }
     ledger.store.finish_bulk_run(&tenant, &run_id, now()).await?;
     Ok(())

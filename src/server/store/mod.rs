@@ -365,7 +365,7 @@ pub trait Store: Reads + Sessions {
     /// when a run with this id exists already.
     async fn create_bulk_run(&self, run: NewBulkRun, audit: AuditEntry) -> Result<bool, StoreError>;
 
-    /// Records the result of one item of a bulk action.
+    /// Records the result of one item of a bulk action, at `at` (the run's progress).
     async fn record_bulk_item(
         &self,
         tenant: &TenantId,
@@ -373,7 +373,19 @@ pub trait Store: Reads + Sessions {
         position: u32,
         outcome: &str,
         message: &str,
+        at: DateTime<Utc>,
     ) -> Result<(), StoreError>;
+
+    /// Claims up to `limit` unfinished bulk runs that have recorded nothing since `idle_before`
+    /// (the instance running them stopped), leasing them until `lease_until` so that one instance
+    /// resumes each.
+    async fn lease_stalled_bulk_runs(
+        &self,
+        idle_before: DateTime<Utc>,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<(TenantId, String)>, StoreError>;
 
     /// Marks a bulk action as done.
     async fn finish_bulk_run(&self, tenant: &TenantId, id: &str, at: DateTime<Utc>)

@@ -391,7 +391,9 @@ macro_rules! store_writes {
                 position: u32,
                 outcome: &str,
                 message: &str,
+                at: chrono::DateTime<chrono::Utc>,
             ) -> Result<(), StoreError> {
+                let mut tx = $begin(&self.pool).await?;
                 sqlx::query(
                     "update bulk_items set outcome = $1, message = $2 where tenant = $3 and run_id = $4 and position = $5",
                 )
@@ -400,9 +402,45 @@ macro_rules! store_writes {
                 .bind(tenant.as_str())
                 .bind(run_id)
                 .bind(i64::from(position))
-                .execute(&self.pool)
+                .execute(&mut *tx)
                 .await?;
+                sqlx::query("update bulk_runs set progressed_at_us = $1 where tenant = $2 and id = $3")
+                    .bind(micros(at))
+                    .bind(tenant.as_str())
+                    .bind(run_id)
+                    .execute(&mut *tx)
+                    .await?;
+                tx.commit().await?;
                 Ok(())
+            }
+
+            async fn lease_stalled_bulk_runs(
+                &self,
+                idle_before: chrono::DateTime<chrono::Utc>,
+                now: chrono::DateTime<chrono::Utc>,
+                lease_until: chrono::DateTime<chrono::Utc>,
+                limit: u32,
+            ) -> Result<Vec<(TenantId, String)>, StoreError> {
+                let mut tx = $begin(&self.pool).await?;
+                let rows: Vec<(String, String)> = sqlx::query_as(concat!(
+                    "update bulk_runs set lease_until_us = $1 where (tenant, id) in (",
+                    "select tenant, id from bulk_runs where finished_at_us is null ",
+                    "and coalesce(progressed_at_us, created_at_us) <= $2 ",
+                    "and (lease_until_us is null or lease_until_us <= $3) ",
+                    "order by created_at_us limit $4 ", $skip_locked, ") returning tenant, id"
+                ))
+                .bind(micros(lease_until))
+                .bind(micros(idle_before))
+                .bind(micros(now))
+                .bind(i64::from(limit))
+                .fetch_all(&mut *tx)
+                .await?;
+                tx.commit().await?;
+                rows.into_iter()
+                    .map(|(tenant, id)| {
+                        Ok((TenantId::parse(&tenant).map_err(|e| StoreError::Corrupt(e.to_string()))?, id))
+                    })
+                    .collect()
             }
 
             async fn finish_bulk_run(&self, tenant: &TenantId, id: &str, at: chrono::DateTime<chrono::Utc>) -> Result<(), StoreError> {
