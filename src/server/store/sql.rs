@@ -41,23 +41,24 @@ macro_rules! sql_store {
             Ok(tx)
         }
 
-        /// Leases until `lease_until` up to `limit` operations (`o`) for which `due` holds (`$2` is
-        /// `before`) and whose lease has run out by `now`, oldest change first; the rows other
-        /// claimers hold are skipped.
+        /// Leases until `lease_until` up to `limit` rows of `table` (as `o`, keyed by tenant and
+        /// `key`) for which `due` holds (`$2` is `before`) and whose lease has run out by `now`,
+        /// in `order`; the rows other claimers hold are skipped. Answers their tenants and keys.
         async fn lease(
             pool: &sqlx::Pool<$db>,
+            (table, key, order): (&str, &str, &str),
             due: &str,
             before: chrono::DateTime<chrono::Utc>,
             now: chrono::DateTime<chrono::Utc>,
             lease_until: chrono::DateTime<chrono::Utc>,
             limit: u32,
-        ) -> Result<Vec<(TenantId, OpId)>, StoreError> {
+        ) -> Result<Vec<(TenantId, String)>, StoreError> {
             let mut tx = $begin(pool).await?;
             let rows: Vec<(String, String)> = sqlx::query_as(&format!(
-                "update operations set lease_until_us = $1 where (tenant, op_id) in (\
-                 select tenant, op_id from operations o where {due} \
+                "update {table} set lease_until_us = $1 where (tenant, {key}) in (\
+                 select tenant, {key} from {table} o where {due} \
                  and (lease_until_us is null or lease_until_us <= $3) \
-                 order by updated_at_us limit $4 {}) returning tenant, op_id",
+                 order by {order} limit $4 {}) returning tenant, {key}",
                 $skip_locked
             ))
             .bind(micros(lease_until))
@@ -68,12 +69,23 @@ macro_rules! sql_store {
             .await?;
             tx.commit().await?;
             rows.into_iter()
-                .map(|(tenant, op_id)| {
-                    Ok((
-                        TenantId::parse(&tenant).map_err(|e| StoreError::Corrupt(e.to_string()))?,
-                        OpId::parse(&op_id).map_err(|e| StoreError::Corrupt(e.to_string()))?,
-                    ))
-                })
+                .map(|(tenant, key)| Ok((TenantId::parse(&tenant).map_err(|e| StoreError::Corrupt(e.to_string()))?, key)))
+                .collect()
+        }
+
+        /// [`lease`] over operations, oldest change first.
+        async fn lease_operations(
+            pool: &sqlx::Pool<$db>,
+            due: &str,
+            before: chrono::DateTime<chrono::Utc>,
+            now: chrono::DateTime<chrono::Utc>,
+            lease_until: chrono::DateTime<chrono::Utc>,
+            limit: u32,
+        ) -> Result<Vec<(TenantId, OpId)>, StoreError> {
+            let leased = lease(pool, ("operations", "op_id", "updated_at_us"), due, before, now, lease_until, limit).await?;
+            leased
+                .into_iter()
+                .map(|(tenant, op_id)| Ok((tenant, OpId::parse(&op_id).map_err(|e| StoreError::Corrupt(e.to_string()))?)))
                 .collect()
         }
 

@@ -158,7 +158,7 @@ macro_rules! store_writes {
                     "and (state = 'unknown' or coalesce((select max(a.deadline_at_us) from attempts a ",
                     "where a.tenant = o.tenant and a.op_id = o.op_id), 0) <= $2)"
                 );
-                lease(&self.pool, due, settled_before, now, lease_until, limit).await
+                lease_operations(&self.pool, due, settled_before, now, lease_until, limit).await
             }
 
             async fn lease_due_for_dispatch(
@@ -169,7 +169,7 @@ macro_rules! store_writes {
                 limit: u32,
             ) -> Result<Vec<(TenantId, OpId)>, StoreError> {
                 let due = "(state = 'approved' or (state = 'planned' and server_sends = 1)) and updated_at_us <= $2";
-                lease(&self.pool, due, idle_before, now, lease_until, limit).await
+                lease_operations(&self.pool, due, idle_before, now, lease_until, limit).await
             }
 
             async fn create_user(&self, user: NewUser, audit: AuditEntry) -> Result<(), StoreError> {
@@ -421,26 +421,8 @@ macro_rules! store_writes {
                 lease_until: chrono::DateTime<chrono::Utc>,
                 limit: u32,
             ) -> Result<Vec<(TenantId, String)>, StoreError> {
-                let mut tx = $begin(&self.pool).await?;
-                let rows: Vec<(String, String)> = sqlx::query_as(concat!(
-                    "update bulk_runs set lease_until_us = $1 where (tenant, id) in (",
-                    "select tenant, id from bulk_runs where finished_at_us is null ",
-                    "and coalesce(progressed_at_us, created_at_us) <= $2 ",
-                    "and (lease_until_us is null or lease_until_us <= $3) ",
-                    "order by created_at_us limit $4 ", $skip_locked, ") returning tenant, id"
-                ))
-                .bind(micros(lease_until))
-                .bind(micros(idle_before))
-                .bind(micros(now))
-                .bind(i64::from(limit))
-                .fetch_all(&mut *tx)
-                .await?;
-                tx.commit().await?;
-                rows.into_iter()
-                    .map(|(tenant, id)| {
-                        Ok((TenantId::parse(&tenant).map_err(|e| StoreError::Corrupt(e.to_string()))?, id))
-                    })
-                    .collect()
+                let due = "finished_at_us is null and coalesce(progressed_at_us, created_at_us) <= $2";
+                lease(&self.pool, ("bulk_runs", "id", "created_at_us"), due, idle_before, now, lease_until, limit).await
             }
 
             async fn finish_bulk_run(&self, tenant: &TenantId, id: &str, at: chrono::DateTime<chrono::Utc>) -> Result<(), StoreError> {
