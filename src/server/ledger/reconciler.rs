@@ -1,7 +1,7 @@
 //! The reconciler: settles operations whose result is unknown, and submitted operations whose
 //! sender went silent (it may have crashed between `submitted` and the send). After a settle window
 //! (an empty lookup right after a send proves nothing), it looks the operation up downstream by its
-//! op id: found means succeeded; not found while the provider still remembers the key means a
+//! op id (a pass settles several at once): found means succeeded; not found while the provider still remembers the key means a
 //! re-send with the same key and the stored parameters, once they agree with the provider's facts
 //! and the approval policy (otherwise a person reviews it); a key past its retention or a cached
 //! 500 means a person must review it. Operations are leased, so several reconcilers never work on the
@@ -11,6 +11,7 @@
 //! budget), leased the same way, and finishes bulk runs whose instance stopped midway.
 
 use chrono::Duration;
+use futures::stream::{self, StreamExt};
 use std::time::Duration as StdDuration;
 use tokio_util::sync::CancellationToken;
 
@@ -25,6 +26,9 @@ use crate::domain::{
 };
 use crate::server::clock::now;
 use crate::server::providers::Lookup;
+
+/// How many operations of a pass are settled at once (lookups and re-sends wait on providers).
+const SETTLES_AT_ONCE: usize = 8;
 
 /// How long a claimed operation stays out of other reconcilers' reach.
 const LEASE: Duration = Duration::seconds(60);
@@ -83,8 +87,16 @@ impl Reconciler {
             report.bulk_runs_resumed.push(run_id);
         }
         let due = store.lease_due_for_reconcile(at - self.settle_after, at, at + LEASE, self.batch).await?;
-        for (tenant, op_id) in due {
-            match self.settle(&tenant, &op_id).await {
+        let settled: Vec<_> = stream::iter(due)
+            .map(|(tenant, op_id)| async move {
+                let settled = self.settle(&tenant, &op_id).await;
+                (op_id, settled)
+            })
+            .buffer_unordered(SETTLES_AT_ONCE)
+            .collect()
+            .await;
+        for (op_id, settled) in settled {
+            match settled {
                 Ok(operation) => report.settled.push((op_id, operation.snapshot.state)),
                 Err(LedgerError::Rejected(rejection)) => {
                     tracing::info!(%op_id, reason = %rejection, "a concurrent change settled it first");
