@@ -184,7 +184,18 @@ impl ApprovalRule {
 
 /// Whether an operation needs approval under `rules`: when any rule applies. No rules, no approvals.
 pub fn requires_approval(rules: &[ApprovalRule], kind: &str, provider: &str, amount: Option<Money>) -> bool {
-    rules.iter().any(|rule| rule.applies_to(kind, provider, amount))
+    rule_requiring_approval(rules, kind, provider, amount).is_some()
+}
+
+/// The first of `rules` that asks a manager to approve an operation of `kind` at `provider`
+/// moving `amount`, to say why it needs one.
+pub fn rule_requiring_approval<'a>(
+    rules: &'a [ApprovalRule],
+    kind: &str,
+    provider: &str,
+    amount: Option<Money>,
+) -> Option<&'a ApprovalRule> {
+    rules.iter().find(|rule| rule.applies_to(kind, provider, amount))
 }
 
 #[cfg(test)]

@@ -14,9 +14,10 @@ use super::{Ledger, LedgerError};
 use crate::domain::{
     connection::{ORDERS_PROVIDER, REFUNDS_PROVIDER},
     failure::FailureClass,
-    ids::{Actor, OpId, TenantId},
+    ids::{Actor, AttemptNumber, OpId, TenantId},
     machine::{AttemptOutcome, Command, State},
     operation::{AttemptReport, OperationHistory, OperationRecord, RetryBudget},
+    policy::rule_requiring_approval,
 };
 use crate::server::clock::now;
 use crate::server::providers::orders::{order_source_for, OrderSource};
@@ -239,7 +240,7 @@ impl Executor {
         let rules: Vec<_> =
             self.ledger.store.approval_rules(tenant).await?.into_iter().map(|record| record.rule).collect();
         let unapproved = operation.snapshot.approval.is_none();
-        match rules.iter().find(|rule| rule.applies_to(&operation.kind, &operation.provider, amount)) {
+        match rule_requiring_approval(&rules, &operation.kind, &operation.provider, amount) {
             Some(rule) if unapproved => Ok(SendCheck::Refused(format!(
                 "the approval policy asks a manager to approve it ({}), and it has no approval",
                 rule.sentence()
@@ -257,10 +258,7 @@ impl Executor {
         tenant: &TenantId,
         operation: &OperationRecord,
     ) -> Result<OperationHistory, LedgerError> {
-        let attempt = operation
-            .snapshot
-            .open_attempt
-            .ok_or_else(|| LedgerError::Invalid(format!("{} has no open attempt", operation.op_id)))?;
+        let attempt = open_attempt(operation)?;
         let not_sent = |failure, reason: String| Sent {
             outcome: AttemptOutcome::Failed { failure },
             report: AttemptReport { error: Some(format!("not sent: {reason}")), ..AttemptReport::default() },
@@ -273,9 +271,41 @@ impl Executor {
             },
             Err(reason) => not_sent(FailureClass::NotSent, reason),
         };
+        self.record_outcome(tenant, operation, attempt, sent).await
+    }
+
+    /// Sends the operation's open attempt through `connector`, which [`Executor::may_send`]
+    /// allowed just before the attempt opened (a re-send is checked before it is recorded, so
+    /// that a refusal changes nothing), and records its outcome.
+    pub async fn send_allowed_attempt(
+        &self,
+        tenant: &TenantId,
+        operation: &OperationRecord,
+        connector: &dyn Connector,
+    ) -> Result<OperationHistory, LedgerError> {
+        let attempt = open_attempt(operation)?;
+        let sent = connector.send(operation).await;
+        self.record_outcome(tenant, operation, attempt, sent).await
+    }
+
+    async fn record_outcome(
+        &self,
+        tenant: &TenantId,
+        operation: &OperationRecord,
+        attempt: AttemptNumber,
+        sent: Sent,
+    ) -> Result<OperationHistory, LedgerError> {
         let command = Command::RecordOutcome { attempt, outcome: sent.outcome };
         self.ledger.execute(tenant, &operation.op_id, command, &self.actor, sent.report).await
     }
+}
+
+/// The attempt an operation has open, to be sent.
+fn open_attempt(operation: &OperationRecord) -> Result<AttemptNumber, LedgerError> {
+    operation
+        .snapshot
+        .open_attempt
+        .ok_or_else(|| LedgerError::Invalid(format!("{} has no open attempt", operation.op_id)))
 }
 
 /// Whether the server may send an operation now.

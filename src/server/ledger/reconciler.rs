@@ -152,7 +152,8 @@ impl Reconciler {
                         let ledger = self.executor.ledger();
                         let report = self.executor.resend_report();
                         let resent = ledger.execute(tenant, op_id, Command::ResendSameKey, &self.actor, report).await?;
-                        Ok(self.executor.send_open_attempt(tenant, &resent.operation).await?.operation)
+                        let sent = self.executor.send_allowed_attempt(tenant, &resent.operation, connector.as_ref()).await?;
+                        Ok(sent.operation)
                     }
                     SendCheck::Refused(refusal) => {
                         let reason = format!("{evidence}. opledger will not send it again: {refusal}");

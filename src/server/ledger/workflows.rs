@@ -18,7 +18,8 @@ use crate::domain::{
 };
 use crate::server::clock::now;
 use crate::server::providers::orders::refund_params;
-use crate::server::providers::Lookup;
+use crate::server::providers::{Connector, Lookup};
+use std::sync::Arc;
 use crate::server::store::records::OperationListItem;
 use crate::server::telemetry::cause_chain;
 
@@ -121,9 +122,10 @@ pub async fn act(
     actor: &Actor,
     command: Command,
 ) -> Result<String, LedgerError> {
-    if matches!(command, Command::ResendSameKey) {
-        refuse_unchecked_resend(executor, tenant, op_id, actor).await?;
-    }
+    let checked_resend = match command {
+        Command::ResendSameKey => checked_resend(executor, tenant, op_id, actor).await?,
+        _ => None,
+    };
     let report = match command {
         Command::ResendSameKey => executor.resend_report(),
         _ => AttemptReport::default(),
@@ -139,7 +141,10 @@ pub async fn act(
         },
         Command::Deny { .. } => format!("Denied: {op_id} will not be sent."),
         Command::ResendSameKey => {
-            let sent = executor.send_open_attempt(tenant, &committed.operation).await?;
+            let sent = match &checked_resend {
+                Some(connector) => executor.send_allowed_attempt(tenant, &committed.operation, connector.as_ref()).await?,
+                None => executor.send_open_attempt(tenant, &committed.operation).await?,
+            };
             format!("Re-sent with the same key: {}.", standing(&sent))
         }
         Command::MarkSucceeded { .. } => format!("Marked succeeded: {}.", standing(&committed)),
@@ -156,23 +161,24 @@ pub async fn act(
     })
 }
 
-/// Refuses, changing nothing, a re-send the server may not make: the provider cannot be reached,
-/// or its facts or the approval policy do not allow the stored parameters. A re-send the state
-/// machine refuses anyway is left to it, so that it answers with its own words.
-async fn refuse_unchecked_resend(
+/// The connector a re-send goes out through, once the server may make it; refuses, changing
+/// nothing, a re-send it may not make: the provider cannot be reached, or its facts or the
+/// approval policy do not allow the stored parameters. A re-send the state machine refuses anyway
+/// (`None`) is left to it, so that it answers with its own words.
+async fn checked_resend(
     executor: &Executor,
     tenant: &TenantId,
     op_id: &OpId,
     actor: &Actor,
-) -> Result<(), LedgerError> {
+) -> Result<Option<Arc<dyn Connector>>, LedgerError> {
     let operation =
         executor.ledger().reads().load_operation(tenant, op_id).await?.ok_or(LedgerError::NotFound)?;
     if check(&operation.snapshot, CommandKind::ResendSameKey, actor, now()).is_err() {
-        return Ok(());
+        return Ok(None);
     }
     let connector = executor.connector(tenant, &operation.provider).await?.map_err(LedgerError::Invalid)?;
     match executor.may_send(tenant, &operation, connector.as_ref()).await? {
-        SendCheck::Allowed => Ok(()),
+        SendCheck::Allowed => Ok(Some(connector)),
         SendCheck::Refused(reason) | SendCheck::Unavailable(reason) => {
             Err(LedgerError::Invalid(format!("Not re-sent: {reason}.")))
         }

@@ -19,7 +19,7 @@ use super::extract::{ApiJson, Caller};
 use super::views::OperationView;
 use crate::domain::{
     failure::FailureClass,
-    ids::{check_subject, AttemptNumber, OpId, TenantId},
+    ids::{AttemptNumber, OpId, TenantId},
     machine::{cancel_message, AttemptOutcome, Command},
     operation::{AttemptReport, OperationHistory, RetryBudget},
     params::CanonicalParams,
@@ -93,7 +93,7 @@ impl RegisterBody {
         Ok(RegisterRequest {
             op_id,
             kind: check_name("kind", &self.kind)?,
-            subject: check_subject(&self.subject).map_err(ApiError::invalid)?,
+            subject: self.subject,
             provider: check_name("provider", &self.provider)?,
             params,
             requested_by: requester.to_owned(),
