@@ -46,6 +46,15 @@ python3 scripts/check_layers.py
 step "Unit, property and integration tests (SQLite and PostgreSQL)"
 cargo test --locked --features ssr
 
+step "Kill -9 test: serve killed at random moments under agents and faults (scripts/chaos.sh, short)"
+chaos_engines=sqlite
+if postgres_ready; then
+  chaos_engines=sqlite,postgres,postgres-pair
+else
+  echo "warning: no PostgreSQL at $postgres_url: the kill -9 test runs on SQLite only" >&2
+fi
+scripts/chaos.sh --kills 4 --engines "$chaos_engines"
+
 step "Building the console for the end-to-end tests"
 cargo leptos build
 

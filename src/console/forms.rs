@@ -22,6 +22,7 @@ pub(crate) mod ssr {
     use super::*;
     use crate::console::guard::{reads, unavailable, SignedIn};
     use crate::server::http::state::AppState;
+    use crate::server::ledger::requests::ConsoleRequest;
     use crate::server::store::records::RequestClaim;
     use crate::server::telemetry::cause_chain;
 
@@ -63,9 +64,11 @@ pub(crate) mod ssr {
     }
 
     /// Runs `work` once per idempotency `key`: a second request with the key gets the first answer.
-    /// `request` names what is asked, so a key cannot be replayed for something else.
-    pub async fn once<F>(user: &SignedIn, key: &str, request: &str, work: F) -> Result<String, AppError>
+    /// `request` names what is asked, so a key cannot be replayed for something else. `work` gets
+    /// the request, to record its answer with the change it makes.
+    pub async fn once<W, F>(user: &SignedIn, key: &str, request: &str, work: W) -> Result<String, AppError>
     where
+        W: FnOnce(ConsoleRequest) -> F,
         F: Future<Output = Result<String, AppError>>,
     {
         let key = valid_key(key)?;
@@ -74,7 +77,7 @@ pub(crate) mod ssr {
             ledger.claim_request(&user.tenant, key, &user.name, request).await.map_err(unavailable)?;
         match claim {
             RequestClaim::Claimed => {
-                let answer = work.await;
+                let answer = work(ConsoleRequest { key: key.to_owned(), requested_by: user.name.clone() }).await;
                 let kept = answer.as_ref().ok().map(String::as_str);
                 if let Err(error) = ledger.answer_request(&user.tenant, key, kept).await {
                     tracing::error!(error = %cause_chain(&error), "could not record a console request's answer");

@@ -369,12 +369,14 @@ pub(crate) mod ssr {
             OpId::parse(form.op_id.trim()).map_err(|_| refused(LedgerError::NotFound, &form.op_id, user))?;
         let described = format!("{} {op_id}", form.action.trim());
         let actor = actor(user);
-        once(user, key, &described, async {
+        once(user, key, &described, |request| async move {
             let answer = match command {
-                None => workflows::query_provider(&state.executor, &user.tenant, &op_id, &actor)
+                None => workflows::query_provider(&state.executor, &user.tenant, &op_id, &actor, Some(&request))
                     .await
                     .map(|outcome| outcome.sentence(&op_id)),
-                Some(command) => workflows::act(&state.executor, &user.tenant, &op_id, &actor, command).await,
+                Some(command) => {
+                    workflows::act(&state.executor, &user.tenant, &op_id, &actor, command, &request).await
+                }
             };
             answer.map_err(|error| refused(error, op_id.as_str(), user))
         })

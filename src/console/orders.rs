@@ -190,8 +190,8 @@ pub(crate) mod ssr {
         let executor = expect_context::<AppState>().executor;
         let date = Some(date.trim()).filter(|d| !d.is_empty());
         let described = format!("{} {original} {}", kind.as_str(), date.unwrap_or_default());
-        once(user, key, &described, async {
-            workflows::compensate(&executor, &user.tenant, &original, &actor(user), kind, date)
+        once(user, key, &described, |request| async move {
+            workflows::compensate(&executor, &user.tenant, &original, &actor(user), kind, date, &request)
                 .await
                 .map_err(|error| refused(error, original.as_str(), user))
         })

@@ -200,7 +200,9 @@ mod compensation {
 }
 
 mod leases {
+    use super::dispatcher::refund_request;
     use super::*;
+    use chrono::{Duration, Utc};
 
     crate::engine_tests! {
         two_reconcilers_at_once_never_work_on_the_same_operation(app) {
@@ -227,6 +229,38 @@ mod leases {
                 assert_eq!(operation["state"], "succeeded");
                 assert_eq!(operation["attempts"].as_array().unwrap().len(), 2, "{op_id}: one silent attempt, one re-send");
             }
+        }
+
+        a_claim_whose_holder_stopped_is_taken_over_when_its_lease_runs_out(app) {
+            let provider = ProviderHarness::start(&app.ledger).await;
+            app.ledger.register(&acme(), &Actor::agent("agent-7"), refund_request(OP, 38_000, true)).await.unwrap();
+            let at = Utc::now();
+            let stopped_holder = app.store.lease_due_for_dispatch(at, at, at + Duration::seconds(1), 50).await.unwrap();
+            assert_eq!(stopped_holder, vec![(acme(), op())], "a holder took it, then was killed");
+
+            let reconciler = provider.reconciler.clone().with_lease(Duration::seconds(1));
+            let pass = reconciler.reconcile_once().await.unwrap();
+            assert!(pass.dispatched.is_empty(), "another holder's lease is respected: {pass:?}");
+            TestApp::wait_past(1).await;
+            let pass = reconciler.reconcile_once().await.unwrap();
+            assert_eq!(pass.dispatched, vec![(op(), State::Succeeded)], "taken over once the lease ran out");
+            assert_eq!(provider.refunds().len(), 1);
+        }
+
+        a_working_holder_renews_its_lease_while_a_slow_send_runs(app) {
+            let provider = ProviderHarness::start(&app.ledger).await;
+            provider.fault(json!({"match": OP, "fault": "delay", "ms": 1800})).await;
+            app.ledger.register(&acme(), &Actor::agent("agent-7"), refund_request(OP, 38_000, true)).await.unwrap();
+            let reconciler = provider.reconciler.clone().with_lease(Duration::seconds(1));
+            let started = Utc::now();
+            let pass = tokio::spawn(async move { reconciler.reconcile_once().await });
+            tokio::time::sleep(std::time::Duration::from_millis(1400)).await;
+            let lease_until = app.number(&format!("select lease_until_us from operations where op_id = '{OP}'")).await;
+            let first_lease_ended = (started + Duration::seconds(1)).timestamp_micros();
+            assert!(lease_until > first_lease_ended + 300_000, "renewed while it works: {lease_until} vs {first_lease_ended}");
+            let pass = pass.await.unwrap().unwrap();
+            assert_eq!(pass.dispatched, vec![(op(), State::Succeeded)]);
+            assert_eq!(provider.refunds().len(), 1);
         }
     }
 }
@@ -398,7 +432,7 @@ mod in_flight {
 
             assert_eq!(send.await.unwrap(), 200);
             let support = opledger::domain::ids::Actor::human("sam", opledger::domain::policy::Role::Support);
-            opledger::server::ledger::workflows::query_provider(&provider.executor, &acme(), &op(), &support).await.unwrap();
+            opledger::server::ledger::workflows::query_provider(&provider.executor, &acme(), &op(), &support, None).await.unwrap();
             assert_eq!(state_of(&app).await, "succeeded", "a lookup finds the one refund");
             assert_eq!(provider.refunds().len(), 1, "one refund, although two requests were made");
         }
@@ -453,7 +487,7 @@ mod dispatcher {
     use opledger::domain::{params::CanonicalParams, policy::Role};
     use opledger::server::ledger::{RegisterRequest, DEFAULT_KEY_RETENTION};
 
-    fn refund_request(op_id: &str, minor: i64, server_sends: bool) -> RegisterRequest {
+    pub(super) fn refund_request(op_id: &str, minor: i64, server_sends: bool) -> RegisterRequest {
         let params = json!({"payment_intent": "pi_1043", "amount": {"minor": minor, "currency": "TWD"}});
         RegisterRequest {
             op_id: OpId::parse(op_id).unwrap(),

@@ -68,6 +68,7 @@ crate::engine_tests! {
             report: AttemptReport::default(),
             audit: Vec::new(),
             at,
+            answers: None,
         };
         let store = &app.store;
         store.apply_change(change(operation.version)).await.unwrap();

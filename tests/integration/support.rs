@@ -243,6 +243,21 @@ impl TestApp {
         assert_eq!(response.status(), 201, "the fault is set");
     }
 
+    /// Reads one number directly from the test database, bypassing the ledger.
+    pub async fn number(&self, sql: &str) -> i64 {
+        use sqlx::Connection;
+        match &self.database {
+            TestDatabase::Sqlite { url, .. } => {
+                let mut connection = sqlx::SqliteConnection::connect(url).await.expect("connect");
+                sqlx::query_scalar(sql).fetch_one(&mut connection).await.expect("a number")
+            }
+            TestDatabase::Postgres { url, .. } => {
+                let mut connection = sqlx::PgConnection::connect(url).await.expect("connect");
+                sqlx::query_scalar(sql).fetch_one(&mut connection).await.expect("a number")
+            }
+        }
+    }
+
     /// Runs one SQL statement directly on the test database, bypassing the ledger (to tamper).
     pub async fn tamper(&self, sql: &str) {
         use sqlx::Connection;

@@ -284,6 +284,44 @@ crate::sandboxed_tests! {
         assert!(html.contains("refund-1043-li_1") && html.contains("an earlier approval expired"), "{html}");
     }
 
+    a_form_resent_after_a_crash_gets_the_answer_its_change_recorded(app) {
+        use opledger::domain::machine::Command;
+        use opledger::server::ledger::{executor::Executor, requests::ConsoleRequest, workflows};
+        use opledger::server::store::records::RequestClaim;
+        unsent_unknown_refund(&app).await;
+        let support = app.signed_in("sam", Role::Support).await;
+        let sam = Actor::human("sam", Role::Support);
+        let executor = Executor::new(app.ledger.clone(), Default::default());
+        let reason = "customer says no money arrived";
+        // The first request claimed its key and committed its change; then its server stopped
+        // before the request could answer.
+        let claim = app.ledger.claim_request(&acme(), "crash-1", "sam", "escalate refund-1043-li_2").await.unwrap();
+        assert_eq!(claim, RequestClaim::Claimed);
+        let request = ConsoleRequest { key: "crash-1".into(), requested_by: "sam".into() };
+        let op_id = OpId::parse("refund-1043-li_2").unwrap();
+        let escalate = Command::Escalate { reason: reason.into() };
+        workflows::act(&executor, &acme(), &op_id, &sam, escalate, &request).await.unwrap();
+        let (status, body) = support.act("crash-1", "refund-1043-li_2", "escalate", &[("reason", reason)]).await;
+        assert_eq!(status, 200, "the resent form gets the first answer, not a refusal: {body}");
+        assert!(body.contains("Escalated: refund-1043-li_2 now waits"), "{body}");
+        assert_eq!(state_of(&app, "refund-1043-li_2").await, State::NeedsReview);
+        let escalations = audit_actions(&app, "refund-1043-li_2").await.into_iter().filter(|(_, action)| action == "escalate").count();
+        assert_eq!(escalations, 1, "the change was made once");
+
+        // The same for a compensation, whose change is a new operation.
+        let ticket = app.post("/api/v1/tools/create_aftersale", &json!({"order_id": "2002", "line_item_id": "li_1"})).await;
+        assert_eq!(ticket.1["status"], "succeeded", "{:?}", ticket);
+        let claim = app.ledger.claim_request(&acme(), "crash-2", "sam", "cancel_ticket aftersale-2002-li_1 ").await.unwrap();
+        assert_eq!(claim, RequestClaim::Claimed);
+        let request = ConsoleRequest { key: "crash-2".into(), requested_by: "sam".into() };
+        let original = OpId::parse("aftersale-2002-li_1").unwrap();
+        let cancel = opledger::domain::compensation::Compensation::CancelTicket;
+        workflows::compensate(&executor, &acme(), &original, &sam, cancel, None, &request).await.unwrap();
+        let (status, body) = compensate(&support, "crash-2", "aftersale-2002-li_1", "cancel_ticket", "").await;
+        assert_eq!(status, 200, "{body}");
+        assert!(body.contains("Recorded cancel-aftersale-2002-li_1 to compensate aftersale-2002-li_1"), "{body}");
+    }
+
     a_compensation_is_a_new_operation_with_its_own_state(app) {
         let ticket = app.post("/api/v1/tools/create_aftersale", &json!({"order_id": "2002", "line_item_id": "li_1"})).await;
         assert_eq!(ticket.1["status"], "succeeded", "{:?}", ticket);

@@ -23,7 +23,7 @@ use std::sync::Arc;
 
 use super::clock::now;
 use super::store::records::{
-    ApprovalRuleRecord, NewBulkRun, NewConflict, NewOperation, OperationChange, Registered,
+    ApprovalRuleRecord, NewBulkRun, NewConflict, NewOperation, OperationChange, Registered, RequestAnswer,
 };
 use super::store::{Reads, Store, StoreError};
 use crate::domain::{
@@ -187,6 +187,18 @@ impl Ledger {
         actor: &Actor,
         request: RegisterRequest,
     ) -> Result<Registration, LedgerError> {
+        self.register_answering(tenant, actor, request, None).await
+    }
+
+    /// [`Ledger::register`] for a console request: a new operation's transaction also records
+    /// `answer` to the request, so a resend after a crash gets it back.
+    pub async fn register_answering(
+        &self,
+        tenant: &TenantId,
+        actor: &Actor,
+        request: RegisterRequest,
+        answer: Option<RequestAnswer>,
+    ) -> Result<Registration, LedgerError> {
         let at = now();
         let subject = check_subject(&request.subject).map_err(|e| LedgerError::Invalid(e.to_string()))?;
         if let Some(parent) = &request.compensates {
@@ -233,6 +245,7 @@ impl Ledger {
             server_sends: request.server_sends,
             snapshot,
             at,
+            answers: answer,
         };
         match self.store.register_operation(new, audit).await? {
             Registered::Created(operation) => Ok(Registration::Created(operation)),
@@ -283,6 +296,20 @@ impl Ledger {
         actor: &Actor,
         report: AttemptReport,
     ) -> Result<OperationHistory, LedgerError> {
+        self.execute_answering(tenant, op_id, command, actor, report, None).await
+    }
+
+    /// [`Ledger::execute`] for a console request: the change's transaction also records `answer`
+    /// to the request, so a resend after a crash gets it back.
+    pub async fn execute_answering(
+        &self,
+        tenant: &TenantId,
+        op_id: &OpId,
+        command: Command,
+        actor: &Actor,
+        report: AttemptReport,
+        answer: Option<RequestAnswer>,
+    ) -> Result<OperationHistory, LedgerError> {
         for _ in 0..MAX_RACES {
             let operation = self.store.load_operation(tenant, op_id).await?.ok_or(LedgerError::NotFound)?;
             let at = now();
@@ -319,6 +346,7 @@ impl Ledger {
                 report: report.clone(),
                 audit: vec![audit],
                 at,
+                answers: answer.clone(),
             };
             match self.store.apply_change(change).await {
                 Ok(updated) => return Ok(updated),

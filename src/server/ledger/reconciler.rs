@@ -5,7 +5,8 @@
 //! re-send with the same key and the stored parameters, once they agree with the provider's facts
 //! and the approval policy (otherwise a person reviews it); a key past its retention or a cached
 //! 500 means a person must review it. Operations are leased, so several reconcilers never work on the
-//! same one at once. Each pass also sends approvals that expired before their operation was sent
+//! same one at once; a holder renews its leases while it works (its heartbeat), so the claims of a
+//! stopped one are taken over once a short lease runs out. Each pass also sends approvals that expired before their operation was sent
 //! back to the approval queue, and dispatches what the server should have sent and has not
 //! (approved operations, and planned ones it sends itself, left by a crash or a spent retry
 //! budget), leased the same way, and finishes bulk runs whose instance stopped midway.
@@ -25,13 +26,17 @@ use crate::domain::{
     operation::{AttemptReport, OperationRecord},
 };
 use crate::server::clock::now;
+use crate::server::store::records::LeasedRows;
 use crate::server::providers::Lookup;
 
 /// How many operations of a pass are settled at once (lookups and re-sends wait on providers).
 const SETTLES_AT_ONCE: usize = 8;
 
-/// How long a claimed operation stays out of other reconcilers' reach.
-const LEASE: Duration = Duration::seconds(60);
+/// How long a claim stays out of other reconcilers' reach unless its holder renews it.
+const LEASE: Duration = Duration::seconds(15);
+
+/// What a pass holds: the rows it leased, which its heartbeat renews.
+type Held = std::sync::Mutex<Vec<(LeasedRows, TenantId, String)>>;
 
 /// What one pass did to each operation it took.
 #[derive(Debug, Clone, Default)]
@@ -52,16 +57,61 @@ pub struct Reconciler {
     settle_after: Duration,
     batch: u32,
     actor: Actor,
+    lease: Duration,
 }
 
 impl Reconciler {
     pub fn new(executor: Executor, settle_after: Duration) -> Self {
-        Self { executor, settle_after, batch: 50, actor: Actor::system("reconciler") }
+        Self { executor, settle_after, batch: 50, actor: Actor::system("reconciler"), lease: LEASE }
     }
 
-    /// One pass: claims the operations due and settles each as far as the provider allows.
+    /// The reconciler, leasing what it claims for `lease` at a time.
+    pub fn with_lease(self, lease: Duration) -> Self {
+        Self { lease, ..self }
+    }
+
+    /// One pass: claims the operations due and settles each as far as the provider allows,
+    /// renewing its leases a few times per lease while it works.
     pub async fn reconcile_once(&self) -> Result<PassReport, LedgerError> {
+        let held = Held::default();
+        let pass = self.pass(&held);
+        tokio::pin!(pass);
+        let beat = (self.lease / 3).to_std().unwrap_or(StdDuration::from_secs(1)).max(StdDuration::from_millis(10));
+        let mut heartbeat = tokio::time::interval_at(tokio::time::Instant::now() + beat, beat);
+        loop {
+            tokio::select! {
+                report = &mut pass => return report,
+                _ = heartbeat.tick() => self.renew(&held).await,
+            }
+        }
+    }
+
+    /// Extends the leases of everything `held`; a failure is logged, and the next beat tries again.
+    async fn renew(&self, held: &Held) {
+        let rows = held.lock().map(|held| held.clone()).unwrap_or_default();
         let at = now();
+        for kind in [LeasedRows::Operations, LeasedRows::BulkRuns] {
+            let keys: Vec<(TenantId, String)> =
+                rows.iter().filter(|(rows, ..)| *rows == kind).map(|(_, t, k)| (t.clone(), k.clone())).collect();
+            if keys.is_empty() {
+                continue;
+            }
+            if let Err(error) = self.executor.ledger().store.renew_leases(kind, &keys, at, at + self.lease).await {
+                tracing::warn!(error = %error, "could not renew the reconciler's leases; next beat");
+            }
+        }
+    }
+
+    /// Adds what was leased to what the pass holds.
+    fn hold<K: ToString>(held: &Held, rows: LeasedRows, leased: &[(TenantId, K)]) {
+        if let Ok(mut held) = held.lock() {
+            held.extend(leased.iter().map(|(tenant, key)| (rows, tenant.clone(), key.to_string())));
+        }
+    }
+
+    async fn pass(&self, held: &Held) -> Result<PassReport, LedgerError> {
+        let at = now();
+        let lease_until = at + self.lease;
         let store = &self.executor.ledger().store;
         let mut report = PassReport::default();
         for (tenant, op_id) in store.approvals_expired(at, self.batch).await? {
@@ -72,7 +122,9 @@ impl Reconciler {
                 }
             }
         }
-        for (tenant, op_id) in store.lease_due_for_dispatch(at - self.settle_after, at, at + LEASE, self.batch).await? {
+        let due_for_dispatch = store.lease_due_for_dispatch(at - self.settle_after, at, lease_until, self.batch).await?;
+        Self::hold(held, LeasedRows::Operations, &due_for_dispatch);
+        for (tenant, op_id) in due_for_dispatch {
             match self.executor.run(&tenant, &op_id).await {
                 Ok(sent) => report.dispatched.push((op_id, sent.operation.snapshot.state)),
                 Err(LedgerError::Rejected(rejection)) => {
@@ -81,12 +133,15 @@ impl Reconciler {
                 Err(error) => return Err(error),
             }
         }
-        for (tenant, run_id) in store.lease_stalled_bulk_runs(at - self.settle_after, at, at + LEASE, self.batch).await? {
+        let stalled = store.lease_stalled_bulk_runs(at - self.settle_after, at, lease_until, self.batch).await?;
+        Self::hold(held, LeasedRows::BulkRuns, &stalled);
+        for (tenant, run_id) in stalled {
             tracing::info!(%tenant, run = %run_id, "resuming a bulk run that stopped midway");
             run_bulk_query(self.executor.clone(), tenant, run_id.clone(), self.actor.clone()).await?;
             report.bulk_runs_resumed.push(run_id);
         }
-        let due = store.lease_due_for_reconcile(at - self.settle_after, at, at + LEASE, self.batch).await?;
+        let due = store.lease_due_for_reconcile(at - self.settle_after, at, lease_until, self.batch).await?;
+        Self::hold(held, LeasedRows::Operations, &due);
         let settled: Vec<_> = stream::iter(due)
             .map(|(tenant, op_id)| async move {
                 let settled = self.settle(&tenant, &op_id).await;

@@ -1,12 +1,28 @@
 //! Console requests done once: every form carries an idempotency key made by the server; the
 //! first request with a key claims it, a resent form gets the first answer back, and a refused
-//! request frees its key so that the corrected form can be sent again.
+//! request frees its key so that the corrected form can be sent again. The change a request asks
+//! for records its answer in its own transaction, so a crash after the change leaves an answer,
+//! never a claim in progress.
 
 use super::Ledger;
 use crate::domain::ids::TenantId;
 use crate::server::clock::now;
-use crate::server::store::records::RequestClaim;
+use crate::server::store::records::{RequestAnswer, RequestClaim};
 use crate::server::store::StoreError;
+
+/// A console request being carried out: the key its form carried and who sent it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConsoleRequest {
+    pub key: String,
+    pub requested_by: String,
+}
+
+impl ConsoleRequest {
+    /// `answer` to this request, to record with the change it asked for.
+    pub fn answered(&self, answer: impl Into<String>) -> RequestAnswer {
+        RequestAnswer { key: self.key.clone(), requested_by: self.requested_by.clone(), answer: answer.into() }
+    }
+}
 
 /// A fresh idempotency key for the forms of one page.
 pub fn form_key() -> String {

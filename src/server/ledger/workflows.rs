@@ -8,6 +8,7 @@
 //! nothing.
 
 use super::executor::{Executor, SendCheck};
+use super::requests::ConsoleRequest;
 use super::{LedgerError, RegisterRequest, Registration, DEFAULT_KEY_RETENTION};
 use crate::domain::{
     compensation::{intent, still_offered, Compensation},
@@ -67,6 +68,7 @@ pub async fn query_provider(
     tenant: &TenantId,
     op_id: &OpId,
     actor: &Actor,
+    request: Option<&ConsoleRequest>,
 ) -> Result<QueryOutcome, LedgerError> {
     let ledger = executor.ledger();
     let operation = ledger.reads().load_operation(tenant, op_id).await?.ok_or(LedgerError::NotFound)?;
@@ -79,8 +81,10 @@ pub async fn query_provider(
         Lookup::Found { external_id, evidence } => {
             let evidence = format!("{evidence} (queried by {} at {})", actor.name, now().to_rfc3339());
             let command = Command::ConfirmFound { external_id: external_id.clone(), evidence };
-            ledger.execute(tenant, op_id, command, actor, AttemptReport::default()).await?;
-            Ok(QueryOutcome::Confirmed { external_id })
+            let outcome = QueryOutcome::Confirmed { external_id };
+            let answer = request.map(|request| request.answered(outcome.sentence(op_id)));
+            ledger.execute_answering(tenant, op_id, command, actor, AttemptReport::default(), answer).await?;
+            Ok(outcome)
         }
         Lookup::NotFound { evidence } => Ok(QueryOutcome::NotFound { evidence }),
         Lookup::Unavailable { reason } => Ok(QueryOutcome::Unavailable { reason }),
@@ -121,6 +125,7 @@ pub async fn act(
     op_id: &OpId,
     actor: &Actor,
     command: Command,
+    request: &ConsoleRequest,
 ) -> Result<String, LedgerError> {
     let checked_resend = match command {
         Command::ResendSameKey => checked_resend(executor, tenant, op_id, actor).await?,
@@ -130,7 +135,9 @@ pub async fn act(
         Command::ResendSameKey => executor.resend_report(),
         _ => AttemptReport::default(),
     };
-    let committed = executor.ledger().execute(tenant, op_id, command.clone(), actor, report).await?;
+    let answer = request.answered(answer_at_commit(&command, op_id));
+    let committed =
+        executor.ledger().execute_answering(tenant, op_id, command.clone(), actor, report, Some(answer)).await?;
     Ok(match command {
         Command::Approve { .. } => match executor.run(tenant, op_id).await {
             Ok(sent) => format!("Approved and sent: {}.", standing(&sent)),
@@ -159,6 +166,23 @@ pub async fn act(
         | Command::RecordOutcome { .. }
         | Command::MarkUnknown { .. } => format!("{}.", capitalise(&standing(&committed))),
     })
+}
+
+/// The answer a console action records with its change: what is known when the change commits,
+/// before anything is sent. The action replaces it with the full answer when it is done.
+fn answer_at_commit(command: &Command, op_id: &OpId) -> String {
+    match command {
+        Command::Approve { .. } => format!("Approved: {op_id} is being sent; its page shows the result."),
+        Command::Deny { .. } => format!("Denied: {op_id} will not be sent."),
+        Command::ResendSameKey => {
+            format!("Re-sent with the same key: {op_id} is being sent; its page shows the result.")
+        }
+        Command::MarkNotHappened { .. } => {
+            format!("Marked not happened: {op_id} is now rejected, and nothing will be sent.")
+        }
+        Command::Escalate { .. } => format!("Escalated: {op_id} now waits for a person's review."),
+        other => format!("{} recorded for {op_id}; its page shows where it stands.", other.kind().label()),
+    }
 }
 
 /// The connector a re-send goes out through, once the server may make it; refuses, changing
@@ -222,6 +246,7 @@ pub async fn compensate(
     actor: &Actor,
     compensation: Compensation,
     date: Option<&str>,
+    console_request: &ConsoleRequest,
 ) -> Result<String, LedgerError> {
     may_act(actor, "record compensations")?;
     let ledger = executor.ledger();
@@ -278,7 +303,7 @@ pub async fn compensate(
         Compensation::CancelTicket | Compensation::ReschedulePickup => planned.params,
     };
     let op_id = OpId::parse(&planned.op_id).map_err(|e| LedgerError::Invalid(e.to_string()))?;
-    let request = RegisterRequest {
+    let registration = RegisterRequest {
         op_id: op_id.clone(),
         kind: planned.kind.to_owned(),
         subject: operation.subject.clone(),
@@ -290,7 +315,10 @@ pub async fn compensate(
         server_sends: true,
         key_retention: DEFAULT_KEY_RETENTION,
     };
-    match ledger.register(tenant, actor, request).await? {
+    let answer = console_request.answered(format!(
+        "Recorded {op_id} to compensate {original}; its page shows whether it was sent or waits for approval."
+    ));
+    match ledger.register_answering(tenant, actor, registration, Some(answer)).await? {
         Registration::Created(created) if created.operation.snapshot.state == State::PendingApproval => {
             Ok(format!(
             "Recorded {op_id} to compensate {original}; it waits for a manager's approval before it is sent."
@@ -350,7 +378,7 @@ pub async fn run_bulk_query(
     for item in run.items.iter().filter(|item| item.outcome.is_none()) {
         let (outcome, message) = match OpId::parse(&item.op_id) {
             Err(error) => ("refused", error.to_string()),
-            Ok(op_id) => match query_provider(&executor, &tenant, &op_id, &actor).await {
+            Ok(op_id) => match query_provider(&executor, &tenant, &op_id, &actor, None).await {
                 Ok(found) => (found.name(), found.sentence(&op_id)),
                 Err(LedgerError::Rejected(rejection)) => ("refused", rejection.message),
                 Err(LedgerError::NotFound) => ("refused", format!("There is no operation {op_id}.")),

@@ -25,7 +25,7 @@ use crate::domain::ids::{OpId, TenantId};
 use crate::domain::machine::State;
 use crate::domain::operation::{AttemptRecord, OperationHistory, OperationRecord};
 use records::{
-    ApiTokenRecord, ApprovalRuleRecord, AuditQuery, BulkRunRecord, ConflictRecord, ConflictWithStored,
+    ApiTokenRecord, ApprovalRuleRecord, AuditQuery, BulkRunRecord, LeasedRows, ConflictRecord, ConflictWithStored,
     NewApiToken, NewBulkRun, NewConflict, NewOperation, NewUser, OperationChange, OperationListItem,
     OperationQuery, ProviderConnectionRecord, Registered, RequestClaim, StateChange, UserRecord,
 };
@@ -386,6 +386,17 @@ pub trait Store: Reads + Sessions {
         lease_until: DateTime<Utc>,
         limit: u32,
     ) -> Result<Vec<(TenantId, String)>, StoreError>;
+
+    /// Extends to `lease_until` the leases, still running at `now`, on the operations
+    /// (`LeasedRows::Operations`) or bulk runs this holder leased: its heartbeat while it works.
+    /// A lease that ran out meanwhile is left to whoever takes it next.
+    async fn renew_leases(
+        &self,
+        rows: LeasedRows,
+        keys: &[(TenantId, String)],
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+    ) -> Result<(), StoreError>;
 
     /// Marks a bulk action as done.
     async fn finish_bulk_run(&self, tenant: &TenantId, id: &str, at: DateTime<Utc>)

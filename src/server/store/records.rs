@@ -31,6 +31,8 @@ pub struct NewOperation {
     pub server_sends: bool,
     pub snapshot: Snapshot,
     pub at: DateTime<Utc>,
+    /// The console request this registration answers, recorded in its transaction.
+    pub answers: Option<RequestAnswer>,
 }
 
 /// The result of registering: a new operation, or the one already recorded under that op id.
@@ -77,6 +79,8 @@ pub struct OperationChange {
     pub report: AttemptReport,
     pub audit: Vec<AuditEntry>,
     pub at: DateTime<Utc>,
+    /// The console request this change answers, recorded in its transaction.
+    pub answers: Option<RequestAnswer>,
 }
 
 /// A new API token, of which only the hash of the secret is stored.
@@ -191,6 +195,24 @@ pub struct ProviderConnectionRecord {
     pub secret_last4: String,
     pub updated_by: String,
     pub updated_at: DateTime<Utc>,
+}
+
+/// Which rows a lease holder renews.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LeasedRows {
+    Operations,
+    BulkRuns,
+}
+
+/// The answer to a claimed console request, written in the same transaction as the change it
+/// asked for: a resend after a crash finds the answer instead of a claim left in progress.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestAnswer {
+    /// The idempotency key the request's form carried.
+    pub key: String,
+    pub requested_by: String,
+    /// The answer as of the change; the request may replace it with a fuller one when it is done.
+    pub answer: String,
 }
 
 /// What claiming a console request's idempotency key found.

@@ -89,6 +89,24 @@ macro_rules! sql_store {
                 .collect()
         }
 
+        /// Marks the console request that `answer` names answered, inside the transaction of the
+        /// change it asked for; only the claim of the same person is answered.
+        async fn record_answer(tx: &mut Tx, tenant: &TenantId, answer: Option<&RequestAnswer>) -> Result<(), StoreError> {
+            let Some(answer) = answer else { return Ok(()) };
+            sqlx::query(
+                "update console_requests set answered = $1, response = $2 \
+                 where tenant = $3 and request_key = $4 and requested_by = $5",
+            )
+            .bind(true)
+            .bind(&answer.answer)
+            .bind(tenant.as_str())
+            .bind(&answer.key)
+            .bind(&answer.requested_by)
+            .execute(&mut **tx)
+            .await?;
+            Ok(())
+        }
+
         /// Deletes the tenant's row that `delete` names (`$1` the tenant, `$2` the key), with its
         /// audit entry, in one transaction; `NotFound` when there is no such row.
         async fn delete_audited(

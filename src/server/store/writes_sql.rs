@@ -81,6 +81,7 @@ macro_rules! store_writes {
                     return Ok(Registered::Existing(existing));
                 }
                 append_audit(&mut tx, &new.tenant, vec![audit]).await?;
+                record_answer(&mut tx, &new.tenant, new.answers.as_ref()).await?;
                 let created = history_in(&mut tx, &new.tenant, &new.op_id).await?.ok_or(StoreError::NotFound)?;
                 tx.commit().await?;
                 Ok(Registered::Created(created))
@@ -141,6 +142,7 @@ macro_rules! store_writes {
                     project(&mut tx, &before, &change, event).await?;
                 }
                 append_audit(&mut tx, &change.tenant, change.audit.clone()).await?;
+                record_answer(&mut tx, &change.tenant, change.answers.as_ref()).await?;
                 let after = history_in(&mut tx, &change.tenant, &change.op_id).await?.ok_or(StoreError::NotFound)?;
                 tx.commit().await?;
                 Ok(after)
@@ -423,6 +425,29 @@ macro_rules! store_writes {
             ) -> Result<Vec<(TenantId, String)>, StoreError> {
                 let due = "finished_at_us is null and coalesce(progressed_at_us, created_at_us) <= $2";
                 lease(&self.pool, ("bulk_runs", "id", "created_at_us"), due, idle_before, now, lease_until, limit).await
+            }
+
+            async fn renew_leases(
+                &self,
+                rows: LeasedRows,
+                keys: &[(TenantId, String)],
+                now: chrono::DateTime<chrono::Utc>,
+                lease_until: chrono::DateTime<chrono::Utc>,
+            ) -> Result<(), StoreError> {
+                let renew = match rows {
+                    LeasedRows::Operations => "update operations set lease_until_us = $1 where tenant = $2 and op_id = $3 and lease_until_us > $4",
+                    LeasedRows::BulkRuns => "update bulk_runs set lease_until_us = $1 where tenant = $2 and id = $3 and lease_until_us > $4",
+                };
+                for (tenant, key) in keys {
+                    sqlx::query(renew)
+                        .bind(micros(lease_until))
+                        .bind(tenant.as_str())
+                        .bind(key)
+                        .bind(micros(now))
+                        .execute(&self.pool)
+                        .await?;
+                }
+                Ok(())
             }
 
             async fn finish_bulk_run(&self, tenant: &TenantId, id: &str, at: chrono::DateTime<chrono::Utc>) -> Result<(), StoreError> {

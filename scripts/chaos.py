@@ -1,0 +1,435 @@
+#!/usr/bin/env python3
+"""Kills `opledger serve` with SIGKILL at random moments while agents work, then checks that
+nothing was lost, nothing was done twice and nothing is stuck.
+
+The sandbox provider runs as a process of its own and is the ground truth: it outlives every
+kill and lists every refund it made. Agents of two kinds work on orders added to it, each
+retrying a call the server did not answer: tool callers (`POST /api/v1/tools/refund_item`, the
+server sends) and agents that follow the ledger protocol and send themselves (register, begin an
+attempt with a declared send deadline, POST the refund with the key the ledger gave, report the
+outcome). A share of their requests meets the sandbox's faults: a delay longer than the
+provider timeout, an answer dropped after the refund was made, a 500 after it was made.
+
+After the last kill the agents stop, the server settles what is open, and the run checks:
+  lost      an acknowledged registration, or an acknowledged "succeeded", that the ledger lacks;
+  doubled   a (tenant, op id) with more than one refund at the provider;
+  mismatch  an operation that is succeeded without a refund at the provider, or not succeeded
+            (and not handed to a person) with one, or succeeded under another refund's id;
+  stuck     an operation still planned by the server, approved, submitted or unknown;
+  audit     the tenant's audit chain, exported and verified by `opledger audit verify`;
+  integrity SQLite's `pragma integrity_check`.
+It prints its figures and exits 1 when any check fails. Loopback only; standard library only.
+"""
+
+import argparse
+import http.client
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+SANDBOX_KEY = "sk_test_chaos"
+SECRET_KEY = "6f" * 32
+TENANT = "acme"
+PROVIDER_TIMEOUT_S = 2
+SETTLE_S = 2
+AGENT_SEND_TIMEOUT_S = 3
+AGENT_SEND_DEADLINE_S = 5
+FAULTS = [
+    {"fault": "delay", "ms": 2600},
+    {"fault": "drop_response", "ms": 4000},
+    {"fault": "error_500_after"},
+]
+
+
+class Unreachable(Exception):
+    """The server did not answer: it is down, restarting or was killed mid-request."""
+
+
+def call(method, url, body=None, *, token=None, form=None, key=None, timeout=10.0):
+    headers = {}
+    data = None
+    if body is not None:
+        data = json.dumps(body).encode()
+        headers["Content-Type"] = "application/json"
+    if form is not None:
+        data = urllib.parse.urlencode(form).encode()
+        headers["Content-Type"] = "application/x-www-form-urlencoded"
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    if key:
+        headers["Idempotency-Key"] = key
+    request = urllib.request.Request(url, data=data, method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, parse(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, parse(error.read())
+    except (urllib.error.URLError, OSError, http.client.HTTPException) as error:
+        raise Unreachable(str(error)) from error
+
+
+def parse(raw):
+    try:
+        return json.loads(raw or b"null")
+    except ValueError:
+        return {"raw": raw.decode(errors="replace")}
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_until(check, seconds, what):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            if check():
+                return
+        except Unreachable:
+            pass
+        time.sleep(0.1)
+    raise SystemExit(f"chaos: {what} did not happen within {seconds} s")
+
+
+class Server:
+    """One `opledger serve` on its own port, killed and started again on demand."""
+
+    def __init__(self, binary, database_url, sandbox_url, workdir, name):
+        self.binary, self.database_url, self.sandbox_url = binary, database_url, sandbox_url
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = open(os.path.join(workdir, f"{name}.log"), "ab")
+        self.site_root = os.path.join(workdir, "site")
+        os.makedirs(self.site_root, exist_ok=True)
+        self.process = None
+        self.kills = 0
+
+    def start(self):
+        self.process = subprocess.Popen(
+            [self.binary, "serve", "--database-url", self.database_url, "--addr", f"127.0.0.1:{self.port}",
+             "--site-root", self.site_root, "--stripe-base-url", self.sandbox_url,
+             "--services-base-url", self.sandbox_url, "--stripe-secret-key", SANDBOX_KEY,
+             "--provider-timeout", f"{PROVIDER_TIMEOUT_S}s", "--settle-after", f"{SETTLE_S}s",
+             "--reconcile-every", "1s", "--api-calls-per-second", "10000"],
+            stdout=self.log, stderr=self.log, env={**os.environ, "OPLEDGER_SECRET_KEY": SECRET_KEY},
+        )
+        wait_until(lambda: call("GET", f"{self.url}/healthz", timeout=1)[0] == 200, 60, f"{self.url} answering")
+
+    def kill(self):
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait()
+        self.kills += 1
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+class Run:
+    """One engine's run: the servers, the agents, what the agents were told, and the checks."""
+
+    def __init__(self, args, engine, database_url, servers, sandbox_url, token):
+        self.args, self.engine, self.database_url = args, engine, database_url
+        self.servers, self.sandbox_url, self.token = servers, sandbox_url, token
+        self.stop_agents = threading.Event()
+        self.lock = threading.Lock()
+        self.registered = set()
+        self.acknowledged_success = {}
+        self.op_ids = set()
+        self.calls = 0
+        self.unanswered = 0
+        self.next_order = 0
+
+    def api(self, method, path, body=None, timeout=15.0):
+        server = random.choice(self.servers)
+        with self.lock:
+            self.calls += 1
+        try:
+            status, answer = call(method, f"{server.url}/api/v1{path}", body, token=self.token, timeout=timeout)
+        except Unreachable:
+            with self.lock:
+                self.unanswered += 1
+            raise
+        if status == 429:
+            raise Unreachable("rate limited")
+        return status, answer
+
+    def until_answered(self, method, path, body=None):
+        """Calls until the server answers; an agent that was not answered tries again."""
+        while True:
+            try:
+                status, answer = self.api(method, path, body)
+                if status < 500:
+                    return status, answer
+            except Unreachable:
+                pass
+            time.sleep(random.uniform(0.05, 0.3))
+
+    def new_order(self):
+        with self.lock:
+            number = self.next_order
+            self.next_order += 1
+        order_id = f"C{number}"
+        order = {"id": order_id, "currency": "TWD", "payment_intent": f"pi_chaos_{number}",
+                 "line_items": [{"id": "li_1", "name": "Kettle", "amount_minor": 120000},
+                                {"id": "li_2", "name": "Filter", "amount_minor": 38000}]}
+        status, answer = call("POST", f"{self.sandbox_url}/v1/_sandbox/orders", order, token=SANDBOX_KEY)
+        assert status == 201, answer
+        for op_id in (f"refund-{order_id}-li_1", f"refund-{order_id}-li_2"):
+            if random.random() < self.args.fault_share:
+                fault = {"match": op_id, "times": 1, **random.choice(FAULTS)}
+                call("POST", f"{self.sandbox_url}/v1/_sandbox/faults", fault, token=SANDBOX_KEY)
+        return order_id
+
+    def tool_caller(self):
+        while not self.stop_agents.is_set():
+            order_id = self.new_order()
+            status, answer = self.until_answered("POST", "/tools/refund_item", {"order_id": order_id, "line_item_id": "li_1"})
+            if status == 200:
+                with self.lock:
+                    self.op_ids.add(answer["op_id"])
+                    self.registered.add(answer["op_id"])
+                    if answer["status"] == "succeeded":
+                        self.acknowledged_success[answer["op_id"]] = answer.get("external_id")
+
+    def protocol_agent(self):
+        while not self.stop_agents.is_set():
+            order_id = self.new_order()
+            op_id = f"refund-{order_id}-li_2"
+            body = {"op_id": op_id, "kind": "refund", "subject": f"order:{order_id}", "provider": "stripe",
+                    "params": {"payment_intent": f"pi_chaos_{order_id[1:]}",
+                               "amount": {"minor": 38000, "currency": "TWD"}}}
+            with self.lock:
+                self.op_ids.add(op_id)
+            status, answer = self.until_answered("POST", "/operations", body)
+            if status not in (200, 201):
+                continue
+            with self.lock:
+                self.registered.add(op_id)
+            self.send_own(op_id, order_id)
+
+    def send_own(self, op_id, order_id):
+        status, started = self.until_answered("POST", f"/operations/{op_id}/attempts",
+                                              {"send_deadline_s": AGENT_SEND_DEADLINE_S})
+        if status == 201:
+            attempt, key = started["attempt"], started["idempotency_key"]
+        else:
+            status, view = self.until_answered("GET", f"/operations/{op_id}")
+            open_attempts = [a for a in view.get("attempts", []) if not a.get("outcome")]
+            if view.get("state") != "submitted" or not open_attempts:
+                return
+            attempt, key = open_attempts[-1]["number"], view["idempotency_key"]
+        form = {"payment_intent": f"pi_chaos_{order_id[1:]}", "amount": "38000", "currency": "twd",
+                "metadata[op_id]": op_id, "metadata[tenant]": TENANT}
+        try:
+            sent, refund = call("POST", f"{self.sandbox_url}/v1/refunds", form=form, token=SANDBOX_KEY,
+                                key=key, timeout=AGENT_SEND_TIMEOUT_S)
+            if sent == 200:
+                outcome = {"outcome": "succeeded", "http_status": 200, "external_id": refund["id"]}
+            elif sent == 402:
+                outcome = {"outcome": "rejected", "http_status": 402}
+            elif sent == 409:
+                outcome = {"outcome": "timeout", "http_status": 409, "error": "the same key is still in flight"}
+            else:
+                outcome = {"outcome": "server_error", "http_status": sent}
+        except Unreachable as error:
+            outcome = {"outcome": "timeout", "error": str(error)[:200]}
+        status, _ = self.until_answered("POST", f"/operations/{op_id}/attempts/{attempt}/outcome", outcome)
+        if status == 200 and outcome["outcome"] == "succeeded":
+            with self.lock:
+                self.acknowledged_success[op_id] = outcome["external_id"]
+
+    def killer(self):
+        for _ in range(self.args.kills):
+            time.sleep(random.uniform(self.args.min_gap, self.args.max_gap))
+            server = random.choice(self.servers)
+            server.kill()
+            time.sleep(random.uniform(0, 0.3))
+            server.start()
+
+    def work(self):
+        agents = [threading.Thread(target=self.tool_caller, daemon=True) for _ in range(self.args.agents)]
+        agents += [threading.Thread(target=self.protocol_agent, daemon=True) for _ in range(self.args.agents)]
+        for agent in agents:
+            agent.start()
+        started = time.monotonic()
+        self.killer()
+        self.stop_agents.set()
+        for agent in agents:
+            agent.join(timeout=120)
+        return time.monotonic() - started
+
+    def ledger_states(self):
+        states = {}
+        for op_id in sorted(self.op_ids):
+            status, view = self.until_answered("GET", f"/operations/{op_id}")
+            if status == 200:
+                refs = [r.rsplit("/", 1)[-1] for r in view.get("external_refs", [])]
+                states[op_id] = (view["state"], view.get("attempts", []), refs)
+        return states
+
+    def settled(self):
+        open_states = {"submitted", "unknown", "approved"}
+        states = self.ledger_states()
+        return states, [op for op, (state, _, _) in states.items() if state in open_states or
+                        (state == "planned" and op.endswith("-li_1"))]
+
+    def check(self, elapsed):
+        drain_started = time.monotonic()
+        states, stuck = self.settled()
+        while stuck and time.monotonic() - drain_started < self.args.drain:
+            time.sleep(1)
+            states, stuck = self.settled()
+        drained = time.monotonic() - drain_started
+        status, made = call("GET", f"{self.sandbox_url}/v1/_sandbox/ledger", token=SANDBOX_KEY)
+        refunds = {}
+        for made_object in made["data"]:
+            if made_object["type"] == "refund" and made_object["metadata"].get("tenant") == TENANT:
+                refunds.setdefault(made_object["metadata"].get("op_id"), []).append(made_object["id"])
+        lost = [op for op in self.registered if op not in states]
+        lost += [op for op, external in self.acknowledged_success.items()
+                 if op not in states or states[op][0] != "succeeded" or (external and external not in states[op][2])]
+        doubled = {op: ids for op, ids in refunds.items() if len(ids) > 1}
+        mismatch = []
+        reviewed = 0
+        for op_id, (state, _, refs) in states.items():
+            held = refunds.get(op_id, [])
+            if state == "needs_review":
+                reviewed += 1
+            elif (state == "succeeded") != bool(held) or (held and refs and refs[-1] not in held):
+                mismatch.append((op_id, state, held, refs))
+        audit_ok = self.audit_verifies()
+        integrity = self.integrity()
+        print(f"\n{self.engine} ({len(self.servers)} serve instance{'s' if len(self.servers) > 1 else ''})")
+        print(f"  kills                 {sum(s.kills for s in self.servers)} in {elapsed:.0f} s")
+        print(f"  operations            {len(states)} ({len(refunds)} refunded at the provider)")
+        print(f"  API calls             {self.calls} ({self.unanswered} unanswered, tried again)")
+        print(f"  settled after agents  {drained:.1f} s")
+        counts = {}
+        for state, _, _ in states.values():
+            counts[state] = counts.get(state, 0) + 1
+        print("  states                " + ", ".join(f"{s} {n}" for s, n in sorted(counts.items())))
+        print(f"  lost acknowledged     {len(lost)}")
+        print(f"  duplicate effects     {len(doubled)}")
+        print(f"  mismatches            {len(mismatch)}")
+        print(f"  stuck                 {len(stuck)}")
+        print(f"  left for a person     {reviewed}")
+        print(f"  audit chain           {'verifies' if audit_ok else 'BROKEN'}")
+        print(f"  integrity check       {integrity}")
+        for label, items in (("lost", lost), ("doubled", list(doubled.items())), ("mismatch", mismatch), ("stuck", stuck)):
+            for item in items[:5]:
+                print(f"    {label}: {item}")
+        return not lost and not doubled and not mismatch and not stuck and audit_ok and integrity in ("ok", "n/a")
+
+    def audit_verifies(self):
+        export = subprocess.run([self.args.binary, "audit", "export", "--database-url", self.database_url,
+                                 "--tenant", TENANT], capture_output=True, check=False)
+        if export.returncode != 0:
+            print(export.stderr.decode(errors="replace"), file=sys.stderr)
+            return False
+        verify = subprocess.run([self.args.binary, "audit", "verify", "-"], input=export.stdout,
+                                capture_output=True, check=False)
+        return verify.returncode == 0
+
+    def integrity(self):
+        if not self.database_url.startswith("sqlite://"):
+            return "n/a"
+        path = self.database_url[len("sqlite://"):].split("?")[0]
+        with sqlite3.connect(path) as connection:
+            return connection.execute("pragma integrity_check").fetchone()[0]
+
+
+def create_token(binary, database_url):
+    created = subprocess.run([binary, "token", "create", "--database-url", database_url, "--tenant", TENANT,
+                              "--name", "chaos-agent"], capture_output=True, check=True, text=True)
+    return next(word for word in created.stdout.split() if word.startswith("opl_"))
+
+
+def postgres_database(admin_url, name):
+    subprocess.run(["psql", admin_url, "-q", "-c", f"drop database if exists {name}", "-c", f"create database {name}"],
+                   check=True, capture_output=True)
+    return admin_url.rsplit("/", 1)[0] + f"/{name}"
+
+
+def run_engine(args, engine, workdir):
+    sandbox_port = free_port()
+    sandbox_url = f"http://127.0.0.1:{sandbox_port}"
+    sandbox_log = open(os.path.join(workdir, f"sandbox-{engine}.log"), "ab")
+    sandbox = subprocess.Popen([args.binary, "sandbox", "--addr", f"127.0.0.1:{sandbox_port}",
+                                "--secret-key", SANDBOX_KEY], stdout=sandbox_log, stderr=sandbox_log)
+    servers = []
+    try:
+        wait_until(lambda: call("GET", f"{sandbox_url}/v1/_sandbox/ledger", token=SANDBOX_KEY)[0] == 200, 30,
+                   "the sandbox answering")
+        if engine == "sqlite":
+            database_url = f"sqlite://{os.path.join(workdir, 'chaos.db')}"
+        else:
+            database_url = postgres_database(args.postgres_url, f"opledger_chaos_{engine.replace('-', '_')}_{os.getpid()}")
+        instances = 2 if engine == "postgres-pair" else 1
+        subprocess.run([args.binary, "migrate", "--database-url", database_url], check=True, capture_output=True)
+        token = create_token(args.binary, database_url)
+        servers = [Server(args.binary, database_url, sandbox_url, workdir, f"serve-{engine}-{n}") for n in range(instances)]
+        for server in servers:
+            server.start()
+        run = Run(args, engine, database_url, servers, sandbox_url, token)
+        elapsed = run.work()
+        return run.check(elapsed)
+    finally:
+        for server in servers:
+            server.stop()
+        sandbox.terminate()
+        sandbox.wait()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--binary", required=True, help="the opledger binary to run")
+    parser.add_argument("--kills", type=int, default=30, help="SIGKILLs per engine (default 30)")
+    parser.add_argument("--engines", default="sqlite,postgres,postgres-pair",
+                        help="comma-separated: sqlite, postgres, postgres-pair (two serve on one database)")
+    parser.add_argument("--agents", type=int, default=3, help="agents of each kind (default 3)")
+    parser.add_argument("--fault-share", type=float, default=0.3, help="share of operations that meet a fault")
+    parser.add_argument("--min-gap", type=float, default=0.5, help="shortest time between kills, in seconds")
+    parser.add_argument("--max-gap", type=float, default=2.5, help="longest time between kills, in seconds")
+    parser.add_argument("--drain", type=float, default=90, help="how long open operations may take to settle")
+    parser.add_argument("--postgres-url", default=os.environ.get(
+        "OPLEDGER_TEST_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/postgres"))
+    parser.add_argument("--seed", type=int, default=None, help="random seed, to replay a run's choices")
+    parser.add_argument("--keep", action="store_true", help="keep the work folder (databases and logs)")
+    args = parser.parse_args()
+    seed = args.seed if args.seed is not None else random.randrange(1 << 30)
+    random.seed(seed)
+    workdir = tempfile.mkdtemp(prefix="opledger-chaos-")
+    print(f"chaos: {args.kills} kills per engine, seed {seed}, logs in {workdir}")
+    passed = True
+    try:
+        for engine in [e.strip() for e in args.engines.split(",") if e.strip()]:
+            passed &= run_engine(args, engine, workdir)
+    finally:
+        if not args.keep and passed:
+            shutil.rmtree(workdir, ignore_errors=True)
+    print("\nchaos: " + ("every check passed" if passed else f"FAILED (logs in {workdir})"))
+    return 0 if passed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
