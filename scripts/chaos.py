@@ -158,6 +158,7 @@ class Run:
         self.calls = 0
         self.unanswered = 0
         self.next_order = 0
+        self.agent_calls = (0, 0)
 
     def api(self, method, path, body=None, timeout=15.0):
         server = random.choice(self.servers)
@@ -276,6 +277,7 @@ class Run:
         self.stop_agents.set()
         for agent in agents:
             agent.join(timeout=120)
+        self.agent_calls = (self.calls, self.unanswered)
         return time.monotonic() - started
 
     def ledger_states(self):
@@ -322,7 +324,7 @@ class Run:
         print(f"\n{self.engine} ({len(self.servers)} serve instance{'s' if len(self.servers) > 1 else ''})")
         print(f"  kills                 {sum(s.kills for s in self.servers)} in {elapsed:.0f} s")
         print(f"  operations            {len(states)} ({len(refunds)} refunded at the provider)")
-        print(f"  API calls             {self.calls} ({self.unanswered} unanswered, tried again)")
+        print(f"  agents' API calls     {self.agent_calls[0]} ({self.agent_calls[1]} unanswered, tried again)")
         print(f"  settled after agents  {drained:.1f} s")
         counts = {}
         for state, _, _ in states.values():
