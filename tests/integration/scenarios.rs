@@ -588,3 +588,87 @@ mod bulk_resume {
         }
     }
 }
+
+mod settling_at_once {
+    use super::dispatcher::refund_request;
+    use super::*;
+    use opledger::domain::{failure::FailureClass, machine::AttemptOutcome, operation::OperationRecord};
+    use opledger::server::ledger::{executor::Executor, reconciler::Reconciler};
+    use opledger::server::providers::{Checked, Connector, Lookup, Sent};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    /// How many lookups are running, and the most that ever ran at once.
+    #[derive(Default)]
+    struct Concurrency {
+        running: AtomicUsize,
+        most: AtomicUsize,
+    }
+
+    impl Concurrency {
+        fn enter(&self) {
+            let running = self.running.fetch_add(1, Ordering::SeqCst) + 1;
+            self.most.fetch_max(running, Ordering::SeqCst);
+        }
+
+        fn leave(&self) {
+            self.running.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+
+    /// A provider whose lookups take 100 ms and always find the operation.
+    struct SlowLookups {
+        own: Concurrency,
+        all: Arc<Concurrency>,
+    }
+
+    #[async_trait::async_trait]
+    impl Connector for SlowLookups {
+        async fn check(&self, _: &OperationRecord) -> Checked {
+            Checked::Unavailable { reason: "not asked in this test".into() }
+        }
+
+        async fn send(&self, _: &OperationRecord) -> Sent {
+            Sent { outcome: AttemptOutcome::Failed { failure: FailureClass::NotSent }, report: AttemptReport::default() }
+        }
+
+        async fn look_up(&self, operation: &OperationRecord) -> Lookup {
+            self.own.enter();
+            self.all.enter();
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            self.all.leave();
+            self.own.leave();
+            Lookup::Found { external_id: format!("re_{}", operation.op_id), evidence: "found".into() }
+        }
+    }
+
+    crate::engine_tests! {
+        a_pass_settles_a_bounded_number_per_provider_and_providers_side_by_side(app) {
+            let all = Arc::new(Concurrency::default());
+            let slow = |all: &Arc<Concurrency>| Arc::new(SlowLookups { own: Concurrency::default(), all: all.clone() });
+            let (first, second) = (slow(&all), slow(&all));
+            let agent = Actor::agent("agent-7");
+            let system = Actor::system("test");
+            for n in 0..40 {
+                let mut request = refund_request(&format!("refund-{n}-li_1"), 100, false);
+                request.provider = if n % 2 == 0 { "first".into() } else { "second".into() };
+                app.ledger.register(&acme(), &agent, request.clone()).await.unwrap();
+                app.ledger.execute(&acme(), &request.op_id, Command::BeginAttempt, &agent, AttemptReport::default()).await.unwrap();
+                let lost = Command::MarkUnknown { reason: "the answer was lost".into() };
+                app.ledger.execute(&acme(), &request.op_id, lost, &system, AttemptReport::default()).await.unwrap();
+            }
+            let executor = Executor::new(app.ledger.clone(), Default::default())
+                .with_connector("first", first.clone())
+                .with_connector("second", second.clone());
+            let pass = Reconciler::new(executor, chrono::Duration::zero()).reconcile_once().await.unwrap();
+            assert_eq!(pass.settled.len(), 40);
+            assert!(pass.settled.iter().all(|(_, state)| *state == State::Succeeded), "{pass:?}");
+            for provider in [&first, &second] {
+                let most = provider.own.most.load(Ordering::SeqCst);
+                assert!((2..=8).contains(&most), "at most eight lookups at one provider at once, and more than one: {most}");
+            }
+            let most = all.most.load(Ordering::SeqCst);
+            assert!(most > 8, "the two providers were asked side by side: {most}");
+        }
+    }
+}

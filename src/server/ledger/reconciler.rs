@@ -1,19 +1,25 @@
 //! The reconciler: settles operations whose result is unknown, and submitted operations whose
 //! sender went silent (it may have crashed between `submitted` and the send). After a settle window
 //! (an empty lookup right after a send proves nothing), it looks the operation up downstream by its
-//! op id (a pass settles several at once): found means succeeded; not found while the provider still remembers the key means a
+//! op id: found means succeeded; not found while the provider still remembers the key means a
 //! re-send with the same key and the stored parameters, once they agree with the provider's facts
 //! and the approval policy (otherwise a person reviews it); a key past its retention or a cached
-//! 500 means a person must review it. Operations are leased, so several reconcilers never work on the
-//! same one at once; a holder renews its leases while it works (its heartbeat), so the claims of a
-//! stopped one are taken over once a short lease runs out. Each pass also sends approvals that expired before their operation was sent
-//! back to the approval queue, and dispatches what the server should have sent and has not
+//! 500 means a person must review it. A pass settles several operations at once, a bounded number
+//! per tenant's provider account.
+//!
+//! Operations are leased, so several reconcilers never work on the same one at once; a holder
+//! renews its leases while it works (its heartbeat), so the claims of a stopped one are taken over
+//! once a short lease runs out. Each pass also sends approvals that expired before their operation
+//! was sent back to the approval queue, dispatches what the server should have sent and has not
 //! (approved operations, and planned ones it sends itself, left by a crash or a spent retry
 //! budget), leased the same way, and finishes bulk runs whose instance stopped midway.
 
 use chrono::Duration;
 use futures::stream::{self, StreamExt};
+use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration as StdDuration;
+use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use super::executor::{Executor, SendCheck};
@@ -29,8 +35,15 @@ use crate::server::clock::now;
 use crate::server::store::records::LeasedRows;
 use crate::server::providers::Lookup;
 
-/// How many operations of a pass are settled at once (lookups and re-sends wait on providers).
-const SETTLES_AT_ONCE: usize = 8;
+/// How many operations of a pass are settled at once in all.
+const SETTLES_AT_ONCE: usize = 32;
+
+/// How many of them wait on one tenant's account at one provider at once (lookups and re-sends),
+/// so that a slow provider neither is flooded nor holds up the others.
+const SETTLES_AT_ONCE_PER_PROVIDER: usize = 8;
+
+/// Each tenant's provider account's settling slots, shared by the passes of one reconciler.
+type ProviderSlots = Arc<std::sync::Mutex<HashMap<(TenantId, String), Arc<Semaphore>>>>;
 
 /// How long a claim stays out of other reconcilers' reach unless its holder renews it.
 const LEASE: Duration = Duration::seconds(15);
@@ -58,11 +71,12 @@ pub struct Reconciler {
     batch: u32,
     actor: Actor,
     lease: Duration,
+    provider_slots: ProviderSlots,
 }
 
 impl Reconciler {
     pub fn new(executor: Executor, settle_after: Duration) -> Self {
-        Self { executor, settle_after, batch: 50, actor: Actor::system("reconciler"), lease: LEASE }
+        Self { executor, settle_after, batch: 50, actor: Actor::system("reconciler"), lease: LEASE, provider_slots: ProviderSlots::default() }
     }
 
     /// The reconciler, leasing what it claims for `lease` at a time.
@@ -100,6 +114,15 @@ impl Reconciler {
                 tracing::warn!(error = %error, "could not renew the reconciler's leases; next beat");
             }
         }
+    }
+
+    /// The settling slots of `tenant`'s account at `provider`.
+    fn provider_slots(&self, tenant: &TenantId, provider: &str) -> Arc<Semaphore> {
+        let mut slots = self.provider_slots.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        slots
+            .entry((tenant.clone(), provider.to_owned()))
+            .or_insert_with(|| Arc::new(Semaphore::new(SETTLES_AT_ONCE_PER_PROVIDER)))
+            .clone()
     }
 
     /// Adds what was leased to what the pass holds.
@@ -186,6 +209,8 @@ impl Reconciler {
         if operation.snapshot.state != State::Unknown {
             return Ok(operation);
         }
+        let slots = self.provider_slots(tenant, &operation.provider);
+        let Ok(_slot) = slots.acquire().await else { return Ok(operation) };
         let connector = match self.executor.connector(tenant, &operation.provider).await? {
             Ok(connector) => connector,
             Err(missing) => {
