@@ -103,6 +103,7 @@ async fn record_unknowns(ledger: &Ledger, tenant: &TenantId, base_url: &str) {
 
 async fn bench(engine: &str, url: &str) {
     let store: Arc<dyn Store> = opledger::server::store::connect(url).await.unwrap();
+    store.migrate().await.unwrap();
     let ledger = Ledger::new(store);
     let tenant = TenantId::parse("bench").unwrap();
     let base_url = sandbox().await;

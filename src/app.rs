@@ -3,7 +3,7 @@
 //! refused request gets its status (401, 403, 404) before the first byte.
 
 use leptos::prelude::*;
-use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
+use leptos_meta::{provide_meta_context, MetaTags, Title};
 use leptos_router::{
     components::{Route, Router, Routes},
     path, SsrMode,
@@ -31,6 +31,10 @@ use crate::ui::pages::{
 pub fn shell(options: LeptosOptions) -> impl IntoView {
     #[cfg(feature = "ssr")]
     crate::server::http::security::protect_page();
+    #[cfg(feature = "ssr")]
+    let stylesheet = crate::server::http::assets::BUILT_ASSETS.stylesheet();
+    #[cfg(not(feature = "ssr"))]
+    let stylesheet = "/pkg/opledger.css";
     view! {
         <!DOCTYPE html>
         <html lang="en">
@@ -39,6 +43,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
                 <meta name="color-scheme" content="light"/>
                 <link rel="icon" href="/favicon.ico"/>
+                <link rel="stylesheet" id="leptos" href=stylesheet/>
                 <HydrationScripts options/>
                 <MetaTags/>
             </head>
@@ -64,7 +69,6 @@ pub fn App() -> impl IntoView {
     let viewer: ViewerResource = Resource::new(|| (), |_| who_am_i());
     provide_context(viewer);
     view! {
-        <Stylesheet id="leptos" href="/pkg/opledger.css"/>
         <Title formatter=|page: String| page_title(page)/>
         <Router>
             <Layout>

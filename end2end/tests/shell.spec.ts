@@ -106,3 +106,40 @@ test.describe("without JavaScript", () => {
     await page.screenshot({ path: "screenshots/not-found.png", fullPage: true });
   });
 });
+
+test("the bundle's files have hashed names, come compressed, and a second visit downloads none again", async ({ page }) => {
+  const assets = new Map<string, { encoding?: string; cache?: string }>();
+  page.on("response", (response) => {
+    const url = new URL(response.url());
+    if (url.pathname.startsWith("/pkg/")) {
+      const headers = response.headers();
+      assets.set(url.pathname, { encoding: headers["content-encoding"], cache: headers["cache-control"] });
+    }
+  });
+  await signIn(page, USERS.support);
+  await expect(page.getByTestId("check-connection")).toBeEnabled();
+  const names = [...assets.keys()];
+  for (const kind of ["js", "wasm", "css"]) {
+    expect(names.some((name) => new RegExp(`^/pkg/opledger\\.[A-Za-z0-9_-]+\\.${kind}$`).test(name)), `${kind} in ${names}`).toBe(true);
+  }
+  for (const [name, { encoding, cache }] of assets) {
+    expect(encoding, name).toMatch(/^(br|gzip)$/);
+    expect(cache, name).toBe("public, max-age=31536000, immutable");
+  }
+
+  const downloaded: string[] = [];
+  const client = await page.context().newCDPSession(page);
+  await client.send("Network.enable");
+  const servedFromCache = new Set<string>();
+  client.on("Network.requestServedFromCache", (event) => servedFromCache.add(event.requestId));
+  client.on("Network.responseReceived", (event) => {
+    const url = new URL(event.response.url);
+    const cached = event.response.fromDiskCache || servedFromCache.has(event.requestId);
+    if (url.pathname.startsWith("/pkg/") && !cached) {
+      downloaded.push(`${url.pathname} (${event.response.status})`);
+    }
+  });
+  await page.goto("/operations");
+  await expect(page.getByTestId("check-connection")).toBeEnabled();
+  expect(downloaded, "every file of the bundle came from the browser's cache").toEqual([]);
+});

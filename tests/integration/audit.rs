@@ -59,4 +59,32 @@ crate::engine_tests! {
         let (ok, text) = verify(&garbage);
         assert!(!ok && text.contains("line 5: not an audit record"), "{text}");
     }
+
+    an_export_longer_than_a_page_is_the_whole_chain(app) {
+        use opledger::domain::{ids::{Actor, OpId, TenantId}, params::CanonicalParams};
+        use opledger::server::ledger::{RegisterRequest, DEFAULT_KEY_RETENTION};
+        let acme = TenantId::parse("acme").unwrap();
+        for n in 0..1_100 {
+            let request = RegisterRequest {
+                op_id: OpId::parse(&format!("refund-{n}-li_1")).unwrap(),
+                kind: "refund".into(),
+                subject: format!("order:{n}"),
+                provider: "stripe".into(),
+                params: CanonicalParams::from_value(json!({"payment_intent": "pi_1043", "amount": {"minor": 100, "currency": "TWD"}})).unwrap(),
+                requested_by: "agent-7".into(),
+                on_behalf_of: None,
+                server_sends: false,
+                compensates: None,
+                key_retention: DEFAULT_KEY_RETENTION,
+            };
+            app.ledger.register(&acme, &Actor::agent("agent-7"), request).await.unwrap();
+        }
+        let chain = app.ledger.reads().audit_chain(&acme).await.unwrap();
+        let export = opledger(&["audit", "export", "--database-url", app.database.url(), "--tenant", "acme"]);
+        assert!(export.status.success(), "{}", String::from_utf8_lossy(&export.stderr));
+        let lines: Vec<String> = String::from_utf8(export.stdout).unwrap().lines().map(str::to_owned).collect();
+        assert_eq!(lines.len(), chain.len(), "every event, across pages");
+        let (ok, text) = verify(&lines);
+        assert!(ok, "{text}");
+    }
 }

@@ -1,6 +1,7 @@
 //! The whole HTTP surface in one table: the ledger API, sign-in and sign-out, the console's pages,
 //! server functions, exports and live updates, health, and the sandbox provider when mounted; with
-//! sessions, the signed-out redirect, the security headers, request ids and one tracing span per
+//! sessions, the signed-out redirect, the security headers, the caching of the bundle's assets,
+//! compression (Brotli or gzip, as the client accepts), request ids and one tracing span per
 //! request.
 
 use axum::{
@@ -12,6 +13,7 @@ use std::sync::Arc;
 use leptos_axum::{generate_route_list, LeptosRoutes};
 use tower::ServiceBuilder;
 use tower_http::{
+    compression::CompressionLayer,
     limit::RequestBodyLimitLayer,
     request_id::{MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer},
     trace::TraceLayer,
@@ -23,6 +25,7 @@ use crate::server::http::health::healthz;
 use crate::server::http::state::AppState;
 use crate::server::http::limits::{LimitSettings, Limits};
 use crate::server::http::listed::ListedRouter;
+use crate::server::http::assets::{self, BUILT_ASSETS};
 use crate::server::http::{auth, ledger_api, security};
 use crate::server::sandbox::Sandbox;
 
@@ -54,6 +57,8 @@ pub fn router(state: AppState, sandboxes: &[(&str, &Sandbox)], secure_cookies: b
         )
         .layer(RequestBodyLimitLayer::new(BODY_LIMIT_BYTES))
         .layer(axum::middleware::from_fn_with_state(secure_cookies, security::security_headers))
+        .layer(axum::middleware::from_fn_with_state(BUILT_ASSETS.hashed(), assets::cache_assets))
+        .layer(CompressionLayer::new())
         .layer(
             ServiceBuilder::new()
                 .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))

@@ -184,6 +184,7 @@ impl Application {
             approval_valid_for: settings.approval_valid_for,
             limits: limits.clone(),
             secure_cookies: settings.secure_cookies,
+            live: Default::default(),
         };
         Ok(Self {
             listener,
@@ -260,6 +261,7 @@ fn leptos_options(site_root: &str, addr: SocketAddr) -> LeptosOptions {
         .site_root(site_root)
         .site_pkg_dir("pkg")
         .site_addr(addr)
+        .hash_files(crate::server::http::assets::BUILT_ASSETS.hashed())
         .build()
 }
 

@@ -1,8 +1,11 @@
 //! The HTTP surface shared by everything on the server: the request state, console sessions (sign-in
-//! and sign-out, CSRF tokens), the security headers, abuse limits, health, and the ledger API that agents call
-//! with bearer tokens.
+//! and sign-out, CSRF tokens), the security headers, the bundle's assets and their caching, abuse
+//! limits, health, each tenant's changes for live pages, and the ledger API that agents call with
+//! bearer tokens.
 
+pub mod assets;
 pub mod auth;
+pub mod changes;
 pub mod health;
 pub mod ledger_api;
 pub mod limits;

@@ -24,6 +24,8 @@ pub struct AppState {
     pub limits: Arc<Limits>,
     /// Cookies are `Secure`: the console is served over HTTPS.
     pub secure_cookies: bool,
+    /// Each tenant's changes, polled once for all its open pages.
+    pub live: crate::server::http::changes::LiveChanges,
 }
 
 impl FromRef<AppState> for LeptosOptions {

@@ -1,0 +1,137 @@
+//! The changes of each tenant's operations, read once per tenant per instance: one poller per
+//! tenant, started by its first follower (an open console page) and stopped after its last, reads
+//! the newest change time (one indexed read) every second and tells every follower when it moved.
+//! It polls because every instance on the database must see the changes of every other.
+
+use chrono::{DateTime, Utc};
+use std::collections::HashMap;
+use std::{sync::Arc, time::Duration};
+use tokio::sync::watch;
+
+use crate::domain::ids::TenantId;
+use crate::server::store::Reads;
+
+/// How often a tenant's newest change is read.
+const POLL_EVERY: Duration = Duration::from_secs(1);
+
+/// The newest change time of a tenant's operations, as its poller last read it.
+pub type Latest = Option<DateTime<Utc>>;
+
+/// The pollers of this instance, one per tenant with an open page.
+#[derive(Clone, Default)]
+pub struct LiveChanges {
+    pollers: Arc<std::sync::Mutex<HashMap<TenantId, watch::Sender<Latest>>>>,
+}
+
+impl LiveChanges {
+    /// Follows `tenant`'s changes, starting its poller if no page follows them yet. The receiver
+    /// holds the newest change time the poller has read.
+    pub async fn follow(&self, store: Arc<dyn Reads>, tenant: &TenantId) -> watch::Receiver<Latest> {
+        if let Some(receiver) = self.subscribe(tenant) {
+            return receiver;
+        }
+        let latest = store.latest_change(tenant).await.ok().flatten();
+        let mut pollers = self.lock();
+        if let Some(sender) = pollers.get(tenant) {
+            return sender.subscribe();
+        }
+        let (sender, receiver) = watch::channel(latest);
+        pollers.insert(tenant.clone(), sender.clone());
+        tokio::spawn(self.clone().poll(store, tenant.clone(), sender));
+        receiver
+    }
+
+    /// How many tenants are polled now.
+    pub fn tenants_polled(&self) -> usize {
+        self.lock().len()
+    }
+
+    fn subscribe(&self, tenant: &TenantId) -> Option<watch::Receiver<Latest>> {
+        self.lock().get(tenant).map(watch::Sender::subscribe)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<TenantId, watch::Sender<Latest>>> {
+        self.pollers.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Reads `tenant`'s newest change every [`POLL_EVERY`] and tells its followers when it moved;
+    /// stops when nobody follows any more.
+    async fn poll(self, store: Arc<dyn Reads>, tenant: TenantId, sender: watch::Sender<Latest>) {
+        loop {
+            tokio::time::sleep(POLL_EVERY).await;
+            {
+                let mut pollers = self.lock();
+                if sender.receiver_count() == 0 {
+                    pollers.remove(&tenant);
+                    return;
+                }
+            }
+            match store.latest_change(&tenant).await {
+                Ok(latest) => {
+                    sender.send_if_modified(|seen| {
+                        let moved = *seen != latest;
+                        *seen = latest;
+                        moved
+                    });
+                }
+                Err(error) => tracing::warn!(%error, %tenant, "live updates could not read the newest change"),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{ids::{Actor, OpId}, params::CanonicalParams};
+    use crate::server::ledger::{Ledger, RegisterRequest, DEFAULT_KEY_RETENTION};
+
+    async fn register(ledger: &Ledger, tenant: &TenantId, op_id: &str) {
+        let request = RegisterRequest {
+            op_id: OpId::parse(op_id).unwrap(),
+            kind: "refund".into(),
+            subject: "order:1043".into(),
+            provider: "stripe".into(),
+            params: CanonicalParams::from_value(serde_json::json!({"amount": {"minor": 1, "currency": "TWD"}})).unwrap(),
+            requested_by: "agent".into(),
+            on_behalf_of: None,
+            server_sends: false,
+            compensates: None,
+            key_retention: DEFAULT_KEY_RETENTION,
+        };
+        ledger.register(tenant, &Actor::agent("agent"), request).await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn one_poller_per_tenant_tells_every_open_page_and_stops_after_the_last() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("live.db").display());
+        let store = crate::server::store::connect(&url).await.unwrap();
+        store.migrate().await.unwrap();
+        let ledger = Ledger::new(store);
+        let (acme, globex) = (TenantId::parse("acme").unwrap(), TenantId::parse("globex").unwrap());
+        for tenant in [&acme, &globex] {
+            ledger.create_token(tenant, "agent", "test").await.unwrap();
+        }
+        let live = LiveChanges::default();
+        let mut pages = Vec::new();
+        for _ in 0..3 {
+            pages.push(live.follow(ledger.reads(), &acme).await);
+        }
+        let mut other = live.follow(ledger.reads(), &globex).await;
+        assert_eq!(live.tenants_polled(), 2, "three pages of one tenant share one poller");
+
+        register(&ledger, &acme, "refund-1043-li_2").await;
+        for page in &mut pages {
+            tokio::time::timeout(Duration::from_secs(5), page.changed()).await.unwrap().unwrap();
+            assert!(page.borrow_and_update().is_some());
+        }
+        let quiet = tokio::time::timeout(POLL_EVERY * 2, other.changed()).await;
+        assert!(quiet.is_err(), "another tenant's page hears nothing of it");
+
+        drop(pages);
+        drop(other);
+        tokio::time::sleep(POLL_EVERY * 2 + Duration::from_millis(200)).await;
+        assert_eq!(live.tenants_polled(), 0, "a poller stops after its last page closed");
+    }
+}
