@@ -48,6 +48,21 @@ fn fill_sql(postgres: bool) -> String {
     }
 }
 
+/// One external id (`re_<i>`) for each succeeded operation of [`fill_sql`].
+fn fill_refs_sql(postgres: bool) -> String {
+    let select = "select 'bench', 'refund-' || i || '-li_1', 'stripe', 'refund', 're_' || i, 1700000000000000 + i * 1000";
+    let insert = "insert into external_refs (tenant, op_id, provider, ref_type, external_id, recorded_at_us)";
+    let succeeded = "i % 20 >= 3";
+    if postgres {
+        format!("{insert} {select} from generate_series(0, {}) as n(i) where {succeeded}", OPERATIONS - 1)
+    } else {
+        format!(
+            "with recursive n(i) as (select 0 union all select i + 1 from n where i < {}) {insert} {select} from n where {succeeded}",
+            OPERATIONS - 1
+        )
+    }
+}
+
 fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
     samples[samples.len() / 2]
@@ -106,6 +121,17 @@ async fn bench(engine: &str, url: &str) {
         store_ref.list_operations(&tenant, &unknown).await.unwrap();
     })
     .await;
+    let search = |text: &str| OperationQuery { search: Some(text.into()), ..query.clone() };
+    let (by_op_id, by_external_id) = (search("refund-777777-li_1"), search("re_777777"));
+    let q_op_id = time(|| async {
+        assert_eq!(store_ref.list_operations(&tenant, &by_op_id).await.unwrap().len(), 1);
+    })
+    .await;
+    let q_external_id = time(|| async {
+        assert_eq!(store_ref.list_operations(&tenant, &by_external_id).await.unwrap().len(), 1);
+    })
+    .await;
+    let q_either = search_with_either_condition(engine, url, "re_777777").await;
 
     let addr = application.local_addr();
     tokio::spawn(application.run_until(std::future::pending()));
@@ -145,6 +171,33 @@ async fn bench(engine: &str, url: &str) {
     println!("| {engine} | first page | {} | {} |", ms(q_first), ms(p_first));
     println!("| {engine} | state = unknown | {} | {} |", ms(q_unknown), ms(p_unknown));
     println!("| {engine} | a later page (keyset) | {} | — |", ms(q_later));
+    println!("| {engine} | search by op id | {} | — |", ms(q_op_id));
+    println!("| {engine} | search by external id | {} | — |", ms(q_external_id));
+    println!("| {engine} | the same search as one `or` condition, straight on the database | {} | — |", ms(q_either));
+}
+
+/// The search as the list once wrote it, one condition with `or`, timed straight on the
+/// database over one open connection: what the two index lookups are measured against.
+async fn search_with_either_condition(engine: &str, url: &str, text: &str) -> Duration {
+    use sqlx::Connection;
+    let sql = "select op_id from operations where tenant = 'bench' and (op_id = $1 or op_id in \
+               (select op_id from external_refs where tenant = 'bench' and external_id = $1)) \
+               order by created_at_us desc, op_id desc limit 51";
+    if engine == "postgres" {
+        let connection = tokio::sync::Mutex::new(sqlx::PgConnection::connect(url).await.unwrap());
+        time(|| async {
+            let rows = sqlx::query(sql).bind(text).fetch_all(&mut *connection.lock().await).await.unwrap();
+            assert_eq!(rows.len(), 1);
+        })
+        .await
+    } else {
+        let connection = tokio::sync::Mutex::new(sqlx::SqliteConnection::connect(url).await.unwrap());
+        time(|| async {
+            let rows = sqlx::query(sql).bind(text).fetch_all(&mut *connection.lock().await).await.unwrap();
+            assert_eq!(rows.len(), 1);
+        })
+        .await
+    }
 }
 
 async fn fill(engine: &str, url: &str) {
@@ -152,10 +205,12 @@ async fn fill(engine: &str, url: &str) {
     if engine == "postgres" {
         let mut connection = sqlx::PgConnection::connect(url).await.unwrap();
         sqlx::query(&fill_sql(true)).execute(&mut connection).await.unwrap();
-        sqlx::query("analyze operations").execute(&mut connection).await.unwrap();
+        sqlx::query(&fill_refs_sql(true)).execute(&mut connection).await.unwrap();
+        sqlx::query("analyze").execute(&mut connection).await.unwrap();
     } else {
         let mut connection = sqlx::SqliteConnection::connect(url).await.unwrap();
         sqlx::query(&fill_sql(false)).execute(&mut connection).await.unwrap();
+        sqlx::query(&fill_refs_sql(false)).execute(&mut connection).await.unwrap();
         sqlx::query("analyze").execute(&mut connection).await.unwrap();
     }
 }

@@ -106,6 +106,7 @@ async fn bench(engine: &str, url: &str) {
     store.migrate().await.unwrap();
     let ledger = Ledger::new(store);
     let tenant = TenantId::parse("bench").unwrap();
+    ledger.create_token(&tenant, "bench-agent", "bench").await.unwrap();
     let base_url = sandbox().await;
     let started = Instant::now();
     record_unknowns(&ledger, &tenant, &base_url).await;

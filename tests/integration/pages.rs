@@ -246,6 +246,17 @@ crate::engine_tests! {
         assert!(html.contains(r#"<option value="unknown" selected"#), "the filter shows what is applied");
         let html = console.page("/operations?q=refund-9003-li_1", 200).await;
         assert_eq!(rows(&html), 1);
+        assert_eq!(app.begin_attempt("refund-9010-li_1").await.0, 201);
+        let found = json!({"outcome": "succeeded", "external_id": "re_found9010"});
+        assert_eq!(app.report("refund-9010-li_1", 1, &found).await.0, 200);
+        let mut theirs = refund_1043(100);
+        theirs["op_id"] = json!("refund-9011-li_1");
+        assert_eq!(app.post_as(&app.other_token, "/api/v1/operations", &theirs).await.0, 201);
+        assert_eq!(app.post_as(&app.other_token, "/api/v1/operations/refund-9011-li_1/attempts", &json!(null)).await.0, 201);
+        assert_eq!(app.post_as(&app.other_token, "/api/v1/operations/refund-9011-li_1/attempts/1/outcome", &found).await.0, 200);
+        let html = console.page("/operations?q=re_found9010", 200).await;
+        assert_eq!(rows(&html), 1, "found by its external id, and another tenant's with the same id is not");
+        assert!(html.contains("refund-9010-li_1") && !html.contains("refund-9011-li_1"));
         let html = console.page("/operations?subject=order:9001&state=succeeded", 200).await;
         assert!(html.contains("No operation matches these filters"));
         let html = console.page("/operations?state=lost", 422).await;

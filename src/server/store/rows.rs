@@ -387,8 +387,9 @@ pub(super) fn list_query(tenant: &TenantId, query: &OperationQuery) -> QueryText
     if let Some(search) = &query.search {
         let a = text.param(SqlValue::Text(search.clone()));
         let b = text.param(SqlValue::Text(search.clone()));
+        // Two index lookups (the operation's key, the external id's index), never a scan of the list.
         text.push(&format!(
-            " and (op_id = {a} or op_id in (select op_id from external_refs where tenant = {tenant} and external_id = {b}))"
+            " and op_id in (select {a} union all select op_id from external_refs where tenant = {tenant} and external_id = {b})"
         ));
     }
     if let Some((created, op_id)) = &query.after {
