@@ -48,6 +48,10 @@ fn fill_sql(postgres: bool) -> String {
     }
 }
 
+/// The counts per state the ledger keeps with every change, for the rows filled straight in.
+const COUNT_STATES: &str =
+    "insert into state_counts (tenant, state, operations) select tenant, state, count(*) from operations group by tenant, state";
+
 /// One external id (`re_<i>`) for each succeeded operation of [`fill_sql`].
 fn fill_refs_sql(postgres: bool) -> String {
     let select = "select 'bench', 'refund-' || i || '-li_1', 'stripe', 'refund', 're_' || i, 1700000000000000 + i * 1000";
@@ -206,11 +210,13 @@ async fn fill(engine: &str, url: &str) {
         let mut connection = sqlx::PgConnection::connect(url).await.unwrap();
         sqlx::query(&fill_sql(true)).execute(&mut connection).await.unwrap();
         sqlx::query(&fill_refs_sql(true)).execute(&mut connection).await.unwrap();
+        sqlx::query(COUNT_STATES).execute(&mut connection).await.unwrap();
         sqlx::query("analyze").execute(&mut connection).await.unwrap();
     } else {
         let mut connection = sqlx::SqliteConnection::connect(url).await.unwrap();
         sqlx::query(&fill_sql(false)).execute(&mut connection).await.unwrap();
         sqlx::query(&fill_refs_sql(false)).execute(&mut connection).await.unwrap();
+        sqlx::query(COUNT_STATES).execute(&mut connection).await.unwrap();
         sqlx::query("analyze").execute(&mut connection).await.unwrap();
     }
 }

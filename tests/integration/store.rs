@@ -34,6 +34,33 @@ fn request(op_id: &str, minor: i64) -> RegisterRequest {
 }
 
 crate::engine_tests! {
+    the_counts_per_state_follow_every_change_and_each_tenant_has_its_own(app) {
+        use opledger::domain::machine::{AttemptOutcome, State};
+        use opledger::domain::ids::AttemptNumber;
+        let agent = Actor::agent("agent-7");
+        let globex = TenantId::parse("globex").unwrap();
+        for n in 1..=3 {
+            app.ledger.register(&acme(), &agent, request(&format!("refund-A1042-part{n}"), 100)).await.unwrap();
+        }
+        app.ledger.register(&globex, &agent, request("refund-A1042-part1", 100)).await.unwrap();
+        app.ledger.register(&acme(), &agent, request("refund-A1042-part1", 100)).await.unwrap();
+        for (n, outcome) in [(1, AttemptOutcome::Succeeded { external_id: Some("re_1".into()) }),
+                             (2, AttemptOutcome::Failed { failure: opledger::domain::failure::FailureClass::Timeout })] {
+            let op_id = OpId::parse(&format!("refund-A1042-part{n}")).unwrap();
+            app.ledger.execute(&acme(), &op_id, Command::BeginAttempt, &agent, AttemptReport::default()).await.unwrap();
+            let recorded = Command::RecordOutcome { attempt: AttemptNumber::FIRST, outcome };
+            app.ledger.execute(&acme(), &op_id, recorded, &agent, AttemptReport::default()).await.unwrap();
+        }
+        let mut counts = app.store.count_by_state(&acme()).await.unwrap();
+        counts.sort_by_key(|(state, _)| state.as_str());
+        assert_eq!(counts, vec![(State::Planned, 1), (State::Succeeded, 1), (State::Unknown, 1)], "a repeated registration counts once");
+        assert_eq!(app.store.count_by_state(&globex).await.unwrap(), vec![(State::Planned, 1)]);
+        for (state, count) in counts {
+            let counted = app.number(&format!("select count(*) from operations where tenant = 'acme' and state = '{}'", state.as_str())).await;
+            assert_eq!(counted, i64::try_from(count).unwrap(), "{state:?} as the operations themselves say");
+        }
+    }
+
     sessions_expire_and_are_swept_and_ids_never_collide(app) {
         let store = &app.store;
         let at = now();

@@ -107,6 +107,30 @@ macro_rules! sql_store {
             Ok(())
         }
 
+        /// Moves one of `tenant`'s operations from the count of state `from` (none for a new one) to
+        /// that of `to`, in the transaction of the change.
+        async fn count_state_change(tx: &mut Tx, tenant: &TenantId, from: Option<&str>, to: &str) -> Result<(), StoreError> {
+            if from == Some(to) {
+                return Ok(());
+            }
+            if let Some(from) = from {
+                sqlx::query("update state_counts set operations = operations - 1 where tenant = $1 and state = $2")
+                    .bind(tenant.as_str())
+                    .bind(from)
+                    .execute(&mut **tx)
+                    .await?;
+            }
+            sqlx::query(
+                "insert into state_counts (tenant, state, operations) values ($1, $2, 1) \
+                 on conflict (tenant, state) do update set operations = state_counts.operations + 1",
+            )
+            .bind(tenant.as_str())
+            .bind(to)
+            .execute(&mut **tx)
+            .await?;
+            Ok(())
+        }
+
         /// Deletes the tenant's row that `delete` names (`$1` the tenant, `$2` the key), with its
         /// audit entry, in one transaction; `NotFound` when there is no such row.
         async fn delete_audited(
