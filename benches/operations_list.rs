@@ -48,9 +48,13 @@ fn fill_sql(postgres: bool) -> String {
     }
 }
 
-/// The counts per state the ledger keeps with every change, for the rows filled straight in.
-const COUNT_STATES: &str =
-    "insert into state_counts (tenant, state, operations) select tenant, state, count(*) from operations group by tenant, state";
+/// The summaries the ledger keeps with every change (counts per state, each order's latest change),
+/// for the rows filled straight in.
+const SUMMARIES: [&str; 2] = [
+    "insert into state_counts (tenant, state, operations) select tenant, state, count(*) from operations group by tenant, state",
+    "insert into subject_activity (tenant, subject, changed_at_us, unsettled) select tenant, subject, max(updated_at_us), \
+     sum(case when state <> 'succeeded' then 1 else 0 end) from operations group by tenant, subject",
+];
 
 /// One external id (`re_<i>`) for each succeeded operation of [`fill_sql`].
 fn fill_refs_sql(postgres: bool) -> String {
@@ -136,6 +140,18 @@ async fn bench(engine: &str, url: &str) {
     })
     .await;
     let q_either = search_with_either_condition(engine, url, "re_777777").await;
+    let q_counts = time(|| async {
+        assert!(!store_ref.count_by_state(&tenant).await.unwrap().is_empty());
+    })
+    .await;
+    let q_orders = time(|| async {
+        assert_eq!(store_ref.subjects(&tenant, false, 50).await.unwrap().len(), 50);
+    })
+    .await;
+    let q_attention = time(|| async {
+        assert_eq!(store_ref.subjects(&tenant, true, 50).await.unwrap().len(), 50);
+    })
+    .await;
 
     let addr = application.local_addr();
     tokio::spawn(application.run_until(std::future::pending()));
@@ -178,6 +194,9 @@ async fn bench(engine: &str, url: &str) {
     println!("| {engine} | search by op id | {} | — |", ms(q_op_id));
     println!("| {engine} | search by external id | {} | — |", ms(q_external_id));
     println!("| {engine} | the same search as one `or` condition, straight on the database | {} | — |", ms(q_either));
+    println!("| {engine} | overview: counts per state | {} | — |", ms(q_counts));
+    println!("| {engine} | orders: 50 most recently changed | {} | — |", ms(q_orders));
+    println!("| {engine} | orders: 50 needing attention | {} | — |", ms(q_attention));
 }
 
 /// The search as the list once wrote it, one condition with `or`, timed straight on the
@@ -210,13 +229,17 @@ async fn fill(engine: &str, url: &str) {
         let mut connection = sqlx::PgConnection::connect(url).await.unwrap();
         sqlx::query(&fill_sql(true)).execute(&mut connection).await.unwrap();
         sqlx::query(&fill_refs_sql(true)).execute(&mut connection).await.unwrap();
-        sqlx::query(COUNT_STATES).execute(&mut connection).await.unwrap();
+        for summary in SUMMARIES {
+            sqlx::query(summary).execute(&mut connection).await.unwrap();
+        }
         sqlx::query("analyze").execute(&mut connection).await.unwrap();
     } else {
         let mut connection = sqlx::SqliteConnection::connect(url).await.unwrap();
         sqlx::query(&fill_sql(false)).execute(&mut connection).await.unwrap();
         sqlx::query(&fill_refs_sql(false)).execute(&mut connection).await.unwrap();
-        sqlx::query(COUNT_STATES).execute(&mut connection).await.unwrap();
+        for summary in SUMMARIES {
+            sqlx::query(summary).execute(&mut connection).await.unwrap();
+        }
         sqlx::query("analyze").execute(&mut connection).await.unwrap();
     }
 }

@@ -34,7 +34,7 @@ fn request(op_id: &str, minor: i64) -> RegisterRequest {
 }
 
 crate::engine_tests! {
-    the_counts_per_state_follow_every_change_and_each_tenant_has_its_own(app) {
+    the_counts_per_state_and_the_orders_activity_follow_every_change_per_tenant(app) {
         use opledger::domain::machine::{AttemptOutcome, State};
         use opledger::domain::ids::AttemptNumber;
         let agent = Actor::agent("agent-7");
@@ -59,6 +59,17 @@ crate::engine_tests! {
             let counted = app.number(&format!("select count(*) from operations where tenant = 'acme' and state = '{}'", state.as_str())).await;
             assert_eq!(counted, i64::try_from(count).unwrap(), "{state:?} as the operations themselves say");
         }
+
+        let mut settled = request("refund-B1-li_1", 100);
+        settled.subject = "order:B1".into();
+        app.ledger.register(&acme(), &agent, settled.clone()).await.unwrap();
+        app.ledger.execute(&acme(), &settled.op_id, Command::BeginAttempt, &agent, AttemptReport::default()).await.unwrap();
+        let succeeded = AttemptOutcome::Succeeded { external_id: Some("re_b1".into()) };
+        let recorded = Command::RecordOutcome { attempt: AttemptNumber::FIRST, outcome: succeeded };
+        app.ledger.execute(&acme(), &settled.op_id, recorded, &agent, AttemptReport::default()).await.unwrap();
+        assert_eq!(app.store.subjects(&acme(), false, 10).await.unwrap(), ["order:B1", "order:A1042"], "the latest change first");
+        assert_eq!(app.store.subjects(&acme(), true, 10).await.unwrap(), ["order:A1042"], "an order whose every operation succeeded needs nothing");
+        assert_eq!(app.store.subjects(&globex, true, 10).await.unwrap(), ["order:A1042"], "each tenant its own orders");
     }
 
     sessions_expire_and_are_swept_and_ids_never_collide(app) {

@@ -194,10 +194,9 @@ macro_rules! store_reads {
             }
 
             async fn subjects(&self, tenant: &TenantId, unsettled_only: bool, limit: u32) -> Result<Vec<String>, StoreError> {
-                let filter = if unsettled_only { "and state <> 'succeeded' " } else { "" };
+                let filter = if unsettled_only { "and unsettled > 0 " } else { "" };
                 let rows: Vec<(String,)> = sqlx::query_as(&format!(
-                    "select subject from operations where tenant = $1 {filter}group by subject \
-                     order by max(updated_at_us) desc limit $2"
+                    "select subject from subject_activity where tenant = $1 {filter}order by changed_at_us desc, subject limit $2"
                 ))
                 .bind(tenant.as_str())
                 .bind(i64::from(limit))

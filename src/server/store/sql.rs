@@ -107,25 +107,45 @@ macro_rules! sql_store {
             Ok(())
         }
 
-        /// Moves one of `tenant`'s operations from the count of state `from` (none for a new one) to
-        /// that of `to`, in the transaction of the change.
-        async fn count_state_change(tx: &mut Tx, tenant: &TenantId, from: Option<&str>, to: &str) -> Result<(), StoreError> {
-            if from == Some(to) {
-                return Ok(());
+        /// Keeps the summaries the overview and the orders pages read, in the transaction of a
+        /// change to one of `tenant`'s operations of `subject`: moves it from the count of state
+        /// `from` (none for a new one) to that of `to`, and marks its subject changed at `at`, with
+        /// its count of operations not succeeded.
+        async fn record_activity(
+            tx: &mut Tx,
+            tenant: &TenantId,
+            subject: &str,
+            from: Option<State>,
+            to: State,
+            at: chrono::DateTime<chrono::Utc>,
+        ) -> Result<(), StoreError> {
+            if from != Some(to) {
+                if let Some(from) = from {
+                    sqlx::query("update state_counts set operations = operations - 1 where tenant = $1 and state = $2")
+                        .bind(tenant.as_str())
+                        .bind(from.as_str())
+                        .execute(&mut **tx)
+                        .await?;
+                }
+                sqlx::query(
+                    "insert into state_counts (tenant, state, operations) values ($1, $2, 1) \
+                     on conflict (tenant, state) do update set operations = state_counts.operations + 1",
+                )
+                .bind(tenant.as_str())
+                .bind(to.as_str())
+                .execute(&mut **tx)
+                .await?;
             }
-            if let Some(from) = from {
-                sqlx::query("update state_counts set operations = operations - 1 where tenant = $1 and state = $2")
-                    .bind(tenant.as_str())
-                    .bind(from)
-                    .execute(&mut **tx)
-                    .await?;
-            }
+            let unsettled = |state: Option<State>| i64::from(state.is_some_and(|state| state != State::Succeeded));
             sqlx::query(
-                "insert into state_counts (tenant, state, operations) values ($1, $2, 1) \
-                 on conflict (tenant, state) do update set operations = state_counts.operations + 1",
+                "insert into subject_activity (tenant, subject, changed_at_us, unsettled) values ($1, $2, $3, $4) \
+                 on conflict (tenant, subject) do update set changed_at_us = excluded.changed_at_us, \
+                 unsettled = subject_activity.unsettled + excluded.unsettled",
             )
             .bind(tenant.as_str())
-            .bind(to)
+            .bind(subject)
+            .bind(micros(at))
+            .bind(unsettled(Some(to)) - unsettled(from))
             .execute(&mut **tx)
             .await?;
             Ok(())

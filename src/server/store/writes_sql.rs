@@ -81,7 +81,7 @@ macro_rules! store_writes {
                     return Ok(Registered::Existing(existing));
                 }
                 append_audit(&mut tx, &new.tenant, vec![audit]).await?;
-                count_state_change(&mut tx, &new.tenant, None, new.snapshot.state.as_str()).await?;
+                record_activity(&mut tx, &new.tenant, &new.subject, None, new.snapshot.state, new.at).await?;
                 record_answer(&mut tx, &new.tenant, new.answers.as_ref()).await?;
                 let created = history_in(&mut tx, &new.tenant, &new.op_id).await?.ok_or(StoreError::NotFound)?;
                 tx.commit().await?;
@@ -143,7 +143,7 @@ macro_rules! store_writes {
                     project(&mut tx, &before, &change, event).await?;
                 }
                 append_audit(&mut tx, &change.tenant, change.audit.clone()).await?;
-                count_state_change(&mut tx, &change.tenant, Some(before.snapshot.state.as_str()), change.after.state.as_str()).await?;
+                record_activity(&mut tx, &change.tenant, &before.subject, Some(before.snapshot.state), change.after.state, change.at).await?;
                 record_answer(&mut tx, &change.tenant, change.answers.as_ref()).await?;
                 let after = history_in(&mut tx, &change.tenant, &change.op_id).await?.ok_or(StoreError::NotFound)?;
                 tx.commit().await?;
