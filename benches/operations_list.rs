@@ -139,7 +139,9 @@ async fn bench(engine: &str, url: &str) {
         assert_eq!(store_ref.list_operations(&tenant, &by_external_id).await.unwrap().len(), 1);
     })
     .await;
-    let q_either = search_with_either_condition(engine, url, "re_777777").await;
+    let q_either = straight_on_the_database(engine, url, SEARCH_WITH_EITHER_CONDITION, Some("re_777777"), 1).await;
+    let q_grouped_counts = straight_on_the_database(engine, url, COUNTS_BY_GROUPING, None, 4).await;
+    let q_grouped_orders = straight_on_the_database(engine, url, ORDERS_BY_GROUPING, None, 50).await;
     let q_counts = time(|| async {
         assert!(!store_ref.count_by_state(&tenant).await.unwrap().is_empty());
     })
@@ -195,29 +197,41 @@ async fn bench(engine: &str, url: &str) {
     println!("| {engine} | search by external id | {} | — |", ms(q_external_id));
     println!("| {engine} | the same search as one `or` condition, straight on the database | {} | — |", ms(q_either));
     println!("| {engine} | overview: counts per state | {} | — |", ms(q_counts));
+    println!("| {engine} | the same counts by grouping the operations, straight on the database | {} | — |", ms(q_grouped_counts));
     println!("| {engine} | orders: 50 most recently changed | {} | — |", ms(q_orders));
+    println!("| {engine} | the same orders by grouping the operations, straight on the database | {} | — |", ms(q_grouped_orders));
     println!("| {engine} | orders: 50 needing attention | {} | — |", ms(q_attention));
 }
 
-/// The search as the list once wrote it, one condition with `or`, timed straight on the
-/// database over one open connection: what the two index lookups are measured against.
-async fn search_with_either_condition(engine: &str, url: &str, text: &str) -> Duration {
+/// The search as the list once wrote it, one condition with `or`.
+const SEARCH_WITH_EITHER_CONDITION: &str = "select op_id from operations where tenant = 'bench' and (op_id = $1 or op_id in \
+     (select op_id from external_refs where tenant = 'bench' and external_id = $1)) \
+     order by created_at_us desc, op_id desc limit 51";
+
+/// The overview's counts as they were read before the ledger kept them.
+const COUNTS_BY_GROUPING: &str = "select state, count(*) from operations where tenant = 'bench' group by state";
+
+/// The orders list as it was read before the ledger kept each order's latest change.
+const ORDERS_BY_GROUPING: &str = "select subject from operations where tenant = 'bench' group by subject \
+     order by max(updated_at_us) desc limit 50";
+
+/// `sql` (with `$1` bound to `text`, if any) timed straight on the database over one open
+/// connection, checking that it answers `rows` rows: the forms the summaries and the index
+/// lookups are measured against.
+async fn straight_on_the_database(engine: &str, url: &str, sql: &str, text: Option<&str>, rows: usize) -> Duration {
     use sqlx::Connection;
-    let sql = "select op_id from operations where tenant = 'bench' and (op_id = $1 or op_id in \
-               (select op_id from external_refs where tenant = 'bench' and external_id = $1)) \
-               order by created_at_us desc, op_id desc limit 51";
     if engine == "postgres" {
         let connection = tokio::sync::Mutex::new(sqlx::PgConnection::connect(url).await.unwrap());
         time(|| async {
-            let rows = sqlx::query(sql).bind(text).fetch_all(&mut *connection.lock().await).await.unwrap();
-            assert_eq!(rows.len(), 1);
+            let query = text.into_iter().fold(sqlx::query(sql), |query, text| query.bind(text));
+            assert_eq!(query.fetch_all(&mut *connection.lock().await).await.unwrap().len(), rows);
         })
         .await
     } else {
         let connection = tokio::sync::Mutex::new(sqlx::SqliteConnection::connect(url).await.unwrap());
         time(|| async {
-            let rows = sqlx::query(sql).bind(text).fetch_all(&mut *connection.lock().await).await.unwrap();
-            assert_eq!(rows.len(), 1);
+            let query = text.into_iter().fold(sqlx::query(sql), |query, text| query.bind(text));
+            assert_eq!(query.fetch_all(&mut *connection.lock().await).await.unwrap().len(), rows);
         })
         .await
     }
