@@ -119,22 +119,27 @@ macro_rules! sql_store {
             to: State,
             at: chrono::DateTime<chrono::Utc>,
         ) -> Result<(), StoreError> {
-            if from != Some(to) {
-                if let Some(from) = from {
-                    sqlx::query("update state_counts set operations = operations - 1 where tenant = $1 and state = $2")
+            const ADD_TO_COUNTS: &str = "on conflict (tenant, state) do update set operations = state_counts.operations + excluded.operations";
+            match from {
+                None => {
+                    sqlx::query(&format!("insert into state_counts (tenant, state, operations) values ($1, $2, 1) {ADD_TO_COUNTS}"))
                         .bind(tenant.as_str())
-                        .bind(from.as_str())
+                        .bind(to.as_str())
                         .execute(&mut **tx)
                         .await?;
                 }
-                sqlx::query(
-                    "insert into state_counts (tenant, state, operations) values ($1, $2, 1) \
-                     on conflict (tenant, state) do update set operations = state_counts.operations + 1",
-                )
-                .bind(tenant.as_str())
-                .bind(to.as_str())
-                .execute(&mut **tx)
-                .await?;
+                // One statement for the state left and the state entered (never the same row twice).
+                Some(from) if from != to => {
+                    sqlx::query(&format!(
+                        "insert into state_counts (tenant, state, operations) values ($1, $2, -1), ($1, $3, 1) {ADD_TO_COUNTS}"
+                    ))
+                    .bind(tenant.as_str())
+                    .bind(from.as_str())
+                    .bind(to.as_str())
+                    .execute(&mut **tx)
+                    .await?;
+                }
+                Some(_) => {}
             }
             let unsettled = |state: Option<State>| i64::from(state.is_some_and(|state| state != State::Succeeded));
             sqlx::query(
