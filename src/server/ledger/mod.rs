@@ -29,7 +29,7 @@ use super::store::{Reads, Store, StoreError};
 use crate::domain::{
     audit::{AuditEntry, AuditRecord},
     ids::{check_subject, Actor, OpId, TenantId},
-    machine::{decide, Command, Rejection, Snapshot},
+    machine::{decide, Command, Rejection, Snapshot, State},
     operation::{AttemptReport, OperationHistory},
     params::{CanonicalParams, FieldDiff},
     policy::{requires_approval, ApprovalRule},
@@ -97,6 +97,15 @@ pub struct Ledger {
     secrets: Option<SecretBox>,
 }
 
+/// One step in an operation's audit trail: what was done, when, from which state to which, and why.
+struct OperationStep {
+    at: chrono::DateTime<chrono::Utc>,
+    action: &'static str,
+    from: Option<State>,
+    to: State,
+    reason: Option<String>,
+}
+
 fn reason_of(command: &Command) -> Option<String> {
     match command {
         Command::Approve { reason, .. }
@@ -132,6 +141,22 @@ impl Ledger {
     /// An audit entry for an action of `actor` that changes no operation.
     fn action_entry(tenant: &TenantId, actor: &Actor, action: &str, evidence: Value) -> AuditEntry {
         AuditEntry::action(now(), tenant.as_str(), &actor.name, actor.role_label(), action, evidence)
+    }
+
+    /// The audit entry of `step`, taken by `actor` on `op_id`.
+    fn operation_entry(tenant: &TenantId, actor: &Actor, op_id: &OpId, step: OperationStep, evidence: Value) -> AuditEntry {
+        AuditEntry {
+            at: step.at,
+            tenant: tenant.to_string(),
+            actor: actor.name.clone(),
+            role: actor.role_label().to_owned(),
+            action: step.action.to_owned(),
+            op_id: Some(op_id.to_string()),
+            from_state: step.from.map(|state| state.as_str().to_owned()),
+            to_state: Some(step.to.as_str().to_owned()),
+            reason: step.reason,
+            evidence,
+        }
     }
 
     /// Records an action that changes nothing else (an export) in the tenant's audit chain, and
@@ -213,17 +238,8 @@ impl Ledger {
             requires_approval(&rules, &request.kind, &request.provider, request.params.money("amount"));
         let snapshot =
             Snapshot::new(&request.requested_by, fingerprint.clone(), needs_approval, request.key_retention);
-        let audit = AuditEntry {
-            at,
-            tenant: tenant.to_string(),
-            actor: actor.name.clone(),
-            role: actor.role_label().to_owned(),
-            action: "register".into(),
-            op_id: Some(request.op_id.to_string()),
-            from_state: None,
-            to_state: Some(snapshot.state.as_str().to_owned()),
-            reason: None,
-            evidence: json!({
+        let registered = OperationStep { at, action: "register", from: None, to: snapshot.state, reason: None };
+        let audit = Self::operation_entry(tenant, actor, &request.op_id, registered, json!({
                 "kind": request.kind,
                 "subject": subject,
                 "provider": request.provider,
@@ -231,8 +247,7 @@ impl Ledger {
                 "requested_by": request.requested_by,
                 "on_behalf_of": request.on_behalf_of,
                 "compensates": request.compensates,
-            }),
-        };
+        }));
         let new = NewOperation {
             tenant: tenant.clone(),
             op_id: request.op_id.clone(),
@@ -263,22 +278,14 @@ impl Ledger {
                     requested_by: request.requested_by,
                     at,
                 };
-                let audit = AuditEntry {
-                    at,
-                    tenant: tenant.to_string(),
-                    actor: actor.name.clone(),
-                    role: actor.role_label().to_owned(),
-                    action: "refuse_conflict".into(),
-                    op_id: Some(request.op_id.to_string()),
-                    from_state: Some(stored.operation.snapshot.state.as_str().to_owned()),
-                    to_state: Some(stored.operation.snapshot.state.as_str().to_owned()),
-                    reason: Some("the same op id was requested with other parameters".into()),
-                    evidence: json!({
-                        "stored_fingerprint": stored.operation.snapshot.fingerprint.as_str(),
-                        "requested_fingerprint": fingerprint.as_str(),
-                        "diff": diff,
-                    }),
-                };
+                let state = stored.operation.snapshot.state;
+                let reason = Some("the same op id was requested with other parameters".to_owned());
+                let refused = OperationStep { at, action: "refuse_conflict", from: Some(state), to: state, reason };
+                let audit = Self::operation_entry(tenant, actor, &request.op_id, refused, json!({
+                    "stored_fingerprint": stored.operation.snapshot.fingerprint.as_str(),
+                    "requested_fingerprint": fingerprint.as_str(),
+                    "diff": diff,
+                }));
                 self.store.record_conflict(conflict, audit).await?;
                 Ok(Registration::Conflict { stored, diff })
             }
@@ -317,25 +324,21 @@ impl Ledger {
                 decide(&operation.snapshot, command.clone(), actor, at).map_err(LedgerError::Rejected)?;
             let after =
                 events.iter().fold(operation.snapshot.clone(), |snapshot, event| snapshot.apply(event));
-            let audit = AuditEntry {
+            let step = OperationStep {
                 at,
-                tenant: tenant.to_string(),
-                actor: actor.name.clone(),
-                role: actor.role_label().to_owned(),
-                action: command.kind().as_str().to_owned(),
-                op_id: Some(op_id.to_string()),
-                from_state: Some(operation.snapshot.state.as_str().to_owned()),
-                to_state: Some(after.state.as_str().to_owned()),
+                action: command.kind().as_str(),
+                from: Some(operation.snapshot.state),
+                to: after.state,
                 reason: reason_of(&command),
-                evidence: json!({
-                    "events": events,
-                    "http_status": report.http_status,
-                    "latency_ms": report.latency_ms,
-                    "external_id": report.external_id,
-                    "error": report.error,
-                    "budget": report.budget,
-                }),
             };
+            let audit = Self::operation_entry(tenant, actor, op_id, step, json!({
+                "events": events,
+                "http_status": report.http_status,
+                "latency_ms": report.latency_ms,
+                "external_id": report.external_id,
+                "error": report.error,
+                "budget": report.budget,
+            }));
             let change = OperationChange {
                 tenant: tenant.clone(),
                 op_id: op_id.clone(),
