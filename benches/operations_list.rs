@@ -139,7 +139,8 @@ async fn bench(engine: &str, url: &str) {
         assert_eq!(store_ref.list_operations(&tenant, &by_external_id).await.unwrap().len(), 1);
     })
     .await;
-    let q_either = straight_on_the_database(engine, url, SEARCH_WITH_EITHER_CONDITION, Some("re_777777"), 1).await;
+    let q_either =
+        straight_on_the_database(engine, url, SEARCH_WITH_EITHER_CONDITION, Some("re_777777"), 1).await;
     let q_grouped_counts = straight_on_the_database(engine, url, COUNTS_BY_GROUPING, None, 4).await;
     let q_grouped_orders = straight_on_the_database(engine, url, ORDERS_BY_GROUPING, None, 50).await;
     let q_counts = time(|| async {
@@ -195,21 +196,32 @@ async fn bench(engine: &str, url: &str) {
     println!("| {engine} | a later page (keyset) | {} | — |", ms(q_later));
     println!("| {engine} | search by op id | {} | — |", ms(q_op_id));
     println!("| {engine} | search by external id | {} | — |", ms(q_external_id));
-    println!("| {engine} | the same search as one `or` condition, straight on the database | {} | — |", ms(q_either));
+    println!(
+        "| {engine} | the same search as one `or` condition, straight on the database | {} | — |",
+        ms(q_either)
+    );
     println!("| {engine} | overview: counts per state | {} | — |", ms(q_counts));
-    println!("| {engine} | the same counts by grouping the operations, straight on the database | {} | — |", ms(q_grouped_counts));
+    println!(
+        "| {engine} | the same counts by grouping the operations, straight on the database | {} | — |",
+        ms(q_grouped_counts)
+    );
     println!("| {engine} | orders: 50 most recently changed | {} | — |", ms(q_orders));
-    println!("| {engine} | the same orders by grouping the operations, straight on the database | {} | — |", ms(q_grouped_orders));
+    println!(
+        "| {engine} | the same orders by grouping the operations, straight on the database | {} | — |",
+        ms(q_grouped_orders)
+    );
     println!("| {engine} | orders: 50 needing attention | {} | — |", ms(q_attention));
 }
 
 /// The search as the list once wrote it, one condition with `or`.
-const SEARCH_WITH_EITHER_CONDITION: &str = "select op_id from operations where tenant = 'bench' and (op_id = $1 or op_id in \
+const SEARCH_WITH_EITHER_CONDITION: &str =
+    "select op_id from operations where tenant = 'bench' and (op_id = $1 or op_id in \
      (select op_id from external_refs where tenant = 'bench' and external_id = $1)) \
      order by created_at_us desc, op_id desc limit 51";
 
 /// The overview's counts as they were read before the ledger kept them.
-const COUNTS_BY_GROUPING: &str = "select state, count(*) from operations where tenant = 'bench' group by state";
+const COUNTS_BY_GROUPING: &str =
+    "select state, count(*) from operations where tenant = 'bench' group by state";
 
 /// The orders list as it was read before the ledger kept each order's latest change.
 const ORDERS_BY_GROUPING: &str = "select subject from operations where tenant = 'bench' group by subject \
@@ -218,7 +230,13 @@ const ORDERS_BY_GROUPING: &str = "select subject from operations where tenant = 
 /// `sql` (with `$1` bound to `text`, if any) timed straight on the database over one open
 /// connection, checking that it answers `rows` rows: the forms the summaries and the index
 /// lookups are measured against.
-async fn straight_on_the_database(engine: &str, url: &str, sql: &str, text: Option<&str>, rows: usize) -> Duration {
+async fn straight_on_the_database(
+    engine: &str,
+    url: &str,
+    sql: &str,
+    text: Option<&str>,
+    rows: usize,
+) -> Duration {
     use sqlx::Connection;
     if engine == "postgres" {
         let connection = tokio::sync::Mutex::new(sqlx::PgConnection::connect(url).await.unwrap());

@@ -77,7 +77,10 @@ async fn record_unknowns(ledger: &Ledger, tenant: &TenantId, base_url: &str) {
             key_retention: DEFAULT_KEY_RETENTION,
         };
         ledger.register(tenant, &agent, request).await.unwrap();
-        let report = AttemptReport { budget: Some(RetryBudget { max_sends: 1, deadline: now() }), ..AttemptReport::default() };
+        let report = AttemptReport {
+            budget: Some(RetryBudget { max_sends: 1, deadline: now() }),
+            ..AttemptReport::default()
+        };
         ledger.execute(tenant, &op_id(i), Command::BeginAttempt, &agent, report).await.unwrap();
         if i % 2 == 0 {
             let made = client
@@ -128,7 +131,12 @@ async fn bench(engine: &str, url: &str) {
     let found = stream::iter(&operations)
         .map(|operation| {
             let connector = connector.clone();
-            async move { matches!(connector.look_up(operation).await, opledger::server::providers::Lookup::Found { .. }) }
+            async move {
+                matches!(
+                    connector.look_up(operation).await,
+                    opledger::server::providers::Lookup::Found { .. }
+                )
+            }
         })
         .buffer_unordered(8)
         .filter(|found| std::future::ready(*found))
@@ -155,7 +163,8 @@ async fn bench(engine: &str, url: &str) {
             let tenant = tenant.clone();
             let i = *i;
             async move {
-                reads.load_operation(&tenant, &op_id(i)).await.unwrap().unwrap().snapshot.state == State::Succeeded
+                reads.load_operation(&tenant, &op_id(i)).await.unwrap().unwrap().snapshot.state
+                    == State::Succeeded
             }
         })
         .count()

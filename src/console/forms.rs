@@ -77,7 +77,8 @@ pub(crate) mod ssr {
             ledger.claim_request(&user.tenant, key, &user.name, request).await.map_err(unavailable)?;
         match claim {
             RequestClaim::Claimed => {
-                let answer = work(ConsoleRequest { key: key.to_owned(), requested_by: user.name.clone() }).await;
+                let answer =
+                    work(ConsoleRequest { key: key.to_owned(), requested_by: user.name.clone() }).await;
                 let kept = answer.as_ref().ok().map(String::as_str);
                 if let Err(error) = ledger.answer_request(&user.tenant, key, kept).await {
                     tracing::error!(error = %cause_chain(&error), "could not record a console request's answer");

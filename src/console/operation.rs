@@ -371,9 +371,11 @@ pub(crate) mod ssr {
         let actor = actor(user);
         once(user, key, &described, |request| async move {
             let answer = match command {
-                None => workflows::query_provider(&state.executor, &user.tenant, &op_id, &actor, Some(&request))
-                    .await
-                    .map(|outcome| outcome.sentence(&op_id)),
+                None => {
+                    workflows::query_provider(&state.executor, &user.tenant, &op_id, &actor, Some(&request))
+                        .await
+                        .map(|outcome| outcome.sentence(&op_id))
+                }
                 Some(command) => {
                     workflows::act(&state.executor, &user.tenant, &op_id, &actor, command, &request).await
                 }

@@ -74,7 +74,8 @@ pub(crate) mod ssr {
     /// The sign-in form's CSRF token: the one the browser's sign-in cookie holds, or a new one
     /// given to it with this answer. Nothing is stored on the server.
     pub async fn sign_in_csrf() -> Result<String, AppError> {
-        let held = use_context::<axum::http::request::Parts>().and_then(|parts| sign_in_token_in(&parts.headers));
+        let held =
+            use_context::<axum::http::request::Parts>().and_then(|parts| sign_in_token_in(&parts.headers));
         if let Some(token) = held {
             return Ok(token);
         }

@@ -198,7 +198,16 @@ mod tests {
     fn subjects_and_op_ids_hold_no_markup_or_control_characters() {
         assert_eq!(check_subject(" order:1043 ").unwrap(), "order:1043");
         assert_eq!(check_subject("訂單 #1043/退款").unwrap(), "訂單 #1043/退款");
-        for hostile in ["</title><script>alert(1)</script>", "a\"b", "a'b", "a&b", "line\nbreak", "tab\there", "a\\b", ""] {
+        for hostile in [
+            "</title><script>alert(1)</script>",
+            "a\"b",
+            "a'b",
+            "a&b",
+            "line\nbreak",
+            "tab\there",
+            "a\\b",
+            "",
+        ] {
             assert!(check_subject(hostile).is_err(), "{hostile:?}");
         }
         assert!(OpId::parse("</title><script>").is_err());

@@ -343,7 +343,11 @@ pub fn second_tenant_orders() -> Vec<Order> {
 /// answering `secret_key`, made anew each start; the secret is sealed, so the ledger needs
 /// `OPLEDGER_SECRET_KEY`), and once its users and a refund of its order 1043's line item 2 under
 /// the same op id as the demo tenant's. Without a secret key it only says what it would need.
-pub async fn seed_second_tenant(executor: &Executor, base_url: &str, secret_key: &str) -> Result<(), LedgerError> {
+pub async fn seed_second_tenant(
+    executor: &Executor,
+    base_url: &str,
+    secret_key: &str,
+) -> Result<(), LedgerError> {
     let ledger = executor.ledger();
     if !ledger.seals_secrets() {
         tracing::info!(

@@ -11,10 +11,17 @@ async fn assets_and_pages_are_compressed_and_unhashed_assets_are_revalidated() {
     let css = "main { color: black; margin: 0 auto; }\n".repeat(2000);
     std::fs::write(site.path().join("pkg/opledger.css"), &css).unwrap();
     let root = site.path().display().to_string();
-    let Some(app) = TestApp::spawn_with(Engine::Sqlite, |settings| settings.site_root = root).await else { return };
+    let Some(app) = TestApp::spawn_with(Engine::Sqlite, |settings| settings.site_root = root).await else {
+        return;
+    };
     for encoding in ["br", "gzip"] {
-        let response =
-            app.client.get(app.url("/pkg/opledger.css")).header("accept-encoding", encoding).send().await.unwrap();
+        let response = app
+            .client
+            .get(app.url("/pkg/opledger.css"))
+            .header("accept-encoding", encoding)
+            .send()
+            .await
+            .unwrap();
         assert_eq!(response.status(), 200);
         assert_eq!(response.headers()["content-encoding"], encoding);
         assert_eq!(response.headers()["cache-control"], "no-cache", "an unhashed name is asked about again");
@@ -22,7 +29,10 @@ async fn assets_and_pages_are_compressed_and_unhashed_assets_are_revalidated() {
         assert!(body.len() * 10 < css.len(), "{encoding}: {} of {} bytes", body.len(), css.len());
     }
     let plain = app.client.get(app.url("/pkg/opledger.css")).send().await.unwrap();
-    assert!(plain.headers().get("content-encoding").is_none(), "nothing is compressed for a client that did not ask");
+    assert!(
+        plain.headers().get("content-encoding").is_none(),
+        "nothing is compressed for a client that did not ask"
+    );
     assert_eq!(plain.bytes().await.unwrap().len(), css.len());
 
     let page = app.client.get(app.url("/login")).header("accept-encoding", "br").send().await.unwrap();

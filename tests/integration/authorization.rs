@@ -41,29 +41,59 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
         ("POST", "/rpc/sign_in_token") | ("POST", "/rpc/who_am_i") => Public,
         ("POST", "/logout") => SignOut,
         (_, api) if api.starts_with("/api/v1/") => Api,
-        ("GET", "/" | "/operations" | "/operations/{op_id}" | "/orders" | "/orders/{subject}" | "/conflicts"
-            | "/reconcile" | "/bulk/{id}") => Page(EVERYONE),
+        (
+            "GET",
+            "/"
+            | "/operations"
+            | "/operations/{op_id}"
+            | "/orders"
+            | "/orders/{subject}"
+            | "/conflicts"
+            | "/reconcile"
+            | "/bulk/{id}",
+        ) => Page(EVERYONE),
         ("GET", "/bulk") => Page(OPERATORS),
         ("GET", "/approvals" | "/audit") => Page(READERS_OF_APPROVALS_AND_AUDIT),
         ("GET", "/admin") => Page(ADMIN),
-        ("GET", "/live/operations" | "/operations/export.csv" | "/operations/export.jsonl") => Download(EVERYONE),
+        ("GET", "/live/operations" | "/operations/export.csv" | "/operations/export.jsonl") => {
+            Download(EVERYONE)
+        }
         ("GET", "/audit/export.csv" | "/audit/export.jsonl") => Download(READERS_OF_APPROVALS_AND_AUDIT),
-        ("POST", "/rpc/overview" | "/rpc/operations" | "/rpc/operation" | "/rpc/orders" | "/rpc/order"
-            | "/rpc/conflicts" | "/rpc/reconcile_queue" | "/rpc/bulk_run"
-            | "/rpc/request_answer" | "/rpc/check_connection") => Reads(EVERYONE),
+        (
+            "POST",
+            "/rpc/overview"
+            | "/rpc/operations"
+            | "/rpc/operation"
+            | "/rpc/orders"
+            | "/rpc/order"
+            | "/rpc/conflicts"
+            | "/rpc/reconcile_queue"
+            | "/rpc/bulk_run"
+            | "/rpc/request_answer"
+            | "/rpc/check_connection",
+        ) => Reads(EVERYONE),
         ("POST", "/rpc/preview_bulk") => Reads(OPERATORS),
         ("POST", "/rpc/approvals" | "/rpc/audit_events") => Reads(READERS_OF_APPROVALS_AND_AUDIT),
         ("POST", "/rpc/users" | "/rpc/approval_rules" | "/rpc/provider_connections") => Reads(ADMIN),
         ("POST", "/rpc/act" | "/rpc/compensate" | "/rpc/start_bulk") => Changes(OPERATORS),
-        ("POST", "/rpc/add_user" | "/rpc/add_approval_rule" | "/rpc/remove_approval_rule"
-            | "/rpc/set_provider_connection" | "/rpc/remove_provider_connection") => Changes(ADMIN),
+        (
+            "POST",
+            "/rpc/add_user"
+            | "/rpc/add_approval_rule"
+            | "/rpc/remove_approval_rule"
+            | "/rpc/set_provider_connection"
+            | "/rpc/remove_provider_connection",
+        ) => Changes(ADMIN),
         _ => return None,
     })
 }
 
 /// A concrete path for a listed one: its parameters filled with the test's own operation.
 fn concrete(path: &str) -> String {
-    path.replace("{op_id}", OP).replace("{subject}", "order:1043").replace("{id}", "no-such-run").replace("{attempt}", "1")
+    path.replace("{op_id}", OP)
+        .replace("{subject}", "order:1043")
+        .replace("{id}", "no-such-run")
+        .replace("{attempt}", "1")
 }
 
 const OP: &str = "refund-1043-li_2";
@@ -71,11 +101,25 @@ const OP: &str = "refund-1043-li_2";
 /// Every argument any server function takes, so that each reaches its role check.
 fn arguments<'a>(csrf: &'a str) -> Vec<(&'static str, &'a str)> {
     vec![
-        ("csrf", csrf), ("key", "k-matrix"), ("op_id", OP), ("action", "cancel"), ("reason", "matrix"),
-        ("external_id", "x"), ("evidence", "x"), ("name", "matrix-user"), ("role", "support"),
-        ("password", PASSWORD), ("kind", "refund"), ("provider", "stripe"), ("threshold", ""),
-        ("currency", ""), ("id", "no-such-id"), ("base_url", "http://127.0.0.1:9"),
-        ("secret", "sk_test_matrix"), ("compensation", "cancel_ticket"), ("date", "2026-12-02"),
+        ("csrf", csrf),
+        ("key", "k-matrix"),
+        ("op_id", OP),
+        ("action", "cancel"),
+        ("reason", "matrix"),
+        ("external_id", "x"),
+        ("evidence", "x"),
+        ("name", "matrix-user"),
+        ("role", "support"),
+        ("password", PASSWORD),
+        ("kind", "refund"),
+        ("provider", "stripe"),
+        ("threshold", ""),
+        ("currency", ""),
+        ("id", "no-such-id"),
+        ("base_url", "http://127.0.0.1:9"),
+        ("secret", "sk_test_matrix"),
+        ("compensation", "cancel_ticket"),
+        ("date", "2026-12-02"),
         ("subject", "order:1043"),
     ]
 }

@@ -162,7 +162,9 @@ fn user_add_reads_the_password_from_standard_input_and_refuses_bad_input() {
     assert_eq!(String::from_utf8(added.stdout).unwrap(), "Added maria to tenant acme as manager.\n");
     let again = add("maria", "support", "another long password");
     assert!(!again.status.success());
-    assert!(String::from_utf8_lossy(&again.stderr).contains("a user named maria exists already in this tenant"));
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("a user named maria exists already in this tenant")
+    );
     let short = add("sam", "support", "short");
     assert!(String::from_utf8_lossy(&short.stderr).contains("at least 10 characters"));
     let role = add("sam", "owner", "a long password");

@@ -629,7 +629,10 @@ mod settling_at_once {
         }
 
         async fn send(&self, _: &OperationRecord) -> Sent {
-            Sent { outcome: AttemptOutcome::Failed { failure: FailureClass::NotSent }, report: AttemptReport::default() }
+            Sent {
+                outcome: AttemptOutcome::Failed { failure: FailureClass::NotSent },
+                report: AttemptReport::default(),
+            }
         }
 
         async fn look_up(&self, operation: &OperationRecord) -> Lookup {

@@ -36,8 +36,7 @@ fn assert_no_injected_markup(path: &str, html: &str) {
     }
     let handlers = Selector::parse("[onerror], [onload], [onclick]").unwrap();
     assert!(document.select(&handlers).next().is_none(), "{path}: an injected event handler");
-    let title: String =
-        document.select(&Selector::parse("title").unwrap()).flat_map(|t| t.text()).collect();
+    let title: String = document.select(&Selector::parse("title").unwrap()).flat_map(|t| t.text()).collect();
     assert!(!title.is_empty(), "{path}: the page has a title");
 }
 
@@ -47,7 +46,8 @@ async fn add_refund_rule(app: &TestApp) {
         provider: Some("stripe".into()),
         threshold: Some(Money::new(100_000, Currency::parse("TWD").unwrap())),
     };
-    let record = ApprovalRuleRecord { id: "r1".into(), rule, created_by: "alex".into(), created_at: Utc::now() };
+    let record =
+        ApprovalRuleRecord { id: "r1".into(), rule, created_by: "alex".into(), created_at: Utc::now() };
     app.ledger.add_approval_rule(&acme(), &Actor::human("alex", Role::Admin), record).await.unwrap();
 }
 
@@ -439,7 +439,11 @@ impl Drop for Served {
 #[tokio::test]
 async fn a_sign_in_name_cannot_forge_a_log_line_and_the_mounted_sandbox_has_no_well_known_key() {
     let served = Served::start().await;
-    let client = reqwest::Client::builder().cookie_store(true).redirect(reqwest::redirect::Policy::none()).build().unwrap();
+    let client = reqwest::Client::builder()
+        .cookie_store(true)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
     let login = client.get(format!("{}/login", served.base)).send().await.unwrap().text().await.unwrap();
     let csrf = crate::support::hidden_field(&login, "csrf").expect("a sign-in token");
     let forged = "nobody\n2026-12-01T00:00:00Z  INFO FORGED signed in user=\"alex.admin\"";
@@ -453,7 +457,10 @@ async fn a_sign_in_name_cannot_forge_a_log_line_and_the_mounted_sandbox_has_no_w
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     let log = served.log();
     assert!(log.iter().any(|line| line.contains("sign-in refused")), "{log:#?}");
-    assert!(log.iter().all(|line| !line.contains("FORGED") || line.contains("sign-in refused")), "a name wrote a line of its own: {log:#?}");
+    assert!(
+        log.iter().all(|line| !line.contains("FORGED") || line.contains("sign-in refused")),
+        "a name wrote a line of its own: {log:#?}"
+    );
 
     let well_known = client
         .get(format!("{}/sandbox/v1/_sandbox/ledger", served.base))
@@ -468,6 +475,11 @@ async fn a_sign_in_name_cannot_forge_a_log_line_and_the_mounted_sandbox_has_no_w
         .map(|rest| rest.split_whitespace().next().unwrap().trim_matches('"').to_owned())
         .expect("the key is logged at start");
     assert!(key.starts_with("sk_test_") && key.len() > 20, "{key}");
-    let own = client.get(format!("{}/sandbox/v1/_sandbox/ledger", served.base)).bearer_auth(&key).send().await.unwrap();
+    let own = client
+        .get(format!("{}/sandbox/v1/_sandbox/ledger", served.base))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(own.status(), 200);
 }

@@ -214,7 +214,11 @@ impl TestApp {
 
     /// Begins an attempt whose send the agent declares to take at most `seconds`.
     pub async fn begin_attempt_within(&self, op_id: &str, seconds: u32) -> (u16, Value) {
-        self.post(&format!("/api/v1/operations/{op_id}/attempts"), &serde_json::json!({"send_deadline_s": seconds})).await
+        self.post(
+            &format!("/api/v1/operations/{op_id}/attempts"),
+            &serde_json::json!({"send_deadline_s": seconds}),
+        )
+        .await
     }
 
     /// Waits until a send deadline of `seconds` from now has passed.

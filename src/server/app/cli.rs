@@ -401,8 +401,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             let tenant = TenantId::parse(&tenant)?;
             let reads = Ledger::new(open_store(&database).await?).reads();
             let mut out = std::io::BufWriter::new(std::io::stdout());
-            let mut page =
-                AuditQuery { oldest_first: true, after_seq: Some(0), limit: AUDIT_EXPORT_PAGE, ..AuditQuery::default() };
+            let mut page = AuditQuery {
+                oldest_first: true,
+                after_seq: Some(0),
+                limit: AUDIT_EXPORT_PAGE,
+                ..AuditQuery::default()
+            };
             loop {
                 let records = reads.list_audit(&tenant, &page).await?;
                 let Some(last) = records.last() else { break };

@@ -9,8 +9,8 @@ use axum::{
     http::{Method, Request},
     Router,
 };
-use std::sync::Arc;
 use leptos_axum::{generate_route_list, LeptosRoutes};
+use std::sync::Arc;
 use tower::ServiceBuilder;
 use tower_http::{
     compression::CompressionLayer,
@@ -21,11 +21,11 @@ use tower_http::{
 
 use crate::app::{shell, App};
 use crate::console::{exports, live};
+use crate::server::http::assets::{self, BUILT_ASSETS};
 use crate::server::http::health::healthz;
-use crate::server::http::state::AppState;
 use crate::server::http::limits::{LimitSettings, Limits};
 use crate::server::http::listed::ListedRouter;
-use crate::server::http::assets::{self, BUILT_ASSETS};
+use crate::server::http::state::AppState;
 use crate::server::http::{auth, ledger_api, security};
 use crate::server::sandbox::Sandbox;
 

@@ -216,7 +216,11 @@ impl Application {
             std::time::Duration::from_secs(600),
             stop.clone(),
         ));
-        tokio::spawn(forget_idle_limits(self.limits.clone(), std::time::Duration::from_secs(60), stop.clone()));
+        tokio::spawn(forget_idle_limits(
+            self.limits.clone(),
+            std::time::Duration::from_secs(60),
+            stop.clone(),
+        ));
         if let Some((reconciler, every)) = self.reconciler {
             tokio::spawn(reconciler.run_until(every, stop.clone()));
         }
@@ -228,7 +232,9 @@ impl Application {
                     Ok(None) => {}
                     Err(error) => tracing::error!(error = %error, "could not seed the demo data"),
                 }
-                if let Err(error) = demo::seed_second_tenant(&executor, &second_account_url, &second_account_key).await {
+                if let Err(error) =
+                    demo::seed_second_tenant(&executor, &second_account_url, &second_account_key).await
+                {
                     tracing::error!(error = %error, "could not seed the second demo tenant");
                 }
             });
@@ -239,7 +245,8 @@ impl Application {
             signalled.cancel();
         };
         let server =
-            axum::serve(self.listener, self.router.into_make_service_with_connect_info::<SocketAddr>()).with_graceful_shutdown(graceful);
+            axum::serve(self.listener, self.router.into_make_service_with_connect_info::<SocketAddr>())
+                .with_graceful_shutdown(graceful);
         let grace_over = async {
             stop.cancelled().await;
             tokio::time::sleep(SHUTDOWN_GRACE).await;

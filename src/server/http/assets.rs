@@ -29,7 +29,8 @@ pub struct AssetNames {
 impl AssetNames {
     /// Reads `hash.txt` beside the running binary; no hashes when there is none.
     fn beside_this_binary() -> AssetNames {
-        let hash_file = std::env::current_exe().ok().and_then(|exe| exe.parent().map(|dir| dir.join("hash.txt")));
+        let hash_file =
+            std::env::current_exe().ok().and_then(|exe| exe.parent().map(|dir| dir.join("hash.txt")));
         match hash_file.and_then(|path| std::fs::read_to_string(path).ok()) {
             Some(text) => AssetNames::parse(&text),
             None => AssetNames::default(),

@@ -241,7 +241,10 @@ pub async fn sign_in(
     form: Result<Form<SignInForm>, FormRejection>,
 ) -> Response {
     let Ok(Form(form)) = form else {
-        return (StatusCode::BAD_REQUEST, "The sign-in form could not be read. Go back, reload the page and try again.")
+        return (
+            StatusCode::BAD_REQUEST,
+            "The sign-in form could not be read. Go back, reload the page and try again.",
+        )
             .into_response();
     };
     let next = local_path(form.next.as_deref()).to_owned();
@@ -258,7 +261,9 @@ pub async fn sign_in(
         "" => None,
         given => match TenantId::parse(given) {
             Ok(tenant) => Some(tenant),
-            Err(_) => return Redirect::to(&login_url("invalid", &username, &tenant_text, &next)).into_response(),
+            Err(_) => {
+                return Redirect::to(&login_url("invalid", &username, &tenant_text, &next)).into_response()
+            }
         },
     };
     let reads = state.ledger.reads();
@@ -318,7 +323,9 @@ fn is_sessionless(path: &str) -> bool {
 /// Paths anyone may request: the sessionless ones, the sign-in page, and server functions and
 /// live updates (each checks its caller).
 fn is_public(path: &str) -> bool {
-    is_sessionless(path) || path == "/login" || ["/rpc/", "/live/"].iter().any(|prefix| path.starts_with(prefix))
+    is_sessionless(path)
+        || path == "/login"
+        || ["/rpc/", "/live/"].iter().any(|prefix| path.starts_with(prefix))
 }
 
 /// The session key of the time (Unix seconds) a signed-in session was last seen.
@@ -344,7 +351,9 @@ async fn keep_alive(session: &Session) {
 pub async fn still_signed_in(sessions: &dyn Sessions, id: Option<Id>) -> bool {
     let Some(id) = id else { return false };
     match sessions.load_session(&id_hash(&id), now()).await {
-        Ok(Some(text)) => serde_json::from_str::<Record>(&text).is_ok_and(|record| record.data.contains_key(USER_KEY)),
+        Ok(Some(text)) => {
+            serde_json::from_str::<Record>(&text).is_ok_and(|record| record.data.contains_key(USER_KEY))
+        }
         Ok(None) => false,
         Err(error) => {
             tracing::warn!(%error, "could not read a session again; keeping the stream open");

@@ -74,7 +74,9 @@ impl LiveChanges {
                         moved
                     });
                 }
-                Err(error) => tracing::warn!(%error, %tenant, "live updates could not read the newest change"),
+                Err(error) => {
+                    tracing::warn!(%error, %tenant, "live updates could not read the newest change")
+                }
             }
         }
     }
@@ -83,7 +85,10 @@ impl LiveChanges {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::{ids::{Actor, OpId}, params::CanonicalParams};
+    use crate::domain::{
+        ids::{Actor, OpId},
+        params::CanonicalParams,
+    };
     use crate::server::ledger::{Ledger, RegisterRequest, DEFAULT_KEY_RETENTION};
 
     async fn register(ledger: &Ledger, tenant: &TenantId, op_id: &str) {
@@ -92,7 +97,10 @@ mod tests {
             kind: "refund".into(),
             subject: "order:1043".into(),
             provider: "stripe".into(),
-            params: CanonicalParams::from_value(serde_json::json!({"amount": {"minor": 1, "currency": "TWD"}})).unwrap(),
+            params: CanonicalParams::from_value(
+                serde_json::json!({"amount": {"minor": 1, "currency": "TWD"}}),
+            )
+            .unwrap(),
             requested_by: "agent".into(),
             on_behalf_of: None,
             server_sends: false,

@@ -22,7 +22,6 @@ use std::{
     time::Duration,
 };
 
-
 /// How many requests the limits allow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LimitSettings {
@@ -66,9 +65,9 @@ impl OverLimit {
 }
 
 fn check<K: Hash + Eq + Clone>(limiter: &DefaultKeyedRateLimiter<K>, key: &K) -> Result<(), OverLimit> {
-    limiter
-        .check_key(key)
-        .map_err(|not_until| OverLimit { retry_after: not_until.wait_time_from(DefaultClock::default().now()) })
+    limiter.check_key(key).map_err(|not_until| OverLimit {
+        retry_after: not_until.wait_time_from(DefaultClock::default().now()),
+    })
 }
 
 impl Limits {
@@ -105,7 +104,11 @@ impl Limits {
 }
 
 /// Forgets idle limiter keys every `every` until `stop`.
-pub async fn forget_idle_limits(limits: Arc<Limits>, every: Duration, stop: tokio_util::sync::CancellationToken) {
+pub async fn forget_idle_limits(
+    limits: Arc<Limits>,
+    every: Duration,
+    stop: tokio_util::sync::CancellationToken,
+) {
     loop {
         tokio::select! {
             () = stop.cancelled() => return,
@@ -119,7 +122,9 @@ pub async fn forget_idle_limits(limits: Arc<Limits>, every: Duration, stop: toki
 pub struct ClientAddress(pub IpAddr);
 
 fn address_in(extensions: &Extensions) -> IpAddr {
-    extensions.get::<ConnectInfo<SocketAddr>>().map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |ConnectInfo(peer)| peer.ip())
+    extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |ConnectInfo(peer)| peer.ip())
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for ClientAddress {
@@ -144,7 +149,11 @@ pub fn too_many_api_calls(over: OverLimit) -> Response {
 }
 
 /// Limits ledger API calls per client address, before the token is even read.
-pub async fn limit_api_by_address(State(limits): State<Arc<Limits>>, request: Request, next: Next) -> Response {
+pub async fn limit_api_by_address(
+    State(limits): State<Arc<Limits>>,
+    request: Request,
+    next: Next,
+) -> Response {
     match check(&limits.api_by_address, &address_in(request.extensions())) {
         Ok(()) => next.run(request).await,
         Err(over) => too_many_api_calls(over),

@@ -38,7 +38,8 @@ impl<S: Clone + Send + Sync + 'static> ListedRouter<S> {
 
     /// `other`'s routes under `prefix`.
     pub fn nest(mut self, prefix: &str, other: ListedRouter<S>) -> Self {
-        self.routes.extend(other.routes.into_iter().map(|(method, path)| (method, format!("{prefix}{path}"))));
+        self.routes
+            .extend(other.routes.into_iter().map(|(method, path)| (method, format!("{prefix}{path}"))));
         self.router = self.router.nest(prefix, other.router);
         self
     }

@@ -18,7 +18,8 @@ use axum::{
 
 /// The policy of an answer that is not a page (JSON, CSV, files): it runs nothing and is framed
 /// nowhere.
-const NOTHING_POLICY: &str = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+const NOTHING_POLICY: &str =
+    "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 /// The policy of a console page whose scripts carry `nonce`: its own scripts, the bundle's wasm,
 /// styles and images from this site, server functions and live updates to this site, forms that

@@ -118,7 +118,10 @@ impl Executor {
     /// The report that starts a single re-send: in flight at most until the provider timeout.
     pub fn resend_report(&self) -> AttemptReport {
         let timeout = chrono::Duration::from_std(self.provider_timeout).unwrap_or(chrono::Duration::MAX);
-        AttemptReport { budget: Some(RetryBudget { max_sends: 1, deadline: now() + timeout }), ..AttemptReport::default() }
+        AttemptReport {
+            budget: Some(RetryBudget { max_sends: 1, deadline: now() + timeout }),
+            ..AttemptReport::default()
+        }
     }
 
     /// `tenant`'s own connection to `provider`, built; `None` when it has none, `Err` in words when
@@ -234,7 +237,9 @@ impl Executor {
             Checked::Valid { amount } => amount,
             Checked::Invalid { reason } => return Ok(SendCheck::Refused(reason)),
             Checked::Unavailable { reason } => {
-                return Ok(SendCheck::Unavailable(format!("the provider's facts could not be read: {reason}")))
+                return Ok(SendCheck::Unavailable(format!(
+                    "the provider's facts could not be read: {reason}"
+                )))
             }
         };
         let rules: Vec<_> =

@@ -144,7 +144,13 @@ impl Ledger {
     }
 
     /// The audit entry of `step`, taken by `actor` on `op_id`.
-    fn operation_entry(tenant: &TenantId, actor: &Actor, op_id: &OpId, step: OperationStep, evidence: Value) -> AuditEntry {
+    fn operation_entry(
+        tenant: &TenantId,
+        actor: &Actor,
+        op_id: &OpId,
+        step: OperationStep,
+        evidence: Value,
+    ) -> AuditEntry {
         AuditEntry {
             at: step.at,
             tenant: tenant.to_string(),
@@ -238,16 +244,23 @@ impl Ledger {
             requires_approval(&rules, &request.kind, &request.provider, request.params.money("amount"));
         let snapshot =
             Snapshot::new(&request.requested_by, fingerprint.clone(), needs_approval, request.key_retention);
-        let registered = OperationStep { at, action: "register", from: None, to: snapshot.state, reason: None };
-        let audit = Self::operation_entry(tenant, actor, &request.op_id, registered, json!({
-                "kind": request.kind,
-                "subject": subject,
-                "provider": request.provider,
-                "fingerprint": fingerprint.as_str(),
-                "requested_by": request.requested_by,
-                "on_behalf_of": request.on_behalf_of,
-                "compensates": request.compensates,
-        }));
+        let registered =
+            OperationStep { at, action: "register", from: None, to: snapshot.state, reason: None };
+        let audit = Self::operation_entry(
+            tenant,
+            actor,
+            &request.op_id,
+            registered,
+            json!({
+                    "kind": request.kind,
+                    "subject": subject,
+                    "provider": request.provider,
+                    "fingerprint": fingerprint.as_str(),
+                    "requested_by": request.requested_by,
+                    "on_behalf_of": request.on_behalf_of,
+                    "compensates": request.compensates,
+            }),
+        );
         let new = NewOperation {
             tenant: tenant.clone(),
             op_id: request.op_id.clone(),
@@ -280,12 +293,19 @@ impl Ledger {
                 };
                 let state = stored.operation.snapshot.state;
                 let reason = Some("the same op id was requested with other parameters".to_owned());
-                let refused = OperationStep { at, action: "refuse_conflict", from: Some(state), to: state, reason };
-                let audit = Self::operation_entry(tenant, actor, &request.op_id, refused, json!({
-                    "stored_fingerprint": stored.operation.snapshot.fingerprint.as_str(),
-                    "requested_fingerprint": fingerprint.as_str(),
-                    "diff": diff,
-                }));
+                let refused =
+                    OperationStep { at, action: "refuse_conflict", from: Some(state), to: state, reason };
+                let audit = Self::operation_entry(
+                    tenant,
+                    actor,
+                    &request.op_id,
+                    refused,
+                    json!({
+                        "stored_fingerprint": stored.operation.snapshot.fingerprint.as_str(),
+                        "requested_fingerprint": fingerprint.as_str(),
+                        "diff": diff,
+                    }),
+                );
                 self.store.record_conflict(conflict, audit).await?;
                 Ok(Registration::Conflict { stored, diff })
             }
@@ -331,14 +351,20 @@ impl Ledger {
                 to: after.state,
                 reason: reason_of(&command),
             };
-            let audit = Self::operation_entry(tenant, actor, op_id, step, json!({
-                "events": events,
-                "http_status": report.http_status,
-                "latency_ms": report.latency_ms,
-                "external_id": report.external_id,
-                "error": report.error,
-                "budget": report.budget,
-            }));
+            let audit = Self::operation_entry(
+                tenant,
+                actor,
+                op_id,
+                step,
+                json!({
+                    "events": events,
+                    "http_status": report.http_status,
+                    "latency_ms": report.latency_ms,
+                    "external_id": report.external_id,
+                    "error": report.error,
+                    "budget": report.budget,
+                }),
+            );
             let change = OperationChange {
                 tenant: tenant.clone(),
                 op_id: op_id.clone(),

@@ -32,8 +32,8 @@ use crate::domain::{
     operation::{AttemptReport, OperationRecord},
 };
 use crate::server::clock::now;
-use crate::server::store::records::LeasedRows;
 use crate::server::providers::Lookup;
+use crate::server::store::records::LeasedRows;
 
 /// How many operations of a pass are settled at once in all.
 const SETTLES_AT_ONCE: usize = 32;
@@ -76,7 +76,14 @@ pub struct Reconciler {
 
 impl Reconciler {
     pub fn new(executor: Executor, settle_after: Duration) -> Self {
-        Self { executor, settle_after, batch: 50, actor: Actor::system("reconciler"), lease: LEASE, provider_slots: ProviderSlots::default() }
+        Self {
+            executor,
+            settle_after,
+            batch: 50,
+            actor: Actor::system("reconciler"),
+            lease: LEASE,
+            provider_slots: ProviderSlots::default(),
+        }
     }
 
     /// The reconciler, leasing what it claims for `lease` at a time.
@@ -90,7 +97,8 @@ impl Reconciler {
         let held = Held::default();
         let pass = self.pass(&held);
         tokio::pin!(pass);
-        let beat = (self.lease / 3).to_std().unwrap_or(StdDuration::from_secs(1)).max(StdDuration::from_millis(10));
+        let beat =
+            (self.lease / 3).to_std().unwrap_or(StdDuration::from_secs(1)).max(StdDuration::from_millis(10));
         let mut heartbeat = tokio::time::interval_at(tokio::time::Instant::now() + beat, beat);
         loop {
             tokio::select! {
@@ -105,12 +113,17 @@ impl Reconciler {
         let rows = held.lock().map(|held| held.clone()).unwrap_or_default();
         let at = now();
         for kind in [LeasedRows::Operations, LeasedRows::BulkRuns] {
-            let keys: Vec<(TenantId, String)> =
-                rows.iter().filter(|(rows, ..)| *rows == kind).map(|(_, t, k)| (t.clone(), k.clone())).collect();
+            let keys: Vec<(TenantId, String)> = rows
+                .iter()
+                .filter(|(rows, ..)| *rows == kind)
+                .map(|(_, t, k)| (t.clone(), k.clone()))
+                .collect();
             if keys.is_empty() {
                 continue;
             }
-            if let Err(error) = self.executor.ledger().store.renew_leases(kind, &keys, at, at + self.lease).await {
+            if let Err(error) =
+                self.executor.ledger().store.renew_leases(kind, &keys, at, at + self.lease).await
+            {
                 tracing::warn!(error = %error, "could not renew the reconciler's leases; next beat");
             }
         }
@@ -134,7 +147,6 @@ impl Reconciler {
 
     async fn pass(&self, held: &Held) -> Result<PassReport, LedgerError> {
         let at = now();
-        let lease_until = at + self.lease;
         let store = &self.executor.ledger().store;
         let mut report = PassReport::default();
         for (tenant, op_id) in store.approvals_expired(at, self.batch).await? {
@@ -145,7 +157,8 @@ impl Reconciler {
                 }
             }
         }
-        let due_for_dispatch = store.lease_due_for_dispatch(at - self.settle_after, at, lease_until, self.batch).await?;
+        let due_for_dispatch =
+            store.lease_due_for_dispatch(at - self.settle_after, at, at + self.lease, self.batch).await?;
         Self::hold(held, LeasedRows::Operations, &due_for_dispatch);
         for (tenant, op_id) in due_for_dispatch {
             match self.executor.run(&tenant, &op_id).await {
@@ -156,14 +169,31 @@ impl Reconciler {
                 Err(error) => return Err(error),
             }
         }
-        let stalled = store.lease_stalled_bulk_runs(at - self.settle_after, at, lease_until, self.batch).await?;
+        // Each claim counts from when it is made: sending what was due may have taken a while.
+        let leased_at = now();
+        let stalled = store
+            .lease_stalled_bulk_runs(
+                leased_at - self.settle_after,
+                leased_at,
+                leased_at + self.lease,
+                self.batch,
+            )
+            .await?;
         Self::hold(held, LeasedRows::BulkRuns, &stalled);
         for (tenant, run_id) in stalled {
             tracing::info!(%tenant, run = %run_id, "resuming a bulk run that stopped midway");
             run_bulk_query(self.executor.clone(), tenant, run_id.clone(), self.actor.clone()).await?;
             report.bulk_runs_resumed.push(run_id);
         }
-        let due = store.lease_due_for_reconcile(at - self.settle_after, at, lease_until, self.batch).await?;
+        let leased_at = now();
+        let due = store
+            .lease_due_for_reconcile(
+                leased_at - self.settle_after,
+                leased_at,
+                leased_at + self.lease,
+                self.batch,
+            )
+            .await?;
         Self::hold(held, LeasedRows::Operations, &due);
         let settled: Vec<_> = stream::iter(due)
             .map(|(tenant, op_id)| async move {
@@ -223,7 +253,9 @@ impl Reconciler {
                 self.execute(tenant, op_id, Command::ConfirmFound { external_id, evidence }).await
             }
             Lookup::NotFound { evidence } => {
-                if let Err(refusal) = check(&operation.snapshot, CommandKind::ResendSameKey, &self.actor, now()) {
+                if let Err(refusal) =
+                    check(&operation.snapshot, CommandKind::ResendSameKey, &self.actor, now())
+                {
                     let reason = format!("{evidence}. {}", refusal.message);
                     return self.execute(tenant, op_id, Command::Escalate { reason }).await;
                 }
@@ -231,8 +263,13 @@ impl Reconciler {
                     SendCheck::Allowed => {
                         let ledger = self.executor.ledger();
                         let report = self.executor.resend_report();
-                        let resent = ledger.execute(tenant, op_id, Command::ResendSameKey, &self.actor, report).await?;
-                        let sent = self.executor.send_allowed_attempt(tenant, &resent.operation, connector.as_ref()).await?;
+                        let resent = ledger
+                            .execute(tenant, op_id, Command::ResendSameKey, &self.actor, report)
+                            .await?;
+                        let sent = self
+                            .executor
+                            .send_allowed_attempt(tenant, &resent.operation, connector.as_ref())
+                            .await?;
                         Ok(sent.operation)
                     }
                     SendCheck::Refused(refusal) => {

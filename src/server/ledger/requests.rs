@@ -20,7 +20,11 @@ pub struct ConsoleRequest {
 impl ConsoleRequest {
     /// `answer` to this request, to record with the change it asked for.
     pub fn answered(&self, answer: impl Into<String>) -> RequestAnswer {
-        RequestAnswer { key: self.key.clone(), requested_by: self.requested_by.clone(), answer: answer.into() }
+        RequestAnswer {
+            key: self.key.clone(),
+            requested_by: self.requested_by.clone(),
+            answer: answer.into(),
+        }
     }
 }
 

@@ -20,9 +20,9 @@ use crate::domain::{
 use crate::server::clock::now;
 use crate::server::providers::orders::refund_params;
 use crate::server::providers::{Connector, Lookup};
-use std::sync::Arc;
 use crate::server::store::records::OperationListItem;
 use crate::server::telemetry::cause_chain;
+use std::sync::Arc;
 
 /// What a query of the provider found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,8 +136,10 @@ pub async fn act(
         _ => AttemptReport::default(),
     };
     let answer = request.answered(answer_at_commit(&command, op_id));
-    let committed =
-        executor.ledger().execute_answering(tenant, op_id, command.clone(), actor, report, Some(answer)).await?;
+    let committed = executor
+        .ledger()
+        .execute_answering(tenant, op_id, command.clone(), actor, report, Some(answer))
+        .await?;
     Ok(match command {
         Command::Approve { .. } => match executor.run(tenant, op_id).await {
             Ok(sent) => format!("Approved and sent: {}.", standing(&sent)),
@@ -149,7 +151,9 @@ pub async fn act(
         Command::Deny { .. } => format!("Denied: {op_id} will not be sent."),
         Command::ResendSameKey => {
             let sent = match &checked_resend {
-                Some(connector) => executor.send_allowed_attempt(tenant, &committed.operation, connector.as_ref()).await?,
+                Some(connector) => {
+                    executor.send_allowed_attempt(tenant, &committed.operation, connector.as_ref()).await?
+                }
                 None => executor.send_open_attempt(tenant, &committed.operation).await?,
             };
             format!("Re-sent with the same key: {}.", standing(&sent))

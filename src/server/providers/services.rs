@@ -35,7 +35,9 @@ fn missing(what: &str) -> Sent {
 
 /// Ids the services put in their paths: letters, digits, `_` and `-`.
 fn is_path_id(value: &str) -> bool {
-    !value.is_empty() && value.len() <= 128 && value.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
+    !value.is_empty()
+        && value.len() <= 128
+        && value.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
 }
 
 #[async_trait]
@@ -99,7 +101,9 @@ impl Connector for ServicesConnector {
         };
         if operation.kind == "cancel_aftersale" {
             let Some(ticket) = param(operation, "ticket").filter(|t| is_path_id(t)) else {
-                return Lookup::Unavailable { reason: "params.ticket is missing or is not a ticket id".into() };
+                return Lookup::Unavailable {
+                    reason: "params.ticket is missing or is not a ticket id".into(),
+                };
             };
             return match self.endpoint.get_json(&format!("/v1/aftersale_tickets/{ticket}"), &[]).await {
                 Ok(t) if t.get("cancelled_by").and_then(Value::as_str) == Some(op_id) => {

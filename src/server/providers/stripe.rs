@@ -60,13 +60,18 @@ fn refund_form(operation: &OperationRecord) -> Result<(String, Money, Vec<(Strin
         let reason = reason.as_str().ok_or("params.reason must be text")?;
         form.push(("reason".to_owned(), reason.to_owned()));
     }
-    let extra = params.as_object().into_iter().flatten().filter(|(name, _)| !REFUND_FIELDS.contains(&name.as_str()));
+    let extra =
+        params.as_object().into_iter().flatten().filter(|(name, _)| !REFUND_FIELDS.contains(&name.as_str()));
     for (name, value) in extra {
         let text = match value {
             Value::String(text) => text.clone(),
             Value::Number(number) => number.to_string(),
             Value::Bool(flag) => flag.to_string(),
-            _ => return Err(format!("params.{name} has no place in a Stripe refund (metadata holds text and numbers)")),
+            _ => {
+                return Err(format!(
+                    "params.{name} has no place in a Stripe refund (metadata holds text and numbers)"
+                ))
+            }
         };
         form.push((format!("metadata[{name}]"), text));
     }
@@ -119,12 +124,16 @@ impl Connector for StripeConnector {
             Ok(request) => request,
             Err(reason) => return Checked::Invalid { reason },
         };
-        let payment = match self.endpoint.get_json_or_missing(&format!("/v1/payment_intents/{payment_intent}")).await {
-            Ok(Some(payment)) => payment,
-            Ok(None) => return Checked::Invalid { reason: format!("Stripe has no payment {payment_intent}") },
-            Err(reason) => return Checked::Unavailable { reason },
-        };
-        let paid_currency = payment.get("currency").and_then(Value::as_str).unwrap_or_default().to_uppercase();
+        let payment =
+            match self.endpoint.get_json_or_missing(&format!("/v1/payment_intents/{payment_intent}")).await {
+                Ok(Some(payment)) => payment,
+                Ok(None) => {
+                    return Checked::Invalid { reason: format!("Stripe has no payment {payment_intent}") }
+                }
+                Err(reason) => return Checked::Unavailable { reason },
+            };
+        let paid_currency =
+            payment.get("currency").and_then(Value::as_str).unwrap_or_default().to_uppercase();
         if paid_currency != amount.currency.as_str() {
             return Checked::Invalid {
                 reason: format!(
@@ -157,16 +166,27 @@ impl Connector for StripeConnector {
 
     async fn send(&self, operation: &OperationRecord) -> Sent {
         match refund_form(operation) {
-            Ok((_, _, form)) => self.endpoint.post_form("/v1/refunds", &operation.idempotency_key, &form).await,
-            Err(reason) => failed(FailureClass::InvalidParams, AttemptReport { error: Some(reason), ..Default::default() }),
+            Ok((_, _, form)) => {
+                self.endpoint.post_form("/v1/refunds", &operation.idempotency_key, &form).await
+            }
+            Err(reason) => failed(
+                FailureClass::InvalidParams,
+                AttemptReport { error: Some(reason), ..Default::default() },
+            ),
         }
     }
 
     async fn look_up(&self, operation: &OperationRecord) -> Lookup {
-        let Some(payment_intent) =
-            operation.params.as_value().get("payment_intent").and_then(Value::as_str).filter(|id| is_stripe_id(id))
+        let Some(payment_intent) = operation
+            .params
+            .as_value()
+            .get("payment_intent")
+            .and_then(Value::as_str)
+            .filter(|id| is_stripe_id(id))
         else {
-            return Lookup::Unavailable { reason: "params.payment_intent is missing or is not a Stripe id".into() };
+            return Lookup::Unavailable {
+                reason: "params.payment_intent is missing or is not a Stripe id".into(),
+            };
         };
         let refunds = match self.refunds_of(payment_intent).await {
             Ok(refunds) => refunds,

@@ -89,14 +89,12 @@ pub(super) async fn idempotent(
     let _reserved = match &key {
         Some(key) => match KeyInUse::reserve(sandbox, key) {
             Some(reserved) => Some(reserved),
-            None => {
-                return stripe_error(
-                    StatusCode::CONFLICT,
-                    "idempotency_error",
-                    Some("idempotency_key_in_use"),
-                    "There is currently another in-progress request using this idempotency key. Try again later.",
-                )
-            }
+            None => return stripe_error(
+                StatusCode::CONFLICT,
+                "idempotency_error",
+                Some("idempotency_key_in_use"),
+                "There is currently another in-progress request using this idempotency key. Try again later.",
+            ),
         },
         None => None,
     };

@@ -184,7 +184,10 @@ pub(super) async fn list_refunds(State(sandbox): State<Sandbox>, Query(query): Q
 }
 
 /// `GET /v1/payment_intents/{id}`: the payment, as much of it as a refund is checked against.
-pub(super) async fn retrieve_payment_intent(State(sandbox): State<Sandbox>, Path(id): Path<String>) -> Response {
+pub(super) async fn retrieve_payment_intent(
+    State(sandbox): State<Sandbox>,
+    Path(id): Path<String>,
+) -> Response {
     let state = sandbox.lock();
     match state.payment_intents.get(&id) {
         Some(intent) => json_response(

@@ -25,9 +25,10 @@ use crate::domain::ids::{OpId, TenantId};
 use crate::domain::machine::State;
 use crate::domain::operation::{AttemptRecord, OperationHistory, OperationRecord};
 use records::{
-    ApiTokenRecord, ApprovalRuleRecord, AuditQuery, BulkRunRecord, LeasedRows, ConflictRecord, ConflictWithStored,
-    NewApiToken, NewBulkRun, NewConflict, NewOperation, NewUser, OperationChange, OperationListItem,
-    OperationQuery, ProviderConnectionRecord, Registered, RequestClaim, StateChange, UserRecord,
+    ApiTokenRecord, ApprovalRuleRecord, AuditQuery, BulkRunRecord, ConflictRecord, ConflictWithStored,
+    LeasedRows, NewApiToken, NewBulkRun, NewConflict, NewOperation, NewUser, OperationChange,
+    OperationListItem, OperationQuery, ProviderConnectionRecord, Registered, RequestClaim, StateChange,
+    UserRecord,
 };
 
 /// The database engine behind a store.
@@ -127,7 +128,8 @@ pub trait Reads: Send + Sync {
 
     /// The users who sign in as `name`: in `tenant` when it is given, else in any tenant (at most
     /// two, enough to tell a name that more than one tenant uses).
-    async fn users_named(&self, name: &str, tenant: Option<&TenantId>) -> Result<Vec<UserRecord>, StoreError>;
+    async fn users_named(&self, name: &str, tenant: Option<&TenantId>)
+        -> Result<Vec<UserRecord>, StoreError>;
 
     async fn tenant_users(&self, tenant: &TenantId) -> Result<Vec<UserRecord>, StoreError>;
 

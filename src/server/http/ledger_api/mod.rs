@@ -3,19 +3,16 @@
 //! is a 404, with no hint that it exists. Errors are `{"error": {"code", "message", ...}}` with
 //! stable codes; internal causes go to the log, never into the answer.
 
-use axum::{
-    extract::DefaultBodyLimit,
-    Json,
-};
+use axum::{extract::DefaultBodyLimit, Json};
 use utoipa::OpenApi;
 
 use crate::domain::operation::AttemptRecord;
 use crate::server::http::limits::{limit_api_by_address, Limits};
 use crate::server::http::listed::ListedRouter;
-use std::sync::Arc;
 use crate::server::http::state::AppState;
 use error::{ApiError, ErrorDetail, ErrorEnvelope};
 use operations::*;
+use std::sync::Arc;
 use views::{KeyView, OperationView};
 
 pub mod error;

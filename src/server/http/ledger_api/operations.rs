@@ -191,19 +191,24 @@ pub async fn begin_attempt(
     let declared = match body.iter().all(u8::is_ascii_whitespace) {
         true => None,
         false => serde_json::from_slice::<Option<BeginBody>>(&body)
-            .map_err(|e| ApiError::Invalid(format!("the body must be {{\"send_deadline_s\": seconds}} or empty: {e}")))?
+            .map_err(|e| {
+                ApiError::Invalid(format!("the body must be {{\"send_deadline_s\": seconds}} or empty: {e}"))
+            })?
             .and_then(|b| b.send_deadline_s),
     };
     let seconds = match declared {
         None => DEFAULT_AGENT_SEND_DEADLINE_S,
         Some(seconds) if (1..=MAX_SEND_DEADLINE_S).contains(&seconds) => seconds,
         Some(_) => {
-            return Err(ApiError::Invalid(format!("send_deadline_s must be 1 to {MAX_SEND_DEADLINE_S} seconds")))
+            return Err(ApiError::Invalid(format!(
+                "send_deadline_s must be 1 to {MAX_SEND_DEADLINE_S} seconds"
+            )))
         }
     };
     let budget = RetryBudget { max_sends: 1, deadline: now() + Duration::seconds(i64::from(seconds)) };
     let report = AttemptReport { budget: Some(budget), ..AttemptReport::default() };
-    let updated = state.ledger.execute(&caller.tenant, &op_id, Command::BeginAttempt, &caller.actor, report).await?;
+    let updated =
+        state.ledger.execute(&caller.tenant, &op_id, Command::BeginAttempt, &caller.actor, report).await?;
     let attempt = updated.operation.snapshot.open_attempt.map_or(0, |a| a.0);
     let key = updated.operation.idempotency_key.clone();
     let metadata: Vec<String> = updated
