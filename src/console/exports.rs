@@ -121,7 +121,8 @@ fn download(
             (header::CONTENT_DISPOSITION, format!("attachment; filename=\"{name}\"")),
             (header::CACHE_CONTROL, "no-store".to_owned()),
         ],
-        Body::from_stream(body),
+        // Fused: a layer that reads on after the end (the compression) gets the end again, not a panic.
+        Body::from_stream(body.fuse()),
     )
         .into_response()
 }

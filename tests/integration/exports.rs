@@ -56,6 +56,19 @@ async fn history(app: &TestApp) {
 }
 
 crate::engine_tests! {
+    a_gzipped_export_arrives_whole(app) {
+        history(&app).await;
+        let auditor = app.signed_in("ada", Role::Auditor).await;
+        for path in ["/audit/export.jsonl", "/audit/export.csv", "/operations/export.csv"] {
+            let url = format!("{}{path}", auditor.base());
+            let gzipped = auditor.client.get(url).header("accept-encoding", "gzip").send().await.unwrap();
+            assert_eq!(gzipped.headers()["content-encoding"], "gzip", "{path}");
+            let body = gzipped.bytes().await;
+            assert!(body.as_ref().is_ok_and(|b| b.len() > 20 && b[..2] == [0x1f, 0x8b]), "{path}: a whole gzip stream, not a cut one: {body:?}");
+        }
+        assert_eq!(download(&auditor, "/audit/export.jsonl").await.0, 200, "the server still answers");
+    }
+
     the_auditor_reads_filters_and_pages_the_audit_trail(app) {
         history(&app).await;
         for n in 0..120 {
