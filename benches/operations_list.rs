@@ -51,7 +51,7 @@ fn fill_sql(postgres: bool) -> String {
 /// The summaries the ledger keeps with every change (counts per state, each order's latest change),
 /// for the rows filled straight in.
 const SUMMARIES: [&str; 2] = [
-    "insert into state_counts (tenant, state, operations) select tenant, state, count(*) from operations group by tenant, state",
+    "insert into state_counts (tenant, state, stripe, operations) select tenant, state, 0, count(*) from operations group by tenant, state",
     "insert into subject_activity (tenant, subject, changed_at_us, unsettled) select tenant, subject, max(updated_at_us), \
      sum(case when state <> 'succeeded' then 1 else 0 end) from operations group by tenant, subject",
 ];

@@ -83,8 +83,9 @@ pub async fn audit_events(#[server(default)] filter: AuditFilter) -> Result<Audi
 #[cfg(feature = "ssr")]
 pub(crate) mod ssr {
     use super::*;
-    use crate::console::guard::{reads, unavailable, SignedIn};
+    use crate::console::guard::{unavailable, SignedIn};
     use crate::console::operations::ssr::{given, parse_time};
+    use crate::server::http::state::AppState;
     use crate::server::store::records::AuditQuery;
 
     /// Audit events per page of the audit page.
@@ -116,7 +117,10 @@ pub(crate) mod ssr {
 
     pub async fn audit_events(user: &SignedIn, filter: &AuditFilter) -> Result<AuditPage, AppError> {
         let query = audit_query(filter)?;
-        let mut records = reads().list_audit(&user.tenant, &query).await.map_err(unavailable)?;
+        // The page shows the chain with every entry committed so far in it, not as of the last seal.
+        let ledger = expect_context::<AppState>().ledger;
+        ledger.seal_audit(Some(&user.tenant)).await.map_err(unavailable)?;
+        let mut records = ledger.reads().list_audit(&user.tenant, &query).await.map_err(unavailable)?;
         let next = if records.len() > AUDIT_PAGE_SIZE as usize {
             records.truncate(AUDIT_PAGE_SIZE as usize);
             records.last().map(|r| r.seq.to_string())

@@ -41,7 +41,8 @@ pub struct ExternalView {
 /// One audit event.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AuditView {
-    pub seq: u64,
+    /// Its place in the tenant's chain; none until the sealer has given it one.
+    pub seq: Option<u64>,
     pub at: DateTime<Utc>,
     pub actor: String,
     pub role: String,

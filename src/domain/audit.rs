@@ -59,6 +59,16 @@ pub struct AuditRecord {
     pub hash: String,
 }
 
+/// An entry as an operation's trail shows it: with its place in the chain once the sealer has given
+/// it one (within the sealing delay of its recording), and without while it waits for it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrailEvent {
+    pub seq: Option<u64>,
+    #[serde(flatten)]
+    pub entry: AuditEntry,
+    pub hash: Option<String>,
+}
+
 fn content(seq: u64, entry: &AuditEntry) -> Value {
     json!({
         "seq": seq,

@@ -6,7 +6,7 @@
 use chrono::{DateTime, Utc};
 
 use super::{
-    audit::AuditRecord,
+    audit::TrailEvent,
     ids::{OpId, TenantId},
     machine::Snapshot,
     params::CanonicalParams,
@@ -109,7 +109,7 @@ pub struct OperationHistory {
     pub operation: OperationRecord,
     pub attempts: Vec<AttemptRecord>,
     pub external_refs: Vec<ExternalRef>,
-    pub audit: Vec<AuditRecord>,
+    pub audit: Vec<TrailEvent>,
 }
 
 #[cfg(test)]

@@ -1,10 +1,46 @@
 //! The audit history leaves the database as JSON Lines and is verified offline: an untouched
-//! export holds; an edited, deleted or reordered line is named.
+//! export holds; an edited, deleted or reordered line is named. Entries are recorded with their
+//! change and sealed into the chain afterwards: changes made at once all take their place, each
+//! operation's in the order they happened, and the running server seals what another process left.
 
 use serde_json::json;
 use std::process::Command;
 
 use crate::support::refund_1043;
+use opledger::domain::{
+    audit::{AuditRecord, ChainVerifier},
+    ids::{Actor, OpId, TenantId},
+    machine::Command as LedgerCommand,
+    operation::AttemptReport,
+    params::CanonicalParams,
+};
+use opledger::server::ledger::{Ledger, RegisterRequest, DEFAULT_KEY_RETENTION};
+
+fn refund_request(n: usize) -> RegisterRequest {
+    RegisterRequest {
+        op_id: OpId::parse(&format!("refund-{n}-li_1")).unwrap(),
+        kind: "refund".into(),
+        subject: format!("order:{n}"),
+        provider: "stripe".into(),
+        params: CanonicalParams::from_value(
+            json!({"payment_intent": "pi_1043", "amount": {"minor": 100, "currency": "TWD"}}),
+        )
+        .unwrap(),
+        requested_by: "agent-7".into(),
+        on_behalf_of: None,
+        server_sends: false,
+        compensates: None,
+        key_retention: DEFAULT_KEY_RETENTION,
+    }
+}
+
+/// Checks `chain` link by link, as `opledger audit verify` does with an export.
+fn assert_chain_holds(chain: &[AuditRecord]) {
+    let mut verifier = ChainVerifier::whole();
+    for record in chain {
+        verifier.push(record).unwrap();
+    }
+}
 
 fn opledger(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_opledger")).args(args).output().unwrap()
@@ -60,26 +96,71 @@ crate::engine_tests! {
         assert!(!ok && text.contains("line 5: not an audit record"), "{text}");
     }
 
+    changes_of_one_tenant_made_at_once_all_take_their_place_in_one_chain(app) {
+        let acme = TenantId::parse("acme").unwrap();
+        let agent = Actor::agent("agent-7");
+        let writers: Vec<_> = (0..24)
+            .map(|n| {
+                let (ledger, acme, agent) = (app.ledger.clone(), acme.clone(), agent.clone());
+                tokio::spawn(async move {
+                    let request = refund_request(n);
+                    let op_id = request.op_id.clone();
+                    ledger.register(&acme, &agent, request).await.unwrap();
+                    ledger.execute(&acme, &op_id, LedgerCommand::BeginAttempt, &agent, AttemptReport::default()).await.unwrap();
+                })
+            })
+            .collect();
+        for writer in writers {
+            writer.await.unwrap();
+        }
+        let chain = app.ledger.audit_chain(&acme).await.unwrap();
+        let of_operations = chain.iter().filter(|record| record.entry.op_id.is_some()).count();
+        assert_eq!(of_operations, 48, "two entries for each of 24 operations, none lost, none twice");
+        assert_chain_holds(&chain);
+        for n in 0..24 {
+            let op_id = format!("refund-{n}-li_1");
+            let actions: Vec<&str> = chain
+                .iter()
+                .filter(|record| record.entry.op_id.as_deref() == Some(op_id.as_str()))
+                .map(|record| record.entry.action.as_str())
+                .collect();
+            assert_eq!(actions, ["register", "begin_attempt"], "{op_id}'s entries in the order they happened");
+            let history = app.ledger.reads().operation_history(&acme, &OpId::parse(&op_id).unwrap()).await.unwrap().unwrap();
+            let sealed: Vec<(Option<u64>, Option<String>)> = chain
+                .iter()
+                .filter(|record| record.entry.op_id.as_deref() == Some(op_id.as_str()))
+                .map(|record| (Some(record.seq), Some(record.hash.clone())))
+                .collect();
+            let trail: Vec<(Option<u64>, Option<String>)> = history.audit.iter().map(|event| (event.seq, event.hash.clone())).collect();
+            assert_eq!(trail, sealed, "the operation's trail shows its places in the chain");
+        }
+    }
+
+    an_entry_another_process_left_waiting_is_sealed_by_the_running_server(app) {
+        let acme = TenantId::parse("acme").unwrap();
+        let other_process = Ledger::new(opledger::server::store::connect(app.database.url()).await.unwrap());
+        other_process.register(&acme, &Actor::agent("agent-7"), refund_request(1)).await.unwrap();
+        drop(other_process);
+        let reads = app.ledger.reads();
+        let mut waited = std::time::Duration::ZERO;
+        loop {
+            let chain = reads.audit_chain(&acme).await.unwrap();
+            if chain.iter().any(|record| record.entry.op_id.as_deref() == Some("refund-1-li_1")) {
+                assert_chain_holds(&chain);
+                break;
+            }
+            assert!(waited < std::time::Duration::from_secs(20), "the server's sealer never sealed the entry");
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            waited += std::time::Duration::from_millis(100);
+        }
+    }
+
     an_export_longer_than_a_page_is_the_whole_chain(app) {
-        use opledger::domain::{ids::{Actor, OpId, TenantId}, params::CanonicalParams};
-        use opledger::server::ledger::{RegisterRequest, DEFAULT_KEY_RETENTION};
         let acme = TenantId::parse("acme").unwrap();
         for n in 0..1_100 {
-            let request = RegisterRequest {
-                op_id: OpId::parse(&format!("refund-{n}-li_1")).unwrap(),
-                kind: "refund".into(),
-                subject: format!("order:{n}"),
-                provider: "stripe".into(),
-                params: CanonicalParams::from_value(json!({"payment_intent": "pi_1043", "amount": {"minor": 100, "currency": "TWD"}})).unwrap(),
-                requested_by: "agent-7".into(),
-                on_behalf_of: None,
-                server_sends: false,
-                compensates: None,
-                key_retention: DEFAULT_KEY_RETENTION,
-            };
-            app.ledger.register(&acme, &Actor::agent("agent-7"), request).await.unwrap();
+            app.ledger.register(&acme, &Actor::agent("agent-7"), refund_request(n)).await.unwrap();
         }
-        let chain = app.ledger.reads().audit_chain(&acme).await.unwrap();
+        let chain = app.ledger.audit_chain(&acme).await.unwrap();
         let export = opledger(&["audit", "export", "--database-url", app.database.url(), "--tenant", "acme"]);
         assert!(export.status.success(), "{}", String::from_utf8_lossy(&export.stderr));
         let lines: Vec<String> = String::from_utf8(export.stdout).unwrap().lines().map(str::to_owned).collect();

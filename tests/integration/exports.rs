@@ -138,7 +138,7 @@ crate::engine_tests! {
         let (ok, said) = verify(&by_agent, true);
         assert!(ok && said.contains("each hash holds"), "{said}");
 
-        let chain = app.ledger.reads().audit_chain(&TenantId::parse("acme").unwrap()).await.unwrap();
+        let chain = app.ledger.audit_chain(&TenantId::parse("acme").unwrap()).await.unwrap();
         assert_eq!(chain.iter().filter(|r| r.entry.action == "export").count(), 4, "every export is recorded");
     }
 
@@ -164,7 +164,7 @@ crate::engine_tests! {
         assert!(rows[0].starts_with("op_id,kind,subject,provider,state,amount,currency"), "{csv}");
         assert!(rows[1].starts_with("refund-1043-li_1,refund,order:1043,stripe,cancelled,1000,TWD,"), "{csv}");
         assert_eq!(download(&support, "/operations/export.csv?state=lost").await.0, 422);
-        let chain = app.ledger.reads().audit_chain(&TenantId::parse("acme").unwrap()).await.unwrap();
+        let chain = app.ledger.audit_chain(&TenantId::parse("acme").unwrap()).await.unwrap();
         let exports: Vec<_> = chain.iter().filter(|r| r.entry.action == "export").collect();
         assert_eq!(exports.len(), 2);
         assert_eq!(exports[1].entry.evidence["filter"], "state=cancelled");

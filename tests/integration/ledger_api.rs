@@ -99,7 +99,7 @@ crate::engine_tests! {
         let found = answers.iter().filter(|(status, _)| *status == 200).count();
         assert_eq!((created, found), (1, 49), "{answers:?}");
         assert!(answers.iter().all(|(_, op)| op["op_id"] == OP && op["fingerprint"] == answers[0].1["fingerprint"]));
-        let chain = app.ledger.reads().audit_chain(&acme()).await.unwrap();
+        let chain = app.ledger.audit_chain(&acme()).await.unwrap();
         assert_eq!(chain.iter().filter(|r| r.entry.action == "register").count(), 1);
     }
 
@@ -232,7 +232,7 @@ crate::engine_tests! {
         app.register(&refund_1043(1)).await;
         app.begin_attempt(OP).await;
         app.report(OP, 1, &json!({"outcome": "timeout"})).await;
-        let chain = app.ledger.reads().audit_chain(&acme()).await.unwrap();
+        let chain = app.ledger.audit_chain(&acme()).await.unwrap();
         let actions: Vec<&str> = chain.iter().map(|r| r.entry.action.as_str()).collect();
         assert_eq!(actions, ["create_api_token", "register", "refuse_conflict", "begin_attempt", "record_outcome"]);
         assert_eq!(verify_chain(&chain), Ok(5));
@@ -241,7 +241,7 @@ crate::engine_tests! {
         assert_eq!(operation["audit"][3]["to_state"], "unknown");
 
         app.tamper("update audit_events set reason = 'nothing to see' where tenant = 'acme' and seq = 3").await;
-        let tampered = app.ledger.reads().audit_chain(&acme()).await.unwrap();
+        let tampered = app.ledger.audit_chain(&acme()).await.unwrap();
         let broken = verify_chain(&tampered).unwrap_err();
         assert_eq!(broken.seq, 3);
     }

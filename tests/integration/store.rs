@@ -100,6 +100,7 @@ crate::engine_tests! {
             tenant: acme(),
             op_id: operation.op_id.clone(),
             expected_version: version,
+            from: operation.snapshot.state,
             events: events.clone(),
             after: after.clone(),
             actor: agent.clone(),

@@ -378,10 +378,11 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 providers.any() || own_connections,
                 "--stripe-base-url or --services-base-url (or OPLEDGER_STRIPE_BASE_URL, OPLEDGER_SERVICES_BASE_URL) is needed to look operations up"
             );
-            let executor = wiring::executor(ledger, &providers);
+            let executor = wiring::executor(ledger.clone(), &providers);
             let reconciler = Reconciler::new(executor, settle.duration()?);
             if once {
                 let pass = reconciler.reconcile_once().await?;
+                ledger.seal_audit(None).await?;
                 for (op_id, state) in &pass.settled {
                     println!("{op_id}\t{}", state.as_str());
                 }
@@ -390,16 +391,20 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 let stop = tokio_util::sync::CancellationToken::new();
                 let worker =
                     tokio::spawn(reconciler.run_until(std::time::Duration::from_secs(10), stop.clone()));
+                let sealer = tokio::spawn(ledger.seal_until(stop.clone()));
                 shutdown_signal().await;
                 stop.cancel();
                 worker.await?;
+                sealer.await?;
             }
             Ok(())
         }
         Command::Audit(AuditCommand::Export { database, tenant }) => {
             use std::io::Write;
             let tenant = TenantId::parse(&tenant)?;
-            let reads = Ledger::new(open_store(&database).await?).reads();
+            let ledger = Ledger::new(open_store(&database).await?);
+            ledger.seal_audit(Some(&tenant)).await?;
+            let reads = ledger.reads();
             let mut out = std::io::BufWriter::new(std::io::stdout());
             let mut page = AuditQuery {
                 oldest_first: true,
@@ -491,7 +496,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 .context("could not read the password from standard input")?;
             let password = password.trim_end_matches(['\n', '\r']);
             let store = open_store(&database).await?;
-            Ledger::new(store).add_user(&tenant, name.trim(), role, password, "cli").await?;
+            let ledger = Ledger::new(store);
+            ledger.add_user(&tenant, name.trim(), role, password, "cli").await?;
+            ledger.seal_audit(Some(&tenant)).await?;
             println!("Added {} to tenant {tenant} as {}.", name.trim(), role.as_str());
             Ok(())
         }
@@ -517,7 +524,8 @@ async fn run_demo(database: &DatabaseArgs) -> anyhow::Result<()> {
         secret_key,
         timeout: std::time::Duration::from_secs(2),
     };
-    let executor = wiring::executor(Ledger::new(store), &providers);
+    let ledger = Ledger::new(store);
+    let executor = wiring::executor(ledger.clone(), &providers);
     let bar = indicatif::ProgressBar::new(demo::SEED_STEPS).with_style(
         indicatif::ProgressStyle::with_template("{bar:32.cyan/blue} {pos:>2}/{len} {wide_msg}")
             .expect("a valid template"),
@@ -528,6 +536,7 @@ async fn run_demo(database: &DatabaseArgs) -> anyhow::Result<()> {
     })
     .await
     .context("the demo traffic failed")?;
+    ledger.seal_audit(None).await?;
     bar.finish_and_clear();
     match token {
         Some(token) => {

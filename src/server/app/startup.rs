@@ -221,6 +221,7 @@ impl Application {
             std::time::Duration::from_secs(60),
             stop.clone(),
         ));
+        let sealer = tokio::spawn(self.ledger.clone().seal_until(stop.clone()));
         if let Some((reconciler, every)) = self.reconciler {
             tokio::spawn(reconciler.run_until(every, stop.clone()));
         }
@@ -251,13 +252,18 @@ impl Application {
             stop.cancelled().await;
             tokio::time::sleep(SHUTDOWN_GRACE).await;
         };
-        tokio::select! {
+        let served = tokio::select! {
             result = server => result,
             () = grace_over => {
                 tracing::warn!("requests were still open {SHUTDOWN_GRACE:?} after the stop signal; stopping anyway");
                 Ok(())
             }
+        };
+        stop.cancel();
+        if sealer.await.is_err() {
+            tracing::warn!("the audit sealer ended abnormally; waiting entries are sealed at the next start");
         }
+        served
     }
 }
 

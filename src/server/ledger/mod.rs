@@ -39,6 +39,10 @@ use secrets::SecretBox;
 /// How often a command is re-decided after losing a race before the caller is told to retry.
 const MAX_RACES: usize = 16;
 
+/// The longest an audit entry waits for its place in the chain while the server runs: the sealer
+/// seals every entry committed since its last pass this often.
+pub const SEALING_DELAY: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Stripe remembers an idempotency key for at least 24 hours.
 pub const DEFAULT_KEY_RETENTION: Duration = Duration::hours(24);
 
@@ -165,8 +169,39 @@ impl Ledger {
         }
     }
 
-    /// Records an action that changes nothing else (an export) in the tenant's audit chain, and
-    /// returns it in its place.
+    /// Seals the audit entries waiting for their place in the chain, of `tenant` or of every
+    /// tenant; answers how many. The sealer calls it every [`SEALING_DELAY`], and readers that
+    /// must see every committed entry in the chain (the audit page) call it first.
+    pub async fn seal_audit(&self, tenant: Option<&TenantId>) -> Result<u64, StoreError> {
+        self.store.seal_audit(tenant).await
+    }
+
+    /// Seals every [`SEALING_DELAY`] until `stop`, then once more, so that a server stopped
+    /// gracefully leaves no entry waiting.
+    pub async fn seal_until(self, stop: tokio_util::sync::CancellationToken) {
+        loop {
+            let stopping = tokio::select! {
+                () = stop.cancelled() => true,
+                () = tokio::time::sleep(SEALING_DELAY) => false,
+            };
+            if let Err(error) = self.seal_audit(None).await {
+                tracing::warn!(%error, "could not seal the audit entries; they wait for the next pass");
+            }
+            if stopping {
+                return;
+            }
+        }
+    }
+
+    /// The tenant's whole audit chain in order, with every entry committed before the call sealed
+    /// into it.
+    pub async fn audit_chain(&self, tenant: &TenantId) -> Result<Vec<AuditRecord>, StoreError> {
+        self.store.seal_audit(Some(tenant)).await?;
+        self.store.audit_chain(tenant).await
+    }
+
+    /// Records an action that changes nothing else (an export) in the tenant's audit chain, after
+    /// every entry committed before it, and returns it in its place.
     pub async fn record_action(
         &self,
         tenant: &TenantId,
@@ -369,6 +404,7 @@ impl Ledger {
                 tenant: tenant.clone(),
                 op_id: op_id.clone(),
                 expected_version: operation.version,
+                from: operation.snapshot.state,
                 events,
                 after,
                 actor: actor.clone(),

@@ -20,6 +20,9 @@ use std::sync::Arc;
 pub use postgres::PostgresStore;
 pub use sqlite::SqliteStore;
 
+/// The most audit entries one sealing transaction chains.
+pub const SEAL_BATCH: u32 = 2_000;
+
 use crate::domain::audit::{AuditEntry, AuditRecord};
 use crate::domain::ids::{OpId, TenantId};
 use crate::domain::machine::State;
@@ -123,7 +126,7 @@ pub trait Reads: Send + Sync {
     /// The refused conflicting requests for one op id, oldest first.
     async fn conflicts_of(&self, tenant: &TenantId, op_id: &OpId) -> Result<Vec<ConflictRecord>, StoreError>;
 
-    /// A tenant's whole audit chain in order.
+    /// A tenant's sealed audit chain in order (see [`Store::seal_audit`] for the entries not yet in it).
     async fn audit_chain(&self, tenant: &TenantId) -> Result<Vec<AuditRecord>, StoreError>;
 
     /// The users who sign in as `name`: in `tenant` when it is given, else in any tenant (at most
@@ -305,8 +308,13 @@ pub trait Store: Reads + Sessions {
     async fn create_user(&self, user: NewUser, audit: AuditEntry) -> Result<(), StoreError>;
 
     /// Appends one audit entry to the tenant's chain (an action that changes no operation, such
-    /// as an export); returns it in its place.
+    /// as an export) after sealing every entry committed before it; returns it in its place.
     async fn record_audit(&self, tenant: &TenantId, entry: AuditEntry) -> Result<AuditRecord, StoreError>;
+
+    /// Seals the entries waiting for their place in the chain, of `tenant` or of every tenant, in
+    /// the order they were recorded, in short transactions of at most [`SEAL_BATCH`] entries;
+    /// answers how many it sealed. Entries committed while it runs may wait for the next call.
+    async fn seal_audit(&self, tenant: Option<&TenantId>) -> Result<u64, StoreError>;
 
     /// Adds a rule to the tenant's approval policy, with its audit entry.
     async fn add_approval_rule(

@@ -1,6 +1,7 @@
 //! The PostgreSQL backend, for several opledger instances sharing one database. Writers of one
-//! tenant are serialised by a `for no key update` lock on the tenant's row, which keeps its audit
-//! chain linear without blocking the foreign-key checks of concurrent inserts.
+//! tenant run side by side; the sealers of its audit chain (one per instance) are serialised by a
+//! `for no key update` lock on the tenant's row, which keeps the chain linear without blocking the
+//! foreign-key checks of concurrent inserts.
 
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use std::time::Duration;

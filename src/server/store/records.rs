@@ -73,6 +73,8 @@ pub struct OperationChange {
     pub tenant: TenantId,
     pub op_id: OpId,
     pub expected_version: i64,
+    /// The state the change was decided from (the operation's at `expected_version`).
+    pub from: State,
     pub events: Vec<Event>,
     pub after: Snapshot,
     pub actor: Actor,

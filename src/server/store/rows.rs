@@ -11,7 +11,7 @@ use super::records::{
 };
 use super::StoreError;
 use crate::domain::{
-    audit::{AuditEntry, AuditRecord},
+    audit::{AuditEntry, AuditRecord, TrailEvent},
     connection::ProviderKind,
     failure::FailureClass,
     ids::{AttemptNumber, OpId, TenantId},
@@ -171,13 +171,13 @@ pub(super) const INSERT_OPERATION: &str = "insert into operations (tenant, op_id
     approved_fingerprint, approval_granted_at_us, approval_expires_at_us, open_attempt, last_attempt, \
     last_failure, cancel_requested, server_sends) \
     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 1, $14, $14, $15, $16, $17, $18, $19, \
-    $20, $21, $22, $23, $24, $25) on conflict (tenant, op_id) do nothing";
+    $20, $21, $22, $23, $24, $25) on conflict (tenant, op_id) do nothing returning ";
 
 pub(super) const UPDATE_OPERATION: &str = "update operations set state = $1, key_first_sent_at_us = $2, \
     approved_by = $3, approved_fingerprint = $4, approval_granted_at_us = $5, approval_expires_at_us = $6, \
     open_attempt = $7, last_attempt = $8, last_failure = $9, cancel_requested = $10, \
     version = version + 1, updated_at_us = $11 \
-    where tenant = $12 and op_id = $13 and version = $14";
+    where tenant = $12 and op_id = $13 and version = $14 returning ";
 
 #[derive(sqlx::FromRow)]
 pub(super) struct AttemptRow {
@@ -241,6 +241,92 @@ impl ExternalRefRow {
 
 pub(super) const AUDIT_COLUMNS: &str =
     "tenant, seq, at_us, actor, role, action, op_id, from_state, to_state, reason, evidence, prev_hash, hash";
+
+/// An operation's trail: its sealed events in chain order, then those waiting for the sealer in the
+/// order they were recorded (`$1` tenant, `$2` op id).
+pub(super) const TRAIL_QUERY: &str =
+    "select at_us, actor, role, action, op_id, from_state, to_state, reason, evidence, \
+     seq, hash, 0 as waiting, seq as place from audit_events where tenant = $1 and op_id = $2 \
+     union all \
+     select at_us, actor, role, action, op_id, from_state, to_state, reason, evidence, \
+     cast(null as bigint), cast(null as text), 1, id from audit_pending where tenant = $1 and op_id = $2 \
+     order by waiting, place";
+
+#[derive(sqlx::FromRow)]
+pub(super) struct TrailRow {
+    at_us: i64,
+    actor: String,
+    role: String,
+    action: String,
+    op_id: Option<String>,
+    from_state: Option<String>,
+    to_state: Option<String>,
+    reason: Option<String>,
+    evidence: String,
+    seq: Option<i64>,
+    hash: Option<String>,
+}
+
+impl TrailRow {
+    pub(super) fn into_event(self, tenant: &str) -> Result<TrailEvent, StoreError> {
+        Ok(TrailEvent {
+            seq: self
+                .seq
+                .map(|seq| u64::try_from(seq).map_err(|e| corrupt("audit seq")(e.to_string())))
+                .transpose()?,
+            entry: AuditEntry {
+                at: time(self.at_us)?,
+                tenant: tenant.to_owned(),
+                actor: self.actor,
+                role: self.role,
+                action: self.action,
+                op_id: self.op_id,
+                from_state: self.from_state,
+                to_state: self.to_state,
+                reason: self.reason,
+                evidence: serde_json::from_str(&self.evidence)
+                    .map_err(|e| corrupt("evidence")(e.to_string()))?,
+            },
+            hash: self.hash,
+        })
+    }
+}
+
+/// The columns of an entry waiting for the sealer, in `audit_pending`.
+pub(super) const PENDING_COLUMNS: &str =
+    "id, tenant, at_us, actor, role, action, op_id, from_state, to_state, reason, evidence";
+
+#[derive(sqlx::FromRow)]
+pub(super) struct PendingRow {
+    pub(super) id: i64,
+    tenant: String,
+    at_us: i64,
+    actor: String,
+    role: String,
+    action: String,
+    op_id: Option<String>,
+    from_state: Option<String>,
+    to_state: Option<String>,
+    reason: Option<String>,
+    evidence: String,
+}
+
+impl PendingRow {
+    pub(super) fn into_entry(self) -> Result<AuditEntry, StoreError> {
+        Ok(AuditEntry {
+            at: time(self.at_us)?,
+            tenant: self.tenant,
+            actor: self.actor,
+            role: self.role,
+            action: self.action,
+            op_id: self.op_id,
+            from_state: self.from_state,
+            to_state: self.to_state,
+            reason: self.reason,
+            evidence: serde_json::from_str(&self.evidence).map_err(|e| corrupt("evidence")(e.to_string()))?,
+        })
+    }
+}
 
 #[derive(sqlx::FromRow)]
 pub(super) struct AuditRow {

@@ -1,31 +1,25 @@
 //! The SQL both backends share: [`sql_store!`] opens a backend's module with the shared imports and
-//! the write-transaction helpers (the projection of events onto rows, the audit chain), then
+//! the write-transaction helpers (the projection of events onto rows, the audit chain's sealing), then
 //! writes its three trait implementations from `reads_sql`, `writes_sql` and `sessions_sql`. Each
-//! backend adds only how it opens a write transaction and locks a tenant's chain.
+//! backend adds only how it opens a write transaction and locks a tenant's chain for sealing.
 
 /// Writes the store for one engine. `$begin` opens a write transaction on `&self.pool`;
-/// `$lock_tenant` is a query on `$1` = tenant id that serialises writers of one tenant (its audit
-/// chain) until the transaction ends; `$skip_locked` ends a query that claims rows so that
+/// `$lock_tenant` is a query on `$1` = tenant id that serialises the sealers of one tenant's audit
+/// chain until the transaction ends; `$skip_locked` ends a query that claims rows so that
 /// concurrent claimers skip each other's rows.
 macro_rules! sql_store {
     ($store:ty, $db:ty, $backend:expr, $migrations:literal, begin = $begin:path, lock_tenant = $lock_tenant:literal, skip_locked = $skip_locked:literal) => {
-        use $crate::domain::audit::{AuditEntry, AuditRecord};
+        use $crate::domain::audit::{AuditEntry, AuditRecord, TrailEvent};
         use $crate::domain::ids::{OpId, TenantId};
         use $crate::domain::machine::{Event, State};
         use $crate::domain::operation::{AttemptRecord, AttemptReport, OperationHistory, OperationRecord};
         use $crate::server::store::records::*;
         use $crate::server::store::rows::*;
-        use $crate::server::store::{Backend, Reads, Sessions, Store, StoreError};
+        use $crate::server::store::{Backend, Reads, Sessions, Store, StoreError, SEAL_BATCH};
 
         type Tx = sqlx::Transaction<'static, $db>;
 
-        async fn begin_write(pool: &sqlx::Pool<$db>, tenant: &TenantId) -> Result<Tx, StoreError> {
-            let mut tx = $begin(pool).await?;
-            sqlx::query($lock_tenant).bind(tenant.as_str()).execute(&mut *tx).await?;
-            Ok(tx)
-        }
-
-        /// Like `begin_write`, creating the tenant first (at `at`) when it is new.
+        /// Opens a write transaction, creating the tenant first (at `at`) when it is new.
         async fn begin_write_creating(
             pool: &sqlx::Pool<$db>,
             tenant: &TenantId,
@@ -37,7 +31,6 @@ macro_rules! sql_store {
                 .bind(micros(at))
                 .execute(&mut *tx)
                 .await?;
-            sqlx::query($lock_tenant).bind(tenant.as_str()).execute(&mut *tx).await?;
             Ok(tx)
         }
 
@@ -108,34 +101,42 @@ macro_rules! sql_store {
         }
 
         /// Keeps the summaries the overview and the orders pages read, in the transaction of a
-        /// change to one of `tenant`'s operations of `subject`: moves it from the count of state
+        /// change to `tenant`'s operation `op_id` of `subject`: moves it from the count of state
         /// `from` (none for a new one) to that of `to`, and marks its subject changed at `at`, with
         /// its count of operations not succeeded.
         async fn record_activity(
             tx: &mut Tx,
             tenant: &TenantId,
+            op_id: &OpId,
             subject: &str,
             from: Option<State>,
             to: State,
             at: chrono::DateTime<chrono::Utc>,
         ) -> Result<(), StoreError> {
-            const ADD_TO_COUNTS: &str = "on conflict (tenant, state) do update set operations = state_counts.operations + excluded.operations";
+            const ADD_TO_COUNTS: &str = "on conflict (tenant, state, stripe) do update set operations = state_counts.operations + excluded.operations";
+            let stripe = count_stripe(op_id);
             match from {
                 None => {
-                    sqlx::query(&format!("insert into state_counts (tenant, state, operations) values ($1, $2, 1) {ADD_TO_COUNTS}"))
+                    sqlx::query(&format!("insert into state_counts (tenant, state, stripe, operations) values ($1, $2, $3, 1) {ADD_TO_COUNTS}"))
                         .bind(tenant.as_str())
                         .bind(to.as_str())
+                        .bind(stripe)
                         .execute(&mut **tx)
                         .await?;
                 }
-                // One statement for the state left and the state entered (never the same row twice).
+                // One statement for the state left and the state entered (never the same row twice),
+                // in the order of the states' names, so that two changes lock their rows in one order.
                 Some(from) if from != to => {
+                    let (first, second) = if from.as_str() < to.as_str() { ((from, -1), (to, 1)) } else { ((to, 1), (from, -1)) };
                     sqlx::query(&format!(
-                        "insert into state_counts (tenant, state, operations) values ($1, $2, -1), ($1, $3, 1) {ADD_TO_COUNTS}"
+                        "insert into state_counts (tenant, state, stripe, operations) values ($1, $2, $3, $4), ($1, $5, $3, $6) {ADD_TO_COUNTS}"
                     ))
                     .bind(tenant.as_str())
-                    .bind(from.as_str())
-                    .bind(to.as_str())
+                    .bind(first.0.as_str())
+                    .bind(stripe)
+                    .bind(i64::from(first.1))
+                    .bind(second.0.as_str())
+                    .bind(i64::from(second.1))
                     .execute(&mut **tx)
                     .await?;
                 }
@@ -156,6 +157,13 @@ macro_rules! sql_store {
             Ok(())
         }
 
+        /// Which of a state's 16 count rows a change of `op_id` adds to: spread by the id, so that
+        /// concurrent changes of one tenant rarely wait for the same row.
+        fn count_stripe(op_id: &OpId) -> i16 {
+            let spread = op_id.as_str().bytes().fold(0u32, |hash, byte| hash.wrapping_mul(31).wrapping_add(u32::from(byte)));
+            (spread % 16) as i16
+        }
+
         /// Deletes the tenant's row that `delete` names (`$1` the tenant, `$2` the key), with its
         /// audit entry, in one transaction; `NotFound` when there is no such row.
         async fn delete_audited(
@@ -165,7 +173,7 @@ macro_rules! sql_store {
             key: &str,
             audit: AuditEntry,
         ) -> Result<(), StoreError> {
-            let mut tx = begin_write(pool, tenant).await?;
+            let mut tx = $begin(pool).await?;
             let removed = sqlx::query(delete).bind(tenant.as_str()).bind(key).execute(&mut *tx).await?.rows_affected();
             if removed == 0 {
                 return Err(StoreError::NotFound);
@@ -177,9 +185,9 @@ macro_rules! sql_store {
 
         /// Binds the snapshot's columns, in the order of [`SnapshotColumns`], after `query`'s own.
         fn bind_snapshot<'q>(
-            query: sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments<'q>>,
+            query: sqlx::query::QueryAs<'q, $db, OperationRow, <$db as sqlx::Database>::Arguments<'q>>,
             columns: SnapshotColumns,
-        ) -> sqlx::query::Query<'q, $db, <$db as sqlx::Database>::Arguments<'q>> {
+        ) -> sqlx::query::QueryAs<'q, $db, OperationRow, <$db as sqlx::Database>::Arguments<'q>> {
             query
                 .bind(columns.state)
                 .bind(columns.key_first_sent_at_us)
@@ -233,17 +241,6 @@ macro_rules! sql_store {
             Ok(())
         }
 
-        async fn load_in(tx: &mut Tx, tenant: &TenantId, op_id: &OpId) -> Result<Option<OperationRecord>, StoreError> {
-            let row: Option<OperationRow> = sqlx::query_as(&format!(
-                "select {OPERATION_COLUMNS} from operations where tenant = $1 and op_id = $2"
-            ))
-            .bind(tenant.as_str())
-            .bind(op_id.as_str())
-            .fetch_optional(&mut **tx)
-            .await?;
-            row.map(OperationRow::into_record).transpose()
-        }
-
         /// An operation with its attempts, external references and audit trail, read on `connection`
         /// (a pool's, or an open transaction's, which then sees its own writes).
         async fn history_in(
@@ -261,51 +258,96 @@ macro_rules! sql_store {
             let Some(operation) = row.map(OperationRow::into_record).transpose()? else {
                 return Ok(None);
             };
-            let attempts: Vec<AttemptRow> = sqlx::query_as(
-                    "select number, idempotency_key, sent_by, started_at_us, finished_at_us, outcome, http_status, \
-                     latency_ms, error, retry_after_s, send_budget, deadline_at_us from attempts \
-                     where tenant = $1 and op_id = $2 order by number",
-                )
-                .bind(tenant.as_str())
-                .bind(op_id.as_str())
-                .fetch_all(&mut *connection)
-                .await?;
-                let refs: Vec<ExternalRefRow> = sqlx::query_as(
-                    "select provider, ref_type, external_id, recorded_at_us from external_refs \
-                     where tenant = $1 and op_id = $2 order by recorded_at_us, external_id",
-                )
-                .bind(tenant.as_str())
-                .bind(op_id.as_str())
-                .fetch_all(&mut *connection)
-                .await?;
-                let audit: Vec<AuditRow> = sqlx::query_as(&format!(
-                    "select {AUDIT_COLUMNS} from audit_events where tenant = $1 and op_id = $2 order by seq"
-                ))
-                .bind(tenant.as_str())
-                .bind(op_id.as_str())
-                .fetch_all(&mut *connection)
-                .await?;
-                Ok(Some(OperationHistory {
-                    operation,
-                    attempts: attempts.into_iter().map(AttemptRow::into_record).collect::<Result<_, _>>()?,
-                    external_refs: refs.into_iter().map(ExternalRefRow::into_record).collect::<Result<_, _>>()?,
-                    audit: audit.into_iter().map(AuditRow::into_record).collect::<Result<_, _>>()?,
-                }))
+            history_after(connection, operation).await.map(Some)
         }
 
+        /// `operation` with its attempts, external references and audit trail, read on `connection`.
+        async fn history_after(
+            connection: &mut <$db as sqlx::Database>::Connection,
+            operation: OperationRecord,
+        ) -> Result<OperationHistory, StoreError> {
+            let (tenant, op_id) = (operation.tenant.as_str(), operation.op_id.as_str());
+            let attempts: Vec<AttemptRow> = sqlx::query_as(
+                "select number, idempotency_key, sent_by, started_at_us, finished_at_us, outcome, http_status, \
+                 latency_ms, error, retry_after_s, send_budget, deadline_at_us from attempts \
+                 where tenant = $1 and op_id = $2 order by number",
+            )
+            .bind(tenant)
+            .bind(op_id)
+            .fetch_all(&mut *connection)
+            .await?;
+            let refs: Vec<ExternalRefRow> = sqlx::query_as(
+                "select provider, ref_type, external_id, recorded_at_us from external_refs \
+                 where tenant = $1 and op_id = $2 order by recorded_at_us, external_id",
+            )
+            .bind(tenant)
+            .bind(op_id)
+            .fetch_all(&mut *connection)
+            .await?;
+            let trail: Vec<TrailRow> =
+                sqlx::query_as(TRAIL_QUERY).bind(tenant).bind(op_id).fetch_all(&mut *connection).await?;
+            let attempts = attempts.into_iter().map(AttemptRow::into_record).collect::<Result<_, _>>()?;
+            let external_refs = refs.into_iter().map(ExternalRefRow::into_record).collect::<Result<_, _>>()?;
+            let audit = trail.into_iter().map(|row| row.into_event(tenant)).collect::<Result<_, _>>()?;
+            Ok(OperationHistory { operation, attempts, external_refs, audit })
+        }
+
+        /// Records `entries` for the sealer, in this order, in the transaction of the change they
+        /// describe: no read of the chain, no lock of the tenant.
         async fn append_audit(tx: &mut Tx, tenant: &TenantId, entries: Vec<AuditEntry>) -> Result<(), StoreError> {
+            for entry in entries {
+                sqlx::query(
+                    "insert into audit_pending (tenant, at_us, actor, role, action, op_id, from_state, to_state, reason, evidence) \
+                     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+                )
+                .bind(tenant.as_str())
+                .bind(micros(entry.at))
+                .bind(&entry.actor)
+                .bind(&entry.role)
+                .bind(&entry.action)
+                .bind(&entry.op_id)
+                .bind(&entry.from_state)
+                .bind(&entry.to_state)
+                .bind(&entry.reason)
+                .bind(entry.evidence.to_string())
+                .execute(&mut **tx)
+                .await?;
+            }
+            Ok(())
+        }
+
+        /// Seals up to `limit` of `tenant`'s waiting entries into its chain, in the order they were
+        /// recorded, within `tx`, which holds the tenant's lock; then chains `extra` after them.
+        /// Answers the last record chained and how many were sealed.
+        async fn seal_in(
+            tx: &mut Tx,
+            tenant: &TenantId,
+            limit: u32,
+            extra: Option<AuditEntry>,
+        ) -> Result<(Option<AuditRecord>, u64), StoreError> {
+            let waiting: Vec<PendingRow> = sqlx::query_as(&format!(
+                "select {PENDING_COLUMNS} from audit_pending where tenant = $1 order by id limit $2"
+            ))
+            .bind(tenant.as_str())
+            .bind(i64::from(limit))
+            .fetch_all(&mut **tx)
+            .await?;
+            if waiting.is_empty() && extra.is_none() {
+                return Ok((None, 0));
+            }
             let head: Option<(i64, String)> =
                 sqlx::query_as("select seq, hash from audit_events where tenant = $1 order by seq desc limit 1")
                     .bind(tenant.as_str())
                     .fetch_optional(&mut **tx)
                     .await?;
-            let mut previous: Option<AuditRecord> = None;
+            let mut previous: Option<(u64, String)> = head.map(|(seq, hash)| (seq as u64, hash));
+            let mut last = None;
+            let sealed = waiting.len() as u64;
+            // Exactly the rows read: one recorded under a smaller id may have committed since.
+            let sealed_ids = waiting.iter().map(|row| row.id.to_string()).collect::<Vec<_>>().join(", ");
+            let entries = waiting.into_iter().map(PendingRow::into_entry).chain(extra.map(Ok));
             for entry in entries {
-                let record = match (&previous, &head) {
-                    (Some(p), _) => entry.chain_after(Some((p.seq, p.hash.as_str()))),
-                    (None, Some((seq, hash))) => entry.chain_after(Some((*seq as u64, hash.as_str()))),
-                    (None, None) => entry.chain_after(None),
-                };
+                let record = entry?.chain_after(previous.as_ref().map(|(seq, hash)| (*seq, hash.as_str())));
                 sqlx::query(&format!(
                     "insert into audit_events ({AUDIT_COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"
                 ))
@@ -324,9 +366,13 @@ macro_rules! sql_store {
                 .bind(&record.hash)
                 .execute(&mut **tx)
                 .await?;
-                previous = Some(record);
+                previous = Some((record.seq, record.hash.clone()));
+                last = Some(record);
             }
-            Ok(())
+            if sealed > 0 {
+                sqlx::query(&format!("delete from audit_pending where id in ({sealed_ids})")).execute(&mut **tx).await?;
+            }
+            Ok((last, sealed))
         }
 
         async fn insert_external_ref(
@@ -377,7 +423,7 @@ macro_rules! sql_store {
         }
 
         /// Projects one event onto attempts, external references and approvals.
-        async fn project(tx: &mut Tx, before: &OperationRecord, change: &OperationChange, event: &Event) -> Result<(), StoreError> {
+        async fn project(tx: &mut Tx, operation: &OperationRecord, change: &OperationChange, event: &Event) -> Result<(), StoreError> {
             let at = micros(change.at);
             match event {
                 Event::AttemptStarted { attempt, at: started, .. } => {
@@ -385,10 +431,10 @@ macro_rules! sql_store {
                         "insert into attempts (tenant, op_id, number, idempotency_key, sent_by, started_at_us, \
                          send_budget, deadline_at_us) values ($1, $2, $3, $4, $5, $6, $7, $8)",
                     )
-                    .bind(before.tenant.as_str())
-                    .bind(before.op_id.as_str())
+                    .bind(operation.tenant.as_str())
+                    .bind(operation.op_id.as_str())
                     .bind(i64::from(attempt.0))
-                    .bind(&before.idempotency_key)
+                    .bind(&operation.idempotency_key)
                     .bind(format!("{} ({})", change.actor.name, change.actor.role_label()))
                     .bind(micros(*started))
                     .bind(change.report.budget.map(|b| i64::from(b.max_sends)))
@@ -397,9 +443,9 @@ macro_rules! sql_store {
                     .await?;
                 }
                 Event::AttemptSucceeded { attempt, external_id } => {
-                    finish_attempt(tx, before, attempt.0, "succeeded", &change.report, at).await?;
+                    finish_attempt(tx, operation, attempt.0, "succeeded", &change.report, at).await?;
                     if let Some(id) = external_id.as_deref().or(change.report.external_id.as_deref()) {
-                        insert_external_ref(tx, before, id, at).await?;
+                        insert_external_ref(tx, operation, id, at).await?;
                     }
                 }
                 Event::AttemptFailed { attempt, class } => {
@@ -407,22 +453,22 @@ macro_rules! sql_store {
                     if let $crate::domain::failure::FailureClass::TransientUnavailable { retry_after_s: Some(s) } = class {
                         report.retry_after_s.get_or_insert(*s);
                     }
-                    finish_attempt(tx, before, attempt.0, class.as_str(), &report, at).await?;
+                    finish_attempt(tx, operation, attempt.0, class.as_str(), &report, at).await?;
                 }
                 Event::MarkedUnknown { attempt: Some(attempt), reason } => {
                     let report = AttemptReport { error: Some(reason.clone()), ..AttemptReport::default() };
-                    finish_attempt(tx, before, attempt.0, "no_report", &report, at).await?;
+                    finish_attempt(tx, operation, attempt.0, "no_report", &report, at).await?;
                 }
                 Event::FoundDownstream { external_id, .. } | Event::MarkedSucceeded { external_id, .. } => {
-                    insert_external_ref(tx, before, external_id, at).await?;
+                    insert_external_ref(tx, operation, external_id, at).await?;
                 }
                 Event::ApprovalGranted { approval, reason } => {
                     sqlx::query(
                         "insert into approvals (tenant, op_id, decision, decided_by, fingerprint, reason, decided_at_us, expires_at_us) \
                          values ($1, $2, 'approved', $3, $4, $5, $6, $7)",
                     )
-                    .bind(before.tenant.as_str())
-                    .bind(before.op_id.as_str())
+                    .bind(operation.tenant.as_str())
+                    .bind(operation.op_id.as_str())
                     .bind(&approval.approver)
                     .bind(approval.fingerprint.as_str())
                     .bind(reason)
@@ -436,10 +482,10 @@ macro_rules! sql_store {
                         "insert into approvals (tenant, op_id, decision, decided_by, fingerprint, reason, decided_at_us) \
                          values ($1, $2, 'denied', $3, $4, $5, $6)",
                     )
-                    .bind(before.tenant.as_str())
-                    .bind(before.op_id.as_str())
+                    .bind(operation.tenant.as_str())
+                    .bind(operation.op_id.as_str())
                     .bind(by)
-                    .bind(before.snapshot.fingerprint.as_str())
+                    .bind(operation.snapshot.fingerprint.as_str())
                     .bind(reason)
                     .bind(at)
                     .execute(&mut **tx)

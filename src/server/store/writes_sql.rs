@@ -1,7 +1,9 @@
 //! The store's writes, shared by both engines: what only the ledger service calls (register,
 //! refuse a conflict, commit a decided change with its projection and audit, lease for the
 //! reconciler, tokens, users, approval rules, console requests, bulk runs, audit entries). Every
-//! write runs in one transaction that holds the tenant's chain lock.
+//! write runs in one transaction and records its audit entries for the sealer; only the sealer
+//! (and an entry that must know its place at once, such as an export's) takes the tenant's chain
+//! lock.
 
 /// Writes the [`Store`](super::Store) implementation for one engine, inside [`super::sql::sql_store!`].
 
@@ -32,7 +34,7 @@ macro_rules! store_writes {
             }
 
             async fn revoke_api_token(&self, tenant: &TenantId, name: &str, audit: AuditEntry) -> Result<(), StoreError> {
-                let mut tx = begin_write(&self.pool, tenant).await?;
+                let mut tx = $begin(&self.pool).await?;
                 let revoked = sqlx::query(
                     "update api_tokens set revoked_at_us = $1 where tenant = $2 and name = $3 and revoked_at_us is null",
                 )
@@ -51,11 +53,12 @@ macro_rules! store_writes {
             }
 
             async fn register_operation(&self, new: NewOperation, audit: AuditEntry) -> Result<Registered, StoreError> {
-                let mut tx = begin_write(&self.pool, &new.tenant).await?;
+                let mut tx = $begin(&self.pool).await?;
                 let amount = new.params.money("amount");
                 let columns = SnapshotColumns::of(&new.snapshot);
                 let fingerprint = new.params.fingerprint();
-                let insert = sqlx::query(INSERT_OPERATION)
+                let insert_text = format!("{INSERT_OPERATION}{OPERATION_COLUMNS}");
+                let insert = sqlx::query_as(&insert_text)
                     .bind(new.tenant.as_str())
                     .bind(new.op_id.as_str())
                     .bind(&new.kind)
@@ -70,26 +73,31 @@ macro_rules! store_writes {
                     .bind(&new.snapshot.requested_by)
                     .bind(new.compensates.as_ref().map(OpId::as_str))
                     .bind(micros(new.at));
-                let inserted = bind_snapshot(insert, columns)
+                let inserted: Option<OperationRow> = bind_snapshot(insert, columns)
                     .bind(i64::from(new.server_sends))
-                    .execute(&mut *tx)
-                    .await?
-                    .rows_affected();
-                if inserted == 0 {
+                    .fetch_optional(&mut *tx)
+                    .await?;
+                let Some(inserted) = inserted else {
                     let existing = history_in(&mut tx, &new.tenant, &new.op_id).await?.ok_or(StoreError::NotFound)?;
                     tx.rollback().await?;
                     return Ok(Registered::Existing(existing));
-                }
-                append_audit(&mut tx, &new.tenant, vec![audit]).await?;
-                record_activity(&mut tx, &new.tenant, &new.subject, None, new.snapshot.state, new.at).await?;
+                };
+                record_activity(&mut tx, &new.tenant, &new.op_id, &new.subject, None, new.snapshot.state, new.at).await?;
                 record_answer(&mut tx, &new.tenant, new.answers.as_ref()).await?;
-                let created = history_in(&mut tx, &new.tenant, &new.op_id).await?.ok_or(StoreError::NotFound)?;
+                append_audit(&mut tx, &new.tenant, vec![audit.clone()]).await?;
                 tx.commit().await?;
-                Ok(Registered::Created(created))
+                // A new operation has no attempts and no external ids yet; its trail is the entry
+                // just recorded, waiting for the sealer.
+                Ok(Registered::Created(OperationHistory {
+                    operation: inserted.into_record()?,
+                    attempts: Vec::new(),
+                    external_refs: Vec::new(),
+                    audit: vec![TrailEvent { seq: None, entry: audit, hash: None }],
+                }))
             }
 
             async fn record_conflict(&self, conflict: NewConflict, audit: AuditEntry) -> Result<(), StoreError> {
-                let mut tx = begin_write(&self.pool, &conflict.tenant).await?;
+                let mut tx = $begin(&self.pool).await?;
                 sqlx::query(
                     "insert into conflicts (tenant, op_id, requested_params, requested_fingerprint, stored_fingerprint, \
                      diff, requested_by, received_at_us) values ($1, $2, $3, $4, $5, $6, $7, $8)",
@@ -110,23 +118,21 @@ macro_rules! store_writes {
             }
 
             async fn apply_change(&self, change: OperationChange) -> Result<OperationHistory, StoreError> {
-                let mut tx = begin_write(&self.pool, &change.tenant).await?;
-                let before = load_in(&mut tx, &change.tenant, &change.op_id).await?.ok_or(StoreError::NotFound)?;
-                if before.version != change.expected_version {
-                    return Err(StoreError::Conflict("the operation changed since it was read".into()));
-                }
+                let mut tx = $begin(&self.pool).await?;
                 let columns = SnapshotColumns::of(&change.after);
-                let updated = bind_snapshot(sqlx::query(UPDATE_OPERATION), columns)
+                let update_text = format!("{UPDATE_OPERATION}{OPERATION_COLUMNS}");
+                let updated: Option<OperationRow> = bind_snapshot(sqlx::query_as(&update_text), columns)
                     .bind(micros(change.at))
                     .bind(change.tenant.as_str())
                     .bind(change.op_id.as_str())
                     .bind(change.expected_version)
-                    .execute(&mut *tx)
-                    .await?
-                    .rows_affected();
-                if updated != 1 {
+                    .fetch_optional(&mut *tx)
+                    .await?;
+                let Some(updated) = updated else {
+                    // Gone or changed since it was read: the ledger reads it again and decides anew.
                     return Err(StoreError::Conflict("the operation changed since it was read".into()));
-                }
+                };
+                let operation = updated.into_record()?;
                 sqlx::query(
                     "insert into operation_events (tenant, op_id, version, events, actor, recorded_at_us) \
                      values ($1, $2, $3, $4, $5, $6)",
@@ -140,12 +146,12 @@ macro_rules! store_writes {
                 .execute(&mut *tx)
                 .await?;
                 for event in &change.events {
-                    project(&mut tx, &before, &change, event).await?;
+                    project(&mut tx, &operation, &change, event).await?;
                 }
                 append_audit(&mut tx, &change.tenant, change.audit.clone()).await?;
-                record_activity(&mut tx, &change.tenant, &before.subject, Some(before.snapshot.state), change.after.state, change.at).await?;
+                record_activity(&mut tx, &change.tenant, &change.op_id, &operation.subject, Some(change.from), change.after.state, change.at).await?;
                 record_answer(&mut tx, &change.tenant, change.answers.as_ref()).await?;
-                let after = history_in(&mut tx, &change.tenant, &change.op_id).await?.ok_or(StoreError::NotFound)?;
+                let after = history_after(&mut tx, operation).await?;
                 tx.commit().await?;
                 Ok(after)
             }
@@ -196,15 +202,38 @@ macro_rules! store_writes {
             async fn record_audit(&self, tenant: &TenantId, entry: AuditEntry) -> Result<AuditRecord, StoreError> {
                 let mut tx = $begin(&self.pool).await?;
                 sqlx::query($lock_tenant).bind(tenant.as_str()).execute(&mut *tx).await?;
-                append_audit(&mut tx, tenant, vec![entry]).await?;
-                let row: AuditRow = sqlx::query_as(&format!(
-                    "select {AUDIT_COLUMNS} from audit_events where tenant = $1 order by seq desc limit 1"
-                ))
-                .bind(tenant.as_str())
-                .fetch_one(&mut *tx)
-                .await?;
+                // Everything waiting comes first, so that an export's own entry closes what it exports.
+                loop {
+                    let (_, sealed) = seal_in(&mut tx, tenant, SEAL_BATCH, None).await?;
+                    if sealed < u64::from(SEAL_BATCH) {
+                        break;
+                    }
+                }
+                let (record, _) = seal_in(&mut tx, tenant, 0, Some(entry)).await?;
                 tx.commit().await?;
-                row.into_record()
+                record.ok_or(StoreError::NotFound)
+            }
+
+            async fn seal_audit(&self, tenant: Option<&TenantId>) -> Result<u64, StoreError> {
+                let tenants: Vec<String> = match tenant {
+                    Some(tenant) => vec![tenant.as_str().to_owned()],
+                    None => sqlx::query_scalar("select distinct tenant from audit_pending").fetch_all(&self.pool).await?,
+                };
+                let mut total = 0;
+                for tenant in tenants {
+                    let tenant = TenantId::parse(&tenant).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+                    loop {
+                        let mut tx = $begin(&self.pool).await?;
+                        sqlx::query($lock_tenant).bind(tenant.as_str()).execute(&mut *tx).await?;
+                        let (_, sealed) = seal_in(&mut tx, &tenant, SEAL_BATCH, None).await?;
+                        tx.commit().await?;
+                        total += sealed;
+                        if sealed < u64::from(SEAL_BATCH) {
+                            break;
+                        }
+                    }
+                }
+                Ok(total)
             }
 
             async fn add_approval_rule(
@@ -214,7 +243,6 @@ macro_rules! store_writes {
                 audit: AuditEntry,
             ) -> Result<(), StoreError> {
                 let mut tx = $begin(&self.pool).await?;
-                sqlx::query($lock_tenant).bind(tenant.as_str()).execute(&mut *tx).await?;
                 sqlx::query(&format!(
                     "insert into approval_rules (tenant, {APPROVAL_RULE_COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8)"
                 ))
@@ -357,7 +385,6 @@ macro_rules! store_writes {
 
             async fn create_bulk_run(&self, run: NewBulkRun, audit: AuditEntry) -> Result<bool, StoreError> {
                 let mut tx = $begin(&self.pool).await?;
-                sqlx::query($lock_tenant).bind(run.tenant.as_str()).execute(&mut *tx).await?;
                 let inserted = sqlx::query(
                     "insert into bulk_runs (tenant, id, action, filter, requested_by, created_at_us) \
                      values ($1, $2, $3, $4, $5, $6) on conflict (tenant, id) do nothing",

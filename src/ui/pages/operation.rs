@@ -204,7 +204,7 @@ fn Detail(
                     <tbody>
                         {detail.audit.iter().map(|a| view! {
                             <tr>
-                                <td class="num">{a.seq}</td>
+                                <td class="num">{match a.seq { Some(seq) => seq.to_string(), None => "sealing…".to_owned() }}</td>
                                 <td><Time at=a.at/></td>
                                 <td>{format!("{} ({})", a.actor, a.role)}</td>
                                 <td>{a.action.clone()}</td>

@@ -7,7 +7,7 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 use crate::domain::{
-    audit::AuditRecord,
+    audit::TrailEvent,
     money::Money,
     operation::{AttemptRecord, OperationHistory, OperationRecord},
     policy::Approval,
@@ -51,7 +51,7 @@ pub struct OperationView {
     pub external_refs: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Vec<Object>>)]
-    pub audit: Option<Vec<AuditRecord>>,
+    pub audit: Option<Vec<TrailEvent>>,
 }
 
 impl OperationView {
