@@ -2,9 +2,10 @@
 # Measures, on SQLite and, when it answers at OPLEDGER_TEST_POSTGRES_URL (default
 # postgres://postgres@127.0.0.1:5432/postgres), PostgreSQL: the console's operations list at a
 # million operations, the streamed audit export at a million events (time, rows per second, the
-# server's memory), and reconcile passes settling 10,000 unknown operations against the sandbox.
-# Prints Markdown tables; BENCHMARKS.md records a run. Pass a bench's name (operations_list,
-# audit_export or reconcile_unknowns) to run only that one.
+# server's memory), reconcile passes settling 10,000 unknown operations against the sandbox, and
+# the write path (the three-step protocol through the ledger API, beside the same rows written
+# straight to the engine). Prints Markdown tables; BENCHMARKS.md records a run. Pass a bench's name
+# (operations_list, audit_export, reconcile_unknowns or write_path) to run only that one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -gt 0 ]; then
@@ -13,3 +14,4 @@ fi
 cargo bench --locked --features ssr --bench operations_list
 cargo bench --locked --features ssr --bench audit_export
 cargo bench --locked --features ssr --bench reconcile_unknowns
+cargo bench --locked --features ssr --bench write_path

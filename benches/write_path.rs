@@ -1,0 +1,280 @@
+//! The write path: the README's three-step protocol (register the intent, begin an attempt, report
+//! its outcome) through the ledger API over loopback, one operation after another and from 8 and 32
+//! clients at once, on SQLite and (when it is running) PostgreSQL, beside the limit: the same rows
+//! written straight to the same engine in three transactions over one pool, with no service around
+//! them.
+//!
+//! Run with `scripts/bench.sh write_path`. Each figure comes from this one run: the sequential
+//! median and 99th percentile of one operation's three calls (after 20 warm-ups), and operations
+//! per second for 2,000 operations at each concurrency. Every operation is a new refund of tenant
+//! `bench`; each call's answer is checked.
+
+mod support;
+
+use futures::stream::{self, StreamExt};
+use opledger::domain::ids::TenantId;
+use opledger::server::app::startup::{Application, Settings};
+use serde_json::json;
+use std::num::NonZeroU32;
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+const SEQUENTIAL: usize = 200;
+const WARM_UP: usize = 20;
+const CONCURRENT: usize = 2_000;
+const CLIENTS: [usize; 2] = [8, 32];
+
+/// One operation's three calls to the ledger API.
+async fn protocol(client: &reqwest::Client, base: &str, token: &str, op_id: &str) {
+    let post = |path: String, body: serde_json::Value| {
+        let request = client.post(format!("{base}{path}")).bearer_auth(token).json(&body);
+        async move {
+            let response = request.send().await.unwrap();
+            let status = response.status();
+            assert!(status.is_success(), "{status}: {}", response.text().await.unwrap_or_default());
+        }
+    };
+    post(
+        "/api/v1/operations".into(),
+        json!({"op_id": op_id, "kind": "refund", "subject": format!("order:{op_id}"), "provider": "stripe",
+               "params": {"payment_intent": "pi_bench", "amount": {"minor": 38000, "currency": "TWD"}}}),
+    )
+    .await;
+    post(format!("/api/v1/operations/{op_id}/attempts"), json!({"send_deadline_s": 15})).await;
+    post(
+        format!("/api/v1/operations/{op_id}/attempts/1/outcome"),
+        json!({"outcome": "succeeded", "external_id": format!("re_{op_id}"), "http_status": 200, "latency_ms": 80}),
+    )
+    .await;
+}
+
+const INSERT_OPERATION: &str = "insert into operations (tenant, op_id, kind, subject, provider, params, fingerprint, \
+     amount_minor, amount_currency, state, idempotency_key, key_retention_s, requested_by, cancel_requested, version, \
+     created_at_us, updated_at_us) values ('straight', $1, 'refund', $2, 'stripe', \
+     '{\"amount\":{\"currency\":\"TWD\",\"minor\":38000},\"payment_intent\":\"pi_bench\"}', 'fingerprint', 38000, 'TWD', \
+     'planned', $1, 86400, 'bench-agent', $3, 1, $4, $4)";
+const INSERT_AUDIT: &str =
+    "insert into audit_pending (tenant, at_us, actor, role, action, op_id, from_state, to_state, \
+     evidence) values ('straight', $1, 'bench-agent', 'agent', $2, $3, $4, $5, '{}')";
+const INSERT_ATTEMPT: &str =
+    "insert into attempts (tenant, op_id, number, idempotency_key, sent_by, started_at_us) \
+     values ('straight', $1, 1, $1, 'bench-agent (agent)', $2)";
+const SUBMIT: &str = "update operations set state = 'submitted', open_attempt = 1, last_attempt = 1, \
+     key_first_sent_at_us = $2, version = version + 1, updated_at_us = $2 where tenant = 'straight' and op_id = $1";
+const FINISH_ATTEMPT: &str =
+    "update attempts set finished_at_us = $2, outcome = 'succeeded', http_status = 200, \
+     latency_ms = 80 where tenant = 'straight' and op_id = $1 and number = 1";
+const SUCCEED: &str =
+    "update operations set state = 'succeeded', open_attempt = null, version = version + 1, \
+     updated_at_us = $2 where tenant = 'straight' and op_id = $1";
+const INSERT_REF: &str =
+    "insert into external_refs (tenant, op_id, provider, ref_type, external_id, recorded_at_us) \
+     values ('straight', $1, 'stripe', 'refund', $2, $3)";
+
+fn now_us() -> i64 {
+    chrono::Utc::now().timestamp_micros()
+}
+
+/// Writes `straight_protocol` for one engine: the rows of the three steps (the operation and its
+/// audit entry; the attempt, the operation submitted and its entry; the attempt finished, the
+/// operation succeeded, its external id and its entry), each step in one transaction.
+macro_rules! straight_protocol {
+    ($name:ident, $db:ty, $cancel:expr, $begin:expr) => {
+        async fn $name(pool: &sqlx::Pool<$db>, op_id: &str) {
+            let at = now_us();
+            let mut tx = $begin(pool).await.unwrap();
+            sqlx::query(INSERT_OPERATION)
+                .bind(op_id)
+                .bind(format!("order:{op_id}"))
+                .bind($cancel)
+                .bind(at)
+                .execute(&mut *tx)
+                .await
+                .unwrap();
+            sqlx::query(INSERT_AUDIT)
+                .bind(at)
+                .bind("register")
+                .bind(op_id)
+                .bind(None::<&str>)
+                .bind("planned")
+                .execute(&mut *tx)
+                .await
+                .unwrap();
+            tx.commit().await.unwrap();
+
+            let at = now_us();
+            let mut tx = $begin(pool).await.unwrap();
+            sqlx::query(INSERT_ATTEMPT).bind(op_id).bind(at).execute(&mut *tx).await.unwrap();
+            sqlx::query(SUBMIT).bind(op_id).bind(at).execute(&mut *tx).await.unwrap();
+            sqlx::query(INSERT_AUDIT)
+                .bind(at)
+                .bind("begin_attempt")
+                .bind(op_id)
+                .bind("planned")
+                .bind("submitted")
+                .execute(&mut *tx)
+                .await
+                .unwrap();
+            tx.commit().await.unwrap();
+
+            let at = now_us();
+            let mut tx = $begin(pool).await.unwrap();
+            sqlx::query(FINISH_ATTEMPT).bind(op_id).bind(at).execute(&mut *tx).await.unwrap();
+            sqlx::query(SUCCEED).bind(op_id).bind(at).execute(&mut *tx).await.unwrap();
+            sqlx::query(INSERT_REF)
+                .bind(op_id)
+                .bind(format!("re_{op_id}"))
+                .bind(at)
+                .execute(&mut *tx)
+                .await
+                .unwrap();
+            sqlx::query(INSERT_AUDIT)
+                .bind(at)
+                .bind("record_outcome")
+                .bind(op_id)
+                .bind("submitted")
+                .bind("succeeded")
+                .execute(&mut *tx)
+                .await
+                .unwrap();
+            tx.commit().await.unwrap();
+        }
+    };
+}
+
+straight_protocol!(straight_sqlite, sqlx::Sqlite, 0_i64, |pool: &sqlx::SqlitePool| pool
+    .begin_with("begin immediate"));
+straight_protocol!(straight_postgres, sqlx::Postgres, false, |pool: &sqlx::PgPool| pool.begin());
+
+/// The straight writes' pool, opened as the store opens its own.
+enum Straight {
+    Sqlite(sqlx::SqlitePool),
+    Postgres(sqlx::PgPool),
+}
+
+impl Straight {
+    async fn open(url: &str) -> Straight {
+        let straight = if url.starts_with("sqlite:") {
+            use sqlx::sqlite::{
+                SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous,
+            };
+            let options = SqliteConnectOptions::from_str(url)
+                .unwrap()
+                .journal_mode(SqliteJournalMode::Wal)
+                .synchronous(SqliteSynchronous::Full)
+                .foreign_keys(true)
+                .busy_timeout(Duration::from_secs(10));
+            Straight::Sqlite(SqlitePoolOptions::new().max_connections(8).connect_with(options).await.unwrap())
+        } else {
+            Straight::Postgres(
+                sqlx::postgres::PgPoolOptions::new().max_connections(16).connect(url).await.unwrap(),
+            )
+        };
+        let tenant = "insert into tenants (id, name, created_at_us) values ('straight', 'straight', 0)";
+        match &straight {
+            Straight::Sqlite(pool) => sqlx::query(tenant).execute(pool).await.map(drop).unwrap(),
+            Straight::Postgres(pool) => sqlx::query(tenant).execute(pool).await.map(drop).unwrap(),
+        }
+        straight
+    }
+
+    async fn protocol(&self, op_id: &str) {
+        match self {
+            Straight::Sqlite(pool) => straight_sqlite(pool, op_id).await,
+            Straight::Postgres(pool) => straight_postgres(pool, op_id).await,
+        }
+    }
+}
+
+/// The median and 99th percentile of `samples`.
+fn percentiles(mut samples: Vec<Duration>) -> (Duration, Duration) {
+    samples.sort();
+    let at = |fraction: f64| samples[((samples.len() as f64 * fraction) as usize).min(samples.len() - 1)];
+    (at(0.5), at(0.99))
+}
+
+/// Runs `run(n)` for `SEQUENTIAL` new numbers after `WARM_UP` others; answers the median and p99.
+async fn sequential<F, Fut>(prefix: &str, run: F) -> (Duration, Duration)
+where
+    F: Fn(String) -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    for n in 0..WARM_UP {
+        run(format!("refund-{prefix}w{n}-li_1")).await;
+    }
+    let mut samples = Vec::with_capacity(SEQUENTIAL);
+    for n in 0..SEQUENTIAL {
+        let started = Instant::now();
+        run(format!("refund-{prefix}s{n}-li_1")).await;
+        samples.push(started.elapsed());
+    }
+    percentiles(samples)
+}
+
+/// Runs `run(n)` for `CONCURRENT` new numbers, `clients` at a time; answers operations per second.
+async fn concurrent<F, Fut>(prefix: &str, clients: usize, run: F) -> f64
+where
+    F: Fn(String) -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    let started = Instant::now();
+    stream::iter(0..CONCURRENT)
+        .map(|n| run(format!("refund-{prefix}c{clients}x{n}-li_1")))
+        .buffer_unordered(clients)
+        .collect::<Vec<()>>()
+        .await;
+    CONCURRENT as f64 / started.elapsed().as_secs_f64()
+}
+
+fn ms(duration: Duration) -> String {
+    format!("{:.2} ms", duration.as_secs_f64() * 1000.0)
+}
+
+async fn bench(engine: &str, url: String) {
+    let mut settings = Settings::new(&url, "127.0.0.1:0".parse().unwrap());
+    settings.limits.api_calls_per_second = NonZeroU32::new(1_000_000).unwrap();
+    let application = Application::build(settings).await.expect("the application starts");
+    let base = format!("http://{}", application.local_addr());
+    let token = application
+        .ledger()
+        .create_token(&TenantId::parse("bench").unwrap(), "bench-agent", "bench")
+        .await
+        .unwrap();
+    tokio::spawn(application.run_until(std::future::pending()));
+    let client = reqwest::Client::new();
+    let straight = Straight::open(&url).await;
+
+    let through_ledger = |op_id: String| {
+        let (client, base, token) = (&client, &base, &token);
+        async move { protocol(client, base, token, &op_id).await }
+    };
+    let straight_writes = |op_id: String| {
+        let straight = &straight;
+        async move { straight.protocol(&op_id).await }
+    };
+    let (ledger_p50, ledger_p99) = sequential("L", through_ledger).await;
+    let (straight_p50, straight_p99) = sequential("S", straight_writes).await;
+    println!(
+        "| {engine} | sequential, one operation | {} (p99 {}) | {} (p99 {}) | {:.1} |",
+        ms(ledger_p50),
+        ms(ledger_p99),
+        ms(straight_p50),
+        ms(straight_p99),
+        ledger_p50.as_secs_f64() / straight_p50.as_secs_f64()
+    );
+    for clients in CLIENTS {
+        let ledger_rate = concurrent("L", clients, through_ledger).await;
+        let straight_rate = concurrent("S", clients, straight_writes).await;
+        println!(
+            "| {engine} | {clients} clients | {ledger_rate:.0} ops/s | {straight_rate:.0} ops/s | {:.0} % |",
+            100.0 * ledger_rate / straight_rate
+        );
+    }
+}
+
+#[tokio::main]
+async fn main() {
+    println!("| engine | run | through the ledger API | same rows straight to the engine | ratio |");
+    println!("|---|---|---|---|---|");
+    support::on_each_engine(|engine, url| bench(engine, url)).await;
+}
