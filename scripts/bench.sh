@@ -4,14 +4,30 @@
 # million operations, the streamed audit export at a million events (time, rows per second, the
 # server's memory), reconcile passes settling 10,000 unknown operations against the sandbox, and
 # the write path (the three-step protocol through the ledger API, beside the same rows written
-# straight to the engine). Prints Markdown tables; BENCHMARKS.md records a run. Pass a bench's name
-# (operations_list, audit_export, reconcile_unknowns or write_path) to run only that one.
+# straight to the engine, and beside DBOS Transact doing the same three steps on the same
+# PostgreSQL, installed from PyPI in target/bench-venv). Prints Markdown tables; BENCHMARKS.md
+# records a run. Pass a bench's name (operations_list, audit_export, reconcile_unknowns or
+# write_path) to run only that one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ $# -gt 0 ]; then
-  exec cargo bench --locked --features ssr --bench "$1"
-fi
-cargo bench --locked --features ssr --bench operations_list
-cargo bench --locked --features ssr --bench audit_export
-cargo bench --locked --features ssr --bench reconcile_unknowns
-cargo bench --locked --features ssr --bench write_path
+
+write_path() {
+  cargo bench --locked --features ssr --bench write_path
+  if [ ! -x target/bench-venv/bin/python ]; then
+    python3 -m venv target/bench-venv
+  fi
+  target/bench-venv/bin/pip install --quiet --disable-pip-version-check -r benches/peers/requirements.txt
+  target/bench-venv/bin/python benches/peers/dbos_write_path.py 2> target/bench-dbos.log \
+    || { echo "the DBOS peer failed; its log is target/bench-dbos.log" >&2; exit 1; }
+}
+
+case "${1:-all}" in
+  write_path) write_path ;;
+  all)
+    cargo bench --locked --features ssr --bench operations_list
+    cargo bench --locked --features ssr --bench audit_export
+    cargo bench --locked --features ssr --bench reconcile_unknowns
+    write_path
+    ;;
+  *) exec cargo bench --locked --features ssr --bench "$1" ;;
+esac
