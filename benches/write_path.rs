@@ -142,9 +142,20 @@ macro_rules! straight_protocol {
     };
 }
 
-straight_protocol!(straight_sqlite, sqlx::Sqlite, 0_i64, |pool: &sqlx::SqlitePool| pool
-    .begin_with("begin immediate"));
-straight_protocol!(straight_postgres, sqlx::Postgres, false, |pool: &sqlx::PgPool| pool.begin());
+/// Opens a SQLite write transaction the way the store does: taking the write lock at once.
+async fn begin_immediate(
+    pool: &sqlx::SqlitePool,
+) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, sqlx::Error> {
+    pool.begin_with("begin immediate").await
+}
+
+/// Opens a PostgreSQL transaction.
+async fn begin(pool: &sqlx::PgPool) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, sqlx::Error> {
+    pool.begin().await
+}
+
+straight_protocol!(straight_sqlite, sqlx::Sqlite, 0_i64, begin_immediate);
+straight_protocol!(straight_postgres, sqlx::Postgres, false, begin);
 
 /// The straight writes' pool, opened as the store opens its own.
 enum Straight {
