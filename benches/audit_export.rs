@@ -4,9 +4,10 @@
 //! Run with `scripts/bench.sh` (`cargo bench --features ssr --bench audit_export`). It fills a fresh
 //! database with a valid hash chain of 100,000 events for one tenant, starts the real `opledger
 //! serve` binary on it as a child process, signs an auditor in, downloads the export while reading
-//! the server's resident memory from `/proc` every 10 ms, checks the last line's seq; then grows
-//! the chain to 1,000,000 events and measures again. Flat memory means the peak does not grow with
-//! the number of events.
+//! the server's resident memory from `/proc` every 10 ms, checks the last line's seq; then runs
+//! `opledger audit export` on the same database the same way (its own memory sampled); then grows
+//! the chain to 1,000,000 events and measures both again. Flat memory means the peak does not grow
+//! with the number of events.
 
 mod support;
 
@@ -181,13 +182,81 @@ async fn measure(engine: &str, server: &Server, events: u64) {
     assert_eq!(Some(lines), last["seq"].as_u64(), "every event of the chain, in order");
     let peak = peak.load(Ordering::Relaxed);
     println!(
-        "| {engine} | {events} | {:.1} s | {:.0} | {:.0} MB | {:.1} MiB | {:.1} MiB | {:+.1} MiB |",
+        "| {engine} | HTTP | {events} | {:.1} s | {:.0} | {:.0} MB | {:.1} MiB | {:.1} MiB | {:+.1} MiB |",
         elapsed.as_secs_f64(),
         lines as f64 / elapsed.as_secs_f64(),
         bytes as f64 / 1e6,
         before as f64 / 1024.0,
         peak as f64 / 1024.0,
         (peak as f64 - before as f64) / 1024.0,
+    );
+}
+
+/// Runs `opledger audit export` on `url`, counting what it writes and sampling its memory.
+async fn measure_command_line(engine: &str, url: &str, events: u64) {
+    use std::io::Read;
+    let started = Instant::now();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_opledger"))
+        .args(["audit", "export", "--database-url", url, "--tenant", "bench"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("opledger audit export starts");
+    let pid = child.id();
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let (mut bytes, mut lines, mut buffer) = (0u64, 0u64, vec![0u8; 1 << 16]);
+        loop {
+            let read = stdout.read(&mut buffer).unwrap();
+            if read == 0 {
+                return (bytes, lines);
+            }
+            bytes += read as u64;
+            lines += buffer[..read].iter().filter(|b| **b == b'\n').count() as u64;
+        }
+    });
+    let first = resident_kib(pid);
+    let mut peak = first;
+    while !reader.is_finished() {
+        peak = peak.max(resident_kib(pid));
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let (bytes, lines) = reader.join().unwrap();
+    assert!(child.wait().unwrap().success(), "opledger audit export failed");
+    let elapsed = started.elapsed();
+    assert!(lines >= events, "every event of the chain: {lines} lines for {events} events");
+    println!(
+        "| {engine} | command line | {events} | {:.1} s | {:.0} | {:.0} MB | {:.1} MiB | {:.1} MiB | {:+.1} MiB |",
+        elapsed.as_secs_f64(),
+        lines as f64 / elapsed.as_secs_f64(),
+        bytes as f64 / 1e6,
+        first as f64 / 1024.0,
+        peak as f64 / 1024.0,
+        (peak as f64 - first as f64) / 1024.0,
+    );
+}
+
+/// The limit on SQLite: the `sqlite3` shell writing the same rows as JSON, straight from the file.
+fn measure_sqlite3_shell(url: &str, events: u64) {
+    let path = url.trim_start_matches("sqlite://");
+    let started = Instant::now();
+    let output = std::process::Command::new("sqlite3")
+        .args([
+            "-json",
+            path,
+            "select seq, at_us, tenant, actor, role, action, op_id, from_state, to_state, reason, evidence, \
+             prev_hash, hash from audit_events where tenant = 'bench' order by seq",
+        ])
+        .output()
+        .expect("the sqlite3 shell runs (Debian package sqlite3)");
+    let elapsed = started.elapsed();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let rows = output.stdout.iter().filter(|b| **b == b'\n').count() as u64;
+    assert!(rows >= events, "sqlite3 wrote {rows} rows for {events} events");
+    println!(
+        "| sqlite | `sqlite3 -json`, straight from the file | {events} | {:.1} s | {:.0} | {:.0} MB | — | — | — |",
+        elapsed.as_secs_f64(),
+        rows as f64 / elapsed.as_secs_f64(),
+        output.stdout.len() as f64 / 1e6,
     );
 }
 
@@ -208,12 +277,17 @@ async fn bench(engine: &str, url: &str) {
         eprintln!("{engine}: chain at {target} events ({:.1} s to fill)", filled.elapsed().as_secs_f64());
         let server = start(url).await;
         measure(engine, &server, target).await;
+        drop(server);
+        measure_command_line(engine, url, target).await;
+        if engine == "sqlite" {
+            measure_sqlite3_shell(url, target);
+        }
     }
 }
 
 #[tokio::main]
 async fn main() {
-    println!("| engine | events | time | rows/s | size | server RSS before | peak RSS during | growth |");
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("| engine | export | events | time | rows/s | size | RSS before (first sample) | peak RSS during | growth |");
+    println!("|---|---|---|---|---|---|---|---|---|");
     support::on_each_engine(|engine, url| async move { bench(engine, &url).await }).await;
 }
