@@ -716,3 +716,85 @@ impl BulkItemRow {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sqlx::sqlite::SqlitePoolOptions;
+
+    /// SQLite's plan for the operations list with `query`: each step's description.
+    async fn plan(pool: &sqlx::SqlitePool, query: &OperationQuery) -> Vec<String> {
+        let text = list_query(&TenantId::parse("acme").unwrap(), query);
+        let sql = format!("explain query plan {}", text.sql);
+        let mut explain = sqlx::query_as::<_, (i64, i64, i64, String)>(&sql);
+        for value in text.values {
+            explain = match value {
+                SqlValue::Text(text) => explain.bind(text),
+                SqlValue::Int(number) => explain.bind(number),
+            };
+        }
+        explain.fetch_all(pool).await.unwrap().into_iter().map(|row| row.3).collect()
+    }
+
+    #[tokio::test]
+    async fn every_filter_alone_and_every_pair_reads_one_index_range_in_the_lists_order() {
+        let pool = SqlitePoolOptions::new().max_connections(1).connect("sqlite::memory:").await.unwrap();
+        sqlx::migrate!("migrations/sqlite").run(&pool).await.unwrap();
+        let filters: [(&str, fn(&mut OperationQuery)); 4] = [
+            ("state", |q| q.state = Some(State::Unknown)),
+            ("kind", |q| q.kind = Some("refund".into())),
+            ("provider", |q| q.provider = Some("stripe".into())),
+            ("subject", |q| q.subject = Some("order:1043".into())),
+        ];
+        // Each query with the columns its index range must be bounded by: every filter, or the
+        // subject alone (one order's few operations) when the subject is one of them.
+        let mut queries = vec![(Vec::new(), OperationQuery { limit: 51, ..OperationQuery::default() })];
+        for (i, (first, set_first)) in filters.iter().enumerate() {
+            let mut alone = OperationQuery { limit: 51, ..OperationQuery::default() };
+            set_first(&mut alone);
+            queries.push((vec![*first], alone.clone()));
+            for (second, set_second) in &filters[i + 1..] {
+                let mut pair = alone.clone();
+                set_second(&mut pair);
+                let bounds = if *second == "subject" { vec!["subject"] } else { vec![*first, *second] };
+                queries.push((bounds, pair));
+            }
+        }
+        let later_pages: Vec<_> = queries
+            .iter()
+            .map(|(bounds, query)| {
+                let mut later = query.clone();
+                later.after = Some((
+                    DateTime::from_timestamp(1_700_000_000, 0).unwrap(),
+                    OpId::parse("refund-1-li_1").unwrap(),
+                ));
+                later.created_from = DateTime::from_timestamp(1_600_000_000, 0);
+                (bounds.clone(), later)
+            })
+            .collect();
+        queries.extend(later_pages);
+        for (bounds, query) in queries {
+            let steps = plan(&pool, &query).await;
+            let search = steps.iter().find(|step| step.starts_with("SEARCH operations USING INDEX"));
+            let search =
+                search.unwrap_or_else(|| panic!("{query:?}: the list is read from an index: {steps:?}"));
+            for column in bounds {
+                assert!(
+                    search.contains(&format!("{column}=?")),
+                    "{query:?}: the range is bounded by {column}: {steps:?}"
+                );
+            }
+            assert!(
+                steps
+                    .iter()
+                    .all(|step| !step.starts_with("SCAN operations") && !step.contains("TEMP B-TREE")),
+                "{query:?}: no scan and no sort of the rows the filters match: {steps:?}"
+            );
+        }
+        let mut search =
+            OperationQuery { limit: 51, search: Some("re_1".into()), ..OperationQuery::default() };
+        search.state = Some(State::Succeeded);
+        let steps = plan(&pool, &search).await;
+        assert!(steps.iter().all(|step| !step.starts_with("SCAN operations")), "search: {steps:?}");
+    }
+}
