@@ -1,11 +1,14 @@
-//! The operations list at a million operations: how long the server takes to answer the first
-//! page, a filtered page and a later page, on SQLite and (when it is running) PostgreSQL.
+//! The console's pages at millions of operations: how long the server takes to answer the
+//! overview, the orders, the operations list with each filter alone and two at once, and the
+//! search, on SQLite and (when it is running) PostgreSQL.
 //!
-//! Run with `scripts/bench.sh` (`cargo bench --features ssr --bench operations_list`). It
-//! fills a fresh database with 1,000,000 operations of one tenant in one statement, signs in, and
-//! times two things, each as the median of 41 runs after 3 warm-ups: the store's query alone, and
-//! the whole `GET /operations` as a signed-in browser gets it (session lookup, role check, query,
-//! server-side rendering of the 50 rows), measured from the client over loopback.
+//! Run with `scripts/bench.sh` (`cargo bench --features ssr --bench operations_list`). It fills a
+//! fresh database with `OPLEDGER_BENCH_OPERATIONS` (default 5,000,000) operations of one tenant,
+//! created over the last week up to now, in one statement, signs in, and times the store's reads
+//! alone (median of 41 runs after 3 warm-ups, beside the same reads done by grouping straight on
+//! the database) and each page as a signed-in browser gets it (session lookup, role check, the
+//! reads, server-side rendering), measured from the client over loopback: median and p99 of 50
+//! requests after 3 warm-ups.
 
 mod support;
 
@@ -16,13 +19,28 @@ use opledger::server::store::records::OperationQuery;
 use opledger::server::store::Store;
 use std::time::{Duration, Instant};
 
-const OPERATIONS: u64 = 1_000_000;
 const RUNS: usize = 41;
+const PAGE_RUNS: usize = 50;
+/// The operations' creation times are this far apart, the last one a moment ago.
+const SPACING_US: u64 = 120_000;
 const PASSWORD: &str = "benchmark password";
 
+/// How many operations to fill: `OPLEDGER_BENCH_OPERATIONS`, 5,000,000 when unset.
+fn operations() -> u64 {
+    std::env::var("OPLEDGER_BENCH_OPERATIONS")
+        .map_or(5_000_000, |n| n.parse().expect("a number of operations"))
+}
+
+/// When operation 0 was created: so that the last one was created now.
+fn origin_us() -> u64 {
+    let now = u64::try_from(chrono::Utc::now().timestamp_micros()).unwrap();
+    now - operations() * SPACING_US
+}
+
 fn fill_sql(postgres: bool) -> String {
+    let (operations, origin) = (operations(), origin_us());
     let (series, cancel) = if postgres {
-        (format!("from generate_series(0, {}) as n(i)", OPERATIONS - 1), "false")
+        (format!("from generate_series(0, {}) as n(i)", operations - 1), "false")
     } else {
         (String::new(), "0")
     };
@@ -32,7 +50,7 @@ fn fill_sql(postgres: bool) -> String {
          '{{\"amount\":{{\"currency\":\"TWD\",\"minor\":38000}}}}', 'bench', 38000, 'TWD', \
          case i % 20 when 0 then 'unknown' when 1 then 'rejected' when 2 then 'needs_review' else 'succeeded' end, \
          'refund-' || i || '-li_1', 86400, 'bench-agent', {cancel}, 1, \
-         1700000000000000 + i * 1000, 1700000000000000 + i * 1000 {series}"
+         {origin} + i * {SPACING_US}, {origin} + i * {SPACING_US} {series}"
     );
     let insert =
         "insert into operations (tenant, op_id, kind, subject, provider, params, fingerprint, amount_minor, \
@@ -43,7 +61,7 @@ fn fill_sql(postgres: bool) -> String {
     } else {
         format!(
             "with recursive n(i) as (select 0 union all select i + 1 from n where i < {}) {insert} {select} from n",
-            OPERATIONS - 1
+            operations - 1
         )
     }
 }
@@ -58,17 +76,45 @@ const SUMMARIES: [&str; 2] = [
 
 /// One external id (`re_<i>`) for each succeeded operation of [`fill_sql`].
 fn fill_refs_sql(postgres: bool) -> String {
-    let select = "select 'bench', 'refund-' || i || '-li_1', 'stripe', 'refund', 're_' || i, 1700000000000000 + i * 1000";
+    let (operations, origin) = (operations(), origin_us());
+    let select =
+        format!("select 'bench', 'refund-' || i || '-li_1', 'stripe', 'refund', 're_' || i, {origin} + i * {SPACING_US}");
     let insert = "insert into external_refs (tenant, op_id, provider, ref_type, external_id, recorded_at_us)";
     let succeeded = "i % 20 >= 3";
     if postgres {
-        format!("{insert} {select} from generate_series(0, {}) as n(i) where {succeeded}", OPERATIONS - 1)
+        format!("{insert} {select} from generate_series(0, {}) as n(i) where {succeeded}", operations - 1)
     } else {
         format!(
             "with recursive n(i) as (select 0 union all select i + 1 from n where i < {}) {insert} {select} from n where {succeeded}",
-            OPERATIONS - 1
+            operations - 1
         )
     }
+}
+
+/// The operation the searches look for: one in the middle of the filled ones.
+const SEARCHED: u64 = 777_777;
+
+/// The pages' rows of the second table, printed when every engine has been measured.
+static PAGE_ROWS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// The median and the p99 of [`PAGE_RUNS`] runs of `run` after 3 warm-ups.
+async fn percentiles<F, Fut>(mut run: F) -> (Duration, Duration)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    for _ in 0..3 {
+        run().await;
+    }
+    let mut samples = Vec::with_capacity(PAGE_RUNS);
+    for _ in 0..PAGE_RUNS {
+        let started = Instant::now();
+        run().await;
+        samples.push(started.elapsed());
+    }
+    samples.sort();
+    let p99 = samples[(samples.len() * 99).div_ceil(100) - 1];
+    (samples[samples.len() / 2], p99)
 }
 
 fn median(mut samples: Vec<Duration>) -> Duration {
@@ -108,7 +154,7 @@ async fn bench(engine: &str, url: &str) {
         .unwrap();
     let filled = Instant::now();
     fill(engine, url).await;
-    eprintln!("{engine}: filled {OPERATIONS} operations in {:.1} s", filled.elapsed().as_secs_f64());
+    eprintln!("{engine}: filled {} operations in {:.1} s", operations(), filled.elapsed().as_secs_f64());
 
     let query = OperationQuery { limit: 51, ..OperationQuery::default() };
     let first = store.list_operations(&tenant, &query).await.unwrap();
@@ -130,7 +176,8 @@ async fn bench(engine: &str, url: &str) {
     })
     .await;
     let search = |text: &str| OperationQuery { search: Some(text.into()), ..query.clone() };
-    let (by_op_id, by_external_id) = (search("refund-777777-li_1"), search("re_777777"));
+    let (by_op_id, by_external_id) =
+        (search(&format!("refund-{SEARCHED}-li_1")), search(&format!("re_{SEARCHED}")));
     let q_op_id = time(|| async {
         assert_eq!(store_ref.list_operations(&tenant, &by_op_id).await.unwrap().len(), 1);
     })
@@ -139,8 +186,14 @@ async fn bench(engine: &str, url: &str) {
         assert_eq!(store_ref.list_operations(&tenant, &by_external_id).await.unwrap().len(), 1);
     })
     .await;
-    let q_either =
-        straight_on_the_database(engine, url, SEARCH_WITH_EITHER_CONDITION, Some("re_777777"), 1).await;
+    let q_either = straight_on_the_database(
+        engine,
+        url,
+        SEARCH_WITH_EITHER_CONDITION,
+        Some(&format!("re_{SEARCHED}")),
+        1,
+    )
+    .await;
     let q_grouped_counts = straight_on_the_database(engine, url, COUNTS_BY_GROUPING, None, 4).await;
     let q_grouped_orders = straight_on_the_database(engine, url, ORDERS_BY_GROUPING, None, 50).await;
     let q_counts = time(|| async {
@@ -175,7 +228,7 @@ async fn bench(engine: &str, url: &str) {
         .await
         .unwrap();
     assert_eq!(signed_in.headers()["location"], "/", "signed in");
-    let page = |path: &'static str| {
+    let page = |path: String| {
         let client = client.clone();
         let url = format!("{base}{path}");
         move || {
@@ -183,14 +236,39 @@ async fn bench(engine: &str, url: &str) {
             let url = url.clone();
             async move {
                 let response = client.get(&url).send().await.unwrap();
-                assert_eq!(response.status(), 200);
-                let html = response.text().await.unwrap();
-                assert!(html.contains("operation-row"));
+                assert_eq!(response.status(), 200, "{url}");
+                assert!(!response.text().await.unwrap().is_empty());
             }
         }
     };
-    let p_first = time(page("/operations")).await;
-    let p_unknown = time(page("/operations?state=unknown")).await;
+    let p_first = time(page("/operations".into())).await;
+    let p_unknown = time(page("/operations?state=unknown".into())).await;
+    let order = format!("order:{}", SEARCHED / 3);
+    let pages = [
+        ("overview", "/".to_owned()),
+        ("orders", "/orders".to_owned()),
+        ("operations, no filter", "/operations".to_owned()),
+        ("state = unknown", "/operations?state=unknown".to_owned()),
+        ("kind = create_aftersale", "/operations?kind=create_aftersale".to_owned()),
+        ("provider = sandbox", "/operations?provider=sandbox".to_owned()),
+        ("subject = one order", format!("/operations?subject={order}")),
+        (
+            "state = needs_review and kind = create_aftersale",
+            "/operations?state=needs_review&kind=create_aftersale".to_owned(),
+        ),
+        ("state = unknown and provider = sandbox", "/operations?state=unknown&provider=sandbox".to_owned()),
+        (
+            "kind = create_aftersale and provider = stripe (none)",
+            "/operations?kind=create_aftersale&provider=stripe".to_owned(),
+        ),
+        ("state = succeeded and subject = one order", format!("/operations?state=succeeded&subject={order}")),
+        ("search by op id", format!("/operations?q=refund-{SEARCHED}-li_1")),
+        ("search by external id", format!("/operations?q=re_{SEARCHED}")),
+    ];
+    for (name, path) in pages {
+        let (median, p99) = percentiles(page(path)).await;
+        PAGE_ROWS.lock().unwrap().push(format!("| {engine} | {name} | {} | {} |", ms(median), ms(p99)));
+    }
     println!("| {engine} | first page | {} | {} |", ms(q_first), ms(p_first));
     println!("| {engine} | state = unknown | {} | {} |", ms(q_unknown), ms(p_unknown));
     println!("| {engine} | a later page (keyset) | {} | — |", ms(q_later));
@@ -281,4 +359,10 @@ async fn main() {
     println!("| engine | list | store query (median) | GET /operations, whole request (median) |");
     println!("|---|---|---|---|");
     support::on_each_engine(|engine, url| async move { bench(engine, &url).await }).await;
+    println!();
+    println!("| engine | page | whole request, median | p99 of {PAGE_RUNS} |");
+    println!("|---|---|---|---|");
+    for row in PAGE_ROWS.lock().unwrap().iter() {
+        println!("{row}");
+    }
 }
