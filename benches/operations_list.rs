@@ -66,12 +66,18 @@ fn fill_sql(postgres: bool) -> String {
     }
 }
 
-/// The summaries the ledger keeps with every change (counts per state, each order's latest change),
-/// for the rows filled straight in.
-const SUMMARIES: [&str; 2] = [
+/// The summaries the ledger keeps with every change (counts per state, each order's latest change,
+/// the overview's charts spread over their 16 stripes), for the rows filled straight in; each
+/// succeeded operation counts as settled in the hour it changed, in one of the five buckets.
+const SUMMARIES: [&str; 4] = [
     "insert into state_counts (tenant, state, stripe, operations) select tenant, state, 0, count(*) from operations group by tenant, state",
     "insert into subject_activity (tenant, subject, changed_at_us, unsettled) select tenant, subject, max(updated_at_us), \
      sum(case when state <> 'succeeded' then 1 else 0 end) from operations group by tenant, subject",
+    "insert into hourly_outcomes (tenant, hour_us, state, stripe, operations) select tenant, \
+     created_at_us / 3600000000 * 3600000000, state, created_at_us % 16, count(*) from operations group by 1, 2, 3, 4",
+    "insert into settle_times (tenant, hour_us, bucket, stripe, operations) select tenant, \
+     updated_at_us / 3600000000 * 3600000000, updated_at_us % 5, updated_at_us / 5 % 16, count(*) from operations \
+     where state = 'succeeded' group by 1, 2, 3, 4",
 ];
 
 /// One external id (`re_<i>`) for each succeeded operation of [`fill_sql`].

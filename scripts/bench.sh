@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Measures, on SQLite and, when it answers at OPLEDGER_TEST_POSTGRES_URL (default
-# postgres://postgres@127.0.0.1:5432/postgres), PostgreSQL: the console's operations list at a
-# million operations, the streamed audit export at a million events (time, rows per second, the
-# server's memory), reconcile passes settling 10,000 unknown operations against the sandbox, and
-# the write path (the three-step protocol through the ledger API, beside the same rows written
-# straight to the engine, and beside DBOS Transact doing the same three steps on the same
-# PostgreSQL, installed from PyPI in target/bench-venv). Prints Markdown tables; BENCHMARKS.md
-# records a run. Pass a bench's name (operations_list, audit_export, reconcile_unknowns or
-# write_path) to run only that one.
+# postgres://postgres@127.0.0.1:5432/postgres), PostgreSQL: the console's pages (overview, orders,
+# the list with every filter alone and two at once, the searches) at 5,000,000 operations, the
+# streamed audit export at a million events (time, rows per second, the server's memory, the
+# command line's export, sqlite3 -json on the same rows), reconcile passes settling 10,000
+# unknown operations against the sandbox, and the write path (the three-step protocol through the
+# ledger API, beside the same rows written straight to the engine, and beside DBOS Transact doing
+# the same three steps on the same PostgreSQL, installed from PyPI in target/bench-venv). Prints
+# Markdown tables; BENCHMARKS.md records a run. Pass a bench's name (operations_list,
+# audit_export, reconcile_unknowns or write_path) to run only that one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -49,15 +49,14 @@ pub async fn overview() -> Result<OverviewData, AppError> {
 
 #[cfg(feature = "ssr")]
 pub(crate) mod ssr {
+    use crate::domain::operation::SETTLE_BOUNDS_S;
     use chrono::Duration;
-    use std::collections::BTreeMap;
 
     use super::*;
     use crate::console::guard::{reads, unavailable, SignedIn};
     use crate::console::operations::ssr::row;
     use crate::console::orders::ssr::attention_orders;
     use crate::server::clock::now;
-    use crate::server::store::records::StateChange;
 
     /// Counts `ages` into the buckets whose upper bounds are given (the last bucket is open).
     pub fn bucket(ages: &[Duration], bounds: &[(i64, &str)], last: &str) -> Vec<Bucket> {
@@ -67,31 +66,13 @@ pub(crate) mod ssr {
                 bounds.iter().position(|(limit, _)| age.num_seconds() < *limit).unwrap_or(bounds.len());
             counts[index] += 1;
         }
-        bounds
-            .iter()
-            .map(|(_, label)| (*label).to_owned())
-            .chain(std::iter::once(last.to_owned()))
-            .zip(counts)
-            .map(|(label, count)| Bucket { label, count })
-            .collect()
+        let labels = bounds.iter().map(|(_, label)| *label).chain(std::iter::once(last));
+        labels.zip(counts).map(|(label, count)| Bucket { label: label.to_owned(), count }).collect()
     }
 
-    /// How long operations stayed uncertain: from entering `unknown` to a settled state.
-    pub fn settle_durations(changes: &[StateChange]) -> Vec<Duration> {
-        let mut entered: BTreeMap<&str, DateTime<Utc>> = BTreeMap::new();
-        let mut durations = Vec::new();
-        for change in changes {
-            let to = change.to_state.as_deref().and_then(State::parse);
-            if to == Some(State::Unknown) {
-                entered.entry(&change.op_id).or_insert(change.at);
-            } else if to.is_some_and(State::is_terminal) {
-                if let Some(start) = entered.remove(change.op_id.as_str()) {
-                    durations.push(change.at - start);
-                }
-            }
-        }
-        durations
-    }
+    /// The labels of the buckets of [`SETTLE_BOUNDS_S`].
+    const SETTLE_LABELS: [&str; SETTLE_BOUNDS_S.len() + 1] =
+        ["under 1 min", "1–5 min", "5–30 min", "30 min–2 h", "over 2 h"];
 
     pub async fn overview(user: &SignedIn) -> Result<OverviewData, AppError> {
         let store = reads();
@@ -123,7 +104,7 @@ pub(crate) mod ssr {
                 outcome
             })
             .collect();
-        let changes = store.state_changes(&user.tenant, at - Duration::days(7)).await.map_err(unavailable)?;
+        let settled = store.settle_times(&user.tenant, at - Duration::days(7)).await.map_err(unavailable)?;
         Ok(OverviewData {
             total: counts.iter().map(|(_, n)| n).sum(),
             pending_approvals: count_of(State::PendingApproval),
@@ -147,11 +128,11 @@ pub(crate) mod ssr {
                 .collect(),
             attention_orders: attention_orders(user, 10).await?,
             hourly,
-            time_to_settle: bucket(
-                &settle_durations(&changes),
-                &[(60, "under 1 min"), (300, "1–5 min"), (1800, "5–30 min"), (7200, "30 min–2 h")],
-                "over 2 h",
-            ),
+            time_to_settle: SETTLE_LABELS
+                .iter()
+                .zip(settled)
+                .map(|(label, count)| Bucket { label: (*label).to_owned(), count })
+                .collect(),
             counts,
         })
     }

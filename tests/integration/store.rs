@@ -72,6 +72,59 @@ crate::engine_tests! {
         assert_eq!(app.store.subjects(&globex, true, 10).await.unwrap(), ["order:A1042"], "each tenant its own orders");
     }
 
+    the_overview_charts_follow_every_change_per_tenant(app) {
+        use opledger::domain::machine::{AttemptOutcome, State};
+        use opledger::domain::ids::AttemptNumber;
+        use opledger::domain::operation::SETTLE_BOUNDS_S;
+        let agent = Actor::agent("agent-7");
+        let reconciler = Actor::system("reconciler");
+        let globex = TenantId::parse("globex").unwrap();
+        let day_ago = now() - chrono::Duration::hours(24);
+        for n in 1..=3 {
+            app.ledger.register(&acme(), &agent, request(&format!("refund-A1042-part{n}"), 100)).await.unwrap();
+        }
+        app.ledger.register(&globex, &agent, request("refund-A1042-part1", 100)).await.unwrap();
+        for (n, outcome) in [(1, AttemptOutcome::Succeeded { external_id: Some("re_1".into()) }),
+                             (2, AttemptOutcome::Failed { failure: opledger::domain::failure::FailureClass::Timeout })] {
+            let op_id = OpId::parse(&format!("refund-A1042-part{n}")).unwrap();
+            app.ledger.execute(&acme(), &op_id, Command::BeginAttempt, &agent, AttemptReport::default()).await.unwrap();
+            let recorded = Command::RecordOutcome { attempt: AttemptNumber::FIRST, outcome };
+            app.ledger.execute(&acme(), &op_id, recorded, &agent, AttemptReport::default()).await.unwrap();
+        }
+        let outcomes = |tenant: TenantId| {
+            let store = app.store.clone();
+            async move {
+                let mut outcomes: Vec<(State, u64)> = store
+                    .outcomes_per_hour(&tenant, day_ago)
+                    .await
+                    .unwrap()
+                    .into_iter()
+                    .map(|(_, state, count)| (state, count))
+                    .collect();
+                outcomes.sort_by_key(|(state, _)| state.as_str());
+                outcomes
+            }
+        };
+        let acme_outcomes = outcomes(acme()).await;
+        assert_eq!(acme_outcomes, vec![(State::Planned, 1), (State::Succeeded, 1), (State::Unknown, 1)]);
+        for (state, count) in &acme_outcomes {
+            let counted = app.number(&format!("select count(*) from operations where tenant = 'acme' and state = '{}'", state.as_str())).await;
+            assert_eq!(counted, i64::try_from(*count).unwrap(), "{state:?} as the operations themselves say");
+        }
+        assert_eq!(outcomes(globex.clone()).await, vec![(State::Planned, 1)], "each tenant its own chart");
+        let nothing_settled = vec![0; SETTLE_BOUNDS_S.len() + 1];
+        assert_eq!(app.store.settle_times(&acme(), day_ago).await.unwrap(), nothing_settled, "a success never unknown took no settling");
+
+        let unknown = OpId::parse("refund-A1042-part2").unwrap();
+        let found = Command::ConfirmFound { external_id: "re_2".into(), evidence: "found by lookup".into() };
+        app.ledger.execute(&acme(), &unknown, found, &reconciler, AttemptReport::default()).await.unwrap();
+        let mut settled_at_once = nothing_settled.clone();
+        settled_at_once[0] = 1;
+        assert_eq!(app.store.settle_times(&acme(), day_ago).await.unwrap(), settled_at_once, "unknown, then found within a minute");
+        assert_eq!(app.store.settle_times(&globex, day_ago).await.unwrap(), nothing_settled, "each tenant its own chart");
+        assert_eq!(outcomes(acme()).await, vec![(State::Planned, 1), (State::Succeeded, 2)], "the found one moved to succeeded");
+    }
+
     sessions_expire_and_are_swept_and_ids_never_collide(app) {
         let store = &app.store;
         let at = now();

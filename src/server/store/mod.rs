@@ -30,8 +30,7 @@ use crate::domain::operation::{AttemptRecord, OperationHistory, OperationRecord}
 use records::{
     ApiTokenRecord, ApprovalRuleRecord, AuditQuery, BulkRunRecord, ConflictRecord, ConflictWithStored,
     LeasedRows, NewApiToken, NewBulkRun, NewConflict, NewOperation, NewUser, OperationChange,
-    OperationListItem, OperationQuery, ProviderConnectionRecord, Registered, RequestClaim, StateChange,
-    UserRecord,
+    OperationListItem, OperationQuery, ProviderConnectionRecord, Registered, RequestClaim, UserRecord,
 };
 
 /// The database engine behind a store.
@@ -164,12 +163,10 @@ pub trait Reads: Send + Sync {
         limit: u32,
     ) -> Result<Vec<OperationListItem>, StoreError>;
 
-    /// The state changes in the audit trail since `since`, in order.
-    async fn state_changes(
-        &self,
-        tenant: &TenantId,
-        since: DateTime<Utc>,
-    ) -> Result<Vec<StateChange>, StoreError>;
+    /// How many operations settled since `since` (to the hour), per bucket of
+    /// [`SETTLE_BOUNDS_S`](crate::domain::operation::SETTLE_BOUNDS_S) of the time they took from
+    /// first becoming unknown: one count per bucket, in the bounds' order.
+    async fn settle_times(&self, tenant: &TenantId, since: DateTime<Utc>) -> Result<Vec<u64>, StoreError>;
 
     /// The most recently changed subjects, only those with an operation not `succeeded` when
     /// `unsettled_only`.

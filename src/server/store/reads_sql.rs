@@ -144,17 +144,17 @@ macro_rules! store_reads {
                 since: chrono::DateTime<chrono::Utc>,
             ) -> Result<Vec<(chrono::DateTime<chrono::Utc>, State, u64)>, StoreError> {
                 let rows: Vec<(i64, String, i64)> = sqlx::query_as(
-                    "select created_at_us / 3600000000 as hour, state, count(*) from operations \
-                     where tenant = $1 and created_at_us >= $2 group by created_at_us / 3600000000, state order by hour",
+                    "select hour_us, state, cast(sum(operations) as bigint) from hourly_outcomes \
+                     where tenant = $1 and hour_us >= $2 group by hour_us, state having sum(operations) > 0 order by hour_us",
                 )
                 .bind(tenant.as_str())
-                .bind(micros(since))
+                .bind(hour_of(micros(since)))
                 .fetch_all(&self.pool)
                 .await?;
                 rows.into_iter()
                     .map(|(hour, state, count)| {
                         let state = State::parse(&state).ok_or_else(|| StoreError::Corrupt(format!("state {state}")))?;
-                        Ok((time(hour * 3_600_000_000)?, state, u64::try_from(count).unwrap_or(0)))
+                        Ok((time(hour)?, state, u64::try_from(count).unwrap_or(0)))
                     })
                     .collect()
             }
@@ -178,20 +178,21 @@ macro_rules! store_reads {
                 rows.into_iter().map(ListRow::into_item).collect()
             }
 
-            async fn state_changes(
-                &self,
-                tenant: &TenantId,
-                since: chrono::DateTime<chrono::Utc>,
-            ) -> Result<Vec<StateChange>, StoreError> {
-                let rows: Vec<StateChangeRow> = sqlx::query_as(
-                    "select op_id, at_us, from_state, to_state from audit_events where tenant = $1 and at_us >= $2 \
-                     and from_state is not null and to_state is not null and from_state <> to_state order by seq",
+            async fn settle_times(&self, tenant: &TenantId, since: chrono::DateTime<chrono::Utc>) -> Result<Vec<u64>, StoreError> {
+                let rows: Vec<(i64, i64)> = sqlx::query_as(
+                    "select cast(bucket as bigint), cast(sum(operations) as bigint) from settle_times \
+                     where tenant = $1 and hour_us >= $2 group by bucket",
                 )
                 .bind(tenant.as_str())
-                .bind(micros(since))
+                .bind(hour_of(micros(since)))
                 .fetch_all(&self.pool)
                 .await?;
-                Ok(rows.into_iter().map(StateChangeRow::into_change).collect::<Result<Vec<_>, _>>()?.into_iter().flatten().collect())
+                let mut counts = vec![0; $crate::domain::operation::SETTLE_BOUNDS_S.len() + 1];
+                for (bucket, operations) in rows {
+                    let slot = usize::try_from(bucket).ok().and_then(|bucket| counts.get_mut(bucket));
+                    *slot.ok_or_else(|| StoreError::Corrupt(format!("settle bucket {bucket}")))? += u64::try_from(operations).unwrap_or(0);
+                }
+                Ok(counts)
             }
 
             async fn subjects(&self, tenant: &TenantId, unsettled_only: bool, limit: u32) -> Result<Vec<String>, StoreError> {

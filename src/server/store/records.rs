@@ -158,15 +158,6 @@ pub struct OperationListItem {
     pub updated_at: DateTime<Utc>,
 }
 
-/// A state change found in the audit trail, for the time-to-settle chart.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StateChange {
-    pub op_id: String,
-    pub at: DateTime<Utc>,
-    pub from_state: Option<String>,
-    pub to_state: Option<String>,
-}
-
 /// A refused conflicting request with the parameters of the operation it collided with.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConflictWithStored {

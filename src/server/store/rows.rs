@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 
 use super::records::{
     ApiTokenRecord, ApprovalRuleRecord, AuditQuery, BulkItemRecord, ConflictRecord, OperationListItem,
-    OperationQuery, ProviderConnectionRecord, StateChange, UserRecord,
+    OperationQuery, ProviderConnectionRecord, UserRecord,
 };
 use super::StoreError;
 use crate::domain::{
@@ -24,6 +24,11 @@ use crate::domain::{
 
 pub(super) fn micros(at: DateTime<Utc>) -> i64 {
     at.timestamp_micros()
+}
+
+/// The start of the hour `us` falls in, in microseconds: the key of the overview's hourly rows.
+pub(super) fn hour_of(us: i64) -> i64 {
+    us.div_euclid(3_600_000_000) * 3_600_000_000
 }
 
 pub(super) fn time(us: i64) -> Result<DateTime<Utc>, StoreError> {
@@ -176,8 +181,17 @@ pub(super) const INSERT_OPERATION: &str = "insert into operations (tenant, op_id
 pub(super) const UPDATE_OPERATION: &str = "update operations set state = $1, key_first_sent_at_us = $2, \
     approved_by = $3, approved_fingerprint = $4, approval_granted_at_us = $5, approval_expires_at_us = $6, \
     open_attempt = $7, last_attempt = $8, last_failure = $9, cancel_requested = $10, \
-    version = version + 1, updated_at_us = $11 \
-    where tenant = $12 and op_id = $13 and version = $14 returning ";
+    version = version + 1, updated_at_us = $11, \
+    unknown_since_us = case when $1 = 'unknown' then coalesce(unknown_since_us, $11) else unknown_since_us end \
+    where tenant = $12 and op_id = $13 and version = $14 returning unknown_since_us, ";
+
+/// An operation as a change left it, with when it first became unknown (if it did).
+#[derive(sqlx::FromRow)]
+pub(super) struct ChangedRow {
+    #[sqlx(flatten)]
+    pub operation: OperationRow,
+    pub unknown_since_us: Option<i64>,
+}
 
 #[derive(sqlx::FromRow)]
 pub(super) struct AttemptRow {
@@ -613,26 +627,6 @@ impl UserRow {
             password_hash: self.password_hash,
             created_at: time(self.created_at_us)?,
         })
-    }
-}
-
-#[derive(sqlx::FromRow)]
-pub(super) struct StateChangeRow {
-    op_id: Option<String>,
-    at_us: i64,
-    from_state: Option<String>,
-    to_state: Option<String>,
-}
-
-impl StateChangeRow {
-    pub(super) fn into_change(self) -> Result<Option<StateChange>, StoreError> {
-        let Some(op_id) = self.op_id else { return Ok(None) };
-        Ok(Some(StateChange {
-            op_id,
-            at: time(self.at_us)?,
-            from_state: self.from_state,
-            to_state: self.to_state,
-        }))
     }
 }
 

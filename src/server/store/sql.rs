@@ -101,47 +101,22 @@ macro_rules! sql_store {
         }
 
         /// Keeps the summaries the overview and the orders pages read, in the transaction of a
-        /// change to `tenant`'s operation `op_id` of `subject`: moves it from the count of state
-        /// `from` (none for a new one) to that of `to`, and marks its subject changed at `at`, with
-        /// its count of operations not succeeded.
+        /// change that left `operation` as it is at `at`, coming from state `from` (none for a new
+        /// one): moves it between the counts per state and between those of the hour it was
+        /// created in, marks its subject changed with its count of operations not succeeded, and,
+        /// when the change settles it after it had become unknown at `unknown_since_us`, counts
+        /// how long that took.
         async fn record_activity(
             tx: &mut Tx,
-            tenant: &TenantId,
-            op_id: &OpId,
-            subject: &str,
+            operation: &OperationRecord,
             from: Option<State>,
-            to: State,
+            unknown_since_us: Option<i64>,
             at: chrono::DateTime<chrono::Utc>,
         ) -> Result<(), StoreError> {
-            const ADD_TO_COUNTS: &str = "on conflict (tenant, state, stripe) do update set operations = state_counts.operations + excluded.operations";
-            let stripe = count_stripe(op_id);
-            match from {
-                None => {
-                    sqlx::query(&format!("insert into state_counts (tenant, state, stripe, operations) values ($1, $2, $3, 1) {ADD_TO_COUNTS}"))
-                        .bind(tenant.as_str())
-                        .bind(to.as_str())
-                        .bind(stripe)
-                        .execute(&mut **tx)
-                        .await?;
-                }
-                // One statement for the state left and the state entered (never the same row twice),
-                // in the order of the states' names, so that two changes lock their rows in one order.
-                Some(from) if from != to => {
-                    let (first, second) = if from.as_str() < to.as_str() { ((from, -1), (to, 1)) } else { ((to, 1), (from, -1)) };
-                    sqlx::query(&format!(
-                        "insert into state_counts (tenant, state, stripe, operations) values ($1, $2, $3, $4), ($1, $5, $3, $6) {ADD_TO_COUNTS}"
-                    ))
-                    .bind(tenant.as_str())
-                    .bind(first.0.as_str())
-                    .bind(stripe)
-                    .bind(i64::from(first.1))
-                    .bind(second.0.as_str())
-                    .bind(i64::from(second.1))
-                    .execute(&mut **tx)
-                    .await?;
-                }
-                Some(_) => {}
-            }
+            let (tenant, to) = (&operation.tenant, operation.snapshot.state);
+            let stripe = count_stripe(&operation.op_id);
+            move_count(tx, tenant, stripe, None, from, to).await?;
+            move_count(tx, tenant, stripe, Some(hour_of(micros(operation.created_at))), from, to).await?;
             let unsettled = |state: Option<State>| i64::from(state.is_some_and(|state| state != State::Succeeded));
             sqlx::query(
                 "insert into subject_activity (tenant, subject, changed_at_us, unsettled) values ($1, $2, $3, $4) \
@@ -149,11 +124,66 @@ macro_rules! sql_store {
                  unsettled = subject_activity.unsettled + excluded.unsettled",
             )
             .bind(tenant.as_str())
-            .bind(subject)
+            .bind(&operation.subject)
             .bind(micros(at))
             .bind(unsettled(Some(to)) - unsettled(from))
             .execute(&mut **tx)
             .await?;
+            let settles = to.is_terminal() && from.is_some_and(|from| !from.is_terminal());
+            if let (true, Some(since)) = (settles, unknown_since_us) {
+                let bucket = $crate::domain::operation::settle_bucket((micros(at) - since) / 1_000_000);
+                sqlx::query(
+                    "insert into settle_times (tenant, hour_us, bucket, stripe, operations) values ($1, $2, $3, $4, 1) \
+                     on conflict (tenant, hour_us, bucket, stripe) do update set operations = settle_times.operations + 1",
+                )
+                .bind(tenant.as_str())
+                .bind(hour_of(micros(at)))
+                .bind(i16::try_from(bucket).unwrap_or(i16::MAX))
+                .bind(stripe)
+                .execute(&mut **tx)
+                .await?;
+            }
+            Ok(())
+        }
+
+        /// Moves one operation counted in `stripe` from the count of state `from` (none for a new
+        /// one) to that of `to`: in `state_counts`, or, given the hour it was created in, in
+        /// `hourly_outcomes`. One statement for both rows (never the same row twice), in the order
+        /// of the states' names, so that two changes lock their rows in one order.
+        async fn move_count(
+            tx: &mut Tx,
+            tenant: &TenantId,
+            stripe: i16,
+            hour_us: Option<i64>,
+            from: Option<State>,
+            to: State,
+        ) -> Result<(), StoreError> {
+            let moves = match from {
+                None => vec![(to, 1_i64)],
+                Some(from) if from == to => return Ok(()),
+                Some(from) if from.as_str() < to.as_str() => vec![(from, -1), (to, 1)],
+                Some(from) => vec![(to, 1), (from, -1)],
+            };
+            let (table, hour_column, hour_value, first) = match hour_us {
+                Some(_) => ("hourly_outcomes", ", hour_us", ", $3", 4),
+                None => ("state_counts", "", "", 3),
+            };
+            let values: Vec<String> = (0..moves.len())
+                .map(|i| format!("($1, ${}, $2, ${}{hour_value})", first + 2 * i, first + 2 * i + 1))
+                .collect();
+            let sql = format!(
+                "insert into {table} (tenant, state, stripe, operations{hour_column}) values {} \
+                 on conflict (tenant, state, stripe{hour_column}) do update set operations = {table}.operations + excluded.operations",
+                values.join(", ")
+            );
+            let mut query = sqlx::query(&sql).bind(tenant.as_str()).bind(stripe);
+            if let Some(hour) = hour_us {
+                query = query.bind(hour);
+            }
+            for (state, delta) in moves {
+                query = query.bind(state.as_str()).bind(delta);
+            }
+            query.execute(&mut **tx).await?;
             Ok(())
         }
 
@@ -184,10 +214,10 @@ macro_rules! sql_store {
         }
 
         /// Binds the snapshot's columns, in the order of [`SnapshotColumns`], after `query`'s own.
-        fn bind_snapshot<'q>(
-            query: sqlx::query::QueryAs<'q, $db, OperationRow, <$db as sqlx::Database>::Arguments<'q>>,
+        fn bind_snapshot<'q, O>(
+            query: sqlx::query::QueryAs<'q, $db, O, <$db as sqlx::Database>::Arguments<'q>>,
             columns: SnapshotColumns,
-        ) -> sqlx::query::QueryAs<'q, $db, OperationRow, <$db as sqlx::Database>::Arguments<'q>> {
+        ) -> sqlx::query::QueryAs<'q, $db, O, <$db as sqlx::Database>::Arguments<'q>> {
             query
                 .bind(columns.state)
                 .bind(columns.key_first_sent_at_us)

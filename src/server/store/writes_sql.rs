@@ -82,14 +82,15 @@ macro_rules! store_writes {
                     tx.rollback().await?;
                     return Ok(Registered::Existing(existing));
                 };
-                record_activity(&mut tx, &new.tenant, &new.op_id, &new.subject, None, new.snapshot.state, new.at).await?;
+                let operation = inserted.into_record()?;
+                record_activity(&mut tx, &operation, None, None, new.at).await?;
                 record_answer(&mut tx, &new.tenant, new.answers.as_ref()).await?;
                 append_audit(&mut tx, &new.tenant, vec![audit.clone()]).await?;
                 tx.commit().await?;
                 // A new operation has no attempts and no external ids yet; its trail is the entry
                 // just recorded, waiting for the sealer.
                 Ok(Registered::Created(OperationHistory {
-                    operation: inserted.into_record()?,
+                    operation,
                     attempts: Vec::new(),
                     external_refs: Vec::new(),
                     audit: vec![TrailEvent { seq: None, entry: audit, hash: None }],
@@ -121,7 +122,7 @@ macro_rules! store_writes {
                 let mut tx = $begin(&self.pool).await?;
                 let columns = SnapshotColumns::of(&change.after);
                 let update_text = format!("{UPDATE_OPERATION}{OPERATION_COLUMNS}");
-                let updated: Option<OperationRow> = bind_snapshot(sqlx::query_as(&update_text), columns)
+                let updated: Option<ChangedRow> = bind_snapshot(sqlx::query_as(&update_text), columns)
                     .bind(micros(change.at))
                     .bind(change.tenant.as_str())
                     .bind(change.op_id.as_str())
@@ -132,7 +133,7 @@ macro_rules! store_writes {
                     // Gone or changed since it was read: the ledger reads it again and decides anew.
                     return Err(StoreError::Conflict("the operation changed since it was read".into()));
                 };
-                let operation = updated.into_record()?;
+                let operation = updated.operation.into_record()?;
                 sqlx::query(
                     "insert into operation_events (tenant, op_id, version, events, actor, recorded_at_us) \
                      values ($1, $2, $3, $4, $5, $6)",
@@ -149,7 +150,7 @@ macro_rules! store_writes {
                     project(&mut tx, &operation, &change, event).await?;
                 }
                 append_audit(&mut tx, &change.tenant, change.audit.clone()).await?;
-                record_activity(&mut tx, &change.tenant, &change.op_id, &operation.subject, Some(change.from), change.after.state, change.at).await?;
+                record_activity(&mut tx, &operation, Some(change.from), updated.unknown_since_us, change.at).await?;
                 record_answer(&mut tx, &change.tenant, change.answers.as_ref()).await?;
                 let after = history_after(&mut tx, operation).await?;
                 tx.commit().await?;
