@@ -8,6 +8,8 @@ use std::time::Duration;
 
 pub struct PostgresStore {
     pool: PgPool,
+    /// The same pool: PostgreSQL runs writers side by side.
+    writes: PgPool,
 }
 
 impl PostgresStore {
@@ -17,7 +19,7 @@ impl PostgresStore {
             .acquire_timeout(Duration::from_secs(10))
             .connect(url)
             .await?;
-        Ok(Self { pool })
+        Ok(Self { writes: pool.clone(), pool })
     }
 }
 

@@ -19,7 +19,7 @@ macro_rules! store_sessions {
                 .bind(id_hash)
                 .bind(data)
                 .bind(micros(expires_at))
-                .execute(&self.pool)
+                .execute(&self.writes)
                 .await?
                 .rows_affected();
                 Ok(inserted == 1)
@@ -38,7 +38,7 @@ macro_rules! store_sessions {
                 .bind(id_hash)
                 .bind(data)
                 .bind(micros(expires_at))
-                .execute(&self.pool)
+                .execute(&self.writes)
                 .await?;
                 Ok(())
             }
@@ -58,14 +58,14 @@ macro_rules! store_sessions {
             }
 
             async fn delete_session(&self, id_hash: &str) -> Result<(), StoreError> {
-                sqlx::query("delete from sessions where id_hash = $1").bind(id_hash).execute(&self.pool).await?;
+                sqlx::query("delete from sessions where id_hash = $1").bind(id_hash).execute(&self.writes).await?;
                 Ok(())
             }
 
             async fn delete_expired_sessions(&self, now: chrono::DateTime<chrono::Utc>) -> Result<u64, StoreError> {
                 Ok(sqlx::query("delete from sessions where expires_at_us <= $1")
                     .bind(micros(now))
-                    .execute(&self.pool)
+                    .execute(&self.writes)
                     .await?
                     .rows_affected())
             }

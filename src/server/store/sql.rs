@@ -3,7 +3,8 @@
 //! writes its three trait implementations from `reads_sql`, `writes_sql` and `sessions_sql`. Each
 //! backend adds only how it opens a write transaction and locks a tenant's chain for sealing.
 
-/// Writes the store for one engine. `$begin` opens a write transaction on `&self.pool`;
+/// Writes the store for one engine, whose `pool` serves reads and `writes` every write. `$begin`
+/// opens a write transaction on `&self.writes`;
 /// `$lock_tenant` is a query on `$1` = tenant id that serialises the sealers of one tenant's audit
 /// chain until the transaction ends; `$skip_locked` ends a query that claims rows so that
 /// concurrent claimers skip each other's rows.

@@ -1,5 +1,6 @@
 //! The SQLite backend: one file, WAL journal, `synchronous=FULL` so a committed write survives a
-//! power loss, foreign keys on, a busy timeout, and `BEGIN IMMEDIATE` for every write transaction
+//! power loss, foreign keys on, a busy timeout, readers side by side and one writer connection that
+//! writes take in turn, and `BEGIN IMMEDIATE` for every write transaction
 //! so that a read-then-write never fails half-way with `SQLITE_BUSY`.
 
 use sqlx::sqlite::{
@@ -8,7 +9,11 @@ use sqlx::sqlite::{
 use std::{str::FromStr, time::Duration};
 
 pub struct SqliteStore {
+    /// Readers, side by side (WAL).
     pool: SqlitePool,
+    /// The one connection every write takes in turn: SQLite runs one writer at a time, and
+    /// writers queued here wait in order instead of retrying `BEGIN IMMEDIATE` with back-off.
+    writes: SqlitePool,
 }
 
 impl SqliteStore {
@@ -22,9 +27,14 @@ impl SqliteStore {
         let pool = SqlitePoolOptions::new()
             .max_connections(8)
             .acquire_timeout(Duration::from_secs(10))
+            .connect_with(options.clone())
+            .await?;
+        let writes = SqlitePoolOptions::new()
+            .max_connections(1)
+            .acquire_timeout(Duration::from_secs(10))
             .connect_with(options)
             .await?;
-        Ok(Self { pool })
+        Ok(Self { pool, writes })
     }
 }
 
