@@ -40,7 +40,7 @@ fn origin_us() -> u64 {
 fn fill_sql(postgres: bool) -> String {
     let (operations, origin) = (operations(), origin_us());
     let (series, cancel) = if postgres {
-        (format!("from generate_series(0, {}) as n(i)", operations - 1), "false")
+        (format!("from generate_series(cast(0 as bigint), {}) as n(i)", operations - 1), "false")
     } else {
         (String::new(), "0")
     };
@@ -88,7 +88,10 @@ fn fill_refs_sql(postgres: bool) -> String {
     let insert = "insert into external_refs (tenant, op_id, provider, ref_type, external_id, recorded_at_us)";
     let succeeded = "i % 20 >= 3";
     if postgres {
-        format!("{insert} {select} from generate_series(0, {}) as n(i) where {succeeded}", operations - 1)
+        format!(
+            "{insert} {select} from generate_series(cast(0 as bigint), {}) as n(i) where {succeeded}",
+            operations - 1
+        )
     } else {
         format!(
             "with recursive n(i) as (select 0 union all select i + 1 from n where i < {}) {insert} {select} from n where {succeeded}",

@@ -6,8 +6,8 @@
 //!
 //! Run with `scripts/bench.sh write_path`. Each figure comes from this one run: the sequential
 //! median and 99th percentile of one operation's three calls (after 20 warm-ups), and operations
-//! per second for 2,000 operations at each concurrency. Every operation is a new refund of tenant
-//! `bench`; each call's answer is checked.
+//! per second for 2,000 operations at each concurrency, with the 99th percentile of an operation.
+//! Every operation is a new refund of tenant `bench`; each call's answer is checked.
 
 mod support;
 
@@ -222,19 +222,28 @@ where
     percentiles(samples)
 }
 
-/// Runs `run(n)` for `CONCURRENT` new numbers, `clients` at a time; answers operations per second.
-async fn concurrent<F, Fut>(prefix: &str, clients: usize, run: F) -> f64
+/// Runs `run(n)` for `CONCURRENT` new numbers, `clients` at a time; answers operations per second
+/// and the 99th percentile of one operation's three calls.
+async fn concurrent<F, Fut>(prefix: &str, clients: usize, run: F) -> (f64, Duration)
 where
     F: Fn(String) -> Fut,
     Fut: std::future::Future<Output = ()>,
 {
     let started = Instant::now();
-    stream::iter(0..CONCURRENT)
-        .map(|n| run(format!("refund-{prefix}c{clients}x{n}-li_1")))
+    let samples = stream::iter(0..CONCURRENT)
+        .map(|n| {
+            let operation = run(format!("refund-{prefix}c{clients}x{n}-li_1"));
+            async move {
+                let started = Instant::now();
+                operation.await;
+                started.elapsed()
+            }
+        })
         .buffer_unordered(clients)
-        .collect::<Vec<()>>()
+        .collect::<Vec<Duration>>()
         .await;
-    CONCURRENT as f64 / started.elapsed().as_secs_f64()
+    let rate = CONCURRENT as f64 / started.elapsed().as_secs_f64();
+    (rate, percentiles(samples).1)
 }
 
 fn ms(duration: Duration) -> String {
@@ -274,10 +283,12 @@ async fn bench(engine: &str, url: String) {
         ledger_p50.as_secs_f64() / straight_p50.as_secs_f64()
     );
     for clients in CLIENTS {
-        let ledger_rate = concurrent("L", clients, through_ledger).await;
-        let straight_rate = concurrent("S", clients, straight_writes).await;
+        let (ledger_rate, ledger_p99) = concurrent("L", clients, through_ledger).await;
+        let (straight_rate, straight_p99) = concurrent("S", clients, straight_writes).await;
         println!(
-            "| {engine} | {clients} clients | {ledger_rate:.0} ops/s | {straight_rate:.0} ops/s | {:.0} % |",
+            "| {engine} | {clients} clients | {ledger_rate:.0} ops/s (p99 {}) | {straight_rate:.0} ops/s (p99 {}) | {:.0} % |",
+            ms(ledger_p99),
+            ms(straight_p99),
             100.0 * ledger_rate / straight_rate
         );
     }
