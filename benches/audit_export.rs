@@ -181,8 +181,22 @@ async fn measure(engine: &str, server: &Server, events: u64) {
     assert_eq!(last["action"], "export", "the export's own event ends the file");
     assert_eq!(Some(lines), last["seq"].as_u64(), "every event of the chain, in order");
     let peak = peak.load(Ordering::Relaxed);
+    print_row(engine, "HTTP", events, elapsed, lines, bytes, (before, peak));
+}
+
+/// Prints one export's row: its time, rows per second and size, and the exporting process's
+/// resident memory (KiB) before and at its peak.
+fn print_row(
+    engine: &str,
+    how: &str,
+    events: u64,
+    elapsed: Duration,
+    lines: u64,
+    bytes: u64,
+    (before, peak): (u64, u64),
+) {
     println!(
-        "| {engine} | HTTP | {events} | {:.1} s | {:.0} | {:.0} MB | {:.1} MiB | {:.1} MiB | {:+.1} MiB |",
+        "| {engine} | {how} | {events} | {:.1} s | {:.0} | {:.0} MB | {:.1} MiB | {:.1} MiB | {:+.1} MiB |",
         elapsed.as_secs_f64(),
         lines as f64 / elapsed.as_secs_f64(),
         bytes as f64 / 1e6,
@@ -224,15 +238,7 @@ async fn measure_command_line(engine: &str, url: &str, events: u64) {
     assert!(child.wait().unwrap().success(), "opledger audit export failed");
     let elapsed = started.elapsed();
     assert!(lines >= events, "every event of the chain: {lines} lines for {events} events");
-    println!(
-        "| {engine} | command line | {events} | {:.1} s | {:.0} | {:.0} MB | {:.1} MiB | {:.1} MiB | {:+.1} MiB |",
-        elapsed.as_secs_f64(),
-        lines as f64 / elapsed.as_secs_f64(),
-        bytes as f64 / 1e6,
-        first as f64 / 1024.0,
-        peak as f64 / 1024.0,
-        (peak as f64 - first as f64) / 1024.0,
-    );
+    print_row(engine, "command line", events, elapsed, lines, bytes, (first, peak));
 }
 
 /// The limit on SQLite: the `sqlite3` shell writing the same rows as JSON, straight from the file.

@@ -33,24 +33,37 @@ fn request(op_id: &str, minor: i64) -> RegisterRequest {
     }
 }
 
+/// Registers refunds part1 to part3 of acme's order A1042 and part1 of `other`'s, then sends
+/// acme's part1 (succeeded) and part2 (timed out: unknown).
+async fn three_refunds_one_succeeded_one_timed_out(app: &crate::support::TestApp, other: &TenantId) {
+    use opledger::domain::ids::AttemptNumber;
+    use opledger::domain::machine::AttemptOutcome;
+    let agent = Actor::agent("agent-7");
+    for n in 1..=3 {
+        app.ledger.register(&acme(), &agent, request(&format!("refund-A1042-part{n}"), 100)).await.unwrap();
+    }
+    app.ledger.register(other, &agent, request("refund-A1042-part1", 100)).await.unwrap();
+    let timed_out = AttemptOutcome::Failed { failure: opledger::domain::failure::FailureClass::Timeout };
+    for (n, outcome) in [(1, AttemptOutcome::Succeeded { external_id: Some("re_1".into()) }), (2, timed_out)]
+    {
+        let op_id = OpId::parse(&format!("refund-A1042-part{n}")).unwrap();
+        app.ledger
+            .execute(&acme(), &op_id, Command::BeginAttempt, &agent, AttemptReport::default())
+            .await
+            .unwrap();
+        let recorded = Command::RecordOutcome { attempt: AttemptNumber::FIRST, outcome };
+        app.ledger.execute(&acme(), &op_id, recorded, &agent, AttemptReport::default()).await.unwrap();
+    }
+}
+
 crate::engine_tests! {
     the_counts_per_state_and_the_orders_activity_follow_every_change_per_tenant(app) {
         use opledger::domain::machine::{AttemptOutcome, State};
         use opledger::domain::ids::AttemptNumber;
         let agent = Actor::agent("agent-7");
         let globex = TenantId::parse("globex").unwrap();
-        for n in 1..=3 {
-            app.ledger.register(&acme(), &agent, request(&format!("refund-A1042-part{n}"), 100)).await.unwrap();
-        }
-        app.ledger.register(&globex, &agent, request("refund-A1042-part1", 100)).await.unwrap();
+        three_refunds_one_succeeded_one_timed_out(&app, &globex).await;
         app.ledger.register(&acme(), &agent, request("refund-A1042-part1", 100)).await.unwrap();
-        for (n, outcome) in [(1, AttemptOutcome::Succeeded { external_id: Some("re_1".into()) }),
-                             (2, AttemptOutcome::Failed { failure: opledger::domain::failure::FailureClass::Timeout })] {
-            let op_id = OpId::parse(&format!("refund-A1042-part{n}")).unwrap();
-            app.ledger.execute(&acme(), &op_id, Command::BeginAttempt, &agent, AttemptReport::default()).await.unwrap();
-            let recorded = Command::RecordOutcome { attempt: AttemptNumber::FIRST, outcome };
-            app.ledger.execute(&acme(), &op_id, recorded, &agent, AttemptReport::default()).await.unwrap();
-        }
         let mut counts = app.store.count_by_state(&acme()).await.unwrap();
         counts.sort_by_key(|(state, _)| state.as_str());
         assert_eq!(counts, vec![(State::Planned, 1), (State::Succeeded, 1), (State::Unknown, 1)], "a repeated registration counts once");
@@ -73,24 +86,12 @@ crate::engine_tests! {
     }
 
     the_overview_charts_follow_every_change_per_tenant(app) {
-        use opledger::domain::machine::{AttemptOutcome, State};
-        use opledger::domain::ids::AttemptNumber;
+        use opledger::domain::machine::State;
         use opledger::domain::operation::SETTLE_BOUNDS_S;
-        let agent = Actor::agent("agent-7");
         let reconciler = Actor::system("reconciler");
         let globex = TenantId::parse("globex").unwrap();
         let day_ago = now() - chrono::Duration::hours(24);
-        for n in 1..=3 {
-            app.ledger.register(&acme(), &agent, request(&format!("refund-A1042-part{n}"), 100)).await.unwrap();
-        }
-        app.ledger.register(&globex, &agent, request("refund-A1042-part1", 100)).await.unwrap();
-        for (n, outcome) in [(1, AttemptOutcome::Succeeded { external_id: Some("re_1".into()) }),
-                             (2, AttemptOutcome::Failed { failure: opledger::domain::failure::FailureClass::Timeout })] {
-            let op_id = OpId::parse(&format!("refund-A1042-part{n}")).unwrap();
-            app.ledger.execute(&acme(), &op_id, Command::BeginAttempt, &agent, AttemptReport::default()).await.unwrap();
-            let recorded = Command::RecordOutcome { attempt: AttemptNumber::FIRST, outcome };
-            app.ledger.execute(&acme(), &op_id, recorded, &agent, AttemptReport::default()).await.unwrap();
-        }
+        three_refunds_one_succeeded_one_timed_out(&app, &globex).await;
         let outcomes = |tenant: TenantId| {
             let store = app.store.clone();
             async move {
