@@ -288,6 +288,42 @@ crate::engine_tests! {
         assert!(html.contains("order:1043"));
     }
 
+    the_overview_charts_show_what_happened_in_the_tenant_alone(app) {
+        use opledger::domain::{
+            failure::FailureClass,
+            ids::{Actor, AttemptNumber, OpId, TenantId},
+            machine::{AttemptOutcome, Command},
+            operation::AttemptReport,
+        };
+        const NOTHING_SETTLED: &str = "No operation has gone from unknown to settled in the last 7 days.";
+        app.add_user("acme", "sam", Role::Support).await;
+        app.add_user("globex", "gina", Role::Support).await;
+        let (acme, globex) = (app.console(), app.console());
+        acme.sign_in("sam", PASSWORD, "/").await;
+        globex.sign_in("gina", PASSWORD, "/").await;
+
+        assert_eq!(app.register(&refund_1043(38000)).await.0, 201);
+        assert_eq!(app.post_as(&app.other_token, "/api/v1/operations", &refund_1043(38000)).await.0, 201);
+        let (tenant, op_id) = (TenantId::parse("acme").unwrap(), OpId::parse("refund-1043-li_2").unwrap());
+        let agent = Actor::agent("agent-7");
+        app.ledger.execute(&tenant, &op_id, Command::BeginAttempt, &agent, AttemptReport::default()).await.unwrap();
+        let timed_out = AttemptOutcome::Failed { failure: FailureClass::Timeout };
+        let recorded = Command::RecordOutcome { attempt: AttemptNumber::FIRST, outcome: timed_out };
+        app.ledger.execute(&tenant, &op_id, recorded, &agent, AttemptReport::default()).await.unwrap();
+        let found = Command::ConfirmFound { external_id: "re_1043".into(), evidence: "found by lookup".into() };
+        app.ledger.execute(&tenant, &op_id, found, &Actor::system("reconciler"), AttemptReport::default()).await.unwrap();
+
+        let html = acme.page("/", 200).await;
+        assert!(!html.contains(NOTHING_SETTLED), "the refund went from unknown to settled");
+        let settled = html.split(r#"aria-label="Settled operations by time taken""#).nth(1).expect("the settling chart");
+        let first_bar = settled.split("under 1 min</text>").nth(1).expect("its first bucket");
+        assert!(first_bar.split("</text>").next().unwrap().ends_with(">1"), "one settled within a minute: {first_bar}");
+        assert!(html.contains("1 succeeded, 0 not done, 0 uncertain, 0 not sent yet"), "this hour's bar holds the refund");
+        let theirs = globex.page("/", 200).await;
+        assert!(theirs.contains(NOTHING_SETTLED), "another tenant's chart holds none of it");
+        assert!(theirs.contains("0 succeeded, 0 not done, 0 uncertain, 1 not sent yet"), "only its own planned refund");
+    }
+
     live_updates_announce_changes_to_the_tenants_operations(app) {
         use futures::StreamExt;
         let console = app.signed_in("sam", Role::Support).await;
