@@ -165,17 +165,19 @@ macro_rules! store_reads {
                 states: &[State],
                 limit: u32,
             ) -> Result<Vec<OperationListItem>, StoreError> {
-                let states: Vec<String> = states.iter().map(|s| s.as_str().to_owned()).collect();
-                let mut text = in_list(
-                    &format!("select {LIST_COLUMNS} from operations"),
-                    tenant,
-                    "state",
-                    &states,
-                    "order by updated_at_us",
-                );
-                text.sql.push_str(&format!(" limit {limit}"));
-                let rows: Vec<ListRow> = bind_values(sqlx::query_as(&text.sql), text.values).fetch_all(&self.pool).await?;
-                rows.into_iter().map(ListRow::into_item).collect()
+                // One index range per state: a query over all of them in order of change would
+                // walk the tenant's operations of every state until it found `limit`.
+                let mut items = Vec::new();
+                for state in states {
+                    let text = state_by_age_query(tenant, *state, limit);
+                    let rows: Vec<ListRow> = bind_values(sqlx::query_as(&text.sql), text.values).fetch_all(&self.pool).await?;
+                    for row in rows {
+                        items.push(row.into_item()?);
+                    }
+                }
+                items.sort_by(|a, b| (a.updated_at, a.op_id.as_str()).cmp(&(b.updated_at, b.op_id.as_str())));
+                items.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+                Ok(items)
             }
 
             async fn settle_times(&self, tenant: &TenantId, since: chrono::DateTime<chrono::Utc>) -> Result<Vec<u64>, StoreError> {
@@ -215,15 +217,10 @@ macro_rules! store_reads {
                 if subjects.is_empty() {
                     return Ok(Vec::new());
                 }
-                let text = in_list(
-                    &format!("select {LIST_COLUMNS} from operations"),
-                    tenant,
-                    "subject",
-                    subjects,
-                    "order by created_at_us, op_id",
-                );
+                let text = subjects_query(tenant, subjects);
                 let rows: Vec<ListRow> = bind_values(sqlx::query_as(&text.sql), text.values).fetch_all(&self.pool).await?;
                 let mut items = rows.into_iter().map(ListRow::into_item).collect::<Result<Vec<_>, _>>()?;
+                items.sort_by(|a, b| (a.created_at, a.op_id.as_str()).cmp(&(b.created_at, b.op_id.as_str())));
                 fill_external_ids(&self.pool, tenant, &mut items).await?;
                 Ok(items)
             }

@@ -459,6 +459,22 @@ pub(super) const LIST_COLUMNS: &str =
     "op_id, kind, subject, provider, state, amount_minor, amount_currency, \
     last_attempt, compensates, created_at_us, updated_at_us";
 
+/// Up to `limit` operations in `state`, the longest unchanged first.
+pub(super) fn state_by_age_query(tenant: &TenantId, state: State, limit: u32) -> QueryText {
+    let mut text = QueryText::new(&format!("select {LIST_COLUMNS} from operations where tenant = "));
+    let tenant = text.param(SqlValue::Text(tenant.as_str().to_owned()));
+    let state = text.param(SqlValue::Text(state.as_str().to_owned()));
+    text.push(&format!("{tenant} and state = {state} order by updated_at_us limit {limit}"));
+    text
+}
+
+/// The operations of `subjects`, in no particular order: sorting them in the query would let a
+/// planner without statistics read every operation of the tenant in order of creation instead of
+/// each order's few; external ids are filled in afterwards.
+pub(super) fn subjects_query(tenant: &TenantId, subjects: &[String]) -> QueryText {
+    in_list(&format!("select {LIST_COLUMNS} from operations"), tenant, "subject", subjects, "")
+}
+
 /// The operations list for `query`, newest first; external ids are filled in afterwards.
 pub(super) fn list_query(tenant: &TenantId, query: &OperationQuery) -> QueryText {
     let mut text = QueryText::new(&format!("select {LIST_COLUMNS} from operations where tenant = "));
@@ -718,7 +734,11 @@ mod tests {
 
     /// SQLite's plan for the operations list with `query`: each step's description.
     async fn plan(pool: &sqlx::SqlitePool, query: &OperationQuery) -> Vec<String> {
-        let text = list_query(&TenantId::parse("acme").unwrap(), query);
+        plan_of(pool, list_query(&TenantId::parse("acme").unwrap(), query)).await
+    }
+
+    /// SQLite's plan for `text`: each step's description.
+    async fn plan_of(pool: &sqlx::SqlitePool, text: QueryText) -> Vec<String> {
         let sql = format!("explain query plan {}", text.sql);
         let mut explain = sqlx::query_as::<_, (i64, i64, i64, String)>(&sql);
         for value in text.values {
@@ -790,5 +810,32 @@ mod tests {
         search.state = Some(State::Succeeded);
         let steps = plan(&pool, &search).await;
         assert!(steps.iter().all(|step| !step.starts_with("SCAN operations")), "search: {steps:?}");
+    }
+
+    #[tokio::test]
+    async fn the_operations_of_several_orders_are_read_through_their_subjects() {
+        let pool = SqlitePoolOptions::new().max_connections(1).connect("sqlite::memory:").await.unwrap();
+        sqlx::migrate!("migrations/sqlite").run(&pool).await.unwrap();
+        let subjects = ["order:1043".to_owned(), "order:1051".to_owned()];
+        let steps = plan_of(&pool, subjects_query(&TenantId::parse("acme").unwrap(), &subjects)).await;
+        assert!(
+            steps.iter().any(|step| step
+                .starts_with("SEARCH operations USING INDEX operations_by_subject (tenant=? AND subject=?)")),
+            "each order's few operations, not the tenant's in order of creation: {steps:?}"
+        );
+        assert!(steps.iter().all(|step| !step.starts_with("SCAN operations")), "{steps:?}");
+    }
+
+    #[tokio::test]
+    async fn the_longest_unchanged_of_a_state_are_one_index_range() {
+        let pool = SqlitePoolOptions::new().max_connections(1).connect("sqlite::memory:").await.unwrap();
+        sqlx::migrate!("migrations/sqlite").run(&pool).await.unwrap();
+        let steps =
+            plan_of(&pool, state_by_age_query(&TenantId::parse("acme").unwrap(), State::Unknown, 500)).await;
+        assert_eq!(
+            steps,
+            ["SEARCH operations USING INDEX operations_by_state_changed (tenant=? AND state=?)"],
+            "no walk through other states' operations and no sort"
+        );
     }
 }
