@@ -8,6 +8,7 @@ mod cli;
 mod connections;
 mod demo;
 mod exports;
+mod group_commit;
 mod health;
 mod ledger_api;
 mod orders;

@@ -4,6 +4,7 @@
 //! database URL. All SQL lives below this module; each engine has its own migrations folder with
 //! the same numbering and meaning.
 
+mod group_commit;
 mod postgres;
 mod reads_sql;
 pub mod records;

@@ -23,8 +23,8 @@ impl PostgresStore {
     }
 }
 
-async fn begin(pool: &PgPool) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, sqlx::Error> {
-    pool.begin().await
+async fn begin(store: &PostgresStore) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, sqlx::Error> {
+    store.writes.begin().await
 }
 
 super::sql::sql_store!(
@@ -34,5 +34,6 @@ super::sql::sql_store!(
     "migrations/postgres",
     begin = begin,
     lock_tenant = "select id from tenants where id = $1 for no key update",
-    skip_locked = "for update skip locked"
+    skip_locked = "for update skip locked",
+    tx = sqlx::Transaction<'static, sqlx::Postgres>
 );

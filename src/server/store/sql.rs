@@ -3,13 +3,13 @@
 //! writes its three trait implementations from `reads_sql`, `writes_sql` and `sessions_sql`. Each
 //! backend adds only how it opens a write transaction and locks a tenant's chain for sealing.
 
-/// Writes the store for one engine, whose `pool` serves reads and `writes` every write. `$begin`
-/// opens a write transaction on `&self.writes`;
+/// Writes the store for one engine, whose `pool` serves reads and `writes` every write outside a
+/// transaction. `$begin` opens a write transaction (a `$tx`) given the store;
 /// `$lock_tenant` is a query on `$1` = tenant id that serialises the sealers of one tenant's audit
 /// chain until the transaction ends; `$skip_locked` ends a query that claims rows so that
 /// concurrent claimers skip each other's rows.
 macro_rules! sql_store {
-    ($store:ty, $db:ty, $backend:expr, $migrations:literal, begin = $begin:path, lock_tenant = $lock_tenant:literal, skip_locked = $skip_locked:literal) => {
+    ($store:ty, $db:ty, $backend:expr, $migrations:literal, begin = $begin:path, lock_tenant = $lock_tenant:literal, skip_locked = $skip_locked:literal, tx = $tx:ty) => {
         use $crate::domain::audit::{AuditEntry, AuditRecord, TrailEvent};
         use $crate::domain::ids::{OpId, TenantId};
         use $crate::domain::machine::{Event, State};
@@ -18,15 +18,15 @@ macro_rules! sql_store {
         use $crate::server::store::rows::*;
         use $crate::server::store::{Backend, Reads, Sessions, Store, StoreError, SEAL_BATCH};
 
-        type Tx = sqlx::Transaction<'static, $db>;
+        type Tx = $tx;
 
         /// Opens a write transaction, creating the tenant first (at `at`) when it is new.
         async fn begin_write_creating(
-            pool: &sqlx::Pool<$db>,
+            store: &$store,
             tenant: &TenantId,
             at: chrono::DateTime<chrono::Utc>,
         ) -> Result<Tx, StoreError> {
-            let mut tx = $begin(pool).await?;
+            let mut tx = $begin(store).await?;
             sqlx::query("insert into tenants (id, name, created_at_us) values ($1, $1, $2) on conflict (id) do nothing")
                 .bind(tenant.as_str())
                 .bind(micros(at))
@@ -39,7 +39,7 @@ macro_rules! sql_store {
         /// `key`) for which `due` holds (`$2` is `before`) and whose lease has run out by `now`,
         /// in `order`; the rows other claimers hold are skipped. Answers their tenants and keys.
         async fn lease(
-            pool: &sqlx::Pool<$db>,
+            store: &$store,
             (table, key, order): (&str, &str, &str),
             due: &str,
             before: chrono::DateTime<chrono::Utc>,
@@ -47,7 +47,7 @@ macro_rules! sql_store {
             lease_until: chrono::DateTime<chrono::Utc>,
             limit: u32,
         ) -> Result<Vec<(TenantId, String)>, StoreError> {
-            let mut tx = $begin(pool).await?;
+            let mut tx = $begin(store).await?;
             let rows: Vec<(String, String)> = sqlx::query_as(&format!(
                 "update {table} set lease_until_us = $1 where (tenant, {key}) in (\
                  select tenant, {key} from {table} o where {due} \
@@ -69,14 +69,14 @@ macro_rules! sql_store {
 
         /// [`lease`] over operations, oldest change first.
         async fn lease_operations(
-            pool: &sqlx::Pool<$db>,
+            store: &$store,
             due: &str,
             before: chrono::DateTime<chrono::Utc>,
             now: chrono::DateTime<chrono::Utc>,
             lease_until: chrono::DateTime<chrono::Utc>,
             limit: u32,
         ) -> Result<Vec<(TenantId, OpId)>, StoreError> {
-            let leased = lease(pool, ("operations", "op_id", "updated_at_us"), due, before, now, lease_until, limit).await?;
+            let leased = lease(store, ("operations", "op_id", "updated_at_us"), due, before, now, lease_until, limit).await?;
             leased
                 .into_iter()
                 .map(|(tenant, op_id)| Ok((tenant, OpId::parse(&op_id).map_err(|e| StoreError::Corrupt(e.to_string()))?)))
@@ -198,13 +198,13 @@ macro_rules! sql_store {
         /// Deletes the tenant's row that `delete` names (`$1` the tenant, `$2` the key), with its
         /// audit entry, in one transaction; `NotFound` when there is no such row.
         async fn delete_audited(
-            pool: &sqlx::Pool<$db>,
+            store: &$store,
             tenant: &TenantId,
             delete: &str,
             key: &str,
             audit: AuditEntry,
         ) -> Result<(), StoreError> {
-            let mut tx = $begin(pool).await?;
+            let mut tx = $begin(store).await?;
             let removed = sqlx::query(delete).bind(tenant.as_str()).bind(key).execute(&mut *tx).await?.rows_affected();
             if removed == 0 {
                 return Err(StoreError::NotFound);

@@ -1,8 +1,10 @@
 //! The SQLite backend: one file, WAL journal, `synchronous=FULL` so a committed write survives a
-//! power loss, foreign keys on, a busy timeout, readers side by side and one writer connection that
-//! writes take in turn, and `BEGIN IMMEDIATE` for every write transaction
-//! so that a read-then-write never fails half-way with `SQLITE_BUSY`.
+//! power loss, foreign keys on, a busy timeout, readers side by side and one writer connection.
+//! Write transactions take that connection in turn and share commits ([`GroupWriter`], group
+//! commit; the shared transaction opens with `BEGIN IMMEDIATE`, so that a read-then-write never
+//! fails half-way with `SQLITE_BUSY`); single writes outside a transaction take the same connection.
 
+use super::group_commit::{GroupTx, GroupWriter};
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
@@ -14,6 +16,8 @@ pub struct SqliteStore {
     /// The one connection every write takes in turn: SQLite runs one writer at a time, and
     /// writers queued here wait in order instead of retrying `BEGIN IMMEDIATE` with back-off.
     writes: SqlitePool,
+    /// The write transactions on that connection, committed in groups.
+    group: GroupWriter,
 }
 
 impl SqliteStore {
@@ -34,12 +38,17 @@ impl SqliteStore {
             .acquire_timeout(Duration::from_secs(10))
             .connect_with(options)
             .await?;
-        Ok(Self { pool, writes })
+        Ok(Self { pool, group: GroupWriter::new(writes.clone()), writes })
+    }
+
+    /// How many group commits have made writes durable since the store was opened.
+    pub fn group_commits(&self) -> u64 {
+        self.group.commits()
     }
 }
 
-async fn begin_immediate(pool: &SqlitePool) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, sqlx::Error> {
-    pool.begin_with("begin immediate").await
+async fn begin_grouped(store: &SqliteStore) -> Result<GroupTx, sqlx::Error> {
+    store.group.begin().await
 }
 
 super::sql::sql_store!(
@@ -47,7 +56,8 @@ super::sql::sql_store!(
     sqlx::Sqlite,
     Backend::Sqlite,
     "migrations/sqlite",
-    begin = begin_immediate,
+    begin = begin_grouped,
     lock_tenant = "select id from tenants where id = $1",
-    skip_locked = ""
+    skip_locked = "",
+    tx = GroupTx
 );

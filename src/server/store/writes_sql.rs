@@ -16,7 +16,7 @@ macro_rules! store_writes {
             }
 
             async fn create_api_token(&self, token: NewApiToken, audit: AuditEntry) -> Result<(), StoreError> {
-                let mut tx = begin_write_creating(&self.writes, &token.tenant, token.at).await?;
+                let mut tx = begin_write_creating(self, &token.tenant, token.at).await?;
                 sqlx::query(
                     "insert into api_tokens (id, tenant, name, secret_hash, created_at_us) values ($1, $2, $3, $4, $5)",
                 )
@@ -34,7 +34,7 @@ macro_rules! store_writes {
             }
 
             async fn revoke_api_token(&self, tenant: &TenantId, name: &str, audit: AuditEntry) -> Result<(), StoreError> {
-                let mut tx = $begin(&self.writes).await?;
+                let mut tx = $begin(self).await?;
                 let revoked = sqlx::query(
                     "update api_tokens set revoked_at_us = $1 where tenant = $2 and name = $3 and revoked_at_us is null",
                 )
@@ -53,7 +53,7 @@ macro_rules! store_writes {
             }
 
             async fn register_operation(&self, new: NewOperation, audit: AuditEntry) -> Result<Registered, StoreError> {
-                let mut tx = $begin(&self.writes).await?;
+                let mut tx = $begin(self).await?;
                 let amount = new.params.money("amount");
                 let columns = SnapshotColumns::of(&new.snapshot);
                 let fingerprint = new.params.fingerprint();
@@ -98,7 +98,7 @@ macro_rules! store_writes {
             }
 
             async fn record_conflict(&self, conflict: NewConflict, audit: AuditEntry) -> Result<(), StoreError> {
-                let mut tx = $begin(&self.writes).await?;
+                let mut tx = $begin(self).await?;
                 sqlx::query(
                     "insert into conflicts (tenant, op_id, requested_params, requested_fingerprint, stored_fingerprint, \
                      diff, requested_by, received_at_us) values ($1, $2, $3, $4, $5, $6, $7, $8)",
@@ -119,7 +119,7 @@ macro_rules! store_writes {
             }
 
             async fn apply_change(&self, change: OperationChange) -> Result<OperationHistory, StoreError> {
-                let mut tx = $begin(&self.writes).await?;
+                let mut tx = $begin(self).await?;
                 let columns = SnapshotColumns::of(&change.after);
                 let update_text = format!("{UPDATE_OPERATION}{OPERATION_COLUMNS}");
                 let updated: Option<ChangedRow> = bind_snapshot(sqlx::query_as(&update_text), columns)
@@ -169,7 +169,7 @@ macro_rules! store_writes {
                     "and (state = 'unknown' or coalesce((select max(a.deadline_at_us) from attempts a ",
                     "where a.tenant = o.tenant and a.op_id = o.op_id), 0) <= $2)"
                 );
-                lease_operations(&self.writes, due, settled_before, now, lease_until, limit).await
+                lease_operations(self, due, settled_before, now, lease_until, limit).await
             }
 
             async fn lease_due_for_dispatch(
@@ -180,11 +180,11 @@ macro_rules! store_writes {
                 limit: u32,
             ) -> Result<Vec<(TenantId, OpId)>, StoreError> {
                 let due = "(state = 'approved' or (state = 'planned' and server_sends = 1)) and updated_at_us <= $2";
-                lease_operations(&self.writes, due, idle_before, now, lease_until, limit).await
+                lease_operations(self, due, idle_before, now, lease_until, limit).await
             }
 
             async fn create_user(&self, user: NewUser, audit: AuditEntry) -> Result<(), StoreError> {
-                let mut tx = begin_write_creating(&self.writes, &user.tenant, user.at).await?;
+                let mut tx = begin_write_creating(self, &user.tenant, user.at).await?;
                 sqlx::query(&format!("insert into users ({USER_COLUMNS}) values ($1, $2, $3, $4, $5, $6)"))
                     .bind(&user.id)
                     .bind(user.tenant.as_str())
@@ -201,7 +201,7 @@ macro_rules! store_writes {
             }
 
             async fn record_audit(&self, tenant: &TenantId, entry: AuditEntry) -> Result<AuditRecord, StoreError> {
-                let mut tx = $begin(&self.writes).await?;
+                let mut tx = $begin(self).await?;
                 sqlx::query($lock_tenant).bind(tenant.as_str()).execute(&mut *tx).await?;
                 // Everything waiting comes first, so that an export's own entry closes what it exports.
                 loop {
@@ -224,7 +224,7 @@ macro_rules! store_writes {
                 for tenant in tenants {
                     let tenant = TenantId::parse(&tenant).map_err(|e| StoreError::Corrupt(e.to_string()))?;
                     loop {
-                        let mut tx = $begin(&self.writes).await?;
+                        let mut tx = $begin(self).await?;
                         sqlx::query($lock_tenant).bind(tenant.as_str()).execute(&mut *tx).await?;
                         let (_, sealed) = seal_in(&mut tx, &tenant, SEAL_BATCH, None).await?;
                         tx.commit().await?;
@@ -243,7 +243,7 @@ macro_rules! store_writes {
                 rule: ApprovalRuleRecord,
                 audit: AuditEntry,
             ) -> Result<(), StoreError> {
-                let mut tx = $begin(&self.writes).await?;
+                let mut tx = $begin(self).await?;
                 sqlx::query(&format!(
                     "insert into approval_rules (tenant, {APPROVAL_RULE_COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8)"
                 ))
@@ -263,7 +263,7 @@ macro_rules! store_writes {
             }
 
             async fn remove_approval_rule(&self, tenant: &TenantId, id: &str, audit: AuditEntry) -> Result<(), StoreError> {
-                delete_audited(&self.writes, tenant, "delete from approval_rules where tenant = $1 and id = $2", id, audit).await
+                delete_audited(self, tenant, "delete from approval_rules where tenant = $1 and id = $2", id, audit).await
             }
 
             async fn set_provider_connection(
@@ -272,7 +272,7 @@ macro_rules! store_writes {
                 audit: AuditEntry,
             ) -> Result<(), StoreError> {
                 let tenant = &connection.tenant;
-                let mut tx = begin_write_creating(&self.writes, &tenant, connection.updated_at).await?;
+                let mut tx = begin_write_creating(self, &tenant, connection.updated_at).await?;
                 sqlx::query(&format!(
                     "insert into provider_connections ({PROVIDER_CONNECTION_COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8) \
                      on conflict (tenant, name) do update set kind = excluded.kind, base_url = excluded.base_url, \
@@ -295,7 +295,7 @@ macro_rules! store_writes {
             }
 
             async fn remove_provider_connection(&self, tenant: &TenantId, name: &str, audit: AuditEntry) -> Result<(), StoreError> {
-                delete_audited(&self.writes, tenant, "delete from provider_connections where tenant = $1 and name = $2", name, audit).await
+                delete_audited(self, tenant, "delete from provider_connections where tenant = $1 and name = $2", name, audit).await
             }
 
             async fn claim_request(
@@ -385,7 +385,7 @@ macro_rules! store_writes {
             }
 
             async fn create_bulk_run(&self, run: NewBulkRun, audit: AuditEntry) -> Result<bool, StoreError> {
-                let mut tx = $begin(&self.writes).await?;
+                let mut tx = $begin(self).await?;
                 let inserted = sqlx::query(
                     "insert into bulk_runs (tenant, id, action, filter, requested_by, created_at_us) \
                      values ($1, $2, $3, $4, $5, $6) on conflict (tenant, id) do nothing",
@@ -425,7 +425,7 @@ macro_rules! store_writes {
                 message: &str,
                 at: chrono::DateTime<chrono::Utc>,
             ) -> Result<(), StoreError> {
-                let mut tx = $begin(&self.writes).await?;
+                let mut tx = $begin(self).await?;
                 sqlx::query(
                     "update bulk_items set outcome = $1, message = $2 where tenant = $3 and run_id = $4 and position = $5",
                 )
@@ -454,7 +454,7 @@ macro_rules! store_writes {
                 limit: u32,
             ) -> Result<Vec<(TenantId, String)>, StoreError> {
                 let due = "finished_at_us is null and coalesce(progressed_at_us, created_at_us) <= $2";
-                lease(&self.writes, ("bulk_runs", "id", "created_at_us"), due, idle_before, now, lease_until, limit).await
+                lease(self, ("bulk_runs", "id", "created_at_us"), due, idle_before, now, lease_until, limit).await
             }
 
             async fn renew_leases(
