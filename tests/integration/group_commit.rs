@@ -132,8 +132,10 @@ async fn a_write_whose_caller_goes_away_is_whole_or_absent_and_never_holds_the_w
     let next = tokio::time::timeout(Duration::from_secs(5), next).await.expect("the writer is free");
     assert!(matches!(next.unwrap(), Registration::Created(_)));
     let operations = count_afresh(&opened.url, "select count(*) from operations").await;
-    let audited = count_afresh(&opened.url, "select count(*) from audit_pending where action = 'register'").await;
-    let counted: i64 = count_afresh(&opened.url, "select coalesce(sum(operations), 0) from state_counts").await;
+    let audited =
+        count_afresh(&opened.url, "select count(*) from audit_pending where action = 'register'").await;
+    let counted: i64 =
+        count_afresh(&opened.url, "select coalesce(sum(operations), 0) from state_counts").await;
     assert!((21..=41).contains(&operations), "{operations} operations");
     assert_eq!(audited, operations, "each operation recorded has its audit entry, and only those");
     assert_eq!(counted, operations, "each operation recorded is counted, and only those");

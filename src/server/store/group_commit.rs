@@ -191,7 +191,10 @@ impl Deref for GroupTx {
     type Target = SqliteConnection;
 
     fn deref(&self) -> &SqliteConnection {
-        self.group.as_ref().and_then(|g| g.connection.as_deref()).expect("a write holds its turn until it ends")
+        self.group
+            .as_ref()
+            .and_then(|g| g.connection.as_deref())
+            .expect("a write holds its turn until it ends")
     }
 }
 
