@@ -103,6 +103,15 @@ pub struct ExternalRef {
     pub recorded_at: DateTime<Utc>,
 }
 
+/// An operation with its attempts and the external ids it created, as a change committed them:
+/// what the ledger answers a change with (the audit trail is read with the [`OperationHistory`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommittedOperation {
+    pub operation: OperationRecord,
+    pub attempts: Vec<AttemptRecord>,
+    pub external_refs: Vec<ExternalRef>,
+}
+
 /// An operation with everything recorded about it.
 #[derive(Debug, Clone)]
 pub struct OperationHistory {

@@ -202,4 +202,31 @@ crate::engine_tests! {
         let refused = app.ledger.register(&acme(), &Actor::agent("agent-7"), orphan).await;
         assert!(refused.unwrap_err().to_string().contains("there is no operation aftersale-1043-li_2"));
     }
+
+    what_a_change_answers_is_what_a_later_read_finds(app) {
+        use opledger::domain::failure::FailureClass;
+        use opledger::domain::ids::AttemptNumber;
+        use opledger::domain::machine::AttemptOutcome;
+        let agent = Actor::agent("agent-7");
+        let op_id = OpId::parse("refund-A1042-part1").unwrap();
+        app.ledger.register(&acme(), &agent, request(op_id.as_str(), 100)).await.unwrap();
+        let unavailable = AttemptOutcome::Failed { failure: FailureClass::TransientUnavailable { retry_after_s: Some(2) } };
+        let succeeded = AttemptOutcome::Succeeded { external_id: Some("re_1".into()) };
+        for (number, outcome) in [(1, unavailable), (2, succeeded)] {
+            let begun = app.ledger.execute(&acme(), &op_id, Command::BeginAttempt, &agent, AttemptReport::default()).await.unwrap();
+            let attempt = AttemptNumber(number);
+            let report = AttemptReport { http_status: Some(200), latency_ms: Some(80), ..AttemptReport::default() };
+            let recorded = Command::RecordOutcome { attempt, outcome };
+            let answered = app.ledger.execute(&acme(), &op_id, recorded, &agent, report).await.unwrap();
+            let read = app.ledger.reads().operation_history(&acme(), &op_id).await.unwrap().unwrap();
+            assert_eq!(answered.operation, read.operation);
+            assert_eq!(answered.attempts, read.attempts, "attempt {number}");
+            assert_eq!(answered.external_refs, read.external_refs);
+            assert_eq!(begun.attempts.len(), number as usize);
+            assert!(begun.attempts.last().unwrap().outcome.is_none(), "the attempt begun is open");
+        }
+        let read = app.ledger.reads().operation_history(&acme(), &op_id).await.unwrap().unwrap();
+        assert_eq!(read.attempts.len(), 2);
+        assert_eq!(read.external_refs.iter().map(|r| r.external_id.as_str()).collect::<Vec<_>>(), ["re_1"]);
+    }
 }

@@ -16,7 +16,7 @@ use crate::domain::{
     failure::FailureClass,
     ids::{Actor, AttemptNumber, OpId, TenantId},
     machine::{AttemptOutcome, Command, State},
-    operation::{AttemptReport, OperationHistory, OperationRecord, RetryBudget},
+    operation::{AttemptReport, CommittedOperation, OperationRecord, RetryBudget},
     policy::rule_requiring_approval,
 };
 use crate::server::clock::now;
@@ -197,7 +197,7 @@ impl Executor {
     /// Sends a planned or approved operation until it succeeds, fails for good, becomes unknown,
     /// or the retry budget or deadline runs out (then it stays ready for a later run).
     #[tracing::instrument(skip_all, fields(tenant = %tenant, op_id = %op_id))]
-    pub async fn run(&self, tenant: &TenantId, op_id: &OpId) -> Result<OperationHistory, LedgerError> {
+    pub async fn run(&self, tenant: &TenantId, op_id: &OpId) -> Result<CommittedOperation, LedgerError> {
         let started = Instant::now();
         let deadline = chrono::Duration::from_std(self.retry.deadline).unwrap_or(chrono::Duration::MAX);
         let budget = RetryBudget { max_sends: self.retry.max_sends, deadline: now() + deadline };
@@ -262,7 +262,7 @@ impl Executor {
         &self,
         tenant: &TenantId,
         operation: &OperationRecord,
-    ) -> Result<OperationHistory, LedgerError> {
+    ) -> Result<CommittedOperation, LedgerError> {
         let attempt = open_attempt(operation)?;
         let not_sent = |failure, reason: String| Sent {
             outcome: AttemptOutcome::Failed { failure },
@@ -287,7 +287,7 @@ impl Executor {
         tenant: &TenantId,
         operation: &OperationRecord,
         connector: &dyn Connector,
-    ) -> Result<OperationHistory, LedgerError> {
+    ) -> Result<CommittedOperation, LedgerError> {
         let attempt = open_attempt(operation)?;
         let sent = connector.send(operation).await;
         self.record_outcome(tenant, operation, attempt, sent).await
@@ -299,7 +299,7 @@ impl Executor {
         operation: &OperationRecord,
         attempt: AttemptNumber,
         sent: Sent,
-    ) -> Result<OperationHistory, LedgerError> {
+    ) -> Result<CommittedOperation, LedgerError> {
         let command = Command::RecordOutcome { attempt, outcome: sent.outcome };
         self.ledger.execute(tenant, &operation.op_id, command, &self.actor, sent.report).await
     }

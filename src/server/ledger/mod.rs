@@ -30,7 +30,7 @@ use crate::domain::{
     audit::{AuditEntry, AuditRecord},
     ids::{check_subject, Actor, OpId, TenantId},
     machine::{decide, Command, Rejection, Snapshot, State},
-    operation::{AttemptReport, OperationHistory},
+    operation::{AttemptReport, CommittedOperation, OperationHistory},
     params::{CanonicalParams, FieldDiff},
     policy::{requires_approval, ApprovalRule},
 };
@@ -348,7 +348,7 @@ impl Ledger {
     }
 
     /// Decides `command` by `actor` on one operation and commits the result with its audit entry;
-    /// returns the operation's history as committed.
+    /// returns the operation with its attempts and external ids as committed.
     #[tracing::instrument(skip_all, fields(tenant = %tenant, op_id = %op_id, command = command.kind().as_str()))]
     pub async fn execute(
         &self,
@@ -357,7 +357,7 @@ impl Ledger {
         command: Command,
         actor: &Actor,
         report: AttemptReport,
-    ) -> Result<OperationHistory, LedgerError> {
+    ) -> Result<CommittedOperation, LedgerError> {
         self.execute_answering(tenant, op_id, command, actor, report, None).await
     }
 
@@ -371,7 +371,7 @@ impl Ledger {
         actor: &Actor,
         report: AttemptReport,
         answer: Option<RequestAnswer>,
-    ) -> Result<OperationHistory, LedgerError> {
+    ) -> Result<CommittedOperation, LedgerError> {
         for _ in 0..MAX_RACES {
             let operation = self.store.load_operation(tenant, op_id).await?.ok_or(LedgerError::NotFound)?;
             let at = now();

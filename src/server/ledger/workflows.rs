@@ -14,7 +14,7 @@ use crate::domain::{
     compensation::{intent, still_offered, Compensation},
     ids::{Actor, ActorKind, OpId, TenantId},
     machine::{cancel_message, check, Command, CommandKind, Rejection, RejectionCode, State},
-    operation::{AttemptReport, OperationHistory},
+    operation::{AttemptReport, CommittedOperation},
     params::CanonicalParams,
 };
 use crate::server::clock::now;
@@ -92,7 +92,7 @@ pub async fn query_provider(
 }
 
 /// Where an operation stands, in words, as the ledger committed it: what an action's answer ends with.
-fn standing(history: &OperationHistory) -> String {
+fn standing(history: &CommittedOperation) -> String {
     let snapshot = &history.operation.snapshot;
     let op_id = &history.operation.op_id;
     match snapshot.state {

@@ -27,7 +27,7 @@ pub const SEAL_BATCH: u32 = 2_000;
 use crate::domain::audit::{AuditEntry, AuditRecord};
 use crate::domain::ids::{OpId, TenantId};
 use crate::domain::machine::State;
-use crate::domain::operation::{AttemptRecord, OperationHistory, OperationRecord};
+use crate::domain::operation::{AttemptRecord, CommittedOperation, OperationHistory, OperationRecord};
 use records::{
     ApiTokenRecord, ApprovalRuleRecord, AuditQuery, BulkRunRecord, ConflictRecord, ConflictWithStored,
     LeasedRows, NewApiToken, NewBulkRun, NewConflict, NewOperation, NewUser, OperationChange,
@@ -274,9 +274,10 @@ pub trait Store: Reads + Sessions {
 
     /// Commits a decided change: the events, the new projection (operation, attempts, external
     /// references, approvals) and the audit entries, in one transaction, and returns the
-    /// operation's history as that transaction committed it. Refused with
+    /// operation with its attempts and external references as that transaction committed them
+    /// (its audit trail is not read again). Refused with
     /// [`StoreError::Conflict`] when the operation is no longer at `expected_version`.
-    async fn apply_change(&self, change: OperationChange) -> Result<OperationHistory, StoreError>;
+    async fn apply_change(&self, change: OperationChange) -> Result<CommittedOperation, StoreError>;
 
     /// Claims up to `limit` operations that are `unknown` and unchanged since `settled_before`, or
     /// `submitted` and unchanged since then with every attempt's send deadline before it (a send

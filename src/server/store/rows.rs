@@ -266,54 +266,9 @@ pub(super) const TRAIL_QUERY: &str =
      cast(null as bigint), cast(null as text), 1, id from audit_pending where tenant = $1 and op_id = $2 \
      order by waiting, place";
 
+/// The columns every stored audit entry has, whatever table holds it.
 #[derive(sqlx::FromRow)]
-pub(super) struct TrailRow {
-    at_us: i64,
-    actor: String,
-    role: String,
-    action: String,
-    op_id: Option<String>,
-    from_state: Option<String>,
-    to_state: Option<String>,
-    reason: Option<String>,
-    evidence: String,
-    seq: Option<i64>,
-    hash: Option<String>,
-}
-
-impl TrailRow {
-    pub(super) fn into_event(self, tenant: &str) -> Result<TrailEvent, StoreError> {
-        Ok(TrailEvent {
-            seq: self
-                .seq
-                .map(|seq| u64::try_from(seq).map_err(|e| corrupt("audit seq")(e.to_string())))
-                .transpose()?,
-            entry: AuditEntry {
-                at: time(self.at_us)?,
-                tenant: tenant.to_owned(),
-                actor: self.actor,
-                role: self.role,
-                action: self.action,
-                op_id: self.op_id,
-                from_state: self.from_state,
-                to_state: self.to_state,
-                reason: self.reason,
-                evidence: serde_json::from_str(&self.evidence)
-                    .map_err(|e| corrupt("evidence")(e.to_string()))?,
-            },
-            hash: self.hash,
-        })
-    }
-}
-
-/// The columns of an entry waiting for the sealer, in `audit_pending`.
-pub(super) const PENDING_COLUMNS: &str =
-    "id, tenant, at_us, actor, role, action, op_id, from_state, to_state, reason, evidence";
-
-#[derive(sqlx::FromRow)]
-pub(super) struct PendingRow {
-    pub(super) id: i64,
-    tenant: String,
+pub(super) struct EntryColumns {
     at_us: i64,
     actor: String,
     role: String,
@@ -325,11 +280,11 @@ pub(super) struct PendingRow {
     evidence: String,
 }
 
-impl PendingRow {
-    pub(super) fn into_entry(self) -> Result<AuditEntry, StoreError> {
+impl EntryColumns {
+    fn into_entry(self, tenant: String) -> Result<AuditEntry, StoreError> {
         Ok(AuditEntry {
             at: time(self.at_us)?,
-            tenant: self.tenant,
+            tenant,
             actor: self.actor,
             role: self.role,
             action: self.action,
@@ -343,18 +298,50 @@ impl PendingRow {
 }
 
 #[derive(sqlx::FromRow)]
+pub(super) struct TrailRow {
+    #[sqlx(flatten)]
+    entry: EntryColumns,
+    seq: Option<i64>,
+    hash: Option<String>,
+}
+
+impl TrailRow {
+    pub(super) fn into_event(self, tenant: &str) -> Result<TrailEvent, StoreError> {
+        Ok(TrailEvent {
+            seq: self
+                .seq
+                .map(|seq| u64::try_from(seq).map_err(|e| corrupt("audit seq")(e.to_string())))
+                .transpose()?,
+            entry: self.entry.into_entry(tenant.to_owned())?,
+            hash: self.hash,
+        })
+    }
+}
+
+/// The columns of an entry waiting for the sealer, in `audit_pending`.
+pub(super) const PENDING_COLUMNS: &str =
+    "id, tenant, at_us, actor, role, action, op_id, from_state, to_state, reason, evidence";
+
+#[derive(sqlx::FromRow)]
+pub(super) struct PendingRow {
+    pub(super) id: i64,
+    tenant: String,
+    #[sqlx(flatten)]
+    entry: EntryColumns,
+}
+
+impl PendingRow {
+    pub(super) fn into_entry(self) -> Result<AuditEntry, StoreError> {
+        self.entry.into_entry(self.tenant)
+    }
+}
+
+#[derive(sqlx::FromRow)]
 pub(super) struct AuditRow {
     tenant: String,
     seq: i64,
-    at_us: i64,
-    actor: String,
-    role: String,
-    action: String,
-    op_id: Option<String>,
-    from_state: Option<String>,
-    to_state: Option<String>,
-    reason: Option<String>,
-    evidence: String,
+    #[sqlx(flatten)]
+    entry: EntryColumns,
     prev_hash: String,
     hash: String,
 }
@@ -363,19 +350,7 @@ impl AuditRow {
     pub(super) fn into_record(self) -> Result<AuditRecord, StoreError> {
         Ok(AuditRecord {
             seq: u64::try_from(self.seq).map_err(|e| corrupt("audit seq")(e.to_string()))?,
-            entry: AuditEntry {
-                at: time(self.at_us)?,
-                tenant: self.tenant,
-                actor: self.actor,
-                role: self.role,
-                action: self.action,
-                op_id: self.op_id,
-                from_state: self.from_state,
-                to_state: self.to_state,
-                reason: self.reason,
-                evidence: serde_json::from_str(&self.evidence)
-                    .map_err(|e| corrupt("evidence")(e.to_string()))?,
-            },
+            entry: self.entry.into_entry(self.tenant)?,
             prev_hash: self.prev_hash,
             hash: self.hash,
         })

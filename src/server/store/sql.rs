@@ -13,7 +13,7 @@ macro_rules! sql_store {
         use $crate::domain::audit::{AuditEntry, AuditRecord, TrailEvent};
         use $crate::domain::ids::{OpId, TenantId};
         use $crate::domain::machine::{Event, State};
-        use $crate::domain::operation::{AttemptRecord, AttemptReport, OperationHistory, OperationRecord};
+        use $crate::domain::operation::{AttemptRecord, AttemptReport, CommittedOperation, OperationHistory, OperationRecord};
         use $crate::server::store::records::*;
         use $crate::server::store::rows::*;
         use $crate::server::store::{Backend, Reads, Sessions, Store, StoreError, SEAL_BATCH};
@@ -292,11 +292,11 @@ macro_rules! sql_store {
             history_after(connection, operation).await.map(Some)
         }
 
-        /// `operation` with its attempts, external references and audit trail, read on `connection`.
-        async fn history_after(
+        /// `operation` with its attempts and external references, read on `connection`.
+        async fn committed_after(
             connection: &mut <$db as sqlx::Database>::Connection,
             operation: OperationRecord,
-        ) -> Result<OperationHistory, StoreError> {
+        ) -> Result<CommittedOperation, StoreError> {
             let (tenant, op_id) = (operation.tenant.as_str(), operation.op_id.as_str());
             let attempts: Vec<AttemptRow> = sqlx::query_as(
                 "select number, idempotency_key, sent_by, started_at_us, finished_at_us, outcome, http_status, \
@@ -315,11 +315,21 @@ macro_rules! sql_store {
             .bind(op_id)
             .fetch_all(&mut *connection)
             .await?;
-            let trail: Vec<TrailRow> =
-                sqlx::query_as(TRAIL_QUERY).bind(tenant).bind(op_id).fetch_all(&mut *connection).await?;
             let attempts = attempts.into_iter().map(AttemptRow::into_record).collect::<Result<_, _>>()?;
             let external_refs = refs.into_iter().map(ExternalRefRow::into_record).collect::<Result<_, _>>()?;
-            let audit = trail.into_iter().map(|row| row.into_event(tenant)).collect::<Result<_, _>>()?;
+            Ok(CommittedOperation { operation, attempts, external_refs })
+        }
+
+        /// `operation` with its attempts, external references and audit trail, read on `connection`.
+        async fn history_after(
+            connection: &mut <$db as sqlx::Database>::Connection,
+            operation: OperationRecord,
+        ) -> Result<OperationHistory, StoreError> {
+            let CommittedOperation { operation, attempts, external_refs } = committed_after(connection, operation).await?;
+            let tenant = operation.tenant.as_str().to_owned();
+            let trail: Vec<TrailRow> =
+                sqlx::query_as(TRAIL_QUERY).bind(&tenant).bind(operation.op_id.as_str()).fetch_all(&mut *connection).await?;
+            let audit = trail.into_iter().map(|row| row.into_event(&tenant)).collect::<Result<_, _>>()?;
             Ok(OperationHistory { operation, attempts, external_refs, audit })
         }
 

@@ -118,7 +118,7 @@ macro_rules! store_writes {
                 Ok(())
             }
 
-            async fn apply_change(&self, change: OperationChange) -> Result<OperationHistory, StoreError> {
+            async fn apply_change(&self, change: OperationChange) -> Result<CommittedOperation, StoreError> {
                 let mut tx = $begin(self).await?;
                 let columns = SnapshotColumns::of(&change.after);
                 let update_text = format!("{UPDATE_OPERATION}{OPERATION_COLUMNS}");
@@ -134,25 +134,13 @@ macro_rules! store_writes {
                     return Err(StoreError::Conflict("the operation changed since it was read".into()));
                 };
                 let operation = updated.operation.into_record()?;
-                sqlx::query(
-                    "insert into operation_events (tenant, op_id, version, events, actor, recorded_at_us) \
-                     values ($1, $2, $3, $4, $5, $6)",
-                )
-                .bind(change.tenant.as_str())
-                .bind(change.op_id.as_str())
-                .bind(change.expected_version + 1)
-                .bind(serde_json::to_string(&change.events).map_err(|e| StoreError::Corrupt(e.to_string()))?)
-                .bind(&change.actor.name)
-                .bind(micros(change.at))
-                .execute(&mut *tx)
-                .await?;
                 for event in &change.events {
                     project(&mut tx, &operation, &change, event).await?;
                 }
                 append_audit(&mut tx, &change.tenant, change.audit.clone()).await?;
                 record_activity(&mut tx, &operation, Some(change.from), updated.unknown_since_us, change.at).await?;
                 record_answer(&mut tx, &change.tenant, change.answers.as_ref()).await?;
-                let after = history_after(&mut tx, operation).await?;
+                let after = committed_after(&mut tx, operation).await?;
                 tx.commit().await?;
                 Ok(after)
             }

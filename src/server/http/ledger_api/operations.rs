@@ -217,7 +217,7 @@ pub async fn begin_attempt(
         .iter()
         .map(|(name, value)| format!("{name}={value}"))
         .collect();
-    let view = OperationView::of(updated, false);
+    let view = OperationView::committed(updated);
     let body = AttemptStarted {
         attempt,
         message: format!(
@@ -313,7 +313,7 @@ pub async fn record_outcome(
     let command = Command::RecordOutcome { attempt, outcome: body.outcome() };
     let updated = state.ledger.execute(&caller.tenant, &op_id, command, &caller.actor, report).await?;
     let message = updated.operation.snapshot.state.caller_message().to_owned();
-    Ok(Json(OperationAnswer { message, operation: OperationView::of(updated, false) }))
+    Ok(Json(OperationAnswer { message, operation: OperationView::committed(updated) }))
 }
 
 /// An optional reason for a cancel.
@@ -352,7 +352,7 @@ pub async fn cancel(
         .execute(&caller.tenant, &op_id, command, &caller.actor, AttemptReport::default())
         .await?;
     let message = cancel_message(op_id.as_str(), updated.operation.snapshot.state);
-    Ok(Json(OperationAnswer { message, operation: OperationView::of(updated, false) }))
+    Ok(Json(OperationAnswer { message, operation: OperationView::committed(updated) }))
 }
 
 /// Every operation of one order (subject) with the roll-up: which completed, which did not, which

@@ -22,7 +22,7 @@ use crate::domain::{
     ids::{OpId, TenantId},
     machine::State as OpState,
     money::{Currency, Money},
-    operation::OperationHistory,
+    operation::{ExternalRef, OperationRecord},
     params::CanonicalParams,
 };
 use crate::server::http::state::AppState;
@@ -60,10 +60,14 @@ pub struct ToolAnswer {
 }
 
 /// Words for a model about an operation that `ran_now` (or was found as it stands).
-fn answer(history: &OperationHistory, ran_now: bool, what: &str) -> ToolAnswer {
-    let operation = &history.operation;
+fn answer(
+    operation: &OperationRecord,
+    external_refs: &[ExternalRef],
+    ran_now: bool,
+    what: &str,
+) -> ToolAnswer {
     let op_id = operation.op_id.to_string();
-    let external_id = history.external_refs.last().map(|r| r.external_id.clone());
+    let external_id = external_refs.last().map(|r| r.external_id.clone());
     let reference = external_id.as_deref().map(|id| format!(" ({id})")).unwrap_or_default();
     let (status, message) = match operation.snapshot.state {
         OpState::Succeeded if ran_now => (ToolStatus::Succeeded, format!("Done: {what}{reference}.")),
@@ -162,10 +166,10 @@ async fn run(
         }
     };
     if !matches!(recorded.operation.snapshot.state, OpState::Planned | OpState::Approved) {
-        return Ok(answer(&recorded, false, what));
+        return Ok(answer(&recorded.operation, &recorded.external_refs, false, what));
     }
     let after = state.executor.run(&caller.tenant, &op_id).await?;
-    Ok(answer(&after, true, what))
+    Ok(answer(&after.operation, &after.external_refs, true, what))
 }
 
 /// Work on one line item of an order.

@@ -9,7 +9,7 @@ use utoipa::ToSchema;
 use crate::domain::{
     audit::TrailEvent,
     money::Money,
-    operation::{AttemptRecord, OperationHistory, OperationRecord},
+    operation::{AttemptRecord, CommittedOperation, OperationHistory, OperationRecord},
     policy::Approval,
 };
 
@@ -57,6 +57,16 @@ pub struct OperationView {
 impl OperationView {
     pub fn of(history: OperationHistory, with_audit: bool) -> Self {
         let OperationHistory { operation, attempts, external_refs, audit } = history;
+        Self::of_parts(CommittedOperation { operation, attempts, external_refs }, with_audit.then_some(audit))
+    }
+
+    /// The view of what a change committed (no audit trail).
+    pub fn committed(committed: CommittedOperation) -> Self {
+        Self::of_parts(committed, None)
+    }
+
+    fn of_parts(committed: CommittedOperation, audit: Option<Vec<TrailEvent>>) -> Self {
+        let CommittedOperation { operation, attempts, external_refs } = committed;
         let OperationRecord {
             op_id,
             kind,
@@ -100,7 +110,7 @@ impl OperationView {
                 .into_iter()
                 .map(|r| format!("{}/{}/{}", r.provider, r.ref_type, r.external_id))
                 .collect(),
-            audit: with_audit.then_some(audit),
+            audit,
         }
     }
 }
