@@ -66,11 +66,12 @@ fn fill_sql(postgres: bool) -> String {
     }
 }
 
-/// The summaries the ledger keeps with every change (counts per state, each order's latest change,
+/// The summaries the ledger keeps with every change (counts per state, as the hourly counts' hour -1; each order's latest change,
 /// the overview's charts spread over their 16 stripes), for the rows filled straight in; each
 /// succeeded operation counts as settled in the hour it changed, in one of the five buckets.
 const SUMMARIES: [&str; 4] = [
-    "insert into state_counts (tenant, state, stripe, operations) select tenant, state, 0, count(*) from operations group by tenant, state",
+    "insert into hourly_outcomes (tenant, hour_us, state, stripe, operations) select tenant, -1, state, 0, count(*) \
+     from operations group by tenant, state",
     "insert into subject_activity (tenant, subject, changed_at_us, unsettled) select tenant, subject, max(updated_at_us), \
      sum(case when state <> 'succeeded' then 1 else 0 end) from operations group by tenant, subject",
     "insert into hourly_outcomes (tenant, hour_us, state, stripe, operations) select tenant, \

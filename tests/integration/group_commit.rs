@@ -134,8 +134,11 @@ async fn a_write_whose_caller_goes_away_is_whole_or_absent_and_never_holds_the_w
     let operations = count_afresh(&opened.url, "select count(*) from operations").await;
     let audited =
         count_afresh(&opened.url, "select count(*) from audit_pending where action = 'register'").await;
-    let counted: i64 =
-        count_afresh(&opened.url, "select coalesce(sum(operations), 0) from state_counts").await;
+    let counted: i64 = count_afresh(
+        &opened.url,
+        "select coalesce(sum(operations), 0) from hourly_outcomes where hour_us = -1",
+    )
+    .await;
     assert!((21..=41).contains(&operations), "{operations} operations");
     assert_eq!(audited, operations, "each operation recorded has its audit entry, and only those");
     assert_eq!(counted, operations, "each operation recorded is counted, and only those");

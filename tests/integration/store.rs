@@ -230,3 +230,53 @@ crate::engine_tests! {
         assert_eq!(read.external_refs.iter().map(|r| r.external_id.as_str()).collect::<Vec<_>>(), ["re_1"]);
     }
 }
+
+/// Migrates a fresh database of `engine` up to migration 25, records counts per state the way
+/// those migrations kept them, then migrates the rest: the overview counts the same.
+async fn counts_per_state_survive_their_move_into_the_hourly_counts(engine: crate::support::Engine) {
+    use crate::support::{Engine, TestDatabase};
+    use opledger::domain::machine::State;
+    let Some(database) = TestDatabase::create(engine).await else { return };
+    let folder = match engine {
+        Engine::Sqlite => "migrations/sqlite",
+        Engine::Postgres => "migrations/postgres",
+    };
+    let mut before = sqlx::migrate::Migrator::new(std::path::Path::new(folder)).await.unwrap();
+    before.migrations =
+        before.migrations.iter().filter(|m| m.version <= 25).cloned().collect::<Vec<_>>().into();
+    let counts = "insert into tenants (id, name, created_at_us) values ('acme', 'acme', 0); \
+                  insert into state_counts (tenant, state, stripe, operations) values \
+                  ('acme', 'succeeded', 0, 5), ('acme', 'succeeded', 3, 2), ('acme', 'unknown', 7, 1)";
+    match engine {
+        Engine::Sqlite => {
+            let options = sqlx::sqlite::SqliteConnectOptions::new()
+                .filename(database.url().trim_start_matches("sqlite://"))
+                .create_if_missing(true);
+            let pool = sqlx::SqlitePool::connect_with(options).await.unwrap();
+            before.run(&pool).await.unwrap();
+            sqlx::raw_sql(counts).execute(&pool).await.unwrap();
+            pool.close().await;
+        }
+        Engine::Postgres => {
+            let pool = sqlx::PgPool::connect(database.url()).await.unwrap();
+            before.run(&pool).await.unwrap();
+            sqlx::raw_sql(counts).execute(&pool).await.unwrap();
+            pool.close().await;
+        }
+    }
+    let store = opledger::server::store::connect(database.url()).await.unwrap();
+    store.migrate().await.unwrap();
+    let mut counted = store.count_by_state(&acme()).await.unwrap();
+    counted.sort_by_key(|(state, _)| state.as_str());
+    assert_eq!(counted, vec![(State::Succeeded, 7), (State::Unknown, 1)]);
+}
+
+#[tokio::test]
+async fn sqlite_counts_per_state_survive_their_move_into_the_hourly_counts() {
+    counts_per_state_survive_their_move_into_the_hourly_counts(crate::support::Engine::Sqlite).await;
+}
+
+#[tokio::test]
+async fn postgres_counts_per_state_survive_their_move_into_the_hourly_counts() {
+    counts_per_state_survive_their_move_into_the_hourly_counts(crate::support::Engine::Postgres).await;
+}

@@ -117,9 +117,10 @@ macro_rules! store_reads {
 
             async fn count_by_state(&self, tenant: &TenantId) -> Result<Vec<(State, u64)>, StoreError> {
                 let rows: Vec<(String, i64)> =
-                    sqlx::query_as("select state, cast(sum(operations) as bigint) from state_counts where tenant = $1 \
-                     group by state having sum(operations) > 0")
+                    sqlx::query_as("select state, cast(sum(operations) as bigint) from hourly_outcomes \
+                     where tenant = $1 and hour_us = $2 group by state having sum(operations) > 0")
                         .bind(tenant.as_str())
+                        .bind(EVERY_HOUR)
                         .fetch_all(&self.pool)
                         .await?;
                 rows.into_iter()

@@ -26,6 +26,10 @@ pub(super) fn micros(at: DateTime<Utc>) -> i64 {
     at.timestamp_micros()
 }
 
+/// The hour under which `hourly_outcomes` counts the operations of every hour together: the
+/// overview's counts per state. No real hour starts before 1970.
+pub(super) const EVERY_HOUR: i64 = -1;
+
 /// The start of the hour `us` falls in, in microseconds: the key of the overview's hourly rows.
 pub(super) fn hour_of(us: i64) -> i64 {
     us.div_euclid(3_600_000_000) * 3_600_000_000

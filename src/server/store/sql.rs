@@ -116,8 +116,7 @@ macro_rules! sql_store {
         ) -> Result<(), StoreError> {
             let (tenant, to) = (&operation.tenant, operation.snapshot.state);
             let stripe = count_stripe(&operation.op_id);
-            move_count(tx, tenant, stripe, None, from, to).await?;
-            move_count(tx, tenant, stripe, Some(hour_of(micros(operation.created_at))), from, to).await?;
+            move_counts(tx, tenant, stripe, hour_of(micros(operation.created_at)), from, to).await?;
             let unsettled = |state: Option<State>| i64::from(state.is_some_and(|state| state != State::Succeeded));
             sqlx::query(
                 "insert into subject_activity (tenant, subject, changed_at_us, unsettled) values ($1, $2, $3, $4) \
@@ -148,14 +147,15 @@ macro_rules! sql_store {
         }
 
         /// Moves one operation counted in `stripe` from the count of state `from` (none for a new
-        /// one) to that of `to`: in `state_counts`, or, given the hour it was created in, in
-        /// `hourly_outcomes`. One statement for both rows (never the same row twice), in the order
-        /// of the states' names, so that two changes lock their rows in one order.
-        async fn move_count(
+        /// one) to that of `to`, both among the counts of every hour ([`EVERY_HOUR`]) and among
+        /// those of `created_hour`, the hour it was created in: one statement (never the same row
+        /// twice), its rows in the order of their hours and states' names, so that two changes
+        /// lock their rows in one order.
+        async fn move_counts(
             tx: &mut Tx,
             tenant: &TenantId,
             stripe: i16,
-            hour_us: Option<i64>,
+            created_hour: i64,
             from: Option<State>,
             to: State,
         ) -> Result<(), StoreError> {
@@ -165,24 +165,20 @@ macro_rules! sql_store {
                 Some(from) if from.as_str() < to.as_str() => vec![(from, -1), (to, 1)],
                 Some(from) => vec![(to, 1), (from, -1)],
             };
-            let (table, hour_column, hour_value, first) = match hour_us {
-                Some(_) => ("hourly_outcomes", ", hour_us", ", $3", 4),
-                None => ("state_counts", "", "", 3),
-            };
-            let values: Vec<String> = (0..moves.len())
-                .map(|i| format!("($1, ${}, $2, ${}{hour_value})", first + 2 * i, first + 2 * i + 1))
+            let rows: Vec<(i64, State, i64)> = [EVERY_HOUR, created_hour]
+                .into_iter()
+                .flat_map(|hour| moves.iter().map(move |&(state, delta)| (hour, state, delta)))
                 .collect();
+            let values: Vec<String> =
+                (0..rows.len()).map(|i| format!("($1, $2, ${}, ${}, ${})", 3 + 3 * i, 4 + 3 * i, 5 + 3 * i)).collect();
             let sql = format!(
-                "insert into {table} (tenant, state, stripe, operations{hour_column}) values {} \
-                 on conflict (tenant, state, stripe{hour_column}) do update set operations = {table}.operations + excluded.operations",
+                "insert into hourly_outcomes (tenant, stripe, hour_us, state, operations) values {} \
+                 on conflict (tenant, hour_us, state, stripe) do update set operations = hourly_outcomes.operations + excluded.operations",
                 values.join(", ")
             );
             let mut query = sqlx::query(&sql).bind(tenant.as_str()).bind(stripe);
-            if let Some(hour) = hour_us {
-                query = query.bind(hour);
-            }
-            for (state, delta) in moves {
-                query = query.bind(state.as_str()).bind(delta);
+            for (hour, state, delta) in rows {
+                query = query.bind(hour).bind(state.as_str()).bind(delta);
             }
             query.execute(&mut **tx).await?;
             Ok(())
