@@ -7,32 +7,14 @@ use serde_json::json;
 use std::process::Command;
 
 use crate::support::refund_1043;
+use crate::support::refund_request;
 use opledger::domain::{
     audit::{AuditRecord, ChainVerifier},
     ids::{Actor, OpId, TenantId},
     machine::Command as LedgerCommand,
     operation::AttemptReport,
-    params::CanonicalParams,
 };
-use opledger::server::ledger::{Ledger, RegisterRequest, DEFAULT_KEY_RETENTION};
-
-fn refund_request(n: usize) -> RegisterRequest {
-    RegisterRequest {
-        op_id: OpId::parse(&format!("refund-{n}-li_1")).unwrap(),
-        kind: "refund".into(),
-        subject: format!("order:{n}"),
-        provider: "stripe".into(),
-        params: CanonicalParams::from_value(
-            json!({"payment_intent": "pi_1043", "amount": {"minor": 100, "currency": "TWD"}}),
-        )
-        .unwrap(),
-        requested_by: "agent-7".into(),
-        on_behalf_of: None,
-        server_sends: false,
-        compensates: None,
-        key_retention: DEFAULT_KEY_RETENTION,
-    }
-}
+use opledger::server::ledger::Ledger;
 
 /// Checks `chain` link by link, as `opledger audit verify` does with an export.
 fn assert_chain_holds(chain: &[AuditRecord]) {

@@ -2,11 +2,10 @@
 //! is durable for a connection that opens the file afresh, a write that fails inside a group takes
 //! nothing of the others with it, and a write whose caller goes away never holds the writer.
 
-use opledger::domain::ids::{Actor, OpId, TenantId};
-use opledger::domain::params::CanonicalParams;
-use opledger::server::ledger::{Ledger, RegisterRequest, Registration, DEFAULT_KEY_RETENTION};
+use crate::support::refund_request;
+use opledger::domain::ids::{Actor, TenantId};
+use opledger::server::ledger::{Ledger, LedgerError, Registration};
 use opledger::server::store::{SqliteStore, Store, StoreError};
-use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -27,26 +26,23 @@ async fn open() -> Opened {
     Opened { _dir: dir, url, store, ledger }
 }
 
-fn refund(n: usize) -> RegisterRequest {
-    RegisterRequest {
-        op_id: OpId::parse(&format!("refund-{n}-li_1")).unwrap(),
-        kind: "refund".into(),
-        subject: format!("order:{n}"),
-        provider: "stripe".into(),
-        params: CanonicalParams::from_value(
-            json!({"payment_intent": format!("pi_{n}"), "amount": {"minor": 100, "currency": "TWD"}}),
-        )
-        .unwrap(),
-        requested_by: "agent-7".into(),
-        compensates: None,
-        on_behalf_of: None,
-        server_sends: false,
-        key_retention: DEFAULT_KEY_RETENTION,
-    }
-}
-
 fn acme() -> TenantId {
     TenantId::parse("acme").unwrap()
+}
+
+/// Registers the refunds of orders `orders`, each in a task of its own, all at once.
+fn spawn_registers(
+    ledger: &Ledger,
+    orders: std::ops::Range<usize>,
+) -> Vec<tokio::task::JoinHandle<Result<Registration, LedgerError>>> {
+    orders
+        .map(|n| {
+            let ledger = ledger.clone();
+            tokio::spawn(async move {
+                ledger.register(&acme(), &Actor::agent("agent-7"), refund_request(n)).await
+            })
+        })
+        .collect()
 }
 
 /// How many rows `sql` counts, read over a connection of its own that opens the file afresh.
@@ -61,13 +57,7 @@ async fn concurrent_writes_share_commits_and_every_acknowledged_one_is_durable()
     let opened = open().await;
     let writes = 64;
     let before = opened.store.group_commits();
-    let tasks: Vec<_> = (0..writes)
-        .map(|n| {
-            let ledger = opened.ledger.clone();
-            tokio::spawn(async move { ledger.register(&acme(), &Actor::agent("agent-7"), refund(n)).await })
-        })
-        .collect();
-    for task in tasks {
+    for task in spawn_registers(&opened.ledger, 0..writes) {
         assert!(matches!(task.await.unwrap().unwrap(), Registration::Created(_)));
     }
     let commits = opened.store.group_commits() - before;
@@ -82,12 +72,7 @@ async fn a_write_that_fails_inside_a_group_leaves_the_others_and_no_trace_of_its
     let opened = open().await;
     opened.ledger.create_token(&acme(), "agent-7", "admin").await.unwrap();
     let audited_before = count_afresh(&opened.url, "select count(*) from audit_pending").await;
-    let registers: Vec<_> = (0..24)
-        .map(|n| {
-            let ledger = opened.ledger.clone();
-            tokio::spawn(async move { ledger.register(&acme(), &Actor::agent("agent-7"), refund(n)).await })
-        })
-        .collect();
+    let registers = spawn_registers(&opened.ledger, 0..24);
     let duplicates: Vec<_> = (0..4)
         .map(|_| {
             let ledger = opened.ledger.clone();
@@ -113,12 +98,7 @@ async fn a_write_that_fails_inside_a_group_leaves_the_others_and_no_trace_of_its
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_write_whose_caller_goes_away_is_whole_or_absent_and_never_holds_the_writer() {
     let opened = open().await;
-    let tasks: Vec<_> = (0..40)
-        .map(|n| {
-            let ledger = opened.ledger.clone();
-            tokio::spawn(async move { ledger.register(&acme(), &Actor::agent("agent-7"), refund(n)).await })
-        })
-        .collect();
+    let tasks = spawn_registers(&opened.ledger, 0..40);
     for (n, task) in tasks.iter().enumerate() {
         if n % 2 == 1 {
             task.abort();
@@ -128,7 +108,7 @@ async fn a_write_whose_caller_goes_away_is_whole_or_absent_and_never_holds_the_w
         let _ = task.await;
     }
     let (tenant, agent) = (acme(), Actor::agent("agent-7"));
-    let next = opened.ledger.register(&tenant, &agent, refund(1_000));
+    let next = opened.ledger.register(&tenant, &agent, refund_request(1_000));
     let next = tokio::time::timeout(Duration::from_secs(5), next).await.expect("the writer is free");
     assert!(matches!(next.unwrap(), Registration::Created(_)));
     let operations = count_afresh(&opened.url, "select count(*) from operations").await;

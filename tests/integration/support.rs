@@ -1,10 +1,11 @@
 //! The test harness: `TestApp` spawns the application on port 0 with a fresh database, and
 //! `engine_tests!` runs one test body on both engines.
 
-use opledger::domain::ids::TenantId;
+use opledger::domain::ids::{OpId, TenantId};
+use opledger::domain::params::CanonicalParams;
 use opledger::server::app::startup::{Application, Settings};
-use opledger::server::ledger::Ledger;
-use serde_json::Value;
+use opledger::server::ledger::{Ledger, RegisterRequest, DEFAULT_KEY_RETENTION};
+use serde_json::{json, Value};
 use std::net::SocketAddr;
 use tempfile::TempDir;
 
@@ -528,5 +529,24 @@ impl ProviderHarness {
     /// The refunds the provider really made.
     pub fn refunds(&self) -> Vec<opledger::server::sandbox::CreatedObject> {
         self.sandbox.created_objects().into_iter().filter(|o| o.object_type == "refund").collect()
+    }
+}
+
+/// A refund of TWD 1.00 on line item 1 of order `n`, requested by agent-7.
+pub fn refund_request(n: usize) -> RegisterRequest {
+    RegisterRequest {
+        op_id: OpId::parse(&format!("refund-{n}-li_1")).unwrap(),
+        kind: "refund".into(),
+        subject: format!("order:{n}"),
+        provider: "stripe".into(),
+        params: CanonicalParams::from_value(
+            json!({"payment_intent": "pi_1043", "amount": {"minor": 100, "currency": "TWD"}}),
+        )
+        .unwrap(),
+        requested_by: "agent-7".into(),
+        on_behalf_of: None,
+        server_sends: false,
+        compensates: None,
+        key_retention: DEFAULT_KEY_RETENTION,
     }
 }
