@@ -24,15 +24,19 @@ fn assert_chain_holds(chain: &[AuditRecord]) {
     }
 }
 
-fn opledger(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_opledger")).args(args).output().unwrap()
+/// Runs the binary off the test's runtime, so that the application's own tasks (the sealer holding
+/// a tenant's lock among them) go on while it runs.
+async fn opledger(args: &[&str]) -> std::process::Output {
+    let args: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
+    let run = move || Command::new(env!("CARGO_BIN_EXE_opledger")).args(args).output().unwrap();
+    tokio::task::spawn_blocking(run).await.unwrap()
 }
 
-fn verify(lines: &[String]) -> (bool, String) {
+async fn verify(lines: &[String]) -> (bool, String) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("audit.jsonl");
     std::fs::write(&path, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
-    let output = opledger(&["audit", "verify", path.to_str().unwrap()]);
+    let output = opledger(&["audit", "verify", path.to_str().unwrap()]).await;
     let text = String::from_utf8_lossy(&output.stdout).to_string() + &String::from_utf8_lossy(&output.stderr);
     (output.status.success(), text)
 }
@@ -43,7 +47,7 @@ crate::engine_tests! {
         app.register(&refund_1043(1)).await;
         app.begin_attempt("refund-1043-li_2").await;
         app.report("refund-1043-li_2", 1, &json!({"outcome": "timeout"})).await;
-        let export = opledger(&["audit", "export", "--database-url", app.database.url(), "--tenant", "acme"]);
+        let export = opledger(&["audit", "export", "--database-url", app.database.url(), "--tenant", "acme"]).await;
         assert!(export.status.success(), "{}", String::from_utf8_lossy(&export.stderr));
         let lines: Vec<String> = String::from_utf8(export.stdout).unwrap().lines().map(str::to_owned).collect();
         assert_eq!(lines.len(), 5);
@@ -52,29 +56,29 @@ crate::engine_tests! {
             assert!(first.get(field).is_some(), "a line lacks {field}: {first}");
         }
 
-        let (ok, text) = verify(&lines);
+        let (ok, text) = verify(&lines).await;
         assert!(ok, "{text}");
         assert!(text.starts_with("OK: 5 events, the chain holds"), "{text}");
 
         let mut edited = lines.clone();
         edited[2] = edited[2].replace("the same op id was requested with other parameters", "nothing happened");
-        let (ok, text) = verify(&edited);
+        let (ok, text) = verify(&edited).await;
         assert!(!ok);
         assert!(text.contains("the chain breaks at line 3"), "{text}");
 
         let mut deleted = lines.clone();
         deleted.remove(1);
-        let (ok, text) = verify(&deleted);
+        let (ok, text) = verify(&deleted).await;
         assert!(!ok && text.contains("line 2"), "{text}");
 
         let mut reordered = lines.clone();
         reordered.swap(3, 4);
-        let (ok, text) = verify(&reordered);
+        let (ok, text) = verify(&reordered).await;
         assert!(!ok && text.contains("line 4"), "{text}");
 
         let mut garbage = lines.clone();
         garbage[4] = "not json".into();
-        let (ok, text) = verify(&garbage);
+        let (ok, text) = verify(&garbage).await;
         assert!(!ok && text.contains("line 5: not an audit record"), "{text}");
     }
 
@@ -143,11 +147,11 @@ crate::engine_tests! {
             app.ledger.register(&acme, &Actor::agent("agent-7"), refund_request(n)).await.unwrap();
         }
         let chain = app.ledger.audit_chain(&acme).await.unwrap();
-        let export = opledger(&["audit", "export", "--database-url", app.database.url(), "--tenant", "acme"]);
+        let export = opledger(&["audit", "export", "--database-url", app.database.url(), "--tenant", "acme"]).await;
         assert!(export.status.success(), "{}", String::from_utf8_lossy(&export.stderr));
         let lines: Vec<String> = String::from_utf8(export.stdout).unwrap().lines().map(str::to_owned).collect();
         assert_eq!(lines.len(), chain.len(), "every event, across pages");
-        let (ok, text) = verify(&lines);
+        let (ok, text) = verify(&lines).await;
         assert!(ok, "{text}");
     }
 }
