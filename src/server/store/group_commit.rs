@@ -45,7 +45,7 @@ struct Group {
     members: Vec<oneshot::Sender<Durable>>,
 }
 
-/// Counts a write as waiting for its turn while it exists (also when its wait is cancelled).
+/// Counts a write as waiting for its turn while it exists.
 struct Waiting<'a>(&'a AtomicUsize);
 
 impl<'a> Waiting<'a> {
@@ -85,14 +85,15 @@ impl GroupWriter {
 
     /// Waits for the writer connection's turn and opens a write on it, joining the open group.
     pub async fn begin(&self) -> Result<GroupTx, sqlx::Error> {
-        let group = {
-            let _waiting = Waiting::new(&self.shared.waiting);
-            self.shared.group.clone().lock_owned().await
-        };
         let shared = self.shared.clone();
-        // Spawned, so that a caller that goes away cannot leave the turn half-taken: the write is
-        // then dropped, which rolls it back.
+        // Spawned, so that a caller that goes away cannot leave its turn half-taken, nor leave the
+        // write before it waiting for a turn it counted on: the write is then opened and dropped,
+        // which rolls it back and commits the group.
         tokio::spawn(async move {
+            let group = {
+                let _waiting = Waiting::new(&shared.waiting);
+                shared.group.clone().lock_owned().await
+            };
             let mut tx = GroupTx { group: Some(group), shared };
             tx.open().await.map(|()| tx)
         })
