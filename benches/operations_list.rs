@@ -66,14 +66,20 @@ fn fill_sql(postgres: bool) -> String {
     }
 }
 
-/// The summaries the ledger keeps with every change (counts per state, as the hourly counts' hour -1; each order's latest change,
+/// The summaries the ledger keeps with every change (counts per state, as the hourly counts' hour -1; each order's latest change and tally,
 /// the overview's charts spread over their 16 stripes), for the rows filled straight in; each
 /// succeeded operation counts as settled in the hour it changed, in one of the five buckets.
 const SUMMARIES: [&str; 4] = [
     "insert into hourly_outcomes (tenant, hour_us, state, stripe, operations) select tenant, -1, state, 0, count(*) \
      from operations group by tenant, state",
-    "insert into subject_activity (tenant, subject, changed_at_us, unsettled) select tenant, subject, max(updated_at_us), \
-     sum(case when state <> 'succeeded' then 1 else 0 end) from operations group by tenant, subject",
+    "insert into subject_activity (tenant, subject, changed_at_us, uncertain, unsent, failed_originals, succeeded_originals, \
+     undone) select tenant, subject, max(updated_at_us), \
+     sum(case when state in ('submitted', 'unknown', 'needs_review') then 1 else 0 end), \
+     sum(case when state in ('planned', 'pending_approval', 'approved') then 1 else 0 end), \
+     sum(case when compensates is null and state in ('rejected', 'denied', 'cancelled') then 1 else 0 end), \
+     sum(case when compensates is null and state = 'succeeded' then 1 else 0 end), \
+     sum(case when compensates is not null and substr(kind, 1, 7) = 'cancel_' and state = 'succeeded' then 1 else 0 end) \
+     from operations group by tenant, subject",
     "insert into hourly_outcomes (tenant, hour_us, state, stripe, operations) select tenant, \
      created_at_us / 3600000000 * 3600000000, state, created_at_us % 16, count(*) from operations group by 1, 2, 3, 4",
     "insert into settle_times (tenant, hour_us, bucket, stripe, operations) select tenant, \

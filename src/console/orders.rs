@@ -198,11 +198,12 @@ pub(crate) mod ssr {
         .await
     }
 
-    /// Up to `limit` recently changed orders that need attention (partial success, pending confirmation).
-    pub async fn attention_orders(user: &SignedIn, limit: usize) -> Result<Vec<OrderSummary>, AppError> {
+    /// Up to `limit` recently changed orders that need attention (partial success, pending
+    /// confirmation): those the kept tallies name, each rolled up from its operations.
+    pub async fn attention_orders(user: &SignedIn, limit: u32) -> Result<Vec<OrderSummary>, AppError> {
         let store = reads();
-        let subjects = store.subjects(&user.tenant, true, 200).await.map_err(unavailable)?;
+        let subjects = store.subjects(&user.tenant, true, limit).await.map_err(unavailable)?;
         let items = store.subjects_operations(&user.tenant, &subjects).await.map_err(unavailable)?;
-        Ok(order_summaries(items).into_iter().filter(needs_attention).take(limit).collect())
+        Ok(order_summaries(items).into_iter().filter(needs_attention).collect())
     }
 }

@@ -80,12 +80,17 @@ pub(crate) mod ssr {
         let mut counts = store.count_by_state(&user.tenant).await.map_err(unavailable)?;
         counts.sort_by_key(|(state, _)| State::ALL.iter().position(|s| s == state));
         let count_of = |state: State| counts.iter().find(|(s, _)| *s == state).map_or(0, |(_, n)| *n);
-        let uncertain = store
-            .operations_in_states(&user.tenant, &[State::Unknown, State::Submitted, State::NeedsReview], 500)
+        let unknown_ages: Vec<Duration> = store
+            .changed_at_in_state(&user.tenant, State::Unknown, 500)
             .await
-            .map_err(unavailable)?;
-        let unknown_ages: Vec<Duration> =
-            uncertain.iter().filter(|o| o.state == State::Unknown).map(|o| at - o.updated_at).collect();
+            .map_err(unavailable)?
+            .into_iter()
+            .map(|changed_at| at - changed_at)
+            .collect();
+        let oldest_unknown =
+            store.operations_in_states(&user.tenant, &[State::Unknown], 5).await.map_err(unavailable)?;
+        let needs_review =
+            store.operations_in_states(&user.tenant, &[State::NeedsReview], 10).await.map_err(unavailable)?;
         let day_ago = at - Duration::hours(23);
         let first_hour = DateTime::from_timestamp(day_ago.timestamp() / 3600 * 3600, 0).unwrap_or(day_ago);
         let per_hour = store.outcomes_per_hour(&user.tenant, first_hour).await.map_err(unavailable)?;
@@ -113,19 +118,8 @@ pub(crate) mod ssr {
                 &[(300, "under 5 min"), (1800, "5–30 min"), (7200, "30 min–2 h"), (86_400, "2–24 h")],
                 "over a day",
             ),
-            oldest_uncertain: uncertain
-                .iter()
-                .filter(|o| o.state == State::Unknown)
-                .take(5)
-                .cloned()
-                .map(row)
-                .collect(),
-            needs_review: uncertain
-                .into_iter()
-                .filter(|o| o.state == State::NeedsReview)
-                .take(10)
-                .map(row)
-                .collect(),
+            oldest_uncertain: oldest_unknown.into_iter().map(row).collect(),
+            needs_review: needs_review.into_iter().map(row).collect(),
             attention_orders: attention_orders(user, 10).await?,
             hourly,
             time_to_settle: SETTLE_LABELS

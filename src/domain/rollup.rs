@@ -132,6 +132,79 @@ pub fn roll_up(operations: &[OperationSummary]) -> Result<OrderRollup, MoneyErro
     })
 }
 
+/// How many of an order's operations stand in each of the places its status depends on: kept
+/// beside each order with every change, so that the orders needing attention are found without
+/// reading every order's operations. The tally of an order is the sum of its operations' tallies.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OrderTally {
+    /// Operations submitted, unknown or needing review.
+    pub uncertain: i64,
+    /// Operations planned, awaiting approval or approved: not sent yet.
+    pub unsent: i64,
+    /// Operations that are not compensations and were rejected, denied or cancelled.
+    pub failed_originals: i64,
+    /// Operations that are not compensations and succeeded.
+    pub succeeded_originals: i64,
+    /// Compensations that undo their original (`cancel_…`) and succeeded.
+    pub undone: i64,
+}
+
+impl OrderTally {
+    /// What one operation of `kind` in `state` counts for, compensating another or not.
+    pub fn of(kind: &str, compensation: bool, state: State) -> Self {
+        let count = |yes: bool| i64::from(yes);
+        let original = !compensation;
+        Self {
+            uncertain: count(matches!(state, State::Submitted | State::Unknown | State::NeedsReview)),
+            unsent: count(matches!(state, State::Planned | State::PendingApproval | State::Approved)),
+            failed_originals: count(
+                original && matches!(state, State::Rejected | State::Denied | State::Cancelled),
+            ),
+            succeeded_originals: count(original && state == State::Succeeded),
+            undone: count(compensation && kind.starts_with("cancel_") && state == State::Succeeded),
+        }
+    }
+
+    /// How an order's tally moves when one of its operations goes from `from` (none for a new one)
+    /// to `to`.
+    pub fn moved(kind: &str, compensation: bool, from: Option<State>, to: State) -> Self {
+        let before = from.map(|from| Self::of(kind, compensation, from)).unwrap_or_default();
+        Self::of(kind, compensation, to) - before
+    }
+
+    fn zip(self, other: Self, f: impl Fn(i64, i64) -> i64) -> Self {
+        Self {
+            uncertain: f(self.uncertain, other.uncertain),
+            unsent: f(self.unsent, other.unsent),
+            failed_originals: f(self.failed_originals, other.failed_originals),
+            succeeded_originals: f(self.succeeded_originals, other.succeeded_originals),
+            undone: f(self.undone, other.undone),
+        }
+    }
+
+    /// Whether the order is pending confirmation or in partial success, as [`roll_up`] says, for
+    /// an order whose every `cancel_…` compensation undoes a different original that succeeded
+    /// (the only ones the console offers).
+    pub fn needs_attention(&self) -> bool {
+        self.uncertain > 0
+            || (self.unsent == 0 && self.failed_originals > 0 && self.succeeded_originals > self.undone)
+    }
+}
+
+impl std::ops::Add for OrderTally {
+    type Output = Self;
+    fn add(self, other: Self) -> Self {
+        self.zip(other, |a, b| a + b)
+    }
+}
+
+impl std::ops::Sub for OrderTally {
+    type Output = Self;
+    fn sub(self, other: Self) -> Self {
+        self.zip(other, |a, b| a - b)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -200,6 +273,58 @@ mod tests {
         let rollup = roll_up(&order).unwrap();
         assert_eq!(rollup.status, OrderStatus::Complete);
         assert_eq!(rollup.net_refunded, vec![Money::new(15000, Currency::parse("CNY").unwrap())]);
+    }
+
+    fn tally_of(order: &[OperationSummary]) -> OrderTally {
+        order.iter().fold(OrderTally::default(), |sum, o| {
+            sum + OrderTally::of(&o.kind, o.compensates.is_some(), o.state)
+        })
+    }
+
+    fn any_state() -> impl proptest::strategy::Strategy<Value = State> {
+        proptest::sample::select(State::ALL.to_vec())
+    }
+
+    proptest::proptest! {
+        /// The tally kept beside each order says "needs attention" exactly when its roll-up is
+        /// partial success or pending confirmation: originals in any state, a cancellation of some
+        /// of the succeeded ones in any state, and other compensations in any state.
+        #[test]
+        fn the_kept_tally_agrees_with_the_roll_up(
+            originals in proptest::collection::vec(any_state(), 1..6),
+            cancels in proptest::collection::vec(proptest::option::of(any_state()), 6),
+            others in proptest::collection::vec(any_state(), 0..3),
+        ) {
+            let mut order: Vec<OperationSummary> = Vec::new();
+            for (i, state) in originals.iter().enumerate() {
+                order.push(op(&format!("ticket-{i}"), "create_aftersale", *state, None));
+                if let (State::Succeeded, Some(cancel)) = (state, cancels[i]) {
+                    order.push(op(&format!("cancel-{i}"), "cancel_aftersale", cancel, Some(&format!("ticket-{i}"))));
+                }
+            }
+            for (i, state) in others.iter().enumerate() {
+                order.push(op(&format!("refund-{i}"), "refund", *state, Some("ticket-0")));
+            }
+            let status = roll_up(&order).unwrap().status;
+            let attention = matches!(status, OrderStatus::PartialSuccess | OrderStatus::PendingConfirmation);
+            proptest::prop_assert_eq!(tally_of(&order).needs_attention(), attention, "{:?}", status);
+        }
+
+        /// Moving an operation through any states keeps the tally equal to that of where it stands.
+        #[test]
+        fn moves_add_up_to_the_tally_of_the_last_state(
+            states in proptest::collection::vec(any_state(), 1..8),
+            compensation in proptest::bool::ANY,
+        ) {
+            let mut kept = OrderTally::default();
+            let mut from = None;
+            for to in &states {
+                kept = kept + OrderTally::moved("cancel_ticket", compensation, from, *to);
+                from = Some(*to);
+            }
+            let last = OrderTally::of("cancel_ticket", compensation, *states.last().unwrap());
+            proptest::prop_assert_eq!(kept, last);
+        }
     }
 
     #[test]

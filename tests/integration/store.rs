@@ -82,7 +82,71 @@ crate::engine_tests! {
         app.ledger.execute(&acme(), &settled.op_id, recorded, &agent, AttemptReport::default()).await.unwrap();
         assert_eq!(app.store.subjects(&acme(), false, 10).await.unwrap(), ["order:B1", "order:A1042"], "the latest change first");
         assert_eq!(app.store.subjects(&acme(), true, 10).await.unwrap(), ["order:A1042"], "an order whose every operation succeeded needs nothing");
-        assert_eq!(app.store.subjects(&globex, true, 10).await.unwrap(), ["order:A1042"], "each tenant its own orders");
+        assert!(app.store.subjects(&globex, true, 10).await.unwrap().is_empty(), "each tenant its own orders; one waiting to be sent is in progress");
+    }
+
+    orders_needing_attention_follow_every_change_per_tenant(app) {
+        use opledger::domain::failure::FailureClass;
+        use opledger::domain::ids::AttemptNumber;
+        use opledger::domain::machine::AttemptOutcome;
+        use opledger::domain::rollup::{roll_up, OrderStatus, OperationSummary};
+        let agent = Actor::agent("agent-7");
+        let globex = TenantId::parse("globex").unwrap();
+        let send = |tenant: TenantId, op_id: &'static str, outcome: AttemptOutcome| {
+            let (app, agent) = (&app, &agent);
+            async move {
+                let op_id = OpId::parse(op_id).unwrap();
+                app.ledger.execute(&tenant, &op_id, Command::BeginAttempt, agent, AttemptReport::default()).await.unwrap();
+                let recorded = Command::RecordOutcome { attempt: AttemptNumber::FIRST, outcome };
+                app.ledger.execute(&tenant, &op_id, recorded, agent, AttemptReport::default()).await.unwrap();
+            }
+        };
+        let succeeded = || AttemptOutcome::Succeeded { external_id: None };
+        let rejected = || AttemptOutcome::Failed { failure: FailureClass::BusinessRejection };
+        let service = |op_id: &str, kind: &str, compensates: Option<&str>| RegisterRequest {
+            kind: kind.into(),
+            subject: "order:1043".into(),
+            provider: "sandbox".into(),
+            compensates: compensates.map(|c| OpId::parse(c).unwrap()),
+            ..request(op_id, 100)
+        };
+        let attention = |tenant: TenantId| {
+            let app = &app;
+            async move {
+                let kept = app.store.subjects(&tenant, true, 10).await.unwrap();
+                let items = app.store.subjects_operations(&tenant, &["order:1043".to_owned()]).await.unwrap();
+                let summaries: Vec<OperationSummary> = items.iter().map(|item| OperationSummary {
+                    op_id: item.op_id.clone(), kind: item.kind.clone(), state: item.state, amount: item.amount,
+                    compensates: item.compensates.clone(),
+                }).collect();
+                let status = roll_up(&summaries).unwrap().status;
+                let rolled_up = matches!(status, OrderStatus::PartialSuccess | OrderStatus::PendingConfirmation);
+                assert_eq!(kept.contains(&"order:1043".to_owned()), rolled_up, "{tenant}: the kept tally and the roll-up ({status:?}) agree");
+                status
+            }
+        };
+        for tenant in [acme(), globex.clone()] {
+            app.ledger.register(&tenant, &agent, service("aftersale-1043-li_2", "create_aftersale", None)).await.unwrap();
+            app.ledger.register(&tenant, &agent, service("pickup-1043-li_2", "schedule_pickup", None)).await.unwrap();
+        }
+        assert_eq!(attention(acme()).await, OrderStatus::InProgress);
+        send(acme(), "aftersale-1043-li_2", succeeded()).await;
+        send(acme(), "pickup-1043-li_2", rejected()).await;
+        assert_eq!(attention(acme()).await, OrderStatus::PartialSuccess);
+        assert_eq!(attention(globex.clone()).await, OrderStatus::InProgress, "the other tenant's order of the same name");
+
+        let cancel = service("cancel-aftersale-1043-li_2", "cancel_aftersale", Some("aftersale-1043-li_2"));
+        app.ledger.register(&acme(), &agent, cancel).await.unwrap();
+        let cancel_id = OpId::parse("cancel-aftersale-1043-li_2").unwrap();
+        app.ledger.execute(&acme(), &cancel_id, Command::BeginAttempt, &agent, AttemptReport::default()).await.unwrap();
+        assert_eq!(attention(acme()).await, OrderStatus::PendingConfirmation, "a compensation being sent");
+        let recorded = Command::RecordOutcome { attempt: AttemptNumber::FIRST, outcome: succeeded() };
+        app.ledger.execute(&acme(), &cancel_id, recorded, &agent, AttemptReport::default()).await.unwrap();
+        assert_eq!(attention(acme()).await, OrderStatus::Compensated, "every effect undone");
+
+        send(globex.clone(), "aftersale-1043-li_2", rejected()).await;
+        send(globex.clone(), "pickup-1043-li_2", rejected()).await;
+        assert_eq!(attention(globex).await, OrderStatus::Failed);
     }
 
     the_overview_charts_follow_every_change_per_tenant(app) {
@@ -231,22 +295,22 @@ crate::engine_tests! {
     }
 }
 
-/// Migrates a fresh database of `engine` up to migration 25, records counts per state the way
-/// those migrations kept them, then migrates the rest: the overview counts the same.
-async fn counts_per_state_survive_their_move_into_the_hourly_counts(engine: crate::support::Engine) {
+/// A store on a fresh database of `engine` that was migrated up to migration `version`, given
+/// `rows` the way those migrations kept them, then migrated to the end.
+async fn migrated_from(
+    engine: crate::support::Engine,
+    version: i64,
+    rows: &str,
+) -> Option<(crate::support::TestDatabase, std::sync::Arc<dyn opledger::server::store::Store>)> {
     use crate::support::{Engine, TestDatabase};
-    use opledger::domain::machine::State;
-    let Some(database) = TestDatabase::create(engine).await else { return };
+    let database = TestDatabase::create(engine).await?;
     let folder = match engine {
         Engine::Sqlite => "migrations/sqlite",
         Engine::Postgres => "migrations/postgres",
     };
     let mut before = sqlx::migrate::Migrator::new(std::path::Path::new(folder)).await.unwrap();
     before.migrations =
-        before.migrations.iter().filter(|m| m.version <= 25).cloned().collect::<Vec<_>>().into();
-    let counts = "insert into tenants (id, name, created_at_us) values ('acme', 'acme', 0); \
-                  insert into state_counts (tenant, state, stripe, operations) values \
-                  ('acme', 'succeeded', 0, 5), ('acme', 'succeeded', 3, 2), ('acme', 'unknown', 7, 1)";
+        before.migrations.iter().filter(|m| m.version <= version).cloned().collect::<Vec<_>>().into();
     match engine {
         Engine::Sqlite => {
             let options = sqlx::sqlite::SqliteConnectOptions::new()
@@ -254,21 +318,99 @@ async fn counts_per_state_survive_their_move_into_the_hourly_counts(engine: crat
                 .create_if_missing(true);
             let pool = sqlx::SqlitePool::connect_with(options).await.unwrap();
             before.run(&pool).await.unwrap();
-            sqlx::raw_sql(counts).execute(&pool).await.unwrap();
+            sqlx::raw_sql(rows).execute(&pool).await.unwrap();
             pool.close().await;
         }
         Engine::Postgres => {
             let pool = sqlx::PgPool::connect(database.url()).await.unwrap();
             before.run(&pool).await.unwrap();
-            sqlx::raw_sql(counts).execute(&pool).await.unwrap();
+            sqlx::raw_sql(rows).execute(&pool).await.unwrap();
             pool.close().await;
         }
     }
     let store = opledger::server::store::connect(database.url()).await.unwrap();
     store.migrate().await.unwrap();
+    Some((database, store))
+}
+
+/// Counts per state recorded the way migrations up to 25 kept them: the overview counts the same
+/// after the rest.
+async fn counts_per_state_survive_their_move_into_the_hourly_counts(engine: crate::support::Engine) {
+    use opledger::domain::machine::State;
+    let counts = "insert into tenants (id, name, created_at_us) values ('acme', 'acme', 0); \
+                  insert into state_counts (tenant, state, stripe, operations) values \
+                  ('acme', 'succeeded', 0, 5), ('acme', 'succeeded', 3, 2), ('acme', 'unknown', 7, 1)";
+    let Some((_database, store)) = migrated_from(engine, 25, counts).await else { return };
     let mut counted = store.count_by_state(&acme()).await.unwrap();
     counted.sort_by_key(|(state, _)| state.as_str());
     assert_eq!(counted, vec![(State::Succeeded, 7), (State::Unknown, 1)]);
+}
+
+/// Orders recorded before their tallies were kept (migration 26): after migration 27 the orders
+/// needing attention are the one in partial success and the one with an unknown refund, not the
+/// compensated one, the one waiting for approval or the other tenant's.
+async fn orders_needing_attention_are_found_after_their_tallies_are_filled_in(
+    engine: crate::support::Engine,
+) {
+    let operation = |tenant: &str,
+                     op_id: &str,
+                     kind: &str,
+                     subject: &str,
+                     state: &str,
+                     compensates: &str,
+                     at: i64| {
+        format!(
+            "insert into operations (tenant, op_id, kind, subject, provider, params, fingerprint, state, \
+             idempotency_key, key_retention_s, requested_by, compensates, cancel_requested, version, created_at_us, \
+             updated_at_us) values ('{tenant}', '{op_id}', '{kind}', '{subject}', 'sandbox', '{{}}', 'f', '{state}', \
+             '{op_id}', 86400, 'agent', {compensates}, 1 = 0, 1, {at}, {at});"
+        )
+    };
+    let activity = |tenant: &str, subject: &str, at: i64| {
+        format!("insert into subject_activity (tenant, subject, changed_at_us, unsettled) values ('{tenant}', '{subject}', {at}, 1);")
+    };
+    let mut rows = String::from(
+        "insert into tenants (id, name, created_at_us) values ('acme', 'acme', 0), ('globex', 'globex', 0);",
+    );
+    for (tenant, op_id, kind, subject, state, compensates, at) in [
+        ("acme", "ticket-p", "create_aftersale", "order:P", "succeeded", "null", 1),
+        ("acme", "pickup-p", "schedule_pickup", "order:P", "rejected", "null", 2),
+        ("acme", "ticket-c", "create_aftersale", "order:C", "succeeded", "null", 3),
+        ("acme", "pickup-c", "schedule_pickup", "order:C", "rejected", "null", 4),
+        ("acme", "cancel-ticket-c", "cancel_aftersale", "order:C", "succeeded", "'ticket-c'", 5),
+        ("acme", "refund-u", "refund", "order:U", "unknown", "null", 6),
+        ("acme", "refund-w", "refund", "order:W", "pending_approval", "null", 7),
+        ("globex", "refund-g", "refund", "order:G", "unknown", "null", 8),
+    ] {
+        rows.push_str(&operation(tenant, op_id, kind, subject, state, compensates, at));
+    }
+    for (tenant, subject, at) in [
+        ("acme", "order:P", 2),
+        ("acme", "order:C", 5),
+        ("acme", "order:U", 6),
+        ("acme", "order:W", 7),
+        ("globex", "order:G", 8),
+    ] {
+        rows.push_str(&activity(tenant, subject, at));
+    }
+    let Some((_database, store)) = migrated_from(engine, 26, &rows).await else { return };
+    assert_eq!(store.subjects(&acme(), true, 10).await.unwrap(), ["order:U", "order:P"]);
+    assert_eq!(
+        store.subjects(&acme(), false, 10).await.unwrap(),
+        ["order:W", "order:U", "order:C", "order:P"]
+    );
+}
+
+#[tokio::test]
+async fn sqlite_orders_needing_attention_are_found_after_their_tallies_are_filled_in() {
+    orders_needing_attention_are_found_after_their_tallies_are_filled_in(crate::support::Engine::Sqlite)
+        .await;
+}
+
+#[tokio::test]
+async fn postgres_orders_needing_attention_are_found_after_their_tallies_are_filled_in() {
+    orders_needing_attention_are_found_after_their_tallies_are_filled_in(crate::support::Engine::Postgres)
+        .await;
 }
 
 #[tokio::test]

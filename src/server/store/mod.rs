@@ -156,6 +156,15 @@ pub trait Reads: Send + Sync {
         since: DateTime<Utc>,
     ) -> Result<Vec<(DateTime<Utc>, State, u64)>, StoreError>;
 
+    /// When each of up to `limit` operations in `state` last changed, the longest unchanged first:
+    /// one column of one index range, for ages that need no more of the operation.
+    async fn changed_at_in_state(
+        &self,
+        tenant: &TenantId,
+        state: State,
+        limit: u32,
+    ) -> Result<Vec<DateTime<Utc>>, StoreError>;
+
     /// Up to `limit` operations in any of `states`, the longest unchanged first.
     async fn operations_in_states(
         &self,
@@ -169,12 +178,12 @@ pub trait Reads: Send + Sync {
     /// first becoming unknown: one count per bucket, in the bounds' order.
     async fn settle_times(&self, tenant: &TenantId, since: DateTime<Utc>) -> Result<Vec<u64>, StoreError>;
 
-    /// The most recently changed subjects, only those with an operation not `succeeded` when
-    /// `unsettled_only`.
+    /// The most recently changed subjects; when `attention_only`, only those whose kept tally
+    /// says they need attention ([`OrderTally::needs_attention`](crate::domain::rollup::OrderTally::needs_attention)).
     async fn subjects(
         &self,
         tenant: &TenantId,
-        unsettled_only: bool,
+        attention_only: bool,
         limit: u32,
     ) -> Result<Vec<String>, StoreError>;
 

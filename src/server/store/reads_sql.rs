@@ -181,6 +181,17 @@ macro_rules! store_reads {
                 Ok(items)
             }
 
+            async fn changed_at_in_state(
+                &self,
+                tenant: &TenantId,
+                state: State,
+                limit: u32,
+            ) -> Result<Vec<chrono::DateTime<chrono::Utc>>, StoreError> {
+                let text = changed_at_query(tenant, state, limit);
+                let rows: Vec<(i64,)> = bind_values(sqlx::query_as(&text.sql), text.values).fetch_all(&self.pool).await?;
+                rows.into_iter().map(|(us,)| time(us)).collect()
+            }
+
             async fn settle_times(&self, tenant: &TenantId, since: chrono::DateTime<chrono::Utc>) -> Result<Vec<u64>, StoreError> {
                 let rows: Vec<(i64, i64)> = sqlx::query_as(
                     "select cast(bucket as bigint), cast(sum(operations) as bigint) from settle_times \
@@ -198,15 +209,9 @@ macro_rules! store_reads {
                 Ok(counts)
             }
 
-            async fn subjects(&self, tenant: &TenantId, unsettled_only: bool, limit: u32) -> Result<Vec<String>, StoreError> {
-                let filter = if unsettled_only { "and unsettled > 0 " } else { "" };
-                let rows: Vec<(String,)> = sqlx::query_as(&format!(
-                    "select subject from subject_activity where tenant = $1 {filter}order by changed_at_us desc, subject limit $2"
-                ))
-                .bind(tenant.as_str())
-                .bind(i64::from(limit))
-                .fetch_all(&self.pool)
-                .await?;
+            async fn subjects(&self, tenant: &TenantId, attention_only: bool, limit: u32) -> Result<Vec<String>, StoreError> {
+                let text = subjects_activity_query(tenant, attention_only, limit);
+                let rows: Vec<(String,)> = bind_values(sqlx::query_as(&text.sql), text.values).fetch_all(&self.pool).await?;
                 Ok(rows.into_iter().map(|(subject,)| subject).collect())
             }
 

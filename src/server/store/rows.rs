@@ -434,6 +434,12 @@ impl QueryText {
     }
 }
 
+/// The condition on `subject_activity` of [`OrderTally::needs_attention`](crate::domain::rollup::OrderTally::needs_attention),
+/// written as the partial index `subject_activity_attention` (migration 0027) is, so that the
+/// planner reads that index.
+pub(super) const NEEDS_ATTENTION: &str =
+    "and (uncertain > 0 or (unsent = 0 and failed_originals > 0 and succeeded_originals > undone)) ";
+
 pub(super) const LIST_COLUMNS: &str =
     "op_id, kind, subject, provider, state, amount_minor, amount_currency, \
     last_attempt, compensates, created_at_us, updated_at_us";
@@ -444,6 +450,24 @@ pub(super) fn state_by_age_query(tenant: &TenantId, state: State, limit: u32) ->
     let tenant = text.param(SqlValue::Text(tenant.as_str().to_owned()));
     let state = text.param(SqlValue::Text(state.as_str().to_owned()));
     text.push(&format!("{tenant} and state = {state} order by updated_at_us limit {limit}"));
+    text
+}
+
+/// When each of up to `limit` operations in `state` last changed, the longest unchanged first.
+pub(super) fn changed_at_query(tenant: &TenantId, state: State, limit: u32) -> QueryText {
+    let mut text = QueryText::new("select updated_at_us from operations where tenant = ");
+    let tenant = text.param(SqlValue::Text(tenant.as_str().to_owned()));
+    let state = text.param(SqlValue::Text(state.as_str().to_owned()));
+    text.push(&format!("{tenant} and state = {state} order by updated_at_us limit {limit}"));
+    text
+}
+
+/// The most recently changed subjects, only those needing attention when `attention_only`.
+pub(super) fn subjects_activity_query(tenant: &TenantId, attention_only: bool, limit: u32) -> QueryText {
+    let mut text = QueryText::new("select subject from subject_activity where tenant = ");
+    let tenant = text.param(SqlValue::Text(tenant.as_str().to_owned()));
+    let filter = if attention_only { NEEDS_ATTENTION } else { "" };
+    text.push(&format!("{tenant} {filter}order by changed_at_us desc, subject desc limit {limit}"));
     text
 }
 
@@ -817,6 +841,26 @@ mod tests {
             "each order's few operations, not the tenant's in order of creation: {steps:?}"
         );
         assert!(steps.iter().all(|step| !step.starts_with("SCAN operations")), "{steps:?}");
+    }
+
+    #[tokio::test]
+    async fn the_orders_needing_attention_and_the_ages_of_a_state_are_read_from_their_indexes() {
+        let pool = SqlitePoolOptions::new().max_connections(1).connect("sqlite::memory:").await.unwrap();
+        sqlx::migrate!("migrations/sqlite").run(&pool).await.unwrap();
+        let acme = TenantId::parse("acme").unwrap();
+        let steps = plan_of(&pool, subjects_activity_query(&acme, true, 100)).await;
+        assert_eq!(
+            steps,
+            ["SEARCH subject_activity USING INDEX subject_activity_attention (tenant=?)"],
+            "only the orders whose tally needs attention, in order of change, without a sort"
+        );
+        let steps = plan_of(&pool, subjects_activity_query(&acme, false, 100)).await;
+        assert_eq!(steps, ["SEARCH subject_activity USING COVERING INDEX subject_activity_changed (tenant=?)"]);
+        let steps = plan_of(&pool, changed_at_query(&acme, State::Unknown, 500)).await;
+        assert_eq!(
+            steps,
+            ["SEARCH operations USING COVERING INDEX operations_by_state_changed (tenant=? AND state=?)"]
+        );
     }
 
     #[tokio::test]

@@ -104,7 +104,7 @@ macro_rules! sql_store {
         /// Keeps the summaries the overview and the orders pages read, in the transaction of a
         /// change that left `operation` as it is at `at`, coming from state `from` (none for a new
         /// one): moves it between the counts per state and between those of the hour it was
-        /// created in, marks its subject changed with its count of operations not succeeded, and,
+        /// created in, marks its subject changed and moves it within the subject's tally, and,
         /// when the change settles it after it had become unknown at `unknown_since_us`, counts
         /// how long that took.
         async fn record_activity(
@@ -117,16 +117,25 @@ macro_rules! sql_store {
             let (tenant, to) = (&operation.tenant, operation.snapshot.state);
             let stripe = count_stripe(&operation.op_id);
             move_counts(tx, tenant, stripe, hour_of(micros(operation.created_at)), from, to).await?;
-            let unsettled = |state: Option<State>| i64::from(state.is_some_and(|state| state != State::Succeeded));
+            let tally = $crate::domain::rollup::OrderTally::moved(&operation.kind, operation.compensates.is_some(), from, to);
             sqlx::query(
-                "insert into subject_activity (tenant, subject, changed_at_us, unsettled) values ($1, $2, $3, $4) \
+                "insert into subject_activity (tenant, subject, changed_at_us, uncertain, unsent, failed_originals, \
+                 succeeded_originals, undone) values ($1, $2, $3, $4, $5, $6, $7, $8) \
                  on conflict (tenant, subject) do update set changed_at_us = excluded.changed_at_us, \
-                 unsettled = subject_activity.unsettled + excluded.unsettled",
+                 uncertain = subject_activity.uncertain + excluded.uncertain, \
+                 unsent = subject_activity.unsent + excluded.unsent, \
+                 failed_originals = subject_activity.failed_originals + excluded.failed_originals, \
+                 succeeded_originals = subject_activity.succeeded_originals + excluded.succeeded_originals, \
+                 undone = subject_activity.undone + excluded.undone",
             )
             .bind(tenant.as_str())
             .bind(&operation.subject)
             .bind(micros(at))
-            .bind(unsettled(Some(to)) - unsettled(from))
+            .bind(tally.uncertain)
+            .bind(tally.unsent)
+            .bind(tally.failed_originals)
+            .bind(tally.succeeded_originals)
+            .bind(tally.undone)
             .execute(&mut **tx)
             .await?;
             let settles = to.is_terminal() && from.is_some_and(|from| !from.is_terminal());

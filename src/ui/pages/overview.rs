@@ -8,6 +8,7 @@ use leptos_meta::Title;
 use crate::console::operations::OperationRow;
 use crate::console::orders::OrderSummary;
 use crate::console::overview::{overview, Bucket, HourOutcomes, OverviewData};
+use crate::domain::machine::State;
 use crate::ui::components::widgets::{joined_or, ErrorPanel, Loading, OrderBadge, StateBadge, Time};
 
 #[component]
@@ -42,7 +43,12 @@ fn OverviewBody(data: OverviewData) -> impl IntoView {
         }
         .into_any();
     }
-    let unknown: u64 = data.unknown_by_age.iter().map(|b| b.count).sum();
+    let count_of = |state: State| data.counts.iter().find(|(s, _)| *s == state).map_or(0, |(_, n)| *n);
+    let (unknown, needing_review) = (count_of(State::Unknown), count_of(State::NeedsReview));
+    let aged: u64 = data.unknown_by_age.iter().map(|b| b.count).sum();
+    let sample_note = (aged < unknown).then(|| {
+        view! { <p class="muted">{format!("Ages of the {aged} unknown the longest.")}</p> }
+    });
     view! {
         <section class="cards" aria-label="Operations by state">
             {data.counts.iter().map(|(state, count)| view! {
@@ -65,6 +71,7 @@ fn OverviewBody(data: OverviewData) -> impl IntoView {
             <section class="panel">
                 <h2>{format!("Unknown results by age ({unknown})")}</h2>
                 <BarChart buckets=data.unknown_by_age.clone() label="Unknown operations by age" empty="No result is unknown: every sent operation has a confirmed outcome."/>
+                {sample_note}
                 <OperationList rows=data.oldest_uncertain.clone() empty=""/>
             </section>
             <section class="panel">
@@ -72,7 +79,7 @@ fn OverviewBody(data: OverviewData) -> impl IntoView {
                 <p>
                     <a href="/operations?state=pending_approval">{format!("{} pending approval", data.pending_approvals)}</a>
                     " · "
-                    <a href="/operations?state=needs_review">{format!("{} need review", data.needs_review.len())}</a>
+                    <a href="/operations?state=needs_review">{format!("{needing_review} need review")}</a>
                 </p>
                 <OperationList rows=data.needs_review.clone() empty="Nothing needs review."/>
             </section>
