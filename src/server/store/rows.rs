@@ -238,7 +238,6 @@ impl AttemptRow {
     }
 }
 
-#[derive(sqlx::FromRow)]
 pub(super) struct ExternalRefRow {
     provider: String,
     ref_type: String,
@@ -254,6 +253,77 @@ impl ExternalRefRow {
             external_id: self.external_id,
             recorded_at: time(self.recorded_at_us)?,
         })
+    }
+}
+
+/// An operation's attempts in order, then its external references in order of recording: one
+/// round trip for what a change answers with.
+pub(super) const ATTEMPTS_AND_REFS_QUERY: &str = "select cast(0 as bigint) as part, number, idempotency_key, sent_by, \
+    started_at_us, finished_at_us, outcome, http_status, latency_ms, error, retry_after_s, send_budget, deadline_at_us, \
+    cast(null as text) as provider, cast(null as text) as ref_type, cast(null as text) as external_id, \
+    cast(null as bigint) as recorded_at_us from attempts where tenant = $1 and op_id = $2 \
+    union all select 1, null, null, null, null, null, null, null, null, null, null, null, null, provider, ref_type, \
+    external_id, recorded_at_us from external_refs where tenant = $1 and op_id = $2 \
+    order by part, number, recorded_at_us, external_id";
+
+/// One row of [`ATTEMPTS_AND_REFS_QUERY`]: an attempt (`part` 0) or an external reference (1).
+#[derive(sqlx::FromRow)]
+pub(super) struct AttemptOrRefRow {
+    part: i64,
+    number: Option<i64>,
+    idempotency_key: Option<String>,
+    sent_by: Option<String>,
+    started_at_us: Option<i64>,
+    finished_at_us: Option<i64>,
+    outcome: Option<String>,
+    http_status: Option<i64>,
+    latency_ms: Option<i64>,
+    error: Option<String>,
+    retry_after_s: Option<i64>,
+    send_budget: Option<i64>,
+    deadline_at_us: Option<i64>,
+    provider: Option<String>,
+    ref_type: Option<String>,
+    external_id: Option<String>,
+    recorded_at_us: Option<i64>,
+}
+
+/// What an [`AttemptOrRefRow`] holds.
+pub(super) enum AttemptOrRef {
+    Attempt(AttemptRecord),
+    Ref(ExternalRef),
+}
+
+impl AttemptOrRefRow {
+    pub(super) fn into_record(self) -> Result<AttemptOrRef, StoreError> {
+        fn given<T>(value: Option<T>, what: &str) -> Result<T, StoreError> {
+            value.ok_or_else(|| StoreError::Corrupt(format!("{what} missing")))
+        }
+        if self.part == 0 {
+            let row = AttemptRow {
+                number: given(self.number, "attempt number")?,
+                idempotency_key: given(self.idempotency_key, "attempt key")?,
+                sent_by: given(self.sent_by, "attempt sender")?,
+                started_at_us: given(self.started_at_us, "attempt start")?,
+                finished_at_us: self.finished_at_us,
+                outcome: self.outcome,
+                http_status: self.http_status,
+                latency_ms: self.latency_ms,
+                error: self.error,
+                retry_after_s: self.retry_after_s,
+                send_budget: self.send_budget,
+                deadline_at_us: self.deadline_at_us,
+            };
+            row.into_record().map(AttemptOrRef::Attempt)
+        } else {
+            let row = ExternalRefRow {
+                provider: given(self.provider, "reference provider")?,
+                ref_type: given(self.ref_type, "reference type")?,
+                external_id: given(self.external_id, "external id")?,
+                recorded_at_us: given(self.recorded_at_us, "reference time")?,
+            };
+            row.into_record().map(AttemptOrRef::Ref)
+        }
     }
 }
 
@@ -855,7 +925,10 @@ mod tests {
             "only the orders whose tally needs attention, in order of change, without a sort"
         );
         let steps = plan_of(&pool, subjects_activity_query(&acme, false, 100)).await;
-        assert_eq!(steps, ["SEARCH subject_activity USING COVERING INDEX subject_activity_changed (tenant=?)"]);
+        assert_eq!(
+            steps,
+            ["SEARCH subject_activity USING COVERING INDEX subject_activity_changed (tenant=?)"]
+        );
         let steps = plan_of(&pool, changed_at_query(&acme, State::Unknown, 500)).await;
         assert_eq!(
             steps,

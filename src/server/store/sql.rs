@@ -302,26 +302,18 @@ macro_rules! sql_store {
             connection: &mut <$db as sqlx::Database>::Connection,
             operation: OperationRecord,
         ) -> Result<CommittedOperation, StoreError> {
-            let (tenant, op_id) = (operation.tenant.as_str(), operation.op_id.as_str());
-            let attempts: Vec<AttemptRow> = sqlx::query_as(
-                "select number, idempotency_key, sent_by, started_at_us, finished_at_us, outcome, http_status, \
-                 latency_ms, error, retry_after_s, send_budget, deadline_at_us from attempts \
-                 where tenant = $1 and op_id = $2 order by number",
-            )
-            .bind(tenant)
-            .bind(op_id)
-            .fetch_all(&mut *connection)
-            .await?;
-            let refs: Vec<ExternalRefRow> = sqlx::query_as(
-                "select provider, ref_type, external_id, recorded_at_us from external_refs \
-                 where tenant = $1 and op_id = $2 order by recorded_at_us, external_id",
-            )
-            .bind(tenant)
-            .bind(op_id)
-            .fetch_all(&mut *connection)
-            .await?;
-            let attempts = attempts.into_iter().map(AttemptRow::into_record).collect::<Result<_, _>>()?;
-            let external_refs = refs.into_iter().map(ExternalRefRow::into_record).collect::<Result<_, _>>()?;
+            let rows: Vec<AttemptOrRefRow> = sqlx::query_as(ATTEMPTS_AND_REFS_QUERY)
+                .bind(operation.tenant.as_str())
+                .bind(operation.op_id.as_str())
+                .fetch_all(&mut *connection)
+                .await?;
+            let (mut attempts, mut external_refs) = (Vec::new(), Vec::new());
+            for row in rows {
+                match row.into_record()? {
+                    AttemptOrRef::Attempt(attempt) => attempts.push(attempt),
+                    AttemptOrRef::Ref(reference) => external_refs.push(reference),
+                }
+            }
             Ok(CommittedOperation { operation, attempts, external_refs })
         }
 
