@@ -109,7 +109,7 @@ macro_rules! store_reads {
                 query: &OperationQuery,
             ) -> Result<Vec<OperationListItem>, StoreError> {
                 let text = list_query(tenant, query);
-                let rows: Vec<ListRow> = bind_values(sqlx::query_as(&text.sql), text.values).fetch_all(&self.pool).await?;
+                let rows: Vec<ListRow> = sqlx::query_as_with(&text.sql, arguments::<$db>(text.values)?).fetch_all(&self.pool).await?;
                 let mut items = rows.into_iter().map(ListRow::into_item).collect::<Result<Vec<_>, _>>()?;
                 fill_external_ids(&self.pool, tenant, &mut items).await?;
                 Ok(items)
@@ -171,7 +171,7 @@ macro_rules! store_reads {
                 let mut items = Vec::new();
                 for state in states {
                     let text = state_by_age_query(tenant, *state, limit);
-                    let rows: Vec<ListRow> = bind_values(sqlx::query_as(&text.sql), text.values).fetch_all(&self.pool).await?;
+                    let rows: Vec<ListRow> = sqlx::query_as_with(&text.sql, arguments::<$db>(text.values)?).fetch_all(&self.pool).await?;
                     for row in rows {
                         items.push(row.into_item()?);
                     }
@@ -188,7 +188,7 @@ macro_rules! store_reads {
                 limit: u32,
             ) -> Result<Vec<chrono::DateTime<chrono::Utc>>, StoreError> {
                 let text = changed_at_query(tenant, state, limit);
-                let rows: Vec<(i64,)> = bind_values(sqlx::query_as(&text.sql), text.values).fetch_all(&self.pool).await?;
+                let rows: Vec<(i64,)> = sqlx::query_as_with(&text.sql, arguments::<$db>(text.values)?).fetch_all(&self.pool).await?;
                 rows.into_iter().map(|(us,)| time(us)).collect()
             }
 
@@ -211,7 +211,7 @@ macro_rules! store_reads {
 
             async fn subjects(&self, tenant: &TenantId, attention_only: bool, limit: u32) -> Result<Vec<String>, StoreError> {
                 let text = subjects_activity_query(tenant, attention_only, limit);
-                let rows: Vec<(String,)> = bind_values(sqlx::query_as(&text.sql), text.values).fetch_all(&self.pool).await?;
+                let rows: Vec<(String,)> = sqlx::query_as_with(&text.sql, arguments::<$db>(text.values)?).fetch_all(&self.pool).await?;
                 Ok(rows.into_iter().map(|(subject,)| subject).collect())
             }
 
@@ -224,7 +224,7 @@ macro_rules! store_reads {
                     return Ok(Vec::new());
                 }
                 let text = subjects_query(tenant, subjects);
-                let rows: Vec<ListRow> = bind_values(sqlx::query_as(&text.sql), text.values).fetch_all(&self.pool).await?;
+                let rows: Vec<ListRow> = sqlx::query_as_with(&text.sql, arguments::<$db>(text.values)?).fetch_all(&self.pool).await?;
                 let mut items = rows.into_iter().map(ListRow::into_item).collect::<Result<Vec<_>, _>>()?;
                 items.sort_by(|a, b| (a.created_at, a.op_id.as_str()).cmp(&(b.created_at, b.op_id.as_str())));
                 fill_external_ids(&self.pool, tenant, &mut items).await?;
@@ -256,7 +256,7 @@ macro_rules! store_reads {
 
             async fn list_audit(&self, tenant: &TenantId, query: &AuditQuery) -> Result<Vec<AuditRecord>, StoreError> {
                 let text = audit_query(tenant, query);
-                let rows: Vec<AuditRow> = bind_values(sqlx::query_as(&text.sql), text.values).fetch_all(&self.pool).await?;
+                let rows: Vec<AuditRow> = sqlx::query_as_with(&text.sql, arguments::<$db>(text.values)?).fetch_all(&self.pool).await?;
                 rows.into_iter().map(AuditRow::into_record).collect()
             }
 
@@ -277,7 +277,7 @@ macro_rules! store_reads {
                     &ids,
                     "order by op_id, number",
                 );
-                let rows: Vec<AttemptOfRow> = bind_values(sqlx::query_as(&text.sql), text.values).fetch_all(&self.pool).await?;
+                let rows: Vec<AttemptOfRow> = sqlx::query_as_with(&text.sql, arguments::<$db>(text.values)?).fetch_all(&self.pool).await?;
                 rows.into_iter()
                     .map(|row| {
                         let op_id = OpId::parse(&row.op_id).map_err(|e| corrupt("op_id")(e.to_string()))?;

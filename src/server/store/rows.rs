@@ -20,6 +20,7 @@ use crate::domain::{
     operation::{AttemptRecord, ExternalRef, OperationRecord},
     params::{CanonicalParams, Fingerprint},
     policy::{Approval, ApprovalRule, Role},
+    rollup::OrderTally,
 };
 
 pub(super) fn micros(at: DateTime<Utc>) -> i64 {
@@ -479,7 +480,32 @@ impl ApiTokenRow {
 /// A value bound to a query whose shape depends on the filters given.
 pub(super) enum SqlValue {
     Text(String),
+    MaybeText(Option<String>),
     Int(i64),
+    Small(i16),
+}
+
+/// `values` as the arguments of a query on `DB`, in order.
+pub(super) fn arguments<'q, DB>(values: Vec<SqlValue>) -> Result<DB::Arguments<'q>, sqlx::Error>
+where
+    DB: sqlx::Database,
+    String: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    Option<String>: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    i64: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    i16: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+{
+    use sqlx::Arguments;
+    let mut arguments = DB::Arguments::default();
+    for value in values {
+        match value {
+            SqlValue::Text(text) => arguments.add(text),
+            SqlValue::MaybeText(text) => arguments.add(text),
+            SqlValue::Int(number) => arguments.add(number),
+            SqlValue::Small(number) => arguments.add(number),
+        }
+        .map_err(sqlx::Error::Encode)?;
+    }
+    Ok(arguments)
 }
 
 /// A query's text with its `$n` parameters, built one condition at a time.
@@ -502,6 +528,156 @@ impl QueryText {
     fn push(&mut self, text: &str) {
         self.sql.push_str(text);
     }
+}
+
+impl QueryText {
+    /// `statements` as one statement: on PostgreSQL, every one but the last as a data-modifying
+    /// `with` part of the last, their parameters numbered on; `None` when there are none.
+    pub(super) fn together(statements: Vec<QueryText>) -> Option<QueryText> {
+        let count = statements.len();
+        let mut joined = QueryText::new("");
+        for (i, statement) in statements.into_iter().enumerate() {
+            let offset = joined.values.len();
+            let sql = shift_params(&statement.sql, offset);
+            match (i, i + 1 == count) {
+                (0, true) => joined.push(&sql),
+                (0, false) => joined.push(&format!("with part{i} as ({sql})")),
+                (_, false) => joined.push(&format!(", part{i} as ({sql})")),
+                (_, true) => joined.push(&format!(" {sql}")),
+            }
+            joined.values.extend(statement.values);
+        }
+        (count > 0).then_some(joined)
+    }
+}
+
+/// `sql` with every `$n` placeholder numbered `offset` further on.
+fn shift_params(sql: &str, offset: usize) -> String {
+    let mut shifted = String::with_capacity(sql.len() + 16);
+    let mut rest = sql;
+    while let Some(dollar) = rest.find('$') {
+        shifted.push_str(&rest[..=dollar]);
+        rest = &rest[dollar + 1..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        match rest[..digits].parse::<usize>() {
+            Ok(number) => shifted.push_str(&(number + offset).to_string()),
+            Err(_) => shifted.push_str(&rest[..digits]),
+        }
+        rest = &rest[digits..];
+    }
+    shifted.push_str(rest);
+    shifted
+}
+
+/// Records `entries` for the sealer in this order: one insert of all of them.
+pub(super) fn audit_pending_insert(tenant: &TenantId, entries: &[AuditEntry]) -> Option<QueryText> {
+    if entries.is_empty() {
+        return None;
+    }
+    let mut text = QueryText::new(
+        "insert into audit_pending (tenant, at_us, actor, role, action, op_id, from_state, to_state, reason, evidence) values ",
+    );
+    let tenant_param = text.param(SqlValue::Text(tenant.as_str().to_owned()));
+    for (i, entry) in entries.iter().enumerate() {
+        let values = [
+            SqlValue::Int(micros(entry.at)),
+            SqlValue::Text(entry.actor.clone()),
+            SqlValue::Text(entry.role.clone()),
+            SqlValue::Text(entry.action.clone()),
+            SqlValue::MaybeText(entry.op_id.clone()),
+            SqlValue::MaybeText(entry.from_state.clone()),
+            SqlValue::MaybeText(entry.to_state.clone()),
+            SqlValue::MaybeText(entry.reason.clone()),
+            SqlValue::Text(entry.evidence.to_string()),
+        ];
+        let placeholders: Vec<String> = values.into_iter().map(|value| text.param(value)).collect();
+        let separator = if i == 0 { "" } else { ", " };
+        text.push(&format!("{separator}({tenant_param}, {})", placeholders.join(", ")));
+    }
+    Some(text)
+}
+
+/// Moves one operation counted in `stripe` from the count of state `from` (none for a new one) to
+/// that of `to`, both among the counts of every hour ([`EVERY_HOUR`]) and among those of
+/// `created_hour`, the hour it was created in: one statement (never the same row twice), its rows
+/// in the order of their hours and states' names, so that two changes lock their rows in one
+/// order; `None` when the state did not change.
+pub(super) fn counts_move(
+    tenant: &TenantId,
+    stripe: i16,
+    created_hour: i64,
+    from: Option<State>,
+    to: State,
+) -> Option<QueryText> {
+    let moves = match from {
+        None => vec![(to, 1_i64)],
+        Some(from) if from == to => return None,
+        Some(from) if from.as_str() < to.as_str() => vec![(from, -1), (to, 1)],
+        Some(from) => vec![(to, 1), (from, -1)],
+    };
+    let mut text =
+        QueryText::new("insert into hourly_outcomes (tenant, stripe, hour_us, state, operations) values ");
+    let tenant = text.param(SqlValue::Text(tenant.as_str().to_owned()));
+    let stripe = text.param(SqlValue::Small(stripe));
+    let rows = [EVERY_HOUR, created_hour]
+        .into_iter()
+        .flat_map(|hour| moves.iter().map(move |&(state, delta)| (hour, state, delta)));
+    for (i, (hour, state, delta)) in rows.enumerate() {
+        let hour = text.param(SqlValue::Int(hour));
+        let state = text.param(SqlValue::Text(state.as_str().to_owned()));
+        let delta = text.param(SqlValue::Int(delta));
+        let separator = if i == 0 { "" } else { ", " };
+        text.push(&format!("{separator}({tenant}, {stripe}, {hour}, {state}, {delta})"));
+    }
+    text.push(
+        " on conflict (tenant, hour_us, state, stripe) do update set operations = hourly_outcomes.operations + excluded.operations",
+    );
+    Some(text)
+}
+
+/// Marks `subject` changed at `at_us` and moves its tally by `tally`.
+pub(super) fn activity_upsert(tenant: &TenantId, subject: &str, at_us: i64, tally: OrderTally) -> QueryText {
+    let mut text = QueryText::new(
+        "insert into subject_activity (tenant, subject, changed_at_us, uncertain, unsent, failed_originals, \
+         succeeded_originals, undone) values (",
+    );
+    let values = [
+        SqlValue::Text(tenant.as_str().to_owned()),
+        SqlValue::Text(subject.to_owned()),
+        SqlValue::Int(at_us),
+        SqlValue::Int(tally.uncertain),
+        SqlValue::Int(tally.unsent),
+        SqlValue::Int(tally.failed_originals),
+        SqlValue::Int(tally.succeeded_originals),
+        SqlValue::Int(tally.undone),
+    ];
+    let placeholders: Vec<String> = values.into_iter().map(|value| text.param(value)).collect();
+    text.push(&placeholders.join(", "));
+    text.push(
+        ") on conflict (tenant, subject) do update set changed_at_us = excluded.changed_at_us, \
+         uncertain = subject_activity.uncertain + excluded.uncertain, \
+         unsent = subject_activity.unsent + excluded.unsent, \
+         failed_originals = subject_activity.failed_originals + excluded.failed_originals, \
+         succeeded_originals = subject_activity.succeeded_originals + excluded.succeeded_originals, \
+         undone = subject_activity.undone + excluded.undone",
+    );
+    text
+}
+
+/// Counts one operation settled in the hour of `at_us`, in `bucket` of the time it took.
+pub(super) fn settle_time_count(tenant: &TenantId, at_us: i64, bucket: i16, stripe: i16) -> QueryText {
+    let mut text =
+        QueryText::new("insert into settle_times (tenant, hour_us, bucket, stripe, operations) values (");
+    let values = [
+        SqlValue::Text(tenant.as_str().to_owned()),
+        SqlValue::Int(hour_of(at_us)),
+        SqlValue::Small(bucket),
+        SqlValue::Small(stripe),
+    ];
+    let placeholders: Vec<String> = values.into_iter().map(|value| text.param(value)).collect();
+    text.push(&placeholders.join(", "));
+    text.push(", 1) on conflict (tenant, hour_us, bucket, stripe) do update set operations = settle_times.operations + 1");
+    text
 }
 
 /// The condition on `subject_activity` of [`OrderTally::needs_attention`](crate::domain::rollup::OrderTally::needs_attention),
@@ -820,13 +996,10 @@ mod tests {
     /// SQLite's plan for `text`: each step's description.
     async fn plan_of(pool: &sqlx::SqlitePool, text: QueryText) -> Vec<String> {
         let sql = format!("explain query plan {}", text.sql);
-        let mut explain = sqlx::query_as::<_, (i64, i64, i64, String)>(&sql);
-        for value in text.values {
-            explain = match value {
-                SqlValue::Text(text) => explain.bind(text),
-                SqlValue::Int(number) => explain.bind(number),
-            };
-        }
+        let explain = sqlx::query_as_with::<_, (i64, i64, i64, String), _>(
+            &sql,
+            arguments::<sqlx::Sqlite>(text.values).unwrap(),
+        );
         explain.fetch_all(pool).await.unwrap().into_iter().map(|row| row.3).collect()
     }
 
@@ -911,6 +1084,33 @@ mod tests {
             "each order's few operations, not the tenant's in order of creation: {steps:?}"
         );
         assert!(steps.iter().all(|step| !step.starts_with("SCAN operations")), "{steps:?}");
+    }
+
+    #[test]
+    fn statements_together_number_their_parameters_on() {
+        let statement = |sql: &str, values: &[i64]| QueryText {
+            sql: sql.to_owned(),
+            values: values.iter().map(|v| SqlValue::Int(*v)).collect(),
+        };
+        let joined = QueryText::together(vec![
+            statement("insert into a values ($1, $2, $1)", &[1, 2]),
+            statement("insert into b values ($1)", &[3]),
+            statement("update c set x = $2 where y = $1", &[4, 5]),
+        ])
+        .unwrap();
+        assert_eq!(
+            joined.sql,
+            "with part0 as (insert into a values ($1, $2, $1)), part1 as (insert into b values ($3)) \
+             update c set x = $5 where y = $4"
+        );
+        let values: Vec<i64> =
+            joined.values.iter().map(|v| if let SqlValue::Int(v) = v { *v } else { 0 }).collect();
+        assert_eq!(values, [1, 2, 3, 4, 5]);
+        assert_eq!(
+            QueryText::together(vec![statement("delete from d where e = $1", &[6])]).unwrap().sql,
+            "delete from d where e = $1"
+        );
+        assert!(QueryText::together(Vec::new()).is_none());
     }
 
     #[tokio::test]

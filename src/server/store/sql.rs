@@ -101,95 +101,42 @@ macro_rules! sql_store {
             Ok(())
         }
 
-        /// Keeps the summaries the overview and the orders pages read, in the transaction of a
+        /// The statements that keep the summaries the overview and the orders pages read, for a
         /// change that left `operation` as it is at `at`, coming from state `from` (none for a new
-        /// one): moves it between the counts per state and between those of the hour it was
-        /// created in, marks its subject changed and moves it within the subject's tally, and,
-        /// when the change settles it after it had become unknown at `unknown_since_us`, counts
-        /// how long that took.
-        async fn record_activity(
-            tx: &mut Tx,
+        /// one): move it between the counts per state and between those of the hour it was
+        /// created in, mark its subject changed and move it within the subject's tally, and, when
+        /// the change settles it after it had become unknown at `unknown_since_us`, count how long
+        /// that took.
+        fn activity_statements(
             operation: &OperationRecord,
             from: Option<State>,
             unknown_since_us: Option<i64>,
             at: chrono::DateTime<chrono::Utc>,
-        ) -> Result<(), StoreError> {
+        ) -> Vec<QueryText> {
             let (tenant, to) = (&operation.tenant, operation.snapshot.state);
             let stripe = count_stripe(&operation.op_id);
-            move_counts(tx, tenant, stripe, hour_of(micros(operation.created_at)), from, to).await?;
             let tally = $crate::domain::rollup::OrderTally::moved(&operation.kind, operation.compensates.is_some(), from, to);
-            sqlx::query(
-                "insert into subject_activity (tenant, subject, changed_at_us, uncertain, unsent, failed_originals, \
-                 succeeded_originals, undone) values ($1, $2, $3, $4, $5, $6, $7, $8) \
-                 on conflict (tenant, subject) do update set changed_at_us = excluded.changed_at_us, \
-                 uncertain = subject_activity.uncertain + excluded.uncertain, \
-                 unsent = subject_activity.unsent + excluded.unsent, \
-                 failed_originals = subject_activity.failed_originals + excluded.failed_originals, \
-                 succeeded_originals = subject_activity.succeeded_originals + excluded.succeeded_originals, \
-                 undone = subject_activity.undone + excluded.undone",
-            )
-            .bind(tenant.as_str())
-            .bind(&operation.subject)
-            .bind(micros(at))
-            .bind(tally.uncertain)
-            .bind(tally.unsent)
-            .bind(tally.failed_originals)
-            .bind(tally.succeeded_originals)
-            .bind(tally.undone)
-            .execute(&mut **tx)
-            .await?;
+            let mut statements: Vec<QueryText> =
+                counts_move(tenant, stripe, hour_of(micros(operation.created_at)), from, to).into_iter().collect();
+            statements.push(activity_upsert(tenant, &operation.subject, micros(at), tally));
             let settles = to.is_terminal() && from.is_some_and(|from| !from.is_terminal());
             if let (true, Some(since)) = (settles, unknown_since_us) {
                 let bucket = $crate::domain::operation::settle_bucket((micros(at) - since) / 1_000_000);
-                sqlx::query(
-                    "insert into settle_times (tenant, hour_us, bucket, stripe, operations) values ($1, $2, $3, $4, 1) \
-                     on conflict (tenant, hour_us, bucket, stripe) do update set operations = settle_times.operations + 1",
-                )
-                .bind(tenant.as_str())
-                .bind(hour_of(micros(at)))
-                .bind(i16::try_from(bucket).unwrap_or(i16::MAX))
-                .bind(stripe)
-                .execute(&mut **tx)
-                .await?;
+                statements.push(settle_time_count(tenant, micros(at), i16::try_from(bucket).unwrap_or(i16::MAX), stripe));
             }
-            Ok(())
+            statements
         }
 
-        /// Moves one operation counted in `stripe` from the count of state `from` (none for a new
-        /// one) to that of `to`, both among the counts of every hour ([`EVERY_HOUR`]) and among
-        /// those of `created_hour`, the hour it was created in: one statement (never the same row
-        /// twice), its rows in the order of their hours and states' names, so that two changes
-        /// lock their rows in one order.
-        async fn move_counts(
-            tx: &mut Tx,
-            tenant: &TenantId,
-            stripe: i16,
-            created_hour: i64,
-            from: Option<State>,
-            to: State,
-        ) -> Result<(), StoreError> {
-            let moves = match from {
-                None => vec![(to, 1_i64)],
-                Some(from) if from == to => return Ok(()),
-                Some(from) if from.as_str() < to.as_str() => vec![(from, -1), (to, 1)],
-                Some(from) => vec![(to, 1), (from, -1)],
+        /// Runs `statements` in `tx`: on PostgreSQL as one statement (one round trip), on SQLite,
+        /// whose transactions run in the writer's own process, one after the other.
+        async fn execute_all(tx: &mut Tx, statements: Vec<QueryText>) -> Result<(), StoreError> {
+            let texts = match $backend {
+                Backend::Postgres => QueryText::together(statements).into_iter().collect(),
+                Backend::Sqlite => statements,
             };
-            let rows: Vec<(i64, State, i64)> = [EVERY_HOUR, created_hour]
-                .into_iter()
-                .flat_map(|hour| moves.iter().map(move |&(state, delta)| (hour, state, delta)))
-                .collect();
-            let values: Vec<String> =
-                (0..rows.len()).map(|i| format!("($1, $2, ${}, ${}, ${})", 3 + 3 * i, 4 + 3 * i, 5 + 3 * i)).collect();
-            let sql = format!(
-                "insert into hourly_outcomes (tenant, stripe, hour_us, state, operations) values {} \
-                 on conflict (tenant, hour_us, state, stripe) do update set operations = hourly_outcomes.operations + excluded.operations",
-                values.join(", ")
-            );
-            let mut query = sqlx::query(&sql).bind(tenant.as_str()).bind(stripe);
-            for (hour, state, delta) in rows {
-                query = query.bind(hour).bind(state.as_str()).bind(delta);
+            for text in texts {
+                sqlx::query_with(&text.sql, arguments::<$db>(text.values)?).execute(&mut **tx).await?;
             }
-            query.execute(&mut **tx).await?;
             Ok(())
         }
 
@@ -237,20 +184,6 @@ macro_rules! sql_store {
                 .bind(columns.cancel_requested)
         }
 
-        /// Binds the values of a query built from optional filters, in order.
-        fn bind_values<'q, O>(
-            mut query: sqlx::query::QueryAs<'q, $db, O, <$db as sqlx::Database>::Arguments<'q>>,
-            values: Vec<SqlValue>,
-        ) -> sqlx::query::QueryAs<'q, $db, O, <$db as sqlx::Database>::Arguments<'q>> {
-            for value in values {
-                query = match value {
-                    SqlValue::Text(text) => query.bind(text),
-                    SqlValue::Int(number) => query.bind(number),
-                };
-            }
-            query
-        }
-
         /// Fills in the external ids of the listed operations with one query.
         async fn fill_external_ids(
             pool: &sqlx::Pool<$db>,
@@ -268,7 +201,7 @@ macro_rules! sql_store {
                 &ids,
                 "order by recorded_at_us, external_id",
             );
-            let rows: Vec<(String, String)> = bind_values(sqlx::query_as(&text.sql), text.values).fetch_all(pool).await?;
+            let rows: Vec<(String, String)> = sqlx::query_as_with(&text.sql, arguments::<$db>(text.values)?).fetch_all(pool).await?;
             for (op_id, external_id) in rows {
                 if let Some(item) = items.iter_mut().find(|item| item.op_id.as_str() == op_id) {
                     item.external_ids.push(external_id);
@@ -333,25 +266,7 @@ macro_rules! sql_store {
         /// Records `entries` for the sealer, in this order, in the transaction of the change they
         /// describe: no read of the chain, no lock of the tenant.
         async fn append_audit(tx: &mut Tx, tenant: &TenantId, entries: Vec<AuditEntry>) -> Result<(), StoreError> {
-            for entry in entries {
-                sqlx::query(
-                    "insert into audit_pending (tenant, at_us, actor, role, action, op_id, from_state, to_state, reason, evidence) \
-                     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-                )
-                .bind(tenant.as_str())
-                .bind(micros(entry.at))
-                .bind(&entry.actor)
-                .bind(&entry.role)
-                .bind(&entry.action)
-                .bind(&entry.op_id)
-                .bind(&entry.from_state)
-                .bind(&entry.to_state)
-                .bind(&entry.reason)
-                .bind(entry.evidence.to_string())
-                .execute(&mut **tx)
-                .await?;
-            }
-            Ok(())
+            execute_all(tx, audit_pending_insert(tenant, &entries).into_iter().collect()).await
         }
 
         /// Seals up to `limit` of `tenant`'s waiting entries into its chain, in the order they were

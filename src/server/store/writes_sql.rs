@@ -83,9 +83,10 @@ macro_rules! store_writes {
                     return Ok(Registered::Existing(existing));
                 };
                 let operation = inserted.into_record()?;
-                record_activity(&mut tx, &operation, None, None, new.at).await?;
                 record_answer(&mut tx, &new.tenant, new.answers.as_ref()).await?;
-                append_audit(&mut tx, &new.tenant, vec![audit.clone()]).await?;
+                let mut statements = activity_statements(&operation, None, None, new.at);
+                statements.extend(audit_pending_insert(&new.tenant, std::slice::from_ref(&audit)));
+                execute_all(&mut tx, statements).await?;
                 tx.commit().await?;
                 // A new operation has no attempts and no external ids yet; its trail is the entry
                 // just recorded, waiting for the sealer.
@@ -137,9 +138,10 @@ macro_rules! store_writes {
                 for event in &change.events {
                     project(&mut tx, &operation, &change, event).await?;
                 }
-                append_audit(&mut tx, &change.tenant, change.audit.clone()).await?;
-                record_activity(&mut tx, &operation, Some(change.from), updated.unknown_since_us, change.at).await?;
                 record_answer(&mut tx, &change.tenant, change.answers.as_ref()).await?;
+                let mut statements = activity_statements(&operation, Some(change.from), updated.unknown_since_us, change.at);
+                statements.extend(audit_pending_insert(&change.tenant, &change.audit));
+                execute_all(&mut tx, statements).await?;
                 let after = committed_after(&mut tx, operation).await?;
                 tx.commit().await?;
                 Ok(after)
