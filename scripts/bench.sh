@@ -7,8 +7,9 @@
 # unknown operations against the sandbox, and the write path (the three-step protocol through the
 # ledger API, beside the same rows written straight to the engine, and beside DBOS Transact doing
 # the same three steps on the same PostgreSQL, installed from PyPI in target/bench-venv). Prints
-# Markdown tables; BENCHMARKS.md records a run. Pass a bench's name (operations_list,
-# audit_export, reconcile_unknowns or write_path) to run only that one.
+# Markdown tables; BENCHMARKS.md records a run. Also the console's first visit on an emulated
+# slow 4G phone (the release build in Debian's Chromium). Pass a bench's name (operations_list,
+# audit_export, reconcile_unknowns, write_path or first_visit) to run only that one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,13 +23,21 @@ write_path() {
     || { echo "the DBOS peer failed; its log is target/bench-dbos.log" >&2; exit 1; }
 }
 
+first_visit() {
+  scripts/setup.sh --e2e
+  cargo leptos build --release
+  (cd end2end && npx playwright test --config bench.config.ts)
+}
+
 case "${1:-all}" in
   write_path) write_path ;;
+  first_visit) first_visit ;;
   all)
     cargo bench --locked --features ssr --bench operations_list
     cargo bench --locked --features ssr --bench audit_export
     cargo bench --locked --features ssr --bench reconcile_unknowns
     write_path
+    first_visit
     ;;
   *) exec cargo bench --locked --features ssr --bench "$1" ;;
 esac

@@ -1,6 +1,8 @@
 //! The HTML shell and the route table of the review console. Pages are rendered on the server
 //! with their data (`SsrMode::Async`), so that every page reads fully with JavaScript off and a
-//! refused request gets its status (401, 403, 404) before the first byte.
+//! refused request gets its status (401, 403, 404) before the first byte. Only islands (`#[island]`:
+//! local times, the live list, the form helper, the connection check) run in the browser; every
+//! link is a page load, and the browser bundle carries the islands' code alone.
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Title};
@@ -44,7 +46,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta name="color-scheme" content="light"/>
                 <link rel="icon" href="/favicon.ico"/>
                 <link rel="stylesheet" id="leptos" href=stylesheet/>
-                <HydrationScripts options/>
+                <HydrationScripts options islands=true/>
                 <MetaTags/>
             </head>
             <body>

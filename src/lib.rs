@@ -17,10 +17,10 @@ pub mod domain;
 pub mod server;
 pub mod ui;
 
-/// Entry point of the browser bundle: hydrates the server-rendered page.
+/// Entry point of the browser bundle: hydrates the islands of the server-rendered page.
 #[cfg(feature = "hydrate")]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
-    leptos::mount::hydrate_body(app::App);
+    leptos::mount::hydrate_islands();
 }

@@ -126,7 +126,7 @@ test("a manager sees approvals; an auditor reads the audit section but not admin
   await auditor.close();
 });
 
-test("an admin lists the users and adds one without a reload", async ({ page }) => {
+test("an admin lists the users and adds one, and the page says so", async ({ page }) => {
   const problems = watchErrors(page);
   await signIn(page, USERS.admin, "/admin");
   await expect(page.getByTestId("users")).toContainText(USERS.support);
@@ -139,6 +139,31 @@ test("an admin lists the users and adds one without a reload", async ({ page }) 
   await expect(page.getByTestId("users")).toContainText(name);
   await page.screenshot({ path: "screenshots/admin.png", fullPage: true });
   expect(problems).toEqual([]);
+});
+
+test("a refused form says why beside it and keeps what was typed, without a reload", async ({ page }) => {
+  const problems = watchErrors(page);
+  await signIn(page, USERS.admin, "/admin");
+  await expect(page.getByTestId("check-connection")).toBeEnabled();
+  await page.evaluate(() => ((window as unknown as { untouched: boolean }).untouched = true));
+  const policy = page.getByTestId("approval-policy");
+  await policy.getByLabel("Kind").fill("refund");
+  await policy.getByLabel(/^From amount/).fill("500.00");
+  await policy.getByRole("button", { name: "Add rule" }).click();
+  await expect(page.getByTestId("policy-result")).toHaveText("A threshold needs its currency, for example TWD.");
+  await expect(page.getByTestId("policy-result")).toHaveClass(/failed/);
+  await expect(policy.getByLabel(/^From amount/)).toHaveValue("500.00");
+  expect(await page.evaluate(() => (window as unknown as { untouched?: boolean }).untouched)).toBe(true);
+
+  await policy.getByLabel("Currency").fill("TWD");
+  await policy.getByRole("button", { name: "Add rule" }).click();
+  await expect(page.getByTestId("policy-result")).toContainText("refund");
+  await expect(page.getByTestId("policy-result")).not.toHaveClass(/failed/);
+  await expect(page.getByTestId("approval-rules")).toContainText("TWD 500.00");
+  await page.getByTestId("approval-rules").getByRole("listitem").filter({ hasText: "TWD 500.00" }).getByRole("button", { name: "Remove" }).click();
+  await expect(page.getByTestId("policy-result")).toContainText("The rule is removed");
+  // The browser reports the refused request (422) in its console; nothing else may go wrong.
+  expect(problems.filter((problem) => !problem.includes("status of 422"))).toEqual([]);
 });
 
 test("an admin connects a provider account and sees only its last four characters", async ({ browser }) => {

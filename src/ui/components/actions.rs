@@ -9,16 +9,13 @@ use leptos_router::hooks::use_query_map;
 use crate::console::forms::request_answer;
 use crate::console::operation::Act;
 use crate::console::orders::Compensate;
-use crate::console::AppError;
 use crate::domain::{compensation::Compensation, machine::CommandKind};
 
-/// What the last action did, in words (announced to screen readers too). After a form sent
-/// without JavaScript, the page's `done` parameter names the request whose answer to show.
+/// What the last action did, in words (announced to screen readers too): after a form is sent,
+/// the page's `done` parameter names the request whose answer to show; the form helper island
+/// writes a refusal here ([`crate::ui::components::form_helper`]).
 #[component]
-pub fn ActionResult(
-    #[prop(into)] value: Signal<Option<Result<String, AppError>>>,
-    #[prop(into)] pending: Signal<bool>,
-) -> impl IntoView {
+pub fn ActionResult() -> impl IntoView {
     let query = use_query_map();
     let earlier = Resource::new(
         move || query.with(|q| q.get("done")),
@@ -30,26 +27,17 @@ pub fn ActionResult(
         },
     );
     view! {
-        <Transition fallback=|| ()>
-            {move || {
-                let (current, busy) = (value.get(), pending.get());
-                Suspend::new(async move {
-                    let failed = matches!(current, Some(Err(_)));
-                    let text = match current {
-                        Some(Ok(message)) => message,
-                        Some(Err(error)) => error.to_string(),
-                        None if busy => "Working…".to_owned(),
-                        None => earlier.await.unwrap_or_default(),
-                    };
-                    let filled = !text.is_empty();
-                    view! {
-                        <p class="action-result" class:filled=filled class:failed=failed role="status" data-testid="action-result">
-                            {text}
-                        </p>
-                    }
-                })
-            }}
-        </Transition>
+        <Suspense fallback=|| ()>
+            {move || Suspend::new(async move {
+                let text = earlier.await.unwrap_or_default();
+                let filled = !text.is_empty();
+                view! {
+                    <p class="action-result" class:filled=filled role="status" id="action-result" data-testid="action-result">
+                        {text}
+                    </p>
+                }
+            })}
+        </Suspense>
     }
 }
 
@@ -86,7 +74,7 @@ pub fn ActionButton(
     view! {
         <ActionForm action=act attr:class="inline-form">
             <ActionFields csrf key op_id kind/>
-            <button type="submit" class="button" disabled=move || act.pending().get()>{label}</button>
+            <button type="submit" class="button">{label}</button>
         </ActionForm>
     }
 }
@@ -103,7 +91,6 @@ pub fn OperationActions(
 ) -> impl IntoView {
     let form = move |kind: CommandKind| {
         let (csrf, key, op_id) = (csrf.clone(), key_for(&form_key, &op_id, kind.as_str()), op_id.clone());
-        let pending = move || act.pending().get();
         let fields = match kind {
             CommandKind::ConfirmFound => view! {
                 <p class="muted">"Looks the operation up at the provider by its op id; found means succeeded."</p>
@@ -140,7 +127,7 @@ pub fn OperationActions(
             <ActionForm action=act attr:class="action-form" attr:data-action=kind.as_str()>
                 <ActionFields csrf key op_id kind/>
                 {fields}
-                <button type="submit" class="button" class:danger=matches!(kind, CommandKind::Deny | CommandKind::MarkNotHappened | CommandKind::Cancel) disabled=pending>{label}</button>
+                <button type="submit" class="button" class:danger=matches!(kind, CommandKind::Deny | CommandKind::MarkNotHappened | CommandKind::Cancel)>{label}</button>
             </ActionForm>
         })
     };
@@ -168,7 +155,7 @@ pub fn CompensationForms(
                     <input type="hidden" name="op_id" value=op_id/>
                     <input type="hidden" name="compensation" value=offer.as_str()/>
                     {offer.needs_date().then(|| view! { <label>"New date"<input type="date" name="date" required/></label> })}
-                    <button type="submit" class="button" disabled=move || compensate.pending().get()>{offer.label()}</button>
+                    <button type="submit" class="button">{offer.label()}</button>
                 </ActionForm>
             }
         })

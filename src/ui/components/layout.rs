@@ -1,12 +1,14 @@
 //! The frame around every page: the header with the product name, the sections the viewer's role
-//! opens, who is signed in with a sign-out button, the main area, and a footer that checks the
-//! connection to the server once the page is interactive.
+//! opens, who is signed in with a sign-out button, the main area, a footer that checks the
+//! connection to the server once the page is interactive, and the island that sends the page's
+//! forms in the background ([`crate::ui::components::form_helper`]).
 
 use leptos::prelude::*;
 use leptos_router::components::A;
 
 use crate::console::shell::{check_connection, Viewer};
 use crate::domain::policy::Section;
+use crate::ui::components::form_helper::FormHelper;
 use crate::ui::components::widgets::ViewerResource;
 
 #[component]
@@ -25,6 +27,7 @@ pub fn Layout(children: Children) -> impl IntoView {
             <Suspense fallback=|| ()>{signed_in}</Suspense>
         </header>
         <main id="main" class="page" tabindex="-1">{children()}</main>
+        <FormHelper/>
         <footer class="footer">
             <Suspense fallback=|| ()>
                 {move || Suspend::new(async move { viewer.await.ok().flatten().map(|_| view! { <ConnectionCheck/> }) })}
@@ -56,9 +59,9 @@ fn SignedInBar(viewer: Viewer) -> impl IntoView {
     }
 }
 
-/// Asks the server whether its database answers. The button only works once the page is
-/// hydrated: rendered on the server it is disabled.
-#[component]
+/// Asks the server whether its database answers. An island: the button only works once the page
+/// is hydrated, and rendered on the server it is disabled.
+#[island]
 fn ConnectionCheck() -> impl IntoView {
     let interactive = RwSignal::new(false);
     Effect::new(move |_| interactive.set(true));

@@ -1,7 +1,6 @@
 //! Small pieces every page uses: state and order-status badges, times (UTC from the server, the
 //! reader's local time once hydrated), the panel that turns an [`AppError`] into a sentence (and
-//! the right HTTP status when rendered on the server), the signed-in viewer, and the latest of
-//! several actions' answers.
+//! the right HTTP status when rendered on the server) and the signed-in viewer.
 
 use chrono::{DateTime, Local, Utc};
 use leptos::prelude::*;
@@ -28,10 +27,16 @@ pub fn OrderBadge(status: OrderStatus) -> impl IntoView {
 }
 
 /// A time: `2026-11-30 14:05:09 UTC` as the server renders it, then the reader's local time once
-/// the page is interactive (the first render in the browser matches the server's, so hydration
-/// never mismatches).
-#[component]
+/// the page is interactive. An island of its own, for the static parts of a page.
+#[island]
 pub fn Time(at: DateTime<Utc>) -> impl IntoView {
+    view! { <LocalTime at/> }
+}
+
+/// [`Time`] inside an island: its first render in the browser matches the server's, so hydration
+/// never mismatches, and it turns to the reader's time once mounted.
+#[component]
+pub fn LocalTime(at: DateTime<Utc>) -> impl IntoView {
     let hydrated = RwSignal::new(false);
     Effect::new(move |_| hydrated.set(true));
     let text = move || {
@@ -102,20 +107,4 @@ pub fn Pager(
             {next.map(|href| view! { <a href=href data-testid="next-page">{next_label}</a> })}
         </nav>
     }
-}
-
-/// The answer of whichever of `actions` finished last, in words: its confirmation or why it was
-/// refused. (Comparing the actions' versions would show an older answer after each has run once.)
-pub fn latest_answer<const N: usize>(
-    actions: [MappedSignal<Option<Result<String, AppError>>>; N],
-) -> RwSignal<String> {
-    let latest = RwSignal::new(String::new());
-    for answer in actions {
-        Effect::new(move || {
-            if let Some(result) = answer.get() {
-                latest.set(result.unwrap_or_else(|error| error.to_string()));
-            }
-        });
-    }
-    latest
 }

@@ -14,12 +14,12 @@ use crate::console::connections::{
 };
 use crate::domain::connection::ProviderKind;
 use crate::domain::policy::Role;
-use crate::ui::components::widgets::{latest_answer, ErrorPanel, Loading, Time, ViewerResource};
+use crate::ui::components::widgets::{ErrorPanel, Loading, Time, ViewerResource};
 
 #[component]
 pub fn Admin() -> impl IntoView {
     let add = ServerAction::<AddUser>::new();
-    let list = Resource::new(move || add.version().get(), |_| users());
+    let list = Resource::new(|| (), |_| users());
     let viewer = expect_context::<ViewerResource>();
     view! {
         <Title text="Admin"/>
@@ -46,7 +46,7 @@ pub fn Admin() -> impl IntoView {
                         </section>
                         <section class="panel">
                             <h2>"Add a user"</h2>
-                            <ActionForm action=add attr:class="filters">
+                            <ActionForm action=add attr:class="filters" attr:data-answer-to="users-result">
                                 <input type="hidden" name="csrf" value=csrf/>
                                 <label>"Name"<input type="text" name="name" required autocomplete="off"/></label>
                                 <label>"Role"
@@ -57,13 +57,7 @@ pub fn Admin() -> impl IntoView {
                                 <label>"Password (10 characters or more)"<input type="password" name="password" required minlength="10" autocomplete="new-password"/></label>
                                 <div class="filter-actions"><button type="submit" class="button">"Add user"</button></div>
                             </ActionForm>
-                            <p role="status">
-                                {move || match add.value().get() {
-                                    Some(Ok(message)) => message,
-                                    Some(Err(error)) => error.to_string(),
-                                    None => String::new(),
-                                }}
-                            </p>
+                            <p class="action-result" role="status" id="users-result"></p>
                         </section>
                     }.into_any(),
                     Err(error) => view! { <ErrorPanel error/> }.into_any(),
@@ -77,9 +71,8 @@ pub fn Admin() -> impl IntoView {
 fn ApprovalPolicy() -> impl IntoView {
     let add = ServerAction::<AddApprovalRule>::new();
     let remove = ServerAction::<RemoveApprovalRule>::new();
-    let rules = Resource::new(move || (add.version().get(), remove.version().get()), |_| approval_rules());
+    let rules = Resource::new(|| (), |_| approval_rules());
     let viewer = expect_context::<ViewerResource>();
-    let outcome = latest_answer([add.value(), remove.value()]);
     view! {
         <section class="panel" data-testid="approval-policy">
             <h2>"Approval policy"</h2>
@@ -93,7 +86,7 @@ fn ApprovalPolicy() -> impl IntoView {
                     }
                 })}
             </Transition>
-            <p role="status" data-testid="policy-result">{outcome}</p>
+            <p class="action-result" role="status" id="policy-result" data-testid="policy-result"></p>
         </section>
     }
 }
@@ -114,7 +107,7 @@ fn RuleList(
                 view! {
                 <li>
                     {rule.summary}" "<span class="muted">"(added by "{rule.created_by}" "<Time at=rule.created_at/>")"</span>" "
-                    <ActionForm action=remove attr:class="inline-form">
+                    <ActionForm action=remove attr:class="inline-form" attr:data-answer-to="policy-result">
                         <input type="hidden" name="csrf" value=csrf/>
                         <input type="hidden" name="id" value=rule.id/>
                         <button type="submit" class="button button-quiet">"Remove"</button>
@@ -130,7 +123,7 @@ fn RuleList(
 #[component]
 fn AddRuleForm(add: ServerAction<AddApprovalRule>, csrf: String) -> impl IntoView {
     view! {
-        <ActionForm action=add attr:class="filters">
+        <ActionForm action=add attr:class="filters" attr:data-answer-to="policy-result">
             <input type="hidden" name="csrf" value=csrf/>
             <label>"Kind"<input type="text" name="kind" required placeholder="refund" size="12" autocomplete="off"/></label>
             <label>"Provider (blank for any)"<input type="text" name="provider" placeholder="stripe" size="10" autocomplete="off"/></label>
@@ -145,10 +138,8 @@ fn AddRuleForm(add: ServerAction<AddApprovalRule>, csrf: String) -> impl IntoVie
 fn ProviderAccounts() -> impl IntoView {
     let set = ServerAction::<SetProviderConnection>::new();
     let remove = ServerAction::<RemoveProviderConnection>::new();
-    let connections =
-        Resource::new(move || (set.version().get(), remove.version().get()), |_| provider_connections());
+    let connections = Resource::new(|| (), |_| provider_connections());
     let viewer = expect_context::<ViewerResource>();
-    let outcome = latest_answer([set.value(), remove.value()]);
     view! {
         <section class="panel" data-testid="provider-accounts">
             <h2>"Provider accounts"</h2>
@@ -165,7 +156,7 @@ fn ProviderAccounts() -> impl IntoView {
                     }
                 })}
             </Transition>
-            <p role="status" data-testid="accounts-result">{outcome}</p>
+            <p class="action-result" role="status" id="accounts-result" data-testid="accounts-result"></p>
         </section>
     }
 }
@@ -194,7 +185,7 @@ fn ConnectionList(
                             <td><code>"…"{c.secret_last4}</code></td>
                             <td>{c.updated_by}" "<Time at=c.updated_at/></td>
                             <td>
-                                <ActionForm action=remove attr:class="inline-form">
+                                <ActionForm action=remove attr:class="inline-form" attr:data-answer-to="accounts-result">
                                     <input type="hidden" name="csrf" value=csrf/>
                                     <input type="hidden" name="name" value=c.name/>
                                     <button type="submit" class="button button-quiet">"Remove"</button>
@@ -213,7 +204,7 @@ fn ConnectionList(
 #[component]
 fn SetConnectionForm(set: ServerAction<SetProviderConnection>, csrf: String) -> impl IntoView {
     view! {
-        <ActionForm action=set attr:class="filters">
+        <ActionForm action=set attr:class="filters" attr:data-answer-to="accounts-result">
             <input type="hidden" name="csrf" value=csrf/>
             <label>"Provider"<input type="text" name="name" required placeholder="stripe" size="10" autocomplete="off"/></label>
             <label>"Kind"

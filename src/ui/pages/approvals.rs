@@ -16,12 +16,12 @@ use crate::ui::components::widgets::{ErrorPanel, Loading, StateBadge, Time, View
 #[component]
 pub fn Approvals() -> impl IntoView {
     let act = ServerAction::<Act>::new();
-    let queue = Resource::new(move || act.version().get(), |_| approvals());
+    let queue = Resource::new(|| (), |_| approvals());
     let viewer = expect_context::<ViewerResource>();
     view! {
         <Title text="Approvals"/>
         <h1>"Approvals"</h1>
-        <ActionResult value=Signal::derive(move || act.value().get()) pending=Signal::derive(move || act.pending().get())/>
+        <ActionResult/>
         <Transition fallback=Loading>
             {move || Suspend::new(async move {
                 let csrf = viewer.await.ok().flatten().map(|v| v.csrf).unwrap_or_default();

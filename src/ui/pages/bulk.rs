@@ -1,7 +1,7 @@
 //! Bulk queries of the provider over the operations list's current filter: a preview of how many
 //! operations the filter matches and how many can be queried now, a confirmation, then a page
-//! that shows the run's progress and each operation's result. The page refreshes itself while the
-//! run goes on (by script, or by a meta refresh without JavaScript).
+//! that shows the run's progress and each operation's result. The page reloads itself every two
+//! seconds while the run goes on.
 
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -33,7 +33,7 @@ pub fn BulkPage() -> impl IntoView {
                 }
             })}
         </Suspense>
-        <ActionResult value=Signal::derive(move || start.value().get()) pending=Signal::derive(move || start.pending().get())/>
+        <ActionResult/>
     }
 }
 
@@ -60,7 +60,7 @@ fn Preview(preview: BulkPreview, start: ServerAction<StartBulk>, csrf: String) -
                         <input type="hidden" name="csrf" value=csrf/>
                         <input type="hidden" name="key" value=preview.form_key.clone()/>
                         <input type="hidden" name="filter" value=filter_field/>
-                        <button type="submit" class="button" data-testid="bulk-confirm" disabled=move || start.pending().get()>
+                        <button type="submit" class="button" data-testid="bulk-confirm">
                             {format!("Query {} operations", preview.actionable)}
                         </button>
                     </ActionForm>
@@ -75,8 +75,7 @@ fn Preview(preview: BulkPreview, start: ServerAction<StartBulk>, csrf: String) -
 pub fn BulkRunPage() -> impl IntoView {
     let params = use_params_map();
     let id = move || params.with(|p| p.get("id").unwrap_or_default());
-    let tick = RwSignal::new(0u32);
-    let run = Resource::new(move || (id(), tick.get()), |(id, _)| bulk_run(id));
+    let run = Resource::new(id, bulk_run);
     view! {
         <Title text="Bulk query"/>
         <p class="breadcrumb"><a href="/operations">"Operations"</a>" / "</p>
@@ -84,25 +83,12 @@ pub fn BulkRunPage() -> impl IntoView {
         <Transition fallback=Loading>
             {move || Suspend::new(async move {
                 match run.await {
-                    Ok(run) => {
-                        if run.finished_at.is_none() {
-                            refresh_soon(tick);
-                        }
-                        view! { <RunBody run/> }.into_any()
-                    }
+                    Ok(run) => view! { <RunBody run/> }.into_any(),
                     Err(error) => view! { <ErrorPanel error/> }.into_any(),
                 }
             })}
         </Transition>
     }
-}
-
-/// Asks for the run again in a second, in the browser.
-fn refresh_soon(tick: RwSignal<u32>) {
-    #[cfg(feature = "hydrate")]
-    set_timeout(move || tick.update(|t| *t += 1), std::time::Duration::from_secs(1));
-    #[cfg(not(feature = "hydrate"))]
-    let _ = tick;
 }
 
 #[component]
@@ -119,7 +105,7 @@ fn RunBody(run: BulkRunView) -> impl IntoView {
     );
     let filter = run.filter.clone();
     view! {
-        {run.finished_at.is_none().then(|| view! { <noscript><meta http-equiv="refresh" content="2"/></noscript> })}
+        {run.finished_at.is_none().then(|| view! { <meta http-equiv="refresh" content="2"/> })}
         <section class="panel">
             <p>
                 "Query the provider, started by "<strong>{run.requested_by.clone()}</strong>" at "<Time at=run.created_at/>

@@ -18,10 +18,7 @@ pub fn OperationPage() -> impl IntoView {
     let op_id = move || params.with(|p| p.get("op_id").unwrap_or_default());
     let act = ServerAction::<Act>::new();
     let compensate = ServerAction::<Compensate>::new();
-    let detail = Resource::new(
-        move || (op_id(), act.version().get(), compensate.version().get()),
-        |(op_id, _, _)| operation(op_id),
-    );
+    let detail = Resource::new(op_id, operation);
     let viewer = expect_context::<ViewerResource>();
     view! {
         <Title text=op_id()/>
@@ -83,7 +80,7 @@ fn Detail(
 
         <section class="panel">
             <h2>"Actions available to you"</h2>
-            <ActionResult value=Signal::derive(move || act.value().get()) pending=Signal::derive(move || act.pending().get())/>
+            <ActionResult/>
             {if detail.actions.is_empty() {
                 view! { <p class="muted">"None: in this state your role has nothing to do here."</p> }.into_any()
             } else {
@@ -98,7 +95,6 @@ fn Detail(
                 <div class="actions">
                     <CompensationForms compensate offers=detail.compensations.clone() csrf=csrf.clone() form_key=detail.form_key.clone() op_id=op_id.clone()/>
                 </div>
-                <ActionResult value=Signal::derive(move || compensate.value().get()) pending=Signal::derive(move || compensate.pending().get())/>
             })}
         </section>
 

@@ -1,7 +1,8 @@
 //! The operations list: every operation of the tenant, newest first, fifty to a page (keyset
 //! pagination), with filters kept in the URL so that a view can be shared and the back button
-//! works, and links to a bulk query and to the CSV and JSON Lines exports of the same filter. Once
-//! hydrated, the page follows `/live/operations` and refreshes when operations change.
+//! works, and links to a bulk query and to the CSV and JSON Lines exports of the same filter. The
+//! list itself is an island: once the page is interactive it follows `/live/operations` and
+//! shows changes as they happen.
 
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -9,7 +10,9 @@ use leptos_router::{components::Form, hooks::use_query_map};
 
 use crate::console::operations::{operations, OperationFilter, OperationPage};
 use crate::domain::machine::State;
-use crate::ui::components::widgets::{joined_or, EmptyState, ErrorPanel, Loading, Pager, StateBadge, Time};
+use crate::ui::components::widgets::{
+    joined_or, EmptyState, ErrorPanel, Loading, LocalTime, Pager, StateBadge,
+};
 
 /// The operations list's filter from a page's URL query.
 pub fn filter_from(query: &leptos_router::params::ParamsMap) -> OperationFilter {
@@ -30,27 +33,48 @@ pub fn filter_from(query: &leptos_router::params::ParamsMap) -> OperationFilter 
 pub fn Operations() -> impl IntoView {
     let query = use_query_map();
     let filter = Memo::new(move |_| query.with(filter_from));
-    let changes = RwSignal::new(0u32);
-    let live = RwSignal::new(false);
-    follow_changes(changes, live);
-    let page = Resource::new(move || (filter.get(), changes.get()), |(filter, _)| operations(filter));
+    let page = Resource::new(move || filter.get(), operations);
     view! {
         <Title text="Operations"/>
-        <div class="page-head">
-            <h1>"Operations"</h1>
-            <span class="live" data-testid="live" class:on=move || live.get()>
-                {move || if live.get() { "● Live: changes appear as they happen" } else { "Showing the list as loaded" }}
-            </span>
-        </div>
+        <h1>"Operations"</h1>
         {move || view! { <FilterForm filter=filter.get()/> }}
-        <Transition fallback=Loading>
+        <Suspense fallback=Loading>
             {move || Suspend::new(async move {
                 match page.await {
-                    Ok(page) => view! { <OperationTable page filter=filter.get_untracked()/> }.into_any(),
+                    Ok(page) => view! { <LiveOperations page filter=filter.get_untracked()/> }.into_any(),
                     Err(error) => view! { <ErrorPanel error/> }.into_any(),
                 }
             })}
-        </Transition>
+        </Suspense>
+    }
+}
+
+/// The list as loaded, then, once the page is interactive, as it stands: the island follows
+/// `/live/operations` and reads the same page of the list again whenever operations change.
+#[island]
+fn LiveOperations(page: OperationPage, filter: OperationFilter) -> impl IntoView {
+    let shown = RwSignal::new(page);
+    let live = RwSignal::new(false);
+    let changes = RwSignal::new(0u32);
+    follow_changes(changes, live);
+    let reread = filter.clone();
+    Effect::new(move |previous: Option<u32>| {
+        let count = changes.get();
+        if previous.is_some_and(|previous| previous != count) {
+            let filter = reread.clone();
+            leptos::task::spawn_local(async move {
+                if let Ok(page) = operations(filter).await {
+                    shown.set(page);
+                }
+            });
+        }
+        count
+    });
+    view! {
+        <p class="live" data-testid="live" class:on=move || live.get()>
+            {move || if live.get() { "● Live: changes appear as they happen" } else { "Showing the list as loaded" }}
+        </p>
+        {move || view! { <OperationTable page=shown.get() filter=filter.clone()/> }}
     }
 }
 
@@ -149,7 +173,7 @@ fn OperationTable(page: OperationPage, filter: OperationFilter) -> impl IntoView
                             <td class="num">{row.amount.clone().unwrap_or_else(|| "—".into())}</td>
                             <td class="num">{row.attempts}</td>
                             <td class="mono">{joined_or(&row.external_ids, "—")}</td>
-                            <td><Time at=row.created_at/></td>
+                            <td><LocalTime at=row.created_at/></td>
                         </tr>
                     }).collect_view()}
                 </tbody>

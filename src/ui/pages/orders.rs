@@ -45,13 +45,12 @@ pub fn OrderPage() -> impl IntoView {
     let params = use_params_map();
     let subject = move || params.with(|p| p.get("subject").unwrap_or_default());
     let compensate = ServerAction::<Compensate>::new();
-    let detail =
-        Resource::new(move || (subject(), compensate.version().get()), |(subject, _)| order(subject));
+    let detail = Resource::new(subject, order);
     let viewer = expect_context::<ViewerResource>();
     view! {
         <Title text=subject()/>
         <p class="breadcrumb"><a href="/orders">"Orders"</a>" / "</p>
-        <ActionResult value=Signal::derive(move || compensate.value().get()) pending=Signal::derive(move || compensate.pending().get())/>
+        <ActionResult/>
         <Transition fallback=Loading>
             {move || Suspend::new(async move {
                 let csrf = viewer.await.ok().flatten().map(|v| v.csrf).unwrap_or_default();

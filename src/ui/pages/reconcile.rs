@@ -15,13 +15,13 @@ use crate::ui::components::widgets::{ErrorPanel, Loading, StateBadge, Time, View
 #[component]
 pub fn Reconcile() -> impl IntoView {
     let act = ServerAction::<Act>::new();
-    let queue = Resource::new(move || act.version().get(), |_| reconcile_queue());
+    let queue = Resource::new(|| (), |_| reconcile_queue());
     let viewer = expect_context::<ViewerResource>();
     view! {
         <Title text="Reconcile"/>
         <h1>"Reconcile"</h1>
         <p class="lede">"Operations whose result is not known yet, the longest waiting first. Query the provider before anything else: a re-send is safe only while the provider remembers the key."</p>
-        <ActionResult value=Signal::derive(move || act.value().get()) pending=Signal::derive(move || act.pending().get())/>
+        <ActionResult/>
         <Transition fallback=Loading>
             {move || Suspend::new(async move {
                 let csrf = viewer.await.ok().flatten().map(|v| v.csrf).unwrap_or_default();

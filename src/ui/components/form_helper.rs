@@ -1,0 +1,189 @@
+//! The one island every page has for its forms. Every change form posts to a server function
+//! (`/rpc/…`) and works as a plain form: the server acts, then sends the browser back to the page,
+//! which shows the answer (`?done=<key>`, see [`crate::console::forms`]). Once the page is
+//! interactive, this island sends such forms in the background instead, so that a refusal shows
+//! beside the form with nothing typed lost, and only a change that was made reloads the page: to
+//! its `done` answer when the form carries a request key, otherwise with the answer kept for the
+//! reloaded page to show where the form names (`data-answer-to`, an element's id).
+
+use leptos::prelude::*;
+
+#[island]
+pub fn FormHelper() -> impl IntoView {
+    #[cfg(feature = "hydrate")]
+    Effect::new(move |_| browser::install());
+    view! { <span class="form-helper" hidden></span> }
+}
+
+#[cfg(feature = "hydrate")]
+mod browser {
+    use wasm_bindgen::{closure::Closure, JsCast, JsValue};
+    use wasm_bindgen_futures::JsFuture;
+    use web_sys::{Document, Element, FormData, HtmlFormElement, RequestInit, Response, UrlSearchParams};
+
+    use crate::console::AppError;
+    use leptos::server_fn::error::FromServerFnError;
+
+    /// Where an answer waits in the session's storage for the page that reloads after its change.
+    const KEPT_ANSWER: &str = "opledger-answer";
+
+    /// Shows an answer kept by the page before it reloaded, then sends change forms in the
+    /// background from now on.
+    pub fn install() {
+        let Some(document) = web_sys::window().and_then(|window| window.document()) else { return };
+        show_kept_answer(&document);
+        let on_submit =
+            Closure::<dyn FnMut(web_sys::SubmitEvent)>::new(move |event: web_sys::SubmitEvent| {
+                let Some(form) = event.target().and_then(|target| target.dyn_into::<HtmlFormElement>().ok())
+                else {
+                    return;
+                };
+                let action = form.get_attribute("action").unwrap_or_default();
+                if !action.starts_with("/rpc/") || !form.method().eq_ignore_ascii_case("post") {
+                    return;
+                }
+                event.prevent_default();
+                leptos::task::spawn_local(send(form, action));
+            });
+        let _ = document.add_event_listener_with_callback("submit", on_submit.as_ref().unchecked_ref());
+        on_submit.forget();
+    }
+
+    /// What the server made of a form.
+    enum Reply {
+        /// The change was made; its answer in words.
+        Answer(String),
+        /// The server sends the browser to another page (a bulk run's progress).
+        Go(String),
+    }
+
+    async fn send(form: HtmlFormElement, action: String) {
+        set_buttons_disabled(&form, true);
+        match post(&form, &action).await {
+            Ok(Reply::Answer(answer)) => after_change(&form, &answer),
+            Ok(Reply::Go(url)) => {
+                let _ = web_sys::window().map(|window| window.location().assign(&url));
+            }
+            Err(refusal) => {
+                show(&answer_place(&form), &refusal, true);
+                set_buttons_disabled(&form, false);
+            }
+        }
+    }
+
+    /// Posts the form as the browser would, asking for the answer itself rather than a redirect.
+    async fn post(form: &HtmlFormElement, action: &str) -> Result<Reply, String> {
+        let unreachable =
+            |_: JsValue| "The server could not be reached. Check the connection and try again.".to_owned();
+        let window = web_sys::window().ok_or_else(|| unreachable(JsValue::NULL))?;
+        let fields = FormData::new_with_form(form).map_err(unreachable)?;
+        let body = UrlSearchParams::new_with_str_sequence_sequence(fields.as_ref()).map_err(unreachable)?;
+        let init = RequestInit::new();
+        init.set_method("POST");
+        init.set_body(body.as_ref());
+        let headers = web_sys::Headers::new().map_err(unreachable)?;
+        headers.set("Accept", "application/json").map_err(unreachable)?;
+        init.set_headers(headers.as_ref());
+        let response: Response = JsFuture::from(window.fetch_with_str_and_init(action, &init))
+            .await
+            .and_then(|value| value.dyn_into())
+            .map_err(unreachable)?;
+        let text = JsFuture::from(response.text().map_err(unreachable)?)
+            .await
+            .map_err(unreachable)?
+            .as_string()
+            .unwrap_or_default();
+        let headers = response.headers();
+        let sent_on = headers.get(leptos::server_fn::redirect::REDIRECT_HEADER).ok().flatten();
+        if let (Some(_), Ok(Some(location))) = (sent_on, headers.get("location")) {
+            Ok(Reply::Go(location))
+        } else if response.ok() {
+            Ok(Reply::Answer(serde_json::from_str::<String>(&text).unwrap_or_default()))
+        } else {
+            Err(AppError::de(text.into()).to_string())
+        }
+    }
+
+    /// After a change: the page again, with its answer.
+    fn after_change(form: &HtmlFormElement, answer: &str) {
+        let Some(window) = web_sys::window() else { return };
+        let location = window.location();
+        let key = form
+            .query_selector("input[name=\"key\"]")
+            .ok()
+            .flatten()
+            .and_then(|input| input.dyn_into::<web_sys::HtmlInputElement>().ok())
+            .map(|input| input.value());
+        match key {
+            Some(key) => {
+                let query = UrlSearchParams::new_with_str(&location.search().unwrap_or_default())
+                    .unwrap_or_else(|_| UrlSearchParams::new().expect("an empty query"));
+                query.delete("done");
+                query.append("done", &key);
+                let path = location.pathname().unwrap_or_default();
+                let _ = location.assign(&format!("{path}?{}", String::from(query.to_string())));
+            }
+            None => {
+                if let (Some(to), Ok(Some(storage))) =
+                    (form.get_attribute("data-answer-to"), window.session_storage())
+                {
+                    let kept = serde_json::json!({"to": to, "answer": answer}).to_string();
+                    let _ = storage.set_item(KEPT_ANSWER, &kept);
+                }
+                let _ = location.reload();
+            }
+        }
+    }
+
+    fn show_kept_answer(document: &Document) {
+        let Some(storage) = web_sys::window().and_then(|window| window.session_storage().ok().flatten())
+        else {
+            return;
+        };
+        let Ok(Some(kept)) = storage.get_item(KEPT_ANSWER) else { return };
+        let _ = storage.remove_item(KEPT_ANSWER);
+        let Ok(kept) = serde_json::from_str::<serde_json::Value>(&kept) else { return };
+        let (Some(to), Some(answer)) = (kept["to"].as_str(), kept["answer"].as_str()) else { return };
+        if let Some(place) = document.get_element_by_id(to) {
+            show(&place, answer, false);
+        }
+    }
+
+    /// Where the form's answer shows: the element it names, else the page's action result, else
+    /// a line of its own at the form's end.
+    fn answer_place(form: &HtmlFormElement) -> Element {
+        let document = form.owner_document().expect("a form in a document");
+        let named = form.get_attribute("data-answer-to").and_then(|id| document.get_element_by_id(&id));
+        named.or_else(|| document.get_element_by_id("action-result")).unwrap_or_else(|| {
+            if let Ok(Some(own)) = form.query_selector(".form-answer") {
+                return own;
+            }
+            let own = document.create_element("p").expect("a paragraph");
+            own.set_class_name("form-answer");
+            let _ = own.set_attribute("role", "alert");
+            let _ = form.append_child(&own);
+            own
+        })
+    }
+
+    fn show(place: &Element, text: &str, failed: bool) {
+        place.set_text_content(Some(text));
+        let classes = place.class_list();
+        let _ = classes.add_1("filled");
+        let _ = if failed { classes.add_1("failed") } else { classes.remove_1("failed") };
+    }
+
+    fn set_buttons_disabled(form: &HtmlFormElement, disabled: bool) {
+        let Ok(buttons) = form.query_selector_all("button") else { return };
+        for index in 0..buttons.length() {
+            let Some(button) = buttons.item(index).and_then(|node| node.dyn_into::<Element>().ok()) else {
+                continue;
+            };
+            let _ = if disabled {
+                button.set_attribute("disabled", "")
+            } else {
+                button.remove_attribute("disabled")
+            };
+        }
+    }
+}
