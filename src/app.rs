@@ -56,8 +56,8 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
     }
 }
 
-/// The document's title for a page. On the server it is written into the HTML as it stands
-/// (`leptos_meta` does not escape it), so it is escaped there; in the browser it is set as text.
+/// The document's title for a page. The server writes it into the HTML as it stands
+/// (`leptos_meta` does not escape it), so it is escaped there; the browser never renders it.
 fn page_title(page: String) -> String {
     let title = format!("{page} · opledger");
     #[cfg(feature = "ssr")]

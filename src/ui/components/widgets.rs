@@ -81,12 +81,6 @@ pub fn ErrorPanel(error: AppError) -> impl IntoView {
     }
 }
 
-/// "Loading…" for the moment a client-side navigation waits for data.
-#[component]
-pub fn Loading() -> impl IntoView {
-    view! { <p class="loading" aria-busy="true">"Loading…"</p> }
-}
-
 /// What a list shows when it has nothing: a sentence that says what to do.
 #[component]
 pub fn EmptyState(text: &'static str) -> impl IntoView {

@@ -14,7 +14,7 @@ use crate::console::connections::{
 };
 use crate::domain::connection::ProviderKind;
 use crate::domain::policy::Role;
-use crate::ui::components::widgets::{ErrorPanel, Loading, Time, ViewerResource};
+use crate::ui::components::widgets::{ErrorPanel, Time, ViewerResource};
 
 #[component]
 pub fn Admin() -> impl IntoView {
@@ -24,7 +24,7 @@ pub fn Admin() -> impl IntoView {
     view! {
         <Title text="Admin"/>
         <h1>"Admin"</h1>
-        <Suspense fallback=Loading>
+        <Suspense>
             {move || Suspend::new(async move {
                 let csrf = viewer.await.ok().flatten().map(|v| v.csrf).unwrap_or_default();
                 match list.await {
@@ -77,7 +77,7 @@ fn ApprovalPolicy() -> impl IntoView {
         <section class="panel" data-testid="approval-policy">
             <h2>"Approval policy"</h2>
             <p class="muted">"Operations registered from now on that match a rule wait for a manager's approval before they are sent. A threshold applies to amounts in its own currency only."</p>
-            <Transition fallback=Loading>
+            <Transition>
                 {move || Suspend::new(async move {
                     let csrf = viewer.await.ok().flatten().map(|v| v.csrf).unwrap_or_default();
                     match rules.await {
@@ -144,7 +144,7 @@ fn ProviderAccounts() -> impl IntoView {
         <section class="panel" data-testid="provider-accounts">
             <h2>"Provider accounts"</h2>
             <p class="muted">"This tenant's own accounts: refunds at "<code>"stripe"</code>" and after-sale tickets and pickups at "<code>"sandbox"</code>" go to them. Without one, the server's connection is used. A secret is sealed when it is saved and never shown again, only its last four characters."</p>
-            <Transition fallback=Loading>
+            <Transition>
                 {move || Suspend::new(async move {
                     let csrf = viewer.await.ok().flatten().map(|v| v.csrf).unwrap_or_default();
                     match connections.await {

@@ -11,7 +11,7 @@ use crate::console::approvals::{approvals, PendingApproval};
 use crate::console::operation::Act;
 use crate::domain::machine::CommandKind;
 use crate::ui::components::actions::{ActionResult, OperationActions};
-use crate::ui::components::widgets::{ErrorPanel, Loading, StateBadge, Time, ViewerResource};
+use crate::ui::components::widgets::{ErrorPanel, StateBadge, Time, ViewerResource};
 
 #[component]
 pub fn Approvals() -> impl IntoView {
@@ -22,7 +22,7 @@ pub fn Approvals() -> impl IntoView {
         <Title text="Approvals"/>
         <h1>"Approvals"</h1>
         <ActionResult/>
-        <Transition fallback=Loading>
+        <Transition>
             {move || Suspend::new(async move {
                 let csrf = viewer.await.ok().flatten().map(|v| v.csrf).unwrap_or_default();
                 match queue.await {

@@ -7,7 +7,7 @@ use leptos_meta::Title;
 use leptos_router::{components::Form, hooks::use_query_map};
 
 use crate::console::audit::{audit_events, AuditFilter, AuditPage};
-use crate::ui::components::widgets::{EmptyState, ErrorPanel, Loading, Pager, Time};
+use crate::ui::components::widgets::{EmptyState, ErrorPanel, Pager, Time};
 
 fn filter_from(query: &leptos_router::params::ParamsMap) -> AuditFilter {
     let get = |name: &str| query.get(name).filter(|v| !v.trim().is_empty());
@@ -32,7 +32,7 @@ pub fn Audit() -> impl IntoView {
         <h1>"Audit"</h1>
         <p class="lede">"Every state change and every action of this tenant, newest first. Each event is chained to the one before it by hash, so an exported history can be checked offline with "<code>"opledger audit verify"</code>"."</p>
         {move || view! { <FilterForm filter=filter.get()/> }}
-        <Transition fallback=Loading>
+        <Transition>
             {move || Suspend::new(async move {
                 match page.await {
                     Ok(page) => view! { <EventTable page filter=filter.get_untracked()/> }.into_any(),

@@ -10,7 +10,7 @@ use leptos_router::hooks::{use_params_map, use_query_map};
 use crate::console::bulk::{bulk_run, preview_bulk, BulkPreview, BulkRunView, StartBulk};
 use crate::console::operations::OperationFilter;
 use crate::ui::components::actions::ActionResult;
-use crate::ui::components::widgets::{ErrorPanel, Loading, Time, ViewerResource};
+use crate::ui::components::widgets::{ErrorPanel, Time, ViewerResource};
 use crate::ui::pages::operations::filter_from;
 
 #[component]
@@ -24,7 +24,7 @@ pub fn BulkPage() -> impl IntoView {
         <Title text="Bulk query"/>
         <p class="breadcrumb"><a href=move || format!("/operations?{}", filter().query_string(false))>"Operations"</a>" / "</p>
         <h1>"Query the provider in bulk"</h1>
-        <Suspense fallback=Loading>
+        <Suspense>
             {move || Suspend::new(async move {
                 let csrf = viewer.await.ok().flatten().map(|v| v.csrf).unwrap_or_default();
                 match preview.await {
@@ -80,7 +80,7 @@ pub fn BulkRunPage() -> impl IntoView {
         <Title text="Bulk query"/>
         <p class="breadcrumb"><a href="/operations">"Operations"</a>" / "</p>
         <h1>"Bulk query"</h1>
-        <Transition fallback=Loading>
+        <Transition>
             {move || Suspend::new(async move {
                 match run.await {
                     Ok(run) => view! { <RunBody run/> }.into_any(),

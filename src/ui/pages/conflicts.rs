@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 
 use crate::console::conflicts::{conflicts, ConflictView};
-use crate::ui::components::widgets::{ErrorPanel, Loading, StateBadge, Time};
+use crate::ui::components::widgets::{ErrorPanel, StateBadge, Time};
 
 #[component]
 pub fn Conflicts() -> impl IntoView {
@@ -14,7 +14,7 @@ pub fn Conflicts() -> impl IntoView {
         <Title text="Conflicts"/>
         <h1>"Conflicts"</h1>
         <p class="lede">"Requests that reused an op id with other parameters. They were refused and nothing was sent; the stored operation is unchanged."</p>
-        <Suspense fallback=Loading>
+        <Suspense>
             {move || Suspend::new(async move {
                 match data.await {
                     Ok(list) if list.is_empty() => view! {

@@ -10,7 +10,7 @@ use leptos_router::hooks::use_params_map;
 use crate::console::operation::{operation, Act, AuditView, LinkedOperation, OperationDetail};
 use crate::console::orders::Compensate;
 use crate::ui::components::actions::{ActionResult, CompensationForms, OperationActions};
-use crate::ui::components::widgets::{ErrorPanel, Loading, StateBadge, Time, ViewerResource};
+use crate::ui::components::widgets::{ErrorPanel, StateBadge, Time, ViewerResource};
 
 #[component]
 pub fn OperationPage() -> impl IntoView {
@@ -23,7 +23,7 @@ pub fn OperationPage() -> impl IntoView {
     view! {
         <Title text=op_id()/>
         <p class="breadcrumb"><a href="/operations">"Operations"</a>" / "</p>
-        <Transition fallback=Loading>
+        <Transition>
             {move || Suspend::new(async move {
                 let csrf = viewer.await.ok().flatten().map(|v| v.csrf).unwrap_or_default();
                 match detail.await {

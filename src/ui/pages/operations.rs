@@ -10,9 +10,7 @@ use leptos_router::{components::Form, hooks::use_query_map};
 
 use crate::console::operations::{operations, OperationFilter, OperationPage};
 use crate::domain::machine::State;
-use crate::ui::components::widgets::{
-    joined_or, EmptyState, ErrorPanel, Loading, LocalTime, Pager, StateBadge,
-};
+use crate::ui::components::widgets::{joined_or, EmptyState, ErrorPanel, LocalTime, Pager, StateBadge};
 
 /// The operations list's filter from a page's URL query.
 pub fn filter_from(query: &leptos_router::params::ParamsMap) -> OperationFilter {
@@ -38,7 +36,7 @@ pub fn Operations() -> impl IntoView {
         <Title text="Operations"/>
         <h1>"Operations"</h1>
         {move || view! { <FilterForm filter=filter.get()/> }}
-        <Suspense fallback=Loading>
+        <Suspense>
             {move || Suspend::new(async move {
                 match page.await {
                     Ok(page) => view! { <LiveOperations page filter=filter.get_untracked()/> }.into_any(),

@@ -9,9 +9,7 @@ use leptos_router::hooks::use_params_map;
 
 use crate::console::orders::{order, orders, Compensate, OrderDetail};
 use crate::ui::components::actions::{ActionResult, CompensationForms};
-use crate::ui::components::widgets::{
-    joined_or, ErrorPanel, Loading, OrderBadge, StateBadge, Time, ViewerResource,
-};
+use crate::ui::components::widgets::{joined_or, ErrorPanel, OrderBadge, StateBadge, Time, ViewerResource};
 use crate::ui::pages::overview::OrderList;
 
 #[component]
@@ -20,7 +18,7 @@ pub fn Orders() -> impl IntoView {
     view! {
         <Title text="Orders"/>
         <h1>"Orders"</h1>
-        <Suspense fallback=Loading>
+        <Suspense>
             {move || Suspend::new(async move {
                 match data.await {
                     Ok(page) => view! {
@@ -51,7 +49,7 @@ pub fn OrderPage() -> impl IntoView {
         <Title text=subject()/>
         <p class="breadcrumb"><a href="/orders">"Orders"</a>" / "</p>
         <ActionResult/>
-        <Transition fallback=Loading>
+        <Transition>
             {move || Suspend::new(async move {
                 let csrf = viewer.await.ok().flatten().map(|v| v.csrf).unwrap_or_default();
                 match detail.await {

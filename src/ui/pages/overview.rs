@@ -9,7 +9,7 @@ use crate::console::operations::OperationRow;
 use crate::console::orders::OrderSummary;
 use crate::console::overview::{overview, Bucket, HourOutcomes, OverviewData};
 use crate::domain::machine::State;
-use crate::ui::components::widgets::{joined_or, ErrorPanel, Loading, OrderBadge, StateBadge, Time};
+use crate::ui::components::widgets::{joined_or, ErrorPanel, OrderBadge, StateBadge, Time};
 
 #[component]
 pub fn Overview() -> impl IntoView {
@@ -17,7 +17,7 @@ pub fn Overview() -> impl IntoView {
     view! {
         <Title text="Overview"/>
         <h1>"Overview"</h1>
-        <Suspense fallback=Loading>
+        <Suspense>
             {move || Suspend::new(async move {
                 match data.await {
                     Ok(data) => view! { <OverviewBody data/> }.into_any(),

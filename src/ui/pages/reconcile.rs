@@ -10,7 +10,7 @@ use crate::console::operation::Act;
 use crate::console::reconcile::{reconcile_queue, DeskItem};
 use crate::domain::machine::CommandKind;
 use crate::ui::components::actions::{ActionButton, ActionResult};
-use crate::ui::components::widgets::{ErrorPanel, Loading, StateBadge, Time, ViewerResource};
+use crate::ui::components::widgets::{ErrorPanel, StateBadge, Time, ViewerResource};
 
 #[component]
 pub fn Reconcile() -> impl IntoView {
@@ -22,7 +22,7 @@ pub fn Reconcile() -> impl IntoView {
         <h1>"Reconcile"</h1>
         <p class="lede">"Operations whose result is not known yet, the longest waiting first. Query the provider before anything else: a re-send is safe only while the provider remembers the key."</p>
         <ActionResult/>
-        <Transition fallback=Loading>
+        <Transition>
             {move || Suspend::new(async move {
                 let csrf = viewer.await.ok().flatten().map(|v| v.csrf).unwrap_or_default();
                 match queue.await {
