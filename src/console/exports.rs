@@ -165,35 +165,27 @@ const AUDIT_CSV_HEADER: [&str; 13] = [
     "hash",
 ];
 
-fn audit_lines(records: &[AuditRecord], format: Format) -> Vec<u8> {
+fn audit_csv_lines(records: &[AuditRecord]) -> Vec<u8> {
     let mut out = Vec::with_capacity(records.len() * 400);
     for record in records {
-        match format {
-            Format::JsonLines => {
-                serde_json::to_writer(&mut out, record).expect("audit records serialise");
-                out.push(b'\n');
-            }
-            Format::Csv => {
-                let entry = &record.entry;
-                let text = |v: &Option<String>| v.clone().unwrap_or_default();
-                let cells = [
-                    record.seq.to_string(),
-                    entry.at.to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
-                    entry.tenant.clone(),
-                    entry.actor.clone(),
-                    entry.role.clone(),
-                    entry.action.clone(),
-                    text(&entry.op_id),
-                    text(&entry.from_state),
-                    text(&entry.to_state),
-                    text(&entry.reason),
-                    entry.evidence.to_string(),
-                    record.prev_hash.clone(),
-                    record.hash.clone(),
-                ];
-                out.extend(csv_line(cells.iter().map(String::as_str)));
-            }
-        }
+        let entry = &record.entry;
+        let text = |v: &Option<String>| v.clone().unwrap_or_default();
+        let cells = [
+            record.seq.to_string(),
+            entry.at.to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
+            entry.tenant.clone(),
+            entry.actor.clone(),
+            entry.role.clone(),
+            entry.action.clone(),
+            text(&entry.op_id),
+            text(&entry.from_state),
+            text(&entry.to_state),
+            text(&entry.reason),
+            entry.evidence.to_string(),
+            record.prev_hash.clone(),
+            record.hash.clone(),
+        ];
+        out.extend(csv_line(cells.iter().map(String::as_str)));
     }
     out
 }
@@ -213,12 +205,16 @@ fn audit_pages(
             query.before_seq = Some(last_seq + 1);
             query.oldest_first = true;
             query.limit = EXPORT_PAGE;
-            match store.list_audit(&tenant, &query).await {
-                Ok(records) if records.is_empty() => None,
-                Ok(records) => {
-                    let next = records.last().map(|r| r.seq);
-                    Some((Ok(Bytes::from(audit_lines(&records, format))), next))
-                }
+            let page = match format {
+                Format::JsonLines => store.audit_json_lines(&tenant, &query).await,
+                Format::Csv => store
+                    .list_audit(&tenant, &query)
+                    .await
+                    .map(|records| records.last().map(|last| (audit_csv_lines(&records), last.seq))),
+            };
+            match page {
+                Ok(None) => None,
+                Ok(Some((lines, last))) => Some((Ok(Bytes::from(lines)), Some(last))),
                 Err(error) => Some((Err(cut(error)), None)),
             }
         }

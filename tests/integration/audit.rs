@@ -42,6 +42,34 @@ async fn verify(lines: &[String]) -> (bool, String) {
 }
 
 crate::engine_tests! {
+    every_exported_line_is_the_record_as_serde_writes_it(app) {
+        use opledger::server::store::records::AuditQuery;
+        let acme = TenantId::parse("acme").unwrap();
+        let tricky = "quote \" backslash \\ newline \n tab \t bell \u{7} escape \u{1b} del \u{7f} é 中文 😀 </script> \u{2028}";
+        app.register(&refund_1043(38000)).await;
+        let deny = LedgerCommand::Cancel { reason: tricky.to_owned() };
+        let op_id = OpId::parse("refund-1043-li_2").unwrap();
+        app.ledger.execute(&acme, &op_id, deny, &Actor::agent(tricky), AttemptReport::default()).await.unwrap();
+        let evidence = json!({"note": tricky, "n": 12, "big": 9_007_199_254_740_993_u64, "ratio": 1.5, "nested": {"b": [1, null, true], "a": ""}});
+        app.ledger.record_action(&acme, &Actor::agent("auditor"), "export", evidence).await.unwrap();
+        let page = AuditQuery { oldest_first: true, after_seq: Some(0), limit: 1000, ..AuditQuery::default() };
+        let records = app.ledger.reads().list_audit(&acme, &page).await.unwrap();
+        assert_eq!(records.len(), 4, "the token, the registration, the cancel and the export");
+        let mut expected = Vec::new();
+        for record in &records {
+            serde_json::to_writer(&mut expected, record).unwrap();
+            expected.push(b'\n');
+        }
+        let (lines, last) = app.ledger.reads().audit_json_lines(&acme, &page).await.unwrap().expect("a page");
+        assert_eq!(String::from_utf8(lines).unwrap(), String::from_utf8(expected).unwrap());
+        assert_eq!(last, records.last().unwrap().seq);
+        let filtered = AuditQuery { action: Some("cancel".into()), ..page.clone() };
+        let (lines, _) = app.ledger.reads().audit_json_lines(&acme, &filtered).await.unwrap().expect("the cancel");
+        assert_eq!(String::from_utf8(lines).unwrap().lines().count(), 1);
+        let after = AuditQuery { after_seq: Some(last), ..page };
+        assert!(app.ledger.reads().audit_json_lines(&acme, &after).await.unwrap().is_none(), "nothing after the last");
+    }
+
     an_exported_history_verifies_and_any_change_to_it_is_named(app) {
         app.register(&refund_1043(38000)).await;
         app.register(&refund_1043(1)).await;

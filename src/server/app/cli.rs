@@ -412,14 +412,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 limit: AUDIT_EXPORT_PAGE,
                 ..AuditQuery::default()
             };
-            loop {
-                let records = reads.list_audit(&tenant, &page).await?;
-                let Some(last) = records.last() else { break };
-                page.after_seq = Some(last.seq);
-                for record in &records {
-                    serde_json::to_writer(&mut out, record)?;
-                    out.write_all(b"\n")?;
-                }
+            while let Some((lines, last)) = reads.audit_json_lines(&tenant, &page).await? {
+                page.after_seq = Some(last);
+                out.write_all(&lines)?;
             }
             out.flush()?;
             Ok(())

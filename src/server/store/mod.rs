@@ -205,6 +205,16 @@ pub trait Reads: Send + Sync {
     async fn list_audit(&self, tenant: &TenantId, query: &AuditQuery)
         -> Result<Vec<AuditRecord>, StoreError>;
 
+    /// The same page as JSON Lines, each line what `serde_json` writes of the [`AuditRecord`]
+    /// (every line ends with a newline), with the last event's seq; `None` when the page is
+    /// empty. SQLite writes the lines itself, so that an export does not move every event
+    /// through the driver one row at a time.
+    async fn audit_json_lines(
+        &self,
+        tenant: &TenantId,
+        query: &AuditQuery,
+    ) -> Result<Option<(Vec<u8>, u64)>, StoreError>;
+
     /// The attempts of the given operations, in order, each with its op id.
     async fn attempts_of(
         &self,

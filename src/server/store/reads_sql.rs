@@ -260,6 +260,31 @@ macro_rules! store_reads {
                 rows.into_iter().map(AuditRow::into_record).collect()
             }
 
+            async fn audit_json_lines(
+                &self,
+                tenant: &TenantId,
+                query: &AuditQuery,
+            ) -> Result<Option<(Vec<u8>, u64)>, StoreError> {
+                if let Backend::Sqlite = $backend {
+                    let text = audit_json_lines_query(tenant, query);
+                    let (lines, last): (Option<String>, Option<i64>) =
+                        sqlx::query_as_with(&text.sql, arguments::<$db>(text.values)?).fetch_one(&self.pool).await?;
+                    let (Some(lines), Some(last)) = (lines, last) else { return Ok(None) };
+                    let mut lines = lines.into_bytes();
+                    lines.push(b'\n');
+                    let last = u64::try_from(last).map_err(|e| StoreError::Corrupt(format!("audit seq: {e}")))?;
+                    return Ok(Some((lines, last)));
+                }
+                let records = self.list_audit(tenant, query).await?;
+                let Some(last) = records.last().map(|record| record.seq) else { return Ok(None) };
+                let mut lines = Vec::with_capacity(records.len() * 512);
+                for record in &records {
+                    serde_json::to_writer(&mut lines, record).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+                    lines.push(b'\n');
+                }
+                Ok(Some((lines, last)))
+            }
+
             async fn attempts_of(
                 &self,
                 tenant: &TenantId,

@@ -809,6 +809,24 @@ pub(super) fn audit_query(tenant: &TenantId, query: &AuditQuery) -> QueryText {
     text
 }
 
+/// [`audit_query`]'s page as JSON Lines written by SQLite (its `json_object` and `string_agg`), each
+/// line as `serde_json` writes an [`AuditRecord`]: the same keys in the same order, the time in
+/// RFC 3339 with microseconds, the evidence as the JSON it is stored as. SQLite alone.
+pub(super) fn audit_json_lines_query(tenant: &TenantId, query: &AuditQuery) -> QueryText {
+    let page = audit_query(tenant, query);
+    let line = "json_object('seq', seq, 'at', strftime('%Y-%m-%dT%H:%M:%S', at_us / 1000000, 'unixepoch') || '.' || \
+        printf('%06d', at_us % 1000000) || 'Z', 'tenant', tenant, 'actor', actor, 'role', role, 'action', action, \
+        'op_id', op_id, 'from_state', from_state, 'to_state', to_state, 'reason', reason, 'evidence', json(evidence), \
+        'prev_hash', prev_hash, 'hash', hash)";
+    QueryText {
+        sql: format!(
+            "select string_agg({line}, char(10) order by seq), max(seq) from ({}) as page",
+            page.sql
+        ),
+        values: page.values,
+    }
+}
+
 /// An attempt with the op id it belongs to.
 #[derive(sqlx::FromRow)]
 pub(super) struct AttemptOfRow {
