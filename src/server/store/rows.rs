@@ -6,8 +6,8 @@
 use chrono::{DateTime, Utc};
 
 use super::records::{
-    ApiTokenRecord, ApprovalRuleRecord, AuditQuery, BulkItemRecord, ConflictRecord, OperationListItem,
-    OperationQuery, ProviderConnectionRecord, UserRecord,
+    ApiTokenRecord, ApprovalRuleRecord, AuditQuery, BulkItemRecord, ConflictRecord, OperationChange,
+    OperationListItem, OperationQuery, ProviderConnectionRecord, UserRecord,
 };
 use super::StoreError;
 use crate::domain::{
@@ -15,9 +15,9 @@ use crate::domain::{
     connection::ProviderKind,
     failure::FailureClass,
     ids::{AttemptNumber, OpId, TenantId},
-    machine::{Snapshot, State},
+    machine::{Event, Snapshot, State},
     money::{Currency, Money},
-    operation::{AttemptRecord, ExternalRef, OperationRecord},
+    operation::{AttemptRecord, AttemptReport, ExternalRef, OperationRecord},
     params::{CanonicalParams, Fingerprint},
     policy::{Approval, ApprovalRule, Role},
     rollup::OrderTally,
@@ -482,6 +482,7 @@ pub(super) enum SqlValue {
     Text(String),
     MaybeText(Option<String>),
     Int(i64),
+    MaybeInt(Option<i64>),
     Small(i16),
 }
 
@@ -492,6 +493,7 @@ where
     String: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
     Option<String>: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
     i64: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    Option<i64>: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
     i16: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
 {
     use sqlx::Arguments;
@@ -501,6 +503,7 @@ where
             SqlValue::Text(text) => arguments.add(text),
             SqlValue::MaybeText(text) => arguments.add(text),
             SqlValue::Int(number) => arguments.add(number),
+            SqlValue::MaybeInt(number) => arguments.add(number),
             SqlValue::Small(number) => arguments.add(number),
         }
         .map_err(sqlx::Error::Encode)?;
@@ -662,6 +665,132 @@ pub(super) fn activity_upsert(tenant: &TenantId, subject: &str, at_us: i64, tall
          undone = subject_activity.undone + excluded.undone",
     );
     text
+}
+
+/// `insert into <into> values (…)` of `values`, each a parameter, then `rest`.
+fn insert_values(into: &str, values: Vec<SqlValue>, rest: &str) -> QueryText {
+    let mut text = QueryText::new(&format!("insert into {into} values ("));
+    let placeholders: Vec<String> = values.into_iter().map(|value| text.param(value)).collect();
+    text.push(&placeholders.join(", "));
+    text.push(&format!("){rest}"));
+    text
+}
+
+/// The statements that project `event`, of a change that `change` describes, onto attempts,
+/// external references and approvals: none, one or two, on different tables.
+pub(super) fn projection(
+    operation: &OperationRecord,
+    change: &OperationChange,
+    event: &Event,
+) -> Vec<QueryText> {
+    let at = micros(change.at);
+    let tenant = || SqlValue::Text(operation.tenant.as_str().to_owned());
+    let op_id = || SqlValue::Text(operation.op_id.as_str().to_owned());
+    let external_ref = |external_id: &str| {
+        insert_values(
+            "external_refs (tenant, op_id, provider, ref_type, external_id, recorded_at_us)",
+            vec![
+                tenant(),
+                op_id(),
+                SqlValue::Text(operation.provider.clone()),
+                SqlValue::Text(operation.kind.clone()),
+                SqlValue::Text(external_id.to_owned()),
+                SqlValue::Int(at),
+            ],
+            " on conflict (tenant, provider, external_id) do nothing",
+        )
+    };
+    let finish = |number: u32, outcome: &str, report: &AttemptReport| {
+        let mut text = QueryText::new("update attempts set finished_at_us = ");
+        let values = [
+            SqlValue::Int(at),
+            SqlValue::Text(outcome.to_owned()),
+            SqlValue::MaybeInt(report.http_status.map(i64::from)),
+            SqlValue::MaybeInt(report.latency_ms.map(|ms| i64::try_from(ms).unwrap_or(i64::MAX))),
+            SqlValue::MaybeText(report.error.clone()),
+            SqlValue::MaybeInt(report.retry_after_s.map(i64::from)),
+            tenant(),
+            op_id(),
+            SqlValue::Int(i64::from(number)),
+        ];
+        let p: Vec<String> = values.into_iter().map(|value| text.param(value)).collect();
+        text.push(&format!(
+            "{}, outcome = {}, http_status = {}, latency_ms = {}, error = {}, retry_after_s = {} \
+             where tenant = {} and op_id = {} and number = {} and outcome is null",
+            p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8]
+        ));
+        text
+    };
+    match event {
+        Event::AttemptStarted { attempt, at: started, .. } => vec![insert_values(
+            "attempts (tenant, op_id, number, idempotency_key, sent_by, started_at_us, send_budget, deadline_at_us)",
+            vec![
+                tenant(),
+                op_id(),
+                SqlValue::Int(i64::from(attempt.0)),
+                SqlValue::Text(operation.idempotency_key.clone()),
+                SqlValue::Text(format!("{} ({})", change.actor.name, change.actor.role_label())),
+                SqlValue::Int(micros(*started)),
+                SqlValue::MaybeInt(change.report.budget.map(|b| i64::from(b.max_sends))),
+                SqlValue::MaybeInt(change.report.budget.map(|b| micros(b.deadline))),
+            ],
+            "",
+        )],
+        Event::AttemptSucceeded { attempt, external_id } => {
+            let mut statements = vec![finish(attempt.0, "succeeded", &change.report)];
+            if let Some(id) = external_id.as_deref().or(change.report.external_id.as_deref()) {
+                statements.push(external_ref(id));
+            }
+            statements
+        }
+        Event::AttemptFailed { attempt, class } => {
+            let mut report = change.report.clone();
+            if let FailureClass::TransientUnavailable { retry_after_s: Some(s) } = class {
+                report.retry_after_s.get_or_insert(*s);
+            }
+            vec![finish(attempt.0, class.as_str(), &report)]
+        }
+        Event::MarkedUnknown { attempt: Some(attempt), reason } => {
+            let report = AttemptReport { error: Some(reason.clone()), ..AttemptReport::default() };
+            vec![finish(attempt.0, "no_report", &report)]
+        }
+        Event::FoundDownstream { external_id, .. } | Event::MarkedSucceeded { external_id, .. } => {
+            vec![external_ref(external_id)]
+        }
+        Event::ApprovalGranted { approval, reason } => vec![insert_values(
+            "approvals (tenant, op_id, decision, decided_by, fingerprint, reason, decided_at_us, expires_at_us)",
+            vec![
+                tenant(),
+                op_id(),
+                SqlValue::Text("approved".into()),
+                SqlValue::Text(approval.approver.clone()),
+                SqlValue::Text(approval.fingerprint.as_str().to_owned()),
+                SqlValue::Text(reason.clone()),
+                SqlValue::Int(micros(approval.granted_at)),
+                SqlValue::Int(micros(approval.expires_at)),
+            ],
+            "",
+        )],
+        Event::ApprovalDenied { by, reason } => vec![insert_values(
+            "approvals (tenant, op_id, decision, decided_by, fingerprint, reason, decided_at_us)",
+            vec![
+                tenant(),
+                op_id(),
+                SqlValue::Text("denied".into()),
+                SqlValue::Text(by.clone()),
+                SqlValue::Text(operation.snapshot.fingerprint.as_str().to_owned()),
+                SqlValue::Text(reason.clone()),
+                SqlValue::Int(at),
+            ],
+            "",
+        )],
+        Event::MarkedUnknown { attempt: None, .. }
+        | Event::ApprovalExpired { .. }
+        | Event::Escalated { .. }
+        | Event::MarkedNotHappened { .. }
+        | Event::CancelRequested { .. }
+        | Event::Cancelled { .. } => Vec::new(),
+    }
 }
 
 /// Counts one operation settled in the hour of `at_us`, in `bucket` of the time it took.

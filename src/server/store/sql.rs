@@ -12,8 +12,8 @@ macro_rules! sql_store {
     ($store:ty, $db:ty, $backend:expr, $migrations:literal, begin = $begin:path, lock_tenant = $lock_tenant:literal, skip_locked = $skip_locked:literal, tx = $tx:ty) => {
         use $crate::domain::audit::{AuditEntry, AuditRecord, TrailEvent};
         use $crate::domain::ids::{OpId, TenantId};
-        use $crate::domain::machine::{Event, State};
-        use $crate::domain::operation::{AttemptRecord, AttemptReport, CommittedOperation, OperationHistory, OperationRecord};
+        use $crate::domain::machine::State;
+        use $crate::domain::operation::{AttemptRecord, CommittedOperation, OperationHistory, OperationRecord};
         use $crate::server::store::records::*;
         use $crate::server::store::rows::*;
         use $crate::server::store::{Backend, Reads, Sessions, Store, StoreError, SEAL_BATCH};
@@ -326,132 +326,6 @@ macro_rules! sql_store {
                 sqlx::query(&format!("delete from audit_pending where id in ({sealed_ids})")).execute(&mut **tx).await?;
             }
             Ok((last, sealed))
-        }
-
-        async fn insert_external_ref(
-            tx: &mut Tx,
-            operation: &OperationRecord,
-            external_id: &str,
-            at: i64,
-        ) -> Result<(), StoreError> {
-            sqlx::query(
-                "insert into external_refs (tenant, op_id, provider, ref_type, external_id, recorded_at_us) \
-                 values ($1, $2, $3, $4, $5, $6) on conflict (tenant, provider, external_id) do nothing",
-            )
-            .bind(operation.tenant.as_str())
-            .bind(operation.op_id.as_str())
-            .bind(&operation.provider)
-            .bind(&operation.kind)
-            .bind(external_id)
-            .bind(at)
-            .execute(&mut **tx)
-            .await?;
-            Ok(())
-        }
-
-        async fn finish_attempt(
-            tx: &mut Tx,
-            operation: &OperationRecord,
-            number: u32,
-            outcome: &str,
-            report: &AttemptReport,
-            at: i64,
-        ) -> Result<(), StoreError> {
-            sqlx::query(
-                "update attempts set finished_at_us = $1, outcome = $2, http_status = $3, latency_ms = $4, \
-                 error = $5, retry_after_s = $6 where tenant = $7 and op_id = $8 and number = $9 and outcome is null",
-            )
-            .bind(at)
-            .bind(outcome)
-            .bind(report.http_status.map(i64::from))
-            .bind(report.latency_ms.map(|ms| i64::try_from(ms).unwrap_or(i64::MAX)))
-            .bind(&report.error)
-            .bind(report.retry_after_s.map(i64::from))
-            .bind(operation.tenant.as_str())
-            .bind(operation.op_id.as_str())
-            .bind(i64::from(number))
-            .execute(&mut **tx)
-            .await?;
-            Ok(())
-        }
-
-        /// Projects one event onto attempts, external references and approvals.
-        async fn project(tx: &mut Tx, operation: &OperationRecord, change: &OperationChange, event: &Event) -> Result<(), StoreError> {
-            let at = micros(change.at);
-            match event {
-                Event::AttemptStarted { attempt, at: started, .. } => {
-                    sqlx::query(
-                        "insert into attempts (tenant, op_id, number, idempotency_key, sent_by, started_at_us, \
-                         send_budget, deadline_at_us) values ($1, $2, $3, $4, $5, $6, $7, $8)",
-                    )
-                    .bind(operation.tenant.as_str())
-                    .bind(operation.op_id.as_str())
-                    .bind(i64::from(attempt.0))
-                    .bind(&operation.idempotency_key)
-                    .bind(format!("{} ({})", change.actor.name, change.actor.role_label()))
-                    .bind(micros(*started))
-                    .bind(change.report.budget.map(|b| i64::from(b.max_sends)))
-                    .bind(change.report.budget.map(|b| micros(b.deadline)))
-                    .execute(&mut **tx)
-                    .await?;
-                }
-                Event::AttemptSucceeded { attempt, external_id } => {
-                    finish_attempt(tx, operation, attempt.0, "succeeded", &change.report, at).await?;
-                    if let Some(id) = external_id.as_deref().or(change.report.external_id.as_deref()) {
-                        insert_external_ref(tx, operation, id, at).await?;
-                    }
-                }
-                Event::AttemptFailed { attempt, class } => {
-                    let mut report = change.report.clone();
-                    if let $crate::domain::failure::FailureClass::TransientUnavailable { retry_after_s: Some(s) } = class {
-                        report.retry_after_s.get_or_insert(*s);
-                    }
-                    finish_attempt(tx, operation, attempt.0, class.as_str(), &report, at).await?;
-                }
-                Event::MarkedUnknown { attempt: Some(attempt), reason } => {
-                    let report = AttemptReport { error: Some(reason.clone()), ..AttemptReport::default() };
-                    finish_attempt(tx, operation, attempt.0, "no_report", &report, at).await?;
-                }
-                Event::FoundDownstream { external_id, .. } | Event::MarkedSucceeded { external_id, .. } => {
-                    insert_external_ref(tx, operation, external_id, at).await?;
-                }
-                Event::ApprovalGranted { approval, reason } => {
-                    sqlx::query(
-                        "insert into approvals (tenant, op_id, decision, decided_by, fingerprint, reason, decided_at_us, expires_at_us) \
-                         values ($1, $2, 'approved', $3, $4, $5, $6, $7)",
-                    )
-                    .bind(operation.tenant.as_str())
-                    .bind(operation.op_id.as_str())
-                    .bind(&approval.approver)
-                    .bind(approval.fingerprint.as_str())
-                    .bind(reason)
-                    .bind(micros(approval.granted_at))
-                    .bind(micros(approval.expires_at))
-                    .execute(&mut **tx)
-                    .await?;
-                }
-                Event::ApprovalDenied { by, reason } => {
-                    sqlx::query(
-                        "insert into approvals (tenant, op_id, decision, decided_by, fingerprint, reason, decided_at_us) \
-                         values ($1, $2, 'denied', $3, $4, $5, $6)",
-                    )
-                    .bind(operation.tenant.as_str())
-                    .bind(operation.op_id.as_str())
-                    .bind(by)
-                    .bind(operation.snapshot.fingerprint.as_str())
-                    .bind(reason)
-                    .bind(at)
-                    .execute(&mut **tx)
-                    .await?;
-                }
-                Event::MarkedUnknown { attempt: None, .. }
-                | Event::ApprovalExpired { .. }
-                | Event::Escalated { .. }
-                | Event::MarkedNotHappened { .. }
-                | Event::CancelRequested { .. }
-                | Event::Cancelled { .. } => {}
-            }
-            Ok(())
         }
 
         $crate::server::store::reads_sql::store_reads!($store, $db, $backend, $migrations, begin = $begin, lock_tenant = $lock_tenant, skip_locked = $skip_locked);

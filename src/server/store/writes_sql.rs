@@ -135,11 +135,10 @@ macro_rules! store_writes {
                     return Err(StoreError::Conflict("the operation changed since it was read".into()));
                 };
                 let operation = updated.operation.into_record()?;
-                for event in &change.events {
-                    project(&mut tx, &operation, &change, event).await?;
-                }
                 record_answer(&mut tx, &change.tenant, change.answers.as_ref()).await?;
-                let mut statements = activity_statements(&operation, Some(change.from), updated.unknown_since_us, change.at);
+                let mut statements: Vec<QueryText> =
+                    change.events.iter().flat_map(|event| projection(&operation, &change, event)).collect();
+                statements.extend(activity_statements(&operation, Some(change.from), updated.unknown_since_us, change.at));
                 statements.extend(audit_pending_insert(&change.tenant, &change.audit));
                 execute_all(&mut tx, statements).await?;
                 let after = committed_after(&mut tx, operation).await?;
