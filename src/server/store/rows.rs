@@ -819,22 +819,23 @@ pub(super) const LIST_COLUMNS: &str =
     "op_id, kind, subject, provider, state, amount_minor, amount_currency, \
     last_attempt, compensates, created_at_us, updated_at_us";
 
-/// Up to `limit` operations in `state`, the longest unchanged first.
-pub(super) fn state_by_age_query(tenant: &TenantId, state: State, limit: u32) -> QueryText {
-    let mut text = QueryText::new(&format!("select {LIST_COLUMNS} from operations where tenant = "));
+/// `columns` of up to `limit` operations in `state`, the longest unchanged first: one index range.
+fn in_state_by_age(columns: &str, tenant: &TenantId, state: State, limit: u32) -> QueryText {
+    let mut text = QueryText::new(&format!("select {columns} from operations where tenant = "));
     let tenant = text.param(SqlValue::Text(tenant.as_str().to_owned()));
     let state = text.param(SqlValue::Text(state.as_str().to_owned()));
     text.push(&format!("{tenant} and state = {state} order by updated_at_us limit {limit}"));
     text
 }
 
+/// Up to `limit` operations in `state`, the longest unchanged first.
+pub(super) fn state_by_age_query(tenant: &TenantId, state: State, limit: u32) -> QueryText {
+    in_state_by_age(LIST_COLUMNS, tenant, state, limit)
+}
+
 /// When each of up to `limit` operations in `state` last changed, the longest unchanged first.
 pub(super) fn changed_at_query(tenant: &TenantId, state: State, limit: u32) -> QueryText {
-    let mut text = QueryText::new("select updated_at_us from operations where tenant = ");
-    let tenant = text.param(SqlValue::Text(tenant.as_str().to_owned()));
-    let state = text.param(SqlValue::Text(state.as_str().to_owned()));
-    text.push(&format!("{tenant} and state = {state} order by updated_at_us limit {limit}"));
-    text
+    in_state_by_age("updated_at_us", tenant, state, limit)
 }
 
 /// The most recently changed subjects, only those needing attention when `attention_only`.
