@@ -640,31 +640,25 @@ pub(super) fn counts_move(
 
 /// Marks `subject` changed at `at_us` and moves its tally by `tally`.
 pub(super) fn activity_upsert(tenant: &TenantId, subject: &str, at_us: i64, tally: OrderTally) -> QueryText {
-    let mut text = QueryText::new(
-        "insert into subject_activity (tenant, subject, changed_at_us, uncertain, unsent, failed_originals, \
-         succeeded_originals, undone) values (",
-    );
-    let values = [
-        SqlValue::Text(tenant.as_str().to_owned()),
-        SqlValue::Text(subject.to_owned()),
-        SqlValue::Int(at_us),
-        SqlValue::Int(tally.uncertain),
-        SqlValue::Int(tally.unsent),
-        SqlValue::Int(tally.failed_originals),
-        SqlValue::Int(tally.succeeded_originals),
-        SqlValue::Int(tally.undone),
-    ];
-    let placeholders: Vec<String> = values.into_iter().map(|value| text.param(value)).collect();
-    text.push(&placeholders.join(", "));
-    text.push(
-        ") on conflict (tenant, subject) do update set changed_at_us = excluded.changed_at_us, \
+    insert_values(
+        "subject_activity (tenant, subject, changed_at_us, uncertain, unsent, failed_originals, succeeded_originals, undone)",
+        vec![
+            SqlValue::Text(tenant.as_str().to_owned()),
+            SqlValue::Text(subject.to_owned()),
+            SqlValue::Int(at_us),
+            SqlValue::Int(tally.uncertain),
+            SqlValue::Int(tally.unsent),
+            SqlValue::Int(tally.failed_originals),
+            SqlValue::Int(tally.succeeded_originals),
+            SqlValue::Int(tally.undone),
+        ],
+        " on conflict (tenant, subject) do update set changed_at_us = excluded.changed_at_us, \
          uncertain = subject_activity.uncertain + excluded.uncertain, \
          unsent = subject_activity.unsent + excluded.unsent, \
          failed_originals = subject_activity.failed_originals + excluded.failed_originals, \
          succeeded_originals = subject_activity.succeeded_originals + excluded.succeeded_originals, \
          undone = subject_activity.undone + excluded.undone",
-    );
-    text
+    )
 }
 
 /// `insert into <into> values (…)` of `values`, each a parameter, then `rest`.
@@ -795,18 +789,17 @@ pub(super) fn projection(
 
 /// Counts one operation settled in the hour of `at_us`, in `bucket` of the time it took.
 pub(super) fn settle_time_count(tenant: &TenantId, at_us: i64, bucket: i16, stripe: i16) -> QueryText {
-    let mut text =
-        QueryText::new("insert into settle_times (tenant, hour_us, bucket, stripe, operations) values (");
-    let values = [
-        SqlValue::Text(tenant.as_str().to_owned()),
-        SqlValue::Int(hour_of(at_us)),
-        SqlValue::Small(bucket),
-        SqlValue::Small(stripe),
-    ];
-    let placeholders: Vec<String> = values.into_iter().map(|value| text.param(value)).collect();
-    text.push(&placeholders.join(", "));
-    text.push(", 1) on conflict (tenant, hour_us, bucket, stripe) do update set operations = settle_times.operations + 1");
-    text
+    insert_values(
+        "settle_times (tenant, hour_us, bucket, stripe, operations)",
+        vec![
+            SqlValue::Text(tenant.as_str().to_owned()),
+            SqlValue::Int(hour_of(at_us)),
+            SqlValue::Small(bucket),
+            SqlValue::Small(stripe),
+            SqlValue::Int(1),
+        ],
+        " on conflict (tenant, hour_us, bucket, stripe) do update set operations = settle_times.operations + 1",
+    )
 }
 
 /// The condition on `subject_activity` of [`OrderTally::needs_attention`](crate::domain::rollup::OrderTally::needs_attention),
