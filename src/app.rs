@@ -26,6 +26,7 @@ use crate::ui::pages::{
     orders::{OrderPage, Orders},
     overview::Overview,
     reconcile::Reconcile,
+    search::SearchPage,
     NotFound,
 };
 
@@ -88,6 +89,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/bulk/:id") view=BulkRunPage ssr=SsrMode::Async/>
                     <Route path=path!("/reconcile") view=Reconcile ssr=SsrMode::Async/>
                     <Route path=path!("/audit") view=Audit ssr=SsrMode::Async/>
+                    <Route path=path!("/search") view=SearchPage ssr=SsrMode::Async/>
                 </Routes>
             </Layout>
         </Router>

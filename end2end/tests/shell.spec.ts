@@ -57,7 +57,7 @@ test("a signed-out visitor is sent to sign in, and every page and server functio
     expect(response.status(), path).toBe(303);
     expect(response.headers()["location"]).toBe(`/login?next=${encodeURIComponent(path)}`);
   }
-  for (const fn of ["overview", "orders", "conflicts", "users", "check_connection"]) {
+  for (const fn of ["overview", "orders", "conflicts", "users", "approval_rules"]) {
     const response = await request.post(`/rpc/${fn}`, { form: {} });
     expect(response.status(), fn).toBe(401);
   }

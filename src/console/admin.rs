@@ -48,15 +48,27 @@ pub async fn add_user(
     ssr::add_user(&admin, &name, &role, &password).await.inspect_err(crate::console::guard::set_error_status)
 }
 
+/// The approval policy and what its form offers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PolicyPage {
+    pub rules: Vec<ApprovalRuleView>,
+    /// The kinds of operation a rule can name: those recorded, and those the tools record.
+    pub kinds: Vec<String>,
+    pub providers: Vec<String>,
+    /// The currencies of the tenant's recent operations.
+    pub currencies: Vec<String>,
+}
+
 #[server(prefix = "/rpc", endpoint = "approval_rules")]
-pub async fn approval_rules() -> Result<Vec<ApprovalRuleView>, AppError> {
+pub async fn approval_rules() -> Result<PolicyPage, AppError> {
     use crate::domain::policy::Section;
     let user = crate::console::guard::require(Section::Admin).await?;
     ssr::approval_rules(&user).await.inspect_err(crate::console::guard::set_error_status)
 }
 
 /// Adds a rule to the approval policy: operations of `kind` (at `provider`, if given) from
-/// `threshold` (e.g. `1000.00`, in `currency`) up need a manager's approval.
+/// `threshold` (e.g. `1000.00`, in `currency`) up need a manager's approval. With `preview` set
+/// to `yes`, says how many recent operations the rule would have caught and saves nothing.
 #[server(prefix = "/rpc", endpoint = "add_approval_rule")]
 pub async fn add_approval_rule(
     csrf: String,
@@ -64,18 +76,29 @@ pub async fn add_approval_rule(
     #[server(default)] provider: String,
     #[server(default)] threshold: String,
     #[server(default)] currency: String,
+    #[server(default)] preview: String,
 ) -> Result<String, AppError> {
     use crate::domain::policy::Section;
     let admin = crate::console::guard::require_for_change(Section::Admin, &csrf).await?;
-    ssr::add_approval_rule(&admin, &kind, &provider, &threshold, &currency)
+    let asked = ssr::RuleForm { kind, provider, threshold, currency };
+    ssr::add_approval_rule(&admin, &asked, preview.trim() == "yes")
         .await
         .inspect_err(crate::console::guard::set_error_status)
 }
 
 #[server(prefix = "/rpc", endpoint = "remove_approval_rule")]
-pub async fn remove_approval_rule(csrf: String, id: String) -> Result<String, AppError> {
+pub async fn remove_approval_rule(
+    csrf: String,
+    id: String,
+    #[server(default)] confirmed: String,
+) -> Result<String, AppError> {
     use crate::domain::policy::Section;
     let admin = crate::console::guard::require_for_change(Section::Admin, &csrf).await?;
+    if confirmed.trim() != "yes" {
+        let query = serde_urlencoded::to_string([("remove_rule", id.trim())]).unwrap_or_default();
+        leptos_axum::redirect(&format!("/admin?{query}#confirm-remove"));
+        return Ok(crate::console::operation::CONFIRM_FIRST.to_owned());
+    }
     ssr::remove_approval_rule(&admin, &id).await.inspect_err(crate::console::guard::set_error_status)
 }
 
@@ -83,6 +106,7 @@ pub async fn remove_approval_rule(csrf: String, id: String) -> Result<String, Ap
 pub(crate) mod ssr {
     use super::*;
     use crate::console::guard::{actor, reads, unavailable, SignedIn};
+    use crate::domain::connection::{REFUNDS_PROVIDER, SERVICES_PROVIDER};
     use crate::domain::money::{Currency, Money};
     use crate::domain::policy::ApprovalRule;
     use crate::domain::policy::Role;
@@ -91,12 +115,48 @@ pub(crate) mod ssr {
     use crate::server::ledger::accounts::AccountError;
     use crate::server::ledger::requests::form_key;
     use crate::server::ledger::workflows::capitalise;
-    use crate::server::store::records::ApprovalRuleRecord;
+    use crate::server::store::records::{ApprovalRuleRecord, OperationQuery};
     use crate::server::store::StoreError;
 
-    pub async fn approval_rules(user: &SignedIn) -> Result<Vec<ApprovalRuleView>, AppError> {
-        let rules = reads().approval_rules(&user.tenant).await.map_err(unavailable)?;
-        Ok(rules
+    /// The kinds the tools and the compensations record, offered before any is recorded.
+    const TOOL_KINDS: [&str; 4] = ["refund", "create_aftersale", "schedule_pickup", "cancel_aftersale"];
+
+    /// How many of a kind's latest operations a rule's preview looks at.
+    const PREVIEW_OPERATIONS: u32 = 500;
+
+    /// The kinds and providers a rule may name: those the tenant's operations have, the tools'
+    /// kinds, and the providers the server and the tenant connect to.
+    async fn known_kinds_and_providers(user: &SignedIn) -> Result<(Vec<String>, Vec<String>), AppError> {
+        let store = reads();
+        let (mut kinds, mut providers) =
+            store.operation_kinds_and_providers(&user.tenant).await.map_err(unavailable)?;
+        kinds.extend(TOOL_KINDS.iter().map(|k| (*k).to_owned()));
+        providers.extend([REFUNDS_PROVIDER, SERVICES_PROVIDER].iter().map(|p| (*p).to_owned()));
+        let own = store.provider_connections(&user.tenant).await.map_err(unavailable)?;
+        providers.extend(own.into_iter().map(|connection| connection.name));
+        for list in [&mut kinds, &mut providers] {
+            list.sort();
+            list.dedup();
+        }
+        Ok((kinds, providers))
+    }
+
+    pub async fn approval_rules(user: &SignedIn) -> Result<PolicyPage, AppError> {
+        let store = reads();
+        let rules = store.approval_rules(&user.tenant).await.map_err(unavailable)?;
+        let (kinds, providers) = known_kinds_and_providers(user).await?;
+        let recent = OperationQuery { limit: 200, ..OperationQuery::default() };
+        let mut currencies: Vec<String> = store
+            .list_operations(&user.tenant, &recent)
+            .await
+            .map_err(unavailable)?
+            .into_iter()
+            .filter_map(|item| item.amount.map(|money| money.currency.to_string()))
+            .chain(rules.iter().filter_map(|r| r.rule.threshold.map(|t| t.currency.to_string())))
+            .collect();
+        currencies.sort();
+        currencies.dedup();
+        let rules = rules
             .into_iter()
             .map(|record| ApprovalRuleView {
                 summary: record.rule.sentence(),
@@ -107,7 +167,8 @@ pub(crate) mod ssr {
                 created_by: record.created_by,
                 created_at: record.created_at,
             })
-            .collect())
+            .collect();
+        Ok(PolicyPage { rules, kinds, providers, currencies })
     }
 
     pub async fn users(user: &SignedIn) -> Result<Vec<UserView>, AppError> {
@@ -135,35 +196,103 @@ pub(crate) mod ssr {
         }
     }
 
-    /// Adds a rule to the admin's tenant's approval policy.
+    /// The approval rule form as sent.
+    #[derive(Debug, Clone, Default)]
+    pub struct RuleForm {
+        pub kind: String,
+        pub provider: String,
+        pub threshold: String,
+        pub currency: String,
+    }
+
+    /// The rule `form` describes, checked against the kinds and providers that exist and read in
+    /// its currency's own minor units; in words what is wrong otherwise.
+    pub fn rule_of(
+        form: &RuleForm,
+        kinds: &[String],
+        providers: &[String],
+    ) -> Result<ApprovalRule, AppError> {
+        let kind = form.kind.trim();
+        if kind.is_empty() {
+            return Err(AppError::Invalid(format!("Choose a kind, for example {}.", kinds.join(", "))));
+        }
+        if !kinds.iter().any(|known| known == kind) {
+            return Err(AppError::Invalid(format!(
+                "No operation of kind “{kind}” is recorded or made by the tools; choose one of {}.",
+                kinds.join(", ")
+            )));
+        }
+        let provider = Some(form.provider.trim()).filter(|p| !p.is_empty()).map(str::to_owned);
+        if let Some(provider) = provider.as_deref().filter(|p| !providers.iter().any(|known| known == p)) {
+            return Err(AppError::Invalid(format!(
+                "There is no provider named “{provider}”; choose one of {}, or leave it blank for any.",
+                providers.join(", ")
+            )));
+        }
+        let threshold =
+            match (form.threshold.trim(), form.currency.trim()) {
+                ("", "") => None,
+                ("", _) => {
+                    return Err(AppError::Invalid("A currency needs its amount, for example 1000.00.".into()))
+                }
+                (_, "") => {
+                    return Err(AppError::Invalid("A threshold needs its currency, for example TWD.".into()))
+                }
+                (amount, code) => {
+                    let currency = Currency::parse(&code.to_uppercase())
+                        .map_err(|e| AppError::Invalid(format!("{}.", capitalise(&e.to_string()))))?;
+                    let comma_hint = if amount.contains(',') {
+                        " A comma may only separate thousands (1,000.00); write cents after a point."
+                    } else {
+                        ""
+                    };
+                    Some(Money::parse_major(amount, currency).map_err(|e| {
+                        AppError::Invalid(format!("{}.{comma_hint}", capitalise(&e.to_string())))
+                    })?)
+                }
+            };
+        Ok(ApprovalRule { kind: kind.to_owned(), provider, threshold })
+    }
+
+    /// How many of the latest operations of the rule's kind it would have caught, in words.
+    async fn caught_recently(user: &SignedIn, rule: &ApprovalRule) -> Result<String, AppError> {
+        let query = OperationQuery {
+            kind: Some(rule.kind.clone()),
+            provider: rule.provider.clone(),
+            limit: PREVIEW_OPERATIONS,
+            ..OperationQuery::default()
+        };
+        let latest = reads().list_operations(&user.tenant, &query).await.map_err(unavailable)?;
+        let Some(oldest) = latest.last().map(|item| item.created_at) else {
+            return Ok(format!(
+                "No {} operation is recorded yet, so it would have caught none so far.",
+                rule.kind
+            ));
+        };
+        let caught =
+            latest.iter().filter(|item| rule.applies_to(&item.kind, &item.provider, item.amount)).count();
+        Ok(format!(
+            "It would have caught {caught} of the last {} {} operations (since {}).",
+            latest.len(),
+            rule.kind,
+            oldest.format("%Y-%m-%d %H:%M UTC")
+        ))
+    }
+
+    /// Adds a rule to the admin's tenant's approval policy, or with `preview` only says what it
+    /// would have caught.
     pub async fn add_approval_rule(
         admin: &SignedIn,
-        kind: &str,
-        provider: &str,
-        threshold: &str,
-        currency: &str,
+        form: &RuleForm,
+        preview: bool,
     ) -> Result<String, AppError> {
-        let kind = kind.trim();
-        if kind.is_empty() || !kind.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') {
-            return Err(AppError::Invalid("Write the kind as it is recorded, for example refund.".into()));
-        }
-        let provider = Some(provider.trim()).filter(|p| !p.is_empty()).map(str::to_owned);
-        let threshold = match (threshold.trim(), currency.trim()) {
-            ("", _) => None,
-            (_, "") => {
-                return Err(AppError::Invalid("A threshold needs its currency, for example TWD.".into()))
-            }
-            (amount, code) => {
-                let currency = Currency::parse(&code.to_uppercase())
-                    .map_err(|e| AppError::Invalid(format!("{}.", capitalise(&e.to_string()))))?;
-                Some(
-                    Money::parse_major(amount, currency)
-                        .map_err(|e| AppError::Invalid(format!("{}.", capitalise(&e.to_string()))))?,
-                )
-            }
-        };
-        let rule = ApprovalRule { kind: kind.to_owned(), provider, threshold };
+        let (kinds, providers) = known_kinds_and_providers(admin).await?;
+        let rule = rule_of(form, &kinds, &providers)?;
         let sentence = rule.sentence();
+        let caught = caught_recently(admin, &rule).await?;
+        if preview {
+            return Ok(format!("Preview, nothing saved: {sentence}. {caught}"));
+        }
         let record = ApprovalRuleRecord {
             id: form_key()[..12].to_owned(),
             rule,
@@ -172,7 +301,7 @@ pub(crate) mod ssr {
         };
         let ledger = expect_context::<AppState>().ledger;
         ledger.add_approval_rule(&admin.tenant, &actor(admin), record).await.map_err(unavailable)?;
-        Ok(format!("From now on, {sentence}."))
+        Ok(format!("From now on, {sentence}. {caught}"))
     }
 
     pub async fn remove_approval_rule(admin: &SignedIn, id: &str) -> Result<String, AppError> {

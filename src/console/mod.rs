@@ -23,6 +23,7 @@ pub mod operations;
 pub mod orders;
 pub mod overview;
 pub mod reconcile;
+pub mod search;
 pub mod shell;
 
 pub use error::AppError;

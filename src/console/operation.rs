@@ -11,6 +11,7 @@ use super::AppError;
 use crate::domain::{
     compensation::Compensation,
     machine::{CommandKind, State},
+    wording::Told,
 };
 
 /// One send of an operation.
@@ -74,6 +75,8 @@ pub struct ApprovalView {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OperationDetail {
     pub row: OperationRow,
+    /// How it stands in words, and what to tell the customer.
+    pub told: Told,
     pub params: String,
     pub fingerprint: String,
     pub idempotency_key: String,
@@ -93,10 +96,20 @@ pub struct OperationDetail {
     pub audit: Vec<AuditView>,
     /// The actions the state machine allows this viewer now.
     pub actions: Vec<CommandKind>,
+    /// What each of `actions` that must be confirmed does, in words.
+    pub consequences: Vec<(CommandKind, String)>,
     /// The compensations this viewer may record for it.
-    pub compensations: Vec<Compensation>,
+    pub compensations: Vec<Offer>,
     /// The idempotency key prefix of this page's forms.
     pub form_key: String,
+}
+
+/// A compensation a viewer may record, with what recording it does in words (for its
+/// confirmation).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Offer {
+    pub compensation: Compensation,
+    pub consequence: String,
 }
 
 /// The compensations one operation of an order offers.
@@ -105,8 +118,12 @@ pub struct CompensationOffer {
     pub op_id: String,
     pub kind: String,
     pub state: State,
-    pub offers: Vec<Compensation>,
+    pub offers: Vec<Offer>,
 }
+
+/// The answer of a form whose action must be confirmed first; the browser is sent to the
+/// operation's page, which asks.
+pub const CONFIRM_FIRST: &str = "Confirm first: the page shows what this will do.";
 
 #[server(prefix = "/rpc", endpoint = "operation")]
 pub async fn operation(op_id: String) -> Result<OperationDetail, AppError> {
@@ -116,7 +133,10 @@ pub async fn operation(op_id: String) -> Result<OperationDetail, AppError> {
 }
 
 /// Carries out one action on one operation (`action` is a command's name, e.g. `approve`,
-/// `confirm_found` for a query of the provider, `resend_same_key`) and answers in words.
+/// `confirm_found` for a query of the provider, `resend_same_key`) and answers in words. An action
+/// that must be confirmed and was not (`confirmed` is not `yes`) sends the browser to its
+/// confirmation instead. Its arguments are the plain form's fields, one each.
+#[allow(clippy::too_many_arguments)]
 #[server(prefix = "/rpc", endpoint = "act")]
 pub async fn act(
     csrf: String,
@@ -126,10 +146,15 @@ pub async fn act(
     #[server(default)] reason: String,
     #[server(default)] external_id: String,
     #[server(default)] evidence: String,
+    #[server(default)] confirmed: String,
 ) -> Result<String, AppError> {
     use crate::domain::policy::Section;
     let user = crate::console::guard::require_for_change(Section::Operations, &csrf).await?;
     let form = ssr::ActionForm { op_id, action, reason, external_id, evidence };
+    if ssr::must_confirm(&form, &confirmed) {
+        ssr::ask_to_confirm(&form.op_id, &form.action, &form.fields());
+        return Ok(CONFIRM_FIRST.to_owned());
+    }
     let answer = ssr::act(&user, &key, form).await.inspect_err(crate::console::guard::set_error_status)?;
     crate::console::forms::ssr::show_answer_after_form_post(&key);
     Ok(answer)
@@ -147,6 +172,7 @@ pub(crate) mod ssr {
         compensation::still_offered,
         ids::{Actor, OpId},
         machine::{allowed_commands, Command, Snapshot},
+        wording::{compensation_consequence, consequence, needs_confirmation, tell, Described},
     };
     use crate::server::clock::now;
     use crate::server::http::state::AppState;
@@ -234,15 +260,46 @@ pub(crate) mod ssr {
             updated_at: operation.updated_at,
         };
         let actor = Actor::human(&user.name, user.role);
-        let item_for_offers = item.clone();
+        let offered = compensations_for(user, &item, &siblings);
+        let line_item = if offered.is_empty() {
+            None
+        } else {
+            let line_item = operation.params.as_value().get("line_item").and_then(|v| v.as_str());
+            crate::console::orders::ssr::shop_order(user, &operation.subject)
+                .await
+                .ok()
+                .and_then(|order| order.money_of(line_item?))
+        };
+        let described = Described {
+            kind: &item.kind,
+            amount: item.amount,
+            item: line_item.as_ref().map(|(name, _)| name.as_str()),
+            provider: &item.provider,
+        };
+        let told = tell(&described, item.state);
+        let actions = allowed_commands(snapshot, &actor, at);
+        let key_validity_now = key_validity(snapshot, at);
+        let consequences = consequences_of(&actions, &described, &key_validity_now);
+        let compensations = offered
+            .into_iter()
+            .map(|compensation| Offer {
+                compensation,
+                consequence: compensation_consequence(
+                    compensation,
+                    &described,
+                    line_item.as_ref().map(|(_, paid)| *paid),
+                ),
+            })
+            .collect();
         Ok(OperationDetail {
             row: row(item),
+            told,
             params: serde_json::to_string_pretty(operation.params.as_value()).unwrap_or_default(),
             fingerprint: snapshot.fingerprint.to_string(),
             idempotency_key: operation.idempotency_key.clone(),
             requested_by: snapshot.requested_by.clone(),
             key_expires_at,
-            key_validity: key_validity(snapshot, at),
+            key_validity: key_validity_now,
             last_failure: snapshot.last_failure.map(|f| f.as_str().to_owned()),
             cancel_requested: snapshot.cancel_requested,
             approval: snapshot.approval.as_ref().map(|a| ApprovalView {
@@ -295,8 +352,9 @@ pub(crate) mod ssr {
                     evidence: record.entry.evidence.to_string(),
                 })
                 .collect(),
-            actions: allowed_commands(snapshot, &actor, at),
-            compensations: compensations_for(user, &item_for_offers, &siblings),
+            actions,
+            consequences,
+            compensations,
             form_key: form_key(),
         })
     }
@@ -327,6 +385,44 @@ pub(crate) mod ssr {
         pub reason: String,
         pub external_id: String,
         pub evidence: String,
+    }
+
+    impl ActionForm {
+        /// What was typed into the form, to fill it again on its confirmation.
+        pub fn fields(&self) -> Vec<(&'static str, String)> {
+            [("reason", &self.reason), ("external_id", &self.external_id), ("evidence", &self.evidence)]
+                .into_iter()
+                .filter(|(_, value)| !value.is_empty())
+                .map(|(name, value)| (name, value.clone()))
+                .collect()
+        }
+    }
+
+    /// Whether `form` asks for an action that must be confirmed and was not.
+    pub fn must_confirm(form: &ActionForm, confirmed: &str) -> bool {
+        CommandKind::parse(form.action.trim()).is_some_and(needs_confirmation) && confirmed.trim() != "yes"
+    }
+
+    /// Sends the browser to the operation's page, which restates what `action` does and asks to
+    /// confirm it, with what was typed filled in again.
+    pub fn ask_to_confirm(op_id: &str, action: &str, typed: &[(&'static str, String)]) {
+        let mut query = vec![("confirm", action.trim().to_owned())];
+        query.extend(typed.iter().map(|(name, value)| (*name, value.clone())));
+        let query = serde_urlencoded::to_string(&query).unwrap_or_default();
+        let op_id = OpId::parse(op_id.trim()).map(|id| id.to_string()).unwrap_or_default();
+        leptos_axum::redirect(&format!("/operations/{op_id}?{query}#confirm"));
+    }
+
+    /// What each action of `actions` that must be confirmed does to `described`, in words.
+    pub fn consequences_of(
+        actions: &[CommandKind],
+        described: &Described,
+        key_validity: &str,
+    ) -> Vec<(CommandKind, String)> {
+        actions
+            .iter()
+            .filter_map(|kind| consequence(*kind, described, key_validity).map(|text| (*kind, text)))
+            .collect()
     }
 
     /// The command a console form asks for, in the one place where console actions become the

@@ -114,6 +114,27 @@ pub struct OperationPage {
     pub next: Option<String>,
 }
 
+/// What the list's filters of closed sets offer, and whether the viewer may act on what it lists.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Facets {
+    pub kinds: Vec<String>,
+    pub providers: Vec<String>,
+    /// Whether the viewer's role changes operations (a bulk query is offered only then).
+    pub acts_on_operations: bool,
+}
+
+#[server(prefix = "/rpc", endpoint = "operation_facets")]
+pub async fn operation_facets() -> Result<Facets, AppError> {
+    use crate::domain::policy::Section;
+    let user = crate::console::guard::require(Section::Operations).await?;
+    let (kinds, providers) = crate::console::guard::reads()
+        .operation_kinds_and_providers(&user.tenant)
+        .await
+        .map_err(crate::console::guard::unavailable)
+        .inspect_err(crate::console::guard::set_error_status)?;
+    Ok(Facets { kinds, providers, acts_on_operations: user.role.acts_on_operations() })
+}
+
 #[server(prefix = "/rpc", endpoint = "operations")]
 pub async fn operations(#[server(default)] filter: OperationFilter) -> Result<OperationPage, AppError> {
     use crate::domain::policy::Section;

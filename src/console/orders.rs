@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::operation::CompensationOffer;
 use super::operations::OperationRow;
 use super::AppError;
-use crate::domain::rollup::OrderStatus;
+use crate::domain::{machine::State, rollup::OrderStatus, wording::Told};
 
 /// One order in a list, with its roll-up.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -28,10 +28,48 @@ pub struct OrdersPage {
     pub recent: Vec<OrderSummary>,
 }
 
+/// One operation of an order, in words.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OperationStory {
+    pub op_id: String,
+    pub state: State,
+    pub told: Told,
+    /// The operation it compensates, if it is a compensation.
+    pub compensates: Option<String>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// One line item of an order as the shop sold it, and what was done about it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OrderedItem {
+    pub id: String,
+    pub name: String,
+    pub paid: String,
+    pub refunded: String,
+    /// Refunds sent whose result is not known yet.
+    pub in_doubt: Option<String>,
+    pub refundable: String,
+    pub operations: Vec<OperationStory>,
+}
+
+/// The order as the tenant's shop has it, with the money per line item.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShopOrder {
+    pub items: Vec<OrderedItem>,
+    pub paid: String,
+    pub refunded: String,
+    pub in_doubt: Option<String>,
+    pub refundable: String,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OrderDetail {
     pub subject: String,
     pub status: OrderStatus,
+    /// The order's line items from the shop, or in words why the shop could not be read.
+    pub shop: Result<ShopOrder, String>,
+    /// Operations that concern no line item the shop names.
+    pub other_operations: Vec<OperationStory>,
     pub operations: Vec<OperationRow>,
     pub completed: Vec<String>,
     pub not_done: Vec<String>,
@@ -65,9 +103,16 @@ pub async fn compensate(
     op_id: String,
     compensation: String,
     #[server(default)] date: String,
+    #[server(default)] confirmed: String,
 ) -> Result<String, AppError> {
     use crate::domain::policy::Section;
     let user = crate::console::guard::require_for_change(Section::Orders, &csrf).await?;
+    if confirmed.trim() != "yes" {
+        let typed: Vec<(&'static str, String)> =
+            if date.trim().is_empty() { Vec::new() } else { vec![("date", date.clone())] };
+        crate::console::operation::ssr::ask_to_confirm(&op_id, &compensation, &typed);
+        return Ok(crate::console::operation::CONFIRM_FIRST.to_owned());
+    }
     let answer = ssr::compensate(&user, &key, &op_id, &compensation, &date)
         .await
         .inspect_err(crate::console::guard::set_error_status)?;
@@ -81,15 +126,19 @@ pub(crate) mod ssr {
     use crate::console::forms::ssr::once;
     use crate::console::guard::{actor, reads, refused, unavailable, SignedIn};
     use crate::console::operation::ssr::compensations_for;
+    use crate::console::operation::Offer;
     use crate::console::operations::ssr::row;
     use crate::domain::{
         compensation::Compensation,
         ids::OpId,
+        money::{Currency, Money},
         rollup::{roll_up, OperationSummary},
+        wording::{compensation_consequence, concerns_line_item, tell, Described},
     };
     use crate::server::http::state::AppState;
     use crate::server::ledger::requests::form_key;
     use crate::server::ledger::{workflows, LedgerError};
+    use crate::server::providers::orders::Order;
     use crate::server::store::records::OperationListItem;
     use std::collections::BTreeMap;
 
@@ -140,18 +189,147 @@ pub(crate) mod ssr {
         Ok(OrdersPage { attention: attention_orders(user, 100).await?, recent: order_summaries(items) })
     }
 
+    /// How long the order page waits for the shop before it shows the ledger's side alone.
+    const SHOP_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
+    /// The order `subject` names (`order:1043`), read from `user`'s tenant's shop.
+    pub async fn shop_order(user: &SignedIn, subject: &str) -> Result<Order, String> {
+        let order_id = subject.strip_prefix("order:").ok_or("this subject is not an order of the shop")?;
+        let executor = expect_context::<AppState>().executor;
+        let source =
+            executor.orders(&user.tenant).await.map_err(|_| "the ledger could not be read".to_owned())??;
+        match tokio::time::timeout(SHOP_WAIT, source.order(order_id)).await {
+            Err(_) => Err(format!("the shop did not answer within {} s", SHOP_WAIT.as_secs())),
+            Ok(Err(reason)) => Err(format!("the shop could not be asked ({reason})")),
+            Ok(Ok(None)) => Err(format!("the shop has no order {order_id}")),
+            Ok(Ok(Some(order))) => Ok(order),
+        }
+    }
+
+    fn story(item: &OperationListItem, line_item: Option<&str>) -> OperationStory {
+        OperationStory {
+            op_id: item.op_id.to_string(),
+            state: item.state,
+            told: tell(
+                &Described {
+                    kind: &item.kind,
+                    amount: item.amount,
+                    item: line_item,
+                    provider: &item.provider,
+                },
+                item.state,
+            ),
+            compensates: item.compensates.as_ref().map(ToString::to_string),
+            updated_at: item.updated_at,
+        }
+    }
+
+    /// The shop's line items with the operations on each and the money they moved; the operations
+    /// on none of them are returned apart.
+    pub fn shop_view(order: &Order, operations: &[OperationListItem]) -> (ShopOrder, Vec<OperationStory>) {
+        let money = |minor: i64| match Currency::parse(&order.currency) {
+            Ok(currency) => Money::new(minor, currency).to_string(),
+            Err(_) => format!("{} {minor}", order.currency),
+        };
+        let mut placed = vec![false; operations.len()];
+        let mut totals = LineMoney::default();
+        let items = order
+            .line_items
+            .iter()
+            .map(|line| {
+                let mut moved = LineMoney { paid: line.amount_minor, ..LineMoney::default() };
+                let stories = operations
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, op)| concerns_line_item(op.op_id.as_str(), &order.id, &line.id))
+                    .map(|(at, op)| {
+                        placed[at] = true;
+                        if op.kind == "refund" {
+                            let minor = op.amount.map_or(0, |m| m.minor);
+                            match op.state {
+                                State::Succeeded => moved.refunded += minor,
+                                State::Submitted | State::Unknown | State::NeedsReview => {
+                                    moved.in_doubt += minor
+                                }
+                                _ => {}
+                            }
+                        }
+                        story(op, Some(&line.name))
+                    })
+                    .collect();
+                totals = totals.plus(&moved);
+                OrderedItem {
+                    id: line.id.clone(),
+                    name: line.name.clone(),
+                    paid: money(moved.paid),
+                    refunded: money(moved.refunded),
+                    in_doubt: (moved.in_doubt > 0).then(|| money(moved.in_doubt)),
+                    refundable: money(moved.refundable()),
+                    operations: stories,
+                }
+            })
+            .collect();
+        let others = operations
+            .iter()
+            .zip(placed)
+            .filter(|(_, placed)| !placed)
+            .map(|(op, _)| story(op, None))
+            .collect();
+        let shop = ShopOrder {
+            items,
+            paid: money(totals.paid),
+            refunded: money(totals.refunded),
+            in_doubt: (totals.in_doubt > 0).then(|| money(totals.in_doubt)),
+            refundable: money(totals.refundable()),
+        };
+        (shop, others)
+    }
+
+    /// Money of one line item (or a whole order), in minor units.
+    #[derive(Default)]
+    struct LineMoney {
+        paid: i64,
+        refunded: i64,
+        in_doubt: i64,
+    }
+
+    impl LineMoney {
+        /// What may still be refunded: what was paid less what was refunded and what may have been.
+        fn refundable(&self) -> i64 {
+            (self.paid - self.refunded - self.in_doubt).max(0)
+        }
+
+        fn plus(&self, other: &LineMoney) -> LineMoney {
+            LineMoney {
+                paid: self.paid + other.paid,
+                refunded: self.refunded + other.refunded,
+                in_doubt: self.in_doubt + other.in_doubt,
+            }
+        }
+    }
+
     pub async fn order(user: &SignedIn, subject: &str) -> Result<OrderDetail, AppError> {
         let items =
             reads().subjects_operations(&user.tenant, &[subject.to_owned()]).await.map_err(unavailable)?;
         if items.is_empty() {
             return Err(AppError::NotFound(format!("no operations for order {subject}")));
         }
+        let shop_lines = shop_order(user, subject).await;
+        let (shop, other_operations) = match &shop_lines {
+            Ok(order) => {
+                let (shop, others) = shop_view(order, &items);
+                (Ok(shop), others)
+            }
+            Err(reason) => (Err(reason.clone()), items.iter().map(|item| story(item, None)).collect()),
+        };
         let rollup = roll_up(&summaries(&items))
             .map_err(|_| AppError::Invalid("The order mixes amounts that cannot be added up.".into()))?;
         let ids = |ids: &[OpId]| ids.iter().map(ToString::to_string).collect::<Vec<_>>();
         Ok(OrderDetail {
             subject: subject.to_owned(),
             status: rollup.status,
+            shop,
+            other_operations,
             completed: ids(&rollup.completed),
             not_done: ids(&rollup.not_done),
             uncertain: ids(&rollup.uncertain),
@@ -160,11 +338,36 @@ pub(crate) mod ssr {
             compensations: if rollup.status == OrderStatus::PartialSuccess {
                 items
                     .iter()
-                    .map(|item| CompensationOffer {
-                        op_id: item.op_id.to_string(),
-                        kind: item.kind.clone(),
-                        state: item.state,
-                        offers: compensations_for(user, item, &items),
+                    .map(|item| {
+                        let line = shop_lines.as_ref().ok().and_then(|order| {
+                            let line = order
+                                .line_items
+                                .iter()
+                                .find(|line| concerns_line_item(item.op_id.as_str(), &order.id, &line.id))?;
+                            order.money_of(&line.id)
+                        });
+                        let described = Described {
+                            kind: &item.kind,
+                            amount: item.amount,
+                            item: line.as_ref().map(|(name, _)| name.as_str()),
+                            provider: &item.provider,
+                        };
+                        CompensationOffer {
+                            op_id: item.op_id.to_string(),
+                            kind: item.kind.clone(),
+                            state: item.state,
+                            offers: compensations_for(user, item, &items)
+                                .into_iter()
+                                .map(|compensation| Offer {
+                                    compensation,
+                                    consequence: compensation_consequence(
+                                        compensation,
+                                        &described,
+                                        line.as_ref().map(|(_, paid)| *paid),
+                                    ),
+                                })
+                                .collect(),
+                        }
                     })
                     .filter(|offer| !offer.offers.is_empty())
                     .collect()

@@ -16,6 +16,8 @@ pub struct DeskItem {
     pub key_validity: String,
     /// The actions this viewer may take on it now.
     pub actions: Vec<CommandKind>,
+    /// What each of `actions` that must be confirmed does, in words.
+    pub consequences: Vec<(CommandKind, String)>,
 }
 
 /// The reconcile desk's queue and the key prefix of its forms.
@@ -36,10 +38,11 @@ pub async fn reconcile_queue() -> Result<ReconcileDesk, AppError> {
 pub(crate) mod ssr {
     use super::*;
     use crate::console::guard::SignedIn;
-    use crate::console::operation::ssr::key_validity;
+    use crate::console::operation::ssr::{consequences_of, key_validity};
     use crate::console::operations::ssr::{row, waiting_with_history};
     use crate::domain::ids::Actor;
     use crate::domain::machine::{allowed_commands, State};
+    use crate::domain::wording::Described;
     use crate::server::clock::now;
     use crate::server::ledger::requests::form_key;
 
@@ -61,7 +64,11 @@ pub(crate) mod ssr {
                 .or_else(|| snapshot.last_failure.map(|f| f.explanation().to_owned()))
                 .unwrap_or_else(|| "sent, and no outcome was reported".to_owned());
             let actions = allowed_commands(snapshot, &actor, at);
-            items.push(DeskItem { row: row(item), why, key_validity: key_validity(snapshot, at), actions });
+            let validity = key_validity(snapshot, at);
+            let described =
+                Described { kind: &item.kind, amount: item.amount, item: None, provider: &item.provider };
+            let consequences = consequences_of(&actions, &described, &validity);
+            items.push(DeskItem { row: row(item), why, key_validity: validity, actions, consequences });
         }
         Ok(ReconcileDesk { items, form_key: form_key() })
     }

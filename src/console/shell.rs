@@ -1,5 +1,5 @@
-//! What every page's frame needs: who is signed in (with the session's CSRF token for forms), the
-//! sign-in form's token, and the connection check.
+//! What every page's frame needs: who is signed in (with the session's CSRF token for forms and,
+//! for those who approve, how many operations wait for approval) and the sign-in form's token.
 
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -14,6 +14,8 @@ pub struct Viewer {
     pub tenant: String,
     pub role: Role,
     pub csrf: String,
+    /// How many operations wait for a manager's approval, for viewers who open the approvals.
+    pub approvals_waiting: Option<u64>,
 }
 
 /// The signed-in user, or `None` when the session has nobody signed in.
@@ -28,35 +30,11 @@ pub async fn sign_in_token() -> Result<String, AppError> {
     ssr::sign_in_csrf().await
 }
 
-/// What the connection check reports.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ConnectionStatus {
-    /// The database engine: `sqlite` or `postgres`.
-    pub database: String,
-    pub round_trip_ms: u64,
-}
-
-/// Checks that the server and its database answer, for any signed-in user.
-#[server(prefix = "/rpc", endpoint = "check_connection")]
-pub async fn check_connection() -> Result<ConnectionStatus, AppError> {
-    use crate::server::http::state::AppState;
-    crate::console::guard::require(crate::domain::policy::Section::Overview).await?;
-    let state = expect_context::<AppState>();
-    let started = std::time::Instant::now();
-    state.ledger.reads().check_health().await.map_err(|error| {
-        tracing::error!(error = %error, "connection check failed");
-        AppError::Unavailable
-    })?;
-    Ok(ConnectionStatus {
-        database: state.ledger.reads().backend().as_str().to_owned(),
-        round_trip_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-    })
-}
-
 #[cfg(feature = "ssr")]
 pub(crate) mod ssr {
     use super::*;
     use crate::console::guard::request_session;
+    use crate::domain::{machine::State, policy::Section};
     use crate::server::http::auth::{csrf_token, new_sign_in_token, sign_in_token_in, signed_in};
     use crate::server::http::state::AppState;
 
@@ -68,7 +46,24 @@ pub(crate) mod ssr {
             return Ok(None);
         };
         let csrf = csrf_token(&session).await.map_err(|_| AppError::Unavailable)?;
-        Ok(Some(Viewer { name: user.name, tenant: user.tenant.to_string(), role: user.role, csrf }))
+        let approvals_waiting = if Section::Approvals.allows(user.role) {
+            let counts = expect_context::<AppState>()
+                .ledger
+                .reads()
+                .count_by_state(&user.tenant)
+                .await
+                .map_err(crate::console::guard::unavailable)?;
+            Some(counts.into_iter().find(|(state, _)| *state == State::PendingApproval).map_or(0, |(_, n)| n))
+        } else {
+            None
+        };
+        Ok(Some(Viewer {
+            name: user.name,
+            tenant: user.tenant.to_string(),
+            role: user.role,
+            csrf,
+            approvals_waiting,
+        }))
     }
 
     /// The sign-in form's CSRF token: the one the browser's sign-in cookie holds, or a new one

@@ -14,6 +14,21 @@ use sha2::{Digest, Sha256};
 
 use super::params::canonical_json;
 
+/// Every action the audit trail records besides the state machine's commands
+/// ([`super::machine::CommandKind`]): an operation registered, a conflicting request refused, and
+/// the admin's changes.
+pub const OTHER_AUDIT_ACTIONS: [&str; 9] = [
+    "register",
+    "refuse_conflict",
+    "add_user",
+    "create_api_token",
+    "revoke_api_token",
+    "add_approval_rule",
+    "remove_approval_rule",
+    "set_provider_connection",
+    "remove_provider_connection",
+];
+
 /// The `prev_hash` of a tenant's first record.
 pub const GENESIS_HASH: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 

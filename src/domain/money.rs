@@ -82,12 +82,22 @@ impl Money {
         let digits = currency.minor_unit_digits() as usize;
         let example = Money::new(100_000 * 10i64.pow(digits as u32) / 100, currency).to_string();
         let bad = || MoneyError::BadAmount(text.to_owned(), currency, example[4..].to_owned());
-        let cleaned: String = text.trim().chars().filter(|c| *c != ',').collect();
-        let (whole, fraction) = cleaned.split_once('.').unwrap_or((&cleaned, ""));
-        let all_digits = |part: &str| part.bytes().all(|b| b.is_ascii_digit());
-        if whole.is_empty() || !all_digits(whole) || !all_digits(fraction) || fraction.len() > digits {
+        let (grouped, fraction) = text.trim().split_once('.').unwrap_or((text.trim(), ""));
+        let all_digits = |part: &str| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
+        let mut groups = grouped.split(',');
+        let first = groups.next().unwrap_or_default();
+        let rest: Vec<&str> = groups.collect();
+        // A comma separates thousands only: "1,000.00" is a thousand, "500,00" is not an amount.
+        let thousands = rest.iter().all(|group| group.len() == 3 && all_digits(group))
+            && (rest.is_empty() || first.len() <= 3);
+        if !all_digits(first)
+            || !thousands
+            || !(fraction.is_empty() || all_digits(fraction))
+            || fraction.len() > digits
+        {
             return Err(bad());
         }
+        let whole: String = grouped.chars().filter(|c| *c != ',').collect();
         let padded = format!("{whole}{fraction:0<digits$}");
         padded.parse::<i64>().map(|minor| Money::new(minor, currency)).map_err(|_| bad())
     }
@@ -136,7 +146,20 @@ mod tests {
         assert_eq!(Money::parse_major("1,000", twd()).unwrap().minor, 100_000);
         assert_eq!(Money::parse_major(" 380.5 ", twd()).unwrap().minor, 38_050);
         assert_eq!(Money::parse_major("1200", Currency::parse("JPY").unwrap()).unwrap().minor, 1200);
-        for bad in ["", "-5", "1.234", "12a", ".5", "1e3", "99999999999999999999"] {
+        assert_eq!(Money::parse_major("12,345,678.90", twd()).unwrap().minor, 1_234_567_890);
+        for bad in [
+            "",
+            "-5",
+            "1.234",
+            "12a",
+            ".5",
+            "1e3",
+            "99999999999999999999",
+            "500,00",
+            "1,0000",
+            "1000,000",
+            ",500",
+        ] {
             let error = Money::parse_major(bad, twd()).unwrap_err();
             assert!(error.to_string().contains("write it like 1000.00"), "{bad}: {error}");
         }

@@ -50,6 +50,7 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
             | "/orders/{subject}"
             | "/conflicts"
             | "/reconcile"
+            | "/search"
             | "/bulk/{id}",
         ) => Page(EVERYONE),
         ("GET", "/bulk") => Page(OPERATORS),
@@ -70,7 +71,8 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
             | "/rpc/reconcile_queue"
             | "/rpc/bulk_run"
             | "/rpc/request_answer"
-            | "/rpc/check_connection",
+            | "/rpc/search"
+            | "/rpc/operation_facets",
         ) => Reads(EVERYONE),
         ("POST", "/rpc/preview_bulk") => Reads(OPERATORS),
         ("POST", "/rpc/approvals" | "/rpc/audit_events") => Reads(READERS_OF_APPROVALS_AND_AUDIT),

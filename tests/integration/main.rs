@@ -6,6 +6,7 @@ mod audit;
 mod authorization;
 mod cli;
 mod connections;
+mod console_words;
 mod demo;
 mod exports;
 mod group_commit;

@@ -5,8 +5,9 @@ use crate::support::{hidden_field, refund_1043, PASSWORD};
 use opledger::domain::policy::Role;
 use serde_json::json;
 
-const PAGES: [&str; 13] = [
+const PAGES: [&str; 14] = [
     "/",
+    "/search?q=1043",
     "/operations",
     "/operations/refund-1043-li_2",
     "/orders",
@@ -22,7 +23,7 @@ const PAGES: [&str; 13] = [
 ];
 
 /// Every server function that reads or changes data, with arguments it accepts.
-const SERVER_FUNCTIONS: [(&str, &[(&str, &str)]); 24] = [
+const SERVER_FUNCTIONS: [(&str, &[(&str, &str)]); 25] = [
     ("overview", &[]),
     ("operations", &[("filter[state]", "unknown")]),
     ("operation", &[("op_id", "refund-1043-li_2")]),
@@ -32,8 +33,9 @@ const SERVER_FUNCTIONS: [(&str, &[(&str, &str)]); 24] = [
     ("audit_events", &[("filter[actor]", "sam")]),
     ("users", &[]),
     ("add_user", &[("csrf", "x"), ("name", "eve"), ("role", "admin"), ("password", "a long password")]),
-    ("check_connection", &[]),
     ("reconcile_queue", &[]),
+    ("search", &[("q", "1043")]),
+    ("operation_facets", &[]),
     ("act", &[("csrf", "x"), ("key", "k"), ("op_id", "refund-1043-li_2"), ("action", "confirm_found")]),
     ("approvals", &[]),
     (
@@ -273,14 +275,14 @@ crate::engine_tests! {
         let console = app.signed_in("sam", Role::Support).await;
 
         let html = console.page("/operations/refund-1043-li_2", 200).await;
-        for expected in ["data-testid=\"attempts\"", "timeout", "refund-1043-li_2", "Fingerprint", "left", "1 refused", "Re-send with the same key"] {
+        for expected in ["data-testid=\"attempts\"", "No answer in time", "refund-1043-li_2", "Fingerprint", "left", "1 refused", "Re-send with the same key"] {
             assert!(html.contains(expected), "detail lacks {expected}");
         }
         let html = console.page("/orders/order:1043", 200).await;
         assert!(html.contains("pending confirmation"), "{html}");
         let html = console.page("/conflicts", 200).await;
         assert!(html.contains("data-testid=\"diff\""));
-        assert!(html.contains("38000") && html.contains("20000"), "stored and requested side by side");
+        assert!(html.contains("TWD 380.00") && html.contains("TWD 200.00"), "stored and requested side by side, in money");
         let html = console.page("/", 200).await;
         assert!(html.contains("<svg"), "charts are drawn on the server");
         assert!(html.contains(r#"data-testid="count-unknown""#));

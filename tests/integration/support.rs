@@ -331,10 +331,17 @@ impl Console {
     }
 
     /// Takes `action` on `op_id` through the console's `act` server function, with the session's
-    /// CSRF token, the idempotency `key` and any `fields` the action needs; the status and body.
+    /// CSRF token, the idempotency `key` and any `fields` the action needs, confirmed (as after
+    /// its confirmation step); the status and body.
     pub async fn act(&self, key: &str, op_id: &str, action: &str, fields: &[(&str, &str)]) -> (u16, String) {
         let csrf = self.csrf().await;
-        let mut form = vec![("csrf", csrf.as_str()), ("key", key), ("op_id", op_id), ("action", action)];
+        let mut form = vec![
+            ("csrf", csrf.as_str()),
+            ("key", key),
+            ("op_id", op_id),
+            ("action", action),
+            ("confirmed", "yes"),
+        ];
         form.extend_from_slice(fields);
         self.call("act", &form).await
     }

@@ -23,9 +23,17 @@ crate::sandboxed_tests! {
         assert_eq!(done["status"], "succeeded");
         assert_eq!(done["op_id"], "refund-1043-li_2");
         let refund_id = done["external_id"].as_str().unwrap().to_owned();
-        assert_eq!(done["message"], format!("Done: the refund of Headphone case (TWD 380.00) on order 1043 ({refund_id})."));
+        assert_eq!(
+            done["message"],
+            format!(
+                "Stripe confirmed the refund of TWD 380.00 for Headphone case. It is done; do not refund it again. \
+                 Order 1043 ({refund_id}). Tell the customer: \u{201c}Your refund of TWD 380.00 has been issued; \
+                 your bank may take a few days to show it.\u{201d}"
+            )
+        );
         let (_, again) = app.post("/api/v1/tools/refund_item", &call).await;
         assert_eq!(again["status"], "already_done");
+        assert!(again["message"].as_str().unwrap().starts_with("Already done earlier. Stripe confirmed"), "{again}");
         assert_eq!(again["external_id"], refund_id.as_str());
         let refunds = sandbox_refunds(&app).await;
         assert_eq!(refunds.len(), 1);
@@ -37,7 +45,9 @@ crate::sandboxed_tests! {
         let call = json!({"order_id": "1043", "line_item_id": "li_2"});
         let (_, first) = app.post("/api/v1/tools/refund_item", &call).await;
         assert_eq!(first["status"], "unknown", "{first}");
-        assert!(first["message"].as_str().unwrap().contains("do not send again; it is being checked"));
+        let told = first["message"].as_str().unwrap();
+        assert!(told.contains("did not answer in time; we are checking whether it happened. Do not refund it again."), "{told}");
+        assert!(told.contains("Tell the customer: \u{201c}Please do not ask for it again"), "{told}");
         let (_, second) = app.post("/api/v1/tools/refund_item", &call).await;
         assert_eq!(second["status"], "unknown");
         let (_, operation) = app.get_json("/api/v1/operations/refund-1043-li_2").await;

@@ -186,7 +186,7 @@ crate::sandboxed_tests! {
         assert_eq!(location, "/operations/refund-1043-li_2?done=m1");
         let html = support.page(&location, 200).await;
         assert!(html.contains("Marked succeeded: refund-1043-li_2 succeeded as re_manual_1."), "the answer shows after the redirect");
-        assert!(html.contains("re_manual_1") && html.contains("mark_succeeded"), "the external id and the audit event show");
+        assert!(html.contains("re_manual_1") && html.contains("mark succeeded"), "the external id and the audit event show");
     }
 
     a_cancel_stops_what_was_not_sent_and_is_honest_about_what_was(app) {
@@ -433,6 +433,7 @@ async fn compensate(
                 ("op_id", op_id),
                 ("compensation", compensation),
                 ("date", date),
+                ("confirmed", "yes"),
             ],
         )
         .await

@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use super::http::Endpoint;
 use crate::domain::connection::ProviderKind;
+use crate::domain::money::{Currency, Money};
 
 /// One line of an order, with what the customer paid for it in minor units.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -40,6 +41,13 @@ impl Order {
 
     pub fn line_item(&self, id: &str) -> Option<&LineItem> {
         self.line_items.iter().find(|item| item.id == id)
+    }
+
+    /// The name of line item `id` and what was paid for it, in the order's currency.
+    pub fn money_of(&self, id: &str) -> Option<(String, Money)> {
+        let item = self.line_item(id)?;
+        let currency = Currency::parse(&self.currency).ok()?;
+        Some((item.name.clone(), Money::new(item.amount_minor, currency)))
     }
 }
 

@@ -31,7 +31,8 @@ use crate::domain::operation::{AttemptRecord, CommittedOperation, OperationHisto
 use records::{
     ApiTokenRecord, ApprovalRuleRecord, AuditQuery, BulkRunRecord, ConflictRecord, ConflictWithStored,
     LeasedRows, NewApiToken, NewBulkRun, NewConflict, NewOperation, NewUser, OperationChange,
-    OperationListItem, OperationQuery, ProviderConnectionRecord, Registered, RequestClaim, UserRecord,
+    OperationListItem, OperationQuery, PrefixHits, ProviderConnectionRecord, Registered, RequestClaim,
+    UserRecord,
 };
 
 /// The database engine behind a store.
@@ -224,6 +225,25 @@ pub trait Reads: Send + Sync {
 
     /// The tenant's approval policy, oldest rule first.
     async fn approval_rules(&self, tenant: &TenantId) -> Result<Vec<ApprovalRuleRecord>, StoreError>;
+
+    /// What in the tenant starts with `prefix`, at most `limit` of each kind, in order: orders
+    /// (subjects), operations by op id, external ids with their operation, and console users.
+    /// Each is a range of its own index (on PostgreSQL, a database with the `C` or `C.UTF-8`
+    /// collation orders text as the range needs).
+    async fn starting_with(
+        &self,
+        tenant: &TenantId,
+        prefix: &str,
+        limit: u32,
+    ) -> Result<PrefixHits, StoreError>;
+
+    /// The kinds and the providers the tenant's operations have, each in order: the values the
+    /// console's filters and the approval policy offer. Read by skipping from one value to the
+    /// next in their indexes, one seek per value whatever the number of operations.
+    async fn operation_kinds_and_providers(
+        &self,
+        tenant: &TenantId,
+    ) -> Result<(Vec<String>, Vec<String>), StoreError>;
 
     /// The tenant's own provider connections, by name.
     async fn provider_connections(

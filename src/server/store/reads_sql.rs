@@ -311,6 +311,80 @@ macro_rules! store_reads {
                     .collect()
             }
 
+            async fn starting_with(&self, tenant: &TenantId, prefix: &str, limit: u32) -> Result<PrefixHits, StoreError> {
+                // Every value from the prefix up to the prefix followed by the last code point, and
+                // (should a collation order otherwise) checked to start with it.
+                let upper = format!("{prefix}\u{10FFFF}");
+                let length = i32::try_from(prefix.chars().count()).unwrap_or(i32::MAX);
+                let limit = i64::from(limit);
+                let range = |table: &str, columns: &str, column: &str| {
+                    format!(
+                        "select {columns} from {table} where tenant = $1 and {column} >= $2 and {column} < $3 \
+                         and substr({column}, 1, $4) = $5 order by {column} limit $6"
+                    )
+                };
+                macro_rules! read {
+                    ($row:ty, $sql:expr) => {
+                        sqlx::query_as::<_, $row>(&$sql)
+                            .bind(tenant.as_str())
+                            .bind(prefix)
+                            .bind(&upper)
+                            .bind(length)
+                            .bind(prefix)
+                            .bind(limit)
+                            .fetch_all(&self.pool)
+                            .await?
+                    };
+                }
+                let subjects = read!((String,), range("subject_activity", "subject", "subject"));
+                let operations = read!((String, String, String), range("operations", "op_id, state, kind", "op_id"));
+                let external_ids = read!((String, String), range("external_refs", "external_id, op_id", "external_id"));
+                let people = read!((String,), range("users", "name", "name"));
+                Ok(PrefixHits {
+                    subjects: subjects.into_iter().map(|(subject,)| subject).collect(),
+                    operations: operations
+                        .into_iter()
+                        .map(|(op_id, state, kind)| {
+                            let op_id = OpId::parse(&op_id).map_err(|e| corrupt("op_id")(e.to_string()))?;
+                            let state = State::parse(&state).ok_or_else(|| corrupt("state")(state.clone()))?;
+                            Ok((op_id, state, kind))
+                        })
+                        .collect::<Result<_, StoreError>>()?,
+                    external_ids: external_ids
+                        .into_iter()
+                        .map(|(external_id, op_id)| {
+                            Ok((external_id, OpId::parse(&op_id).map_err(|e| corrupt("op_id")(e.to_string()))?))
+                        })
+                        .collect::<Result<_, StoreError>>()?,
+                    people: people.into_iter().map(|(name,)| name).collect(),
+                })
+            }
+
+            async fn operation_kinds_and_providers(
+                &self,
+                tenant: &TenantId,
+            ) -> Result<(Vec<String>, Vec<String>), StoreError> {
+                let distinct = |column: &str| {
+                    format!(
+                        "with recursive found(value) as ( \
+                           select min({column}) from operations where tenant = $1 \
+                           union all \
+                           select (select min(o.{column}) from operations o where o.tenant = $1 and o.{column} > found.value) \
+                           from found where found.value is not null) \
+                         select value from found where value is not null"
+                    )
+                };
+                let mut found = Vec::with_capacity(2);
+                for column in ["kind", "provider"] {
+                    let rows: Vec<(String,)> =
+                        sqlx::query_as(&distinct(column)).bind(tenant.as_str()).fetch_all(&self.pool).await?;
+                    found.push(rows.into_iter().map(|(value,)| value).collect::<Vec<_>>());
+                }
+                let providers = found.pop().unwrap_or_default();
+                let kinds = found.pop().unwrap_or_default();
+                Ok((kinds, providers))
+            }
+
             async fn approval_rules(&self, tenant: &TenantId) -> Result<Vec<ApprovalRuleRecord>, StoreError> {
                 let rows: Vec<ApprovalRuleRow> = sqlx::query_as(&format!(
                     "select {APPROVAL_RULE_COLUMNS} from approval_rules where tenant = $1 order by created_at_us, id"

@@ -272,3 +272,14 @@ pub struct AuditQuery {
     pub after_seq: Option<u64>,
     pub limit: u32,
 }
+
+/// What starts with a searched prefix (see [`super::Reads::starting_with`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PrefixHits {
+    pub subjects: Vec<String>,
+    /// Op id, state and kind.
+    pub operations: Vec<(OpId, State, String)>,
+    /// External id and the operation it belongs to.
+    pub external_ids: Vec<(String, OpId)>,
+    pub people: Vec<String>,
+}

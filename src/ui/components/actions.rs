@@ -1,13 +1,17 @@
 //! The forms that change operations: one per action the state machine allows the viewer, each a
 //! plain HTML form (it works without JavaScript) carrying the session's CSRF token and an
-//! idempotency key made by the server, and the line that says what the last action did.
+//! idempotency key made by the server, and the line that says what the last action did. Actions
+//! are ranked (the safe look-up first and primary, destructive ones last and red); those that send
+//! again or record a person's word carry their consequence in words (`data-confirm`), which the
+//! form helper asks about in a dialog, and which the [`ConfirmPanel`] asks about without
+//! JavaScript (the server refuses them unconfirmed and sends the browser there).
 
 use leptos::prelude::*;
 
 use leptos_router::hooks::use_query_map;
 
 use crate::console::forms::request_answer;
-use crate::console::operation::Act;
+use crate::console::operation::{Act, Offer};
 use crate::console::orders::Compensate;
 use crate::domain::{compensation::Compensation, machine::CommandKind};
 
@@ -57,7 +61,55 @@ fn ActionFields(csrf: String, key: String, op_id: String, kind: CommandKind) -> 
     }
 }
 
-/// A one-button action (query the provider, re-send with the same key).
+/// What was typed into a form before it was sent for confirmation, to fill it in again.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Typed {
+    pub reason: String,
+    pub external_id: String,
+    pub evidence: String,
+    pub date: String,
+}
+
+fn label_of(kind: CommandKind) -> &'static str {
+    match kind {
+        CommandKind::ConfirmFound => "Query the provider now",
+        other => other.label(),
+    }
+}
+
+/// Whether an action only records a person's word or stops something: shown red, after the
+/// safe ones.
+fn destructive(kind: CommandKind) -> bool {
+    matches!(kind, CommandKind::Deny | CommandKind::MarkNotHappened | CommandKind::Cancel)
+}
+
+/// The order actions are offered in: the safe look-up first, what cannot be undone last.
+fn rank(kind: CommandKind) -> u8 {
+    match kind {
+        CommandKind::ConfirmFound => 0,
+        CommandKind::Approve => 1,
+        CommandKind::ResendSameKey => 2,
+        CommandKind::Escalate => 3,
+        CommandKind::MarkSucceeded => 4,
+        _ => 5,
+    }
+}
+
+/// The submit button of an action: primary for the safe look-up, red outline for the
+/// destructive ones, `…` when a confirmation follows.
+#[component]
+fn ActionSubmit(kind: CommandKind, confirms: bool) -> impl IntoView {
+    let label = if confirms { format!("{}…", label_of(kind)) } else { label_of(kind).to_owned() };
+    view! {
+        <button type="submit" class="button"
+            class:primary=kind == CommandKind::ConfirmFound
+            class:secondary=kind != CommandKind::ConfirmFound && !destructive(kind)
+            class:danger=destructive(kind)>{label}</button>
+    }
+}
+
+/// A one-button action (query the provider, re-send with the same key); `consequence` asks for a
+/// confirmation first.
 #[component]
 pub fn ActionButton(
     act: ServerAction<Act>,
@@ -65,80 +117,177 @@ pub fn ActionButton(
     form_key: String,
     op_id: String,
     kind: CommandKind,
+    consequence: Option<String>,
 ) -> impl IntoView {
     let key = key_for(&form_key, &op_id, kind.as_str());
-    let label = match kind {
-        CommandKind::ConfirmFound => "Query the provider now",
-        other => other.label(),
-    };
+    let confirms = consequence.is_some();
     view! {
-        <ActionForm action=act attr:class="inline-form">
+        <ActionForm action=act attr:class="inline-form" attr:data-confirm=consequence>
             <ActionFields csrf key op_id kind/>
-            <button type="submit" class="button">{label}</button>
+            {confirms.then(|| view! { <input type="hidden" name="confirmed" value=""/> })}
+            <ActionSubmit kind confirms/>
         </ActionForm>
     }
 }
 
-/// Every action `actions` offers on one operation, each with the fields it needs.
+/// The fields one action asks for, filled with what was `typed`; `None` for actions the console
+/// does not offer.
+fn action_fields(kind: CommandKind, key_validity: &str, typed: &Typed) -> Option<AnyView> {
+    Some(match kind {
+        CommandKind::ConfirmFound => view! {
+            <p class="muted">"Looks the operation up at the provider by its op id; found means succeeded. Safe at any time."</p>
+        }.into_any(),
+        CommandKind::ResendSameKey => view! {
+            <p class="muted">"Sends the stored parameters again with the same idempotency key; the provider recognises it for "{key_validity.to_owned()}"."</p>
+        }.into_any(),
+        CommandKind::Approve => view! {
+            <label>"Reason (optional)"<input type="text" name="reason" autocomplete="off" value=typed.reason.clone()/></label>
+        }.into_any(),
+        CommandKind::Deny | CommandKind::Cancel => view! {
+            <label>"Reason"<input type="text" name="reason" required autocomplete="off" value=typed.reason.clone()/></label>
+        }.into_any(),
+        CommandKind::Escalate => view! {
+            <label>"Note for the reviewer"<input type="text" name="reason" required autocomplete="off" value=typed.reason.clone()/></label>
+        }.into_any(),
+        CommandKind::MarkSucceeded => view! {
+            <label>"External id"<input type="text" name="external_id" required autocomplete="off" placeholder="re_…" value=typed.external_id.clone()/></label>
+            <label>"Evidence"<input type="text" name="evidence" required autocomplete="off" placeholder="where you saw it" value=typed.evidence.clone()/></label>
+        }.into_any(),
+        CommandKind::MarkNotHappened => view! {
+            <label>"Reason"<input type="text" name="reason" required autocomplete="off" value=typed.reason.clone()/></label>
+            <label>"Evidence"<input type="text" name="evidence" required autocomplete="off" placeholder="what shows nothing happened" value=typed.evidence.clone()/></label>
+        }.into_any(),
+        CommandKind::ExpireApproval | CommandKind::BeginAttempt | CommandKind::RecordOutcome | CommandKind::MarkUnknown => {
+            return None;
+        }
+    })
+}
+
+/// Every action `actions` offers on one operation, each with the fields it needs: the safe ones
+/// first; those with a consequence in `consequences` ask for a confirmation before they act.
 #[component]
 pub fn OperationActions(
     act: ServerAction<Act>,
-    actions: Vec<CommandKind>,
+    mut actions: Vec<CommandKind>,
+    consequences: Vec<(CommandKind, String)>,
     csrf: String,
     form_key: String,
     op_id: String,
     key_validity: String,
 ) -> impl IntoView {
+    actions.sort_by_key(|kind| rank(*kind));
     let form = move |kind: CommandKind| {
         let (csrf, key, op_id) = (csrf.clone(), key_for(&form_key, &op_id, kind.as_str()), op_id.clone());
-        let fields = match kind {
-            CommandKind::ConfirmFound => view! {
-                <p class="muted">"Looks the operation up at the provider by its op id; found means succeeded."</p>
-            }.into_any(),
-            CommandKind::ResendSameKey => view! {
-                <p class="muted">"Sends the stored parameters again with the same idempotency key; the provider recognises it for "{key_validity.clone()}"."</p>
-            }.into_any(),
-            CommandKind::Approve => view! {
-                <label>"Reason (optional)"<input type="text" name="reason" autocomplete="off"/></label>
-            }.into_any(),
-            CommandKind::Deny | CommandKind::Cancel => view! {
-                <label>"Reason"<input type="text" name="reason" required autocomplete="off"/></label>
-            }.into_any(),
-            CommandKind::Escalate => view! {
-                <label>"Note for the reviewer"<input type="text" name="reason" required autocomplete="off"/></label>
-            }.into_any(),
-            CommandKind::MarkSucceeded => view! {
-                <label>"External id"<input type="text" name="external_id" required autocomplete="off" placeholder="re_…"/></label>
-                <label>"Evidence"<input type="text" name="evidence" required autocomplete="off" placeholder="where you saw it"/></label>
-            }.into_any(),
-            CommandKind::MarkNotHappened => view! {
-                <label>"Reason"<input type="text" name="reason" required autocomplete="off"/></label>
-                <label>"Evidence"<input type="text" name="evidence" required autocomplete="off" placeholder="what shows nothing happened"/></label>
-            }.into_any(),
-            CommandKind::ExpireApproval | CommandKind::BeginAttempt | CommandKind::RecordOutcome | CommandKind::MarkUnknown => {
-                return None;
-            }
-        };
-        let label = match kind {
-            CommandKind::ConfirmFound => "Query the provider now",
-            other => other.label(),
-        };
+        let fields = action_fields(kind, &key_validity, &Typed::default())?;
+        let consequence = consequences.iter().find(|(k, _)| *k == kind).map(|(_, text)| text.clone());
+        let confirms = consequence.is_some();
         Some(view! {
-            <ActionForm action=act attr:class="action-form" attr:data-action=kind.as_str()>
+            <ActionForm action=act attr:class="action-form" attr:data-action=kind.as_str() attr:data-confirm=consequence>
                 <ActionFields csrf key op_id kind/>
+                {confirms.then(|| view! { <input type="hidden" name="confirmed" value=""/> })}
                 {fields}
-                <button type="submit" class="button" class:danger=matches!(kind, CommandKind::Deny | CommandKind::MarkNotHappened | CommandKind::Cancel)>{label}</button>
+                <ActionSubmit kind confirms/>
             </ActionForm>
         })
     };
     view! { <div class="action-forms">{actions.into_iter().filter_map(form).collect_view()}</div> }
 }
 
-/// The compensations one operation offers, each a form (a re-scheduled pickup asks for its date).
+/// The confirmation of one action or compensation (`asked`, by name) on one operation, for a
+/// browser that sent its form without confirming (no JavaScript): what it will do, and the form
+/// again with what was typed, to send for real.
+#[component]
+pub fn ConfirmPanel(
+    act: ServerAction<Act>,
+    compensate: ServerAction<Compensate>,
+    asked: String,
+    typed: Typed,
+    consequences: Vec<(CommandKind, String)>,
+    offers: Vec<Offer>,
+    csrf: String,
+    form_key: String,
+    op_id: String,
+    key_validity: String,
+) -> impl IntoView {
+    let back = format!("/operations/{op_id}");
+    let action =
+        CommandKind::parse(&asked).and_then(|kind| consequences.iter().find(|(k, _)| *k == kind).cloned());
+    let offer = Compensation::parse(&asked).and_then(|c| offers.into_iter().find(|o| o.compensation == c));
+    let body = match (action, offer) {
+        (Some((kind, consequence)), _) => {
+            let key = key_for(&form_key, &op_id, kind.as_str());
+            let fields = action_fields(kind, &key_validity, &typed);
+            view! {
+                <h2 id="confirm-heading">{format!("Confirm: {}", label_of(kind))}</h2>
+                <p class="consequence" data-testid="consequence">{consequence}</p>
+                <ActionForm action=act attr:class="action-form">
+                    <ActionFields csrf key op_id kind/>
+                    <input type="hidden" name="confirmed" value="yes"/>
+                    {fields}
+                    <div class="row-actions">
+                        <button type="submit" class="button" class:danger=destructive(kind) data-testid="confirm-yes">{format!("Yes, {}", lowercase_label(label_of(kind)))}</button>
+                        <a class="button secondary" href=back>"Go back"</a>
+                    </div>
+                </ActionForm>
+            }.into_any()
+        }
+        (None, Some(offer)) => view! {
+            <h2 id="confirm-heading">{format!("Confirm: {}", offer.compensation.label())}</h2>
+            <p class="consequence" data-testid="consequence">{offer.consequence.clone()}</p>
+            <CompensationForm compensate offer csrf form_key op_id confirmed=true date=typed.date/>
+            <p><a class="button secondary" href=back>"Go back"</a></p>
+        }.into_any(),
+        (None, None) => view! {
+            <h2 id="confirm-heading">"Nothing to confirm"</h2>
+            <p>"This action is not available on this operation now: its state has changed, or your role does not allow it. The page below shows what you can do."</p>
+        }.into_any(),
+    };
+    view! { <section class="panel confirm" id="confirm" aria-labelledby="confirm-heading" data-testid="confirm-panel">{body}</section> }
+}
+
+fn lowercase_label(label: &str) -> String {
+    let mut letters = label.chars();
+    letters.next().map(|first| first.to_lowercase().chain(letters).collect()).unwrap_or_default()
+}
+
+/// One compensation as a form (a re-scheduled pickup asks for its date), confirmed first unless
+/// `confirmed`.
+#[component]
+fn CompensationForm(
+    compensate: ServerAction<Compensate>,
+    offer: Offer,
+    csrf: String,
+    form_key: String,
+    op_id: String,
+    confirmed: bool,
+    #[prop(optional)] date: String,
+) -> impl IntoView {
+    let compensation = offer.compensation;
+    let key = key_for(&form_key, &op_id, compensation.as_str());
+    let label = if confirmed {
+        format!("Yes, {}", lowercase_label(compensation.label()))
+    } else {
+        format!("{}…", compensation.label())
+    };
+    view! {
+        <ActionForm action=compensate attr:class="inline-form" attr:data-compensation=compensation.as_str()
+            attr:data-confirm=(!confirmed).then(|| offer.consequence.clone())>
+            <input type="hidden" name="csrf" value=csrf/>
+            <input type="hidden" name="key" value=key/>
+            <input type="hidden" name="op_id" value=op_id/>
+            <input type="hidden" name="compensation" value=compensation.as_str()/>
+            <input type="hidden" name="confirmed" value=if confirmed { "yes" } else { "" }/>
+            {compensation.needs_date().then(|| view! { <label>"New date"<input type="date" name="date" required value=date/></label> })}
+            <button type="submit" class="button secondary" data-testid=confirmed.then_some("confirm-yes")>{label}</button>
+        </ActionForm>
+    }
+}
+
+/// The compensations one operation offers, each a form that asks for a confirmation first.
 #[component]
 pub fn CompensationForms(
     compensate: ServerAction<Compensate>,
-    offers: Vec<Compensation>,
+    offers: Vec<Offer>,
     csrf: String,
     form_key: String,
     op_id: String,
@@ -146,17 +295,8 @@ pub fn CompensationForms(
     offers
         .into_iter()
         .map(|offer| {
-            let key = key_for(&form_key, &op_id, offer.as_str());
-            let (csrf, op_id) = (csrf.clone(), op_id.clone());
             view! {
-                <ActionForm action=compensate attr:class="inline-form" attr:data-compensation=offer.as_str()>
-                    <input type="hidden" name="csrf" value=csrf/>
-                    <input type="hidden" name="key" value=key/>
-                    <input type="hidden" name="op_id" value=op_id/>
-                    <input type="hidden" name="compensation" value=offer.as_str()/>
-                    {offer.needs_date().then(|| view! { <label>"New date"<input type="date" name="date" required/></label> })}
-                    <button type="submit" class="button">{offer.label()}</button>
-                </ActionForm>
+                <CompensationForm compensate offer csrf=csrf.clone() form_key=form_key.clone() op_id=op_id.clone() confirmed=false/>
             }
         })
         .collect_view()

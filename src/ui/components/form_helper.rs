@@ -4,7 +4,9 @@
 //! interactive, this island sends such forms in the background instead, so that a refusal shows
 //! beside the form with nothing typed lost, and only a change that was made reloads the page: to
 //! its `done` answer when the form carries a request key, otherwise with the answer kept for the
-//! reloaded page to show where the form names (`data-answer-to`, an element's id).
+//! reloaded page to show where the form names (`data-answer-to`, an element's id). A form with a
+//! `data-confirm` sentence and an unconfirmed `confirmed` field asks first, in a dialog. The island
+//! also gives the page its one keyboard shortcut: `/` moves to the search box.
 
 use leptos::prelude::*;
 
@@ -19,7 +21,10 @@ pub fn FormHelper() -> impl IntoView {
 mod browser {
     use wasm_bindgen::{closure::Closure, JsCast, JsValue};
     use wasm_bindgen_futures::JsFuture;
-    use web_sys::{Document, Element, FormData, HtmlFormElement, RequestInit, Response, UrlSearchParams};
+    use web_sys::{
+        Document, Element, FormData, HtmlFormElement, HtmlInputElement, RequestInit, Response,
+        UrlSearchParams,
+    };
 
     use crate::console::AppError;
     use leptos::server_fn::error::FromServerFnError;
@@ -43,10 +48,46 @@ mod browser {
                     return;
                 }
                 event.prevent_default();
-                leptos::task::spawn_local(send(form, action));
+                let submitter = event.submitter();
+                let confirmed = form
+                    .query_selector("input[name=\"confirmed\"]")
+                    .ok()
+                    .flatten()
+                    .and_then(|input| input.dyn_into::<HtmlInputElement>().ok());
+                match (form.get_attribute("data-confirm"), confirmed) {
+                    (Some(consequence), Some(confirmed)) if confirmed.value() != "yes" => {
+                        super::confirm::ask(form, submitter, consequence, confirmed, action);
+                    }
+                    _ => leptos::task::spawn_local(send(form, submitter, action)),
+                }
             });
         let _ = document.add_event_listener_with_callback("submit", on_submit.as_ref().unchecked_ref());
         on_submit.forget();
+        search_on_slash(&document);
+    }
+
+    /// `/` anywhere but in a field moves to the top bar's search box.
+    fn search_on_slash(document: &Document) {
+        let on_key =
+            Closure::<dyn FnMut(web_sys::KeyboardEvent)>::new(move |event: web_sys::KeyboardEvent| {
+                if event.key() != "/" || event.ctrl_key() || event.meta_key() || event.alt_key() {
+                    return;
+                }
+                let Some(document) = web_sys::window().and_then(|window| window.document()) else { return };
+                let typing = document.active_element().is_some_and(|element| {
+                    matches!(element.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT")
+                        || element.has_attribute("contenteditable")
+                });
+                let search = document
+                    .get_element_by_id("global-search")
+                    .and_then(|element| element.dyn_into::<web_sys::HtmlElement>().ok());
+                if let (false, Some(search)) = (typing, search) {
+                    event.prevent_default();
+                    let _ = search.focus();
+                }
+            });
+        let _ = document.add_event_listener_with_callback("keydown", on_key.as_ref().unchecked_ref());
+        on_key.forget();
     }
 
     /// What the server made of a form.
@@ -57,9 +98,19 @@ mod browser {
         Go(String),
     }
 
-    async fn send(form: HtmlFormElement, action: String) {
+    /// Sends `form` as `submitter` would (its name and value go with the fields). An answer to a
+    /// button marked `data-answer-only` (a preview) shows beside the form and changes nothing.
+    pub(super) async fn send(form: HtmlFormElement, submitter: Option<web_sys::HtmlElement>, action: String) {
         set_buttons_disabled(&form, true);
-        match post(&form, &action).await {
+        let pressed = submitter.as_ref().and_then(|button| {
+            Some((button.get_attribute("name")?, button.get_attribute("value").unwrap_or_default()))
+        });
+        let answer_only = submitter.as_ref().is_some_and(|button| button.has_attribute("data-answer-only"));
+        match post(&form, pressed, &action).await {
+            Ok(Reply::Answer(answer)) if answer_only => {
+                show(&answer_place(&form), &answer, false);
+                set_buttons_disabled(&form, false);
+            }
             Ok(Reply::Answer(answer)) => after_change(&form, &answer),
             Ok(Reply::Go(url)) => {
                 let _ = web_sys::window().map(|window| window.location().assign(&url));
@@ -72,11 +123,18 @@ mod browser {
     }
 
     /// Posts the form as the browser would, asking for the answer itself rather than a redirect.
-    async fn post(form: &HtmlFormElement, action: &str) -> Result<Reply, String> {
+    async fn post(
+        form: &HtmlFormElement,
+        pressed: Option<(String, String)>,
+        action: &str,
+    ) -> Result<Reply, String> {
         let unreachable =
             |_: JsValue| "The server could not be reached. Check the connection and try again.".to_owned();
         let window = web_sys::window().ok_or_else(|| unreachable(JsValue::NULL))?;
         let fields = FormData::new_with_form(form).map_err(unreachable)?;
+        if let Some((name, value)) = pressed {
+            fields.append_with_str(&name, &value).map_err(unreachable)?;
+        }
         let body = UrlSearchParams::new_with_str_sequence_sequence(fields.as_ref()).map_err(unreachable)?;
         let init = RequestInit::new();
         init.set_method("POST");
@@ -185,5 +243,94 @@ mod browser {
                 button.remove_attribute("disabled")
             };
         }
+    }
+}
+
+/// The confirmation of a risky form: a `<dialog>` restating what it will do (the form's
+/// `data-confirm`), with "Go back" first and focused; the form is sent once the person confirms.
+#[cfg(feature = "hydrate")]
+mod confirm {
+    use wasm_bindgen::{closure::Closure, JsCast};
+    use web_sys::{Document, Element, HtmlDialogElement, HtmlElement, HtmlFormElement, HtmlInputElement};
+
+    fn element(document: &Document, tag: &str, class: &str, text: &str) -> Option<Element> {
+        let element = document.create_element(tag).ok()?;
+        if !class.is_empty() {
+            element.set_class_name(class);
+        }
+        element.set_text_content(Some(text));
+        Some(element)
+    }
+
+    pub fn ask(
+        form: HtmlFormElement,
+        submitter: Option<HtmlElement>,
+        consequence: String,
+        confirmed: HtmlInputElement,
+        action: String,
+    ) {
+        let Some(document) = form.owner_document() else { return };
+        let label = submitter
+            .as_ref()
+            .and_then(|button| button.text_content())
+            .map(|text| text.trim().trim_end_matches('…').to_owned())
+            .unwrap_or_else(|| "Confirm".to_owned());
+        let built = (|| {
+            let dialog = document.create_element("dialog").ok()?.dyn_into::<HtmlDialogElement>().ok()?;
+            dialog.set_class_name("confirm-dialog");
+            dialog.set_attribute("aria-labelledby", "confirm-dialog-title").ok()?;
+            dialog.set_attribute("data-testid", "confirm-dialog").ok()?;
+            let title = element(&document, "h2", "", &format!("{label}?"))?;
+            title.set_id("confirm-dialog-title");
+            let text = element(&document, "p", "consequence", &consequence)?;
+            let buttons = element(&document, "div", "row-actions", "")?;
+            let back = element(&document, "button", "button secondary", "Go back")?;
+            back.set_attribute("type", "button").ok()?;
+            back.set_attribute("autofocus", "").ok()?;
+            let yes =
+                element(&document, "button", "button danger", &format!("Yes, {}", lowercase_first(&label)))?;
+            yes.set_attribute("type", "button").ok()?;
+            yes.set_attribute("data-testid", "confirm-yes").ok()?;
+            buttons.append_child(&back).ok()?;
+            buttons.append_child(&yes).ok()?;
+            for part in [&title, &text, &buttons] {
+                dialog.append_child(part).ok()?;
+            }
+            document.body()?.append_child(&dialog).ok()?;
+            Some((dialog, back, yes))
+        })();
+        let Some((dialog, back, yes)) = built else { return };
+        let closing = dialog.clone();
+        let refocus = submitter.clone();
+        let on_back = Closure::<dyn FnMut()>::new(move || {
+            closing.close();
+        });
+        back.add_event_listener_with_callback("click", on_back.as_ref().unchecked_ref()).ok();
+        on_back.forget();
+        let removing = dialog.clone();
+        let on_close = Closure::<dyn FnMut()>::new(move || {
+            removing.remove();
+            if let Some(button) = &refocus {
+                let _ = button.focus();
+            }
+        });
+        dialog.add_event_listener_with_callback("close", on_close.as_ref().unchecked_ref()).ok();
+        on_close.forget();
+        let confirming = dialog.clone();
+        let mut pending = Some((form, submitter, confirmed, action));
+        let on_yes = Closure::<dyn FnMut()>::new(move || {
+            let Some((form, submitter, confirmed, action)) = pending.take() else { return };
+            confirmed.set_value("yes");
+            confirming.remove();
+            leptos::task::spawn_local(super::browser::send(form, submitter, action));
+        });
+        yes.add_event_listener_with_callback("click", on_yes.as_ref().unchecked_ref()).ok();
+        on_yes.forget();
+        let _ = dialog.show_modal();
+    }
+
+    fn lowercase_first(text: &str) -> String {
+        let mut letters = text.chars();
+        letters.next().map(|first| first.to_lowercase().chain(letters).collect()).unwrap_or_default()
     }
 }

@@ -1,14 +1,16 @@
 //! The frame around every page: the header with the product name, the sections the viewer's role
-//! opens, who is signed in with a sign-out button, the main area, a footer that checks the
-//! connection to the server once the page is interactive, and the island that sends the page's
-//! forms in the background ([`crate::ui::components::form_helper`]).
+//! opens (with the number of approvals waiting), who is signed in with a sign-out button, the main
+//! area, a footer island that follows changes and speaks up only when the connection is lost
+//! ([`crate::ui::components::live`]), and the island that sends the page's forms in the
+//! background ([`crate::ui::components::form_helper`]).
 
 use leptos::prelude::*;
 use leptos_router::components::A;
 
-use crate::console::shell::{check_connection, Viewer};
+use crate::console::shell::Viewer;
 use crate::domain::policy::Section;
 use crate::ui::components::form_helper::FormHelper;
+use crate::ui::components::live::ConnectionState;
 use crate::ui::components::widgets::ViewerResource;
 
 #[component]
@@ -30,7 +32,7 @@ pub fn Layout(children: Children) -> impl IntoView {
         <FormHelper/>
         <footer class="footer">
             <Suspense fallback=|| ()>
-                {move || Suspend::new(async move { viewer.await.ok().flatten().map(|_| view! { <ConnectionCheck/> }) })}
+                {move || Suspend::new(async move { viewer.await.ok().flatten().map(|_| view! { <ConnectionState/> }) })}
             </Suspense>
         </footer>
     }
@@ -44,48 +46,30 @@ fn SignedInBar(viewer: Viewer) -> impl IntoView {
             <ul class="nav">
                 {sections
                     .into_iter()
-                    .map(|section| view! { <li><A href=section.path() exact=section == Section::Overview>{section.label()}</A></li> })
+                    .map(|section| {
+                        let waiting = (section == Section::Approvals).then_some(viewer.approvals_waiting).flatten().filter(|n| *n > 0);
+                        view! {
+                            <li><A href=section.path() exact=section == Section::Overview>
+                                {section.label()}
+                                {waiting.map(|n| view! { " "<span class="nav-count" data-testid="approvals-waiting">{n}<span class="visually-hidden">" waiting"</span></span> })}
+                            </A></li>
+                        }
+                    })
                     .collect_view()}
             </ul>
         </nav>
+        <form class="search" role="search" method="get" action="/search">
+            <label class="visually-hidden" for="global-search">"Search orders, op ids, external ids and people"</label>
+            <input id="global-search" type="search" name="q" placeholder="Search (press /)" autocomplete="off"
+                aria-keyshortcuts="/" data-testid="global-search"/>
+        </form>
         <form class="whoami" method="post" action="/logout">
             <span data-testid="whoami">
                 <strong>{viewer.name.clone()}</strong>
-                " · "{viewer.role.as_str()}" · "{viewer.tenant.clone()}
+                <span class="whoami-detail">" · "{viewer.role.as_str()}" · "{viewer.tenant.clone()}</span>
             </span>
             <input type="hidden" name="csrf" value=viewer.csrf.clone()/>
             <button type="submit" class="button button-on-dark">"Sign out"</button>
         </form>
-    }
-}
-
-/// Asks the server whether its database answers. An island: the button only works once the page
-/// is hydrated, and rendered on the server it is disabled.
-#[island]
-fn ConnectionCheck() -> impl IntoView {
-    let interactive = RwSignal::new(false);
-    Effect::new(move |_| interactive.set(true));
-    let check = Action::new(|_: &()| check_connection());
-    let status = move || match check.value().get() {
-        None if check.pending().get() => "Checking…".to_owned(),
-        None => String::new(),
-        Some(Ok(status)) => format!("Database {} reachable ({} ms).", status.database, status.round_trip_ms),
-        Some(Err(error)) => error.to_string(),
-    };
-    view! {
-        <div class="connection">
-            <button
-                type="button"
-                class="button button-quiet"
-                data-testid="check-connection"
-                disabled=move || !interactive.get() || check.pending().get()
-                on:click=move |_| {
-                    check.dispatch(());
-                }
-            >
-                "Check connection"
-            </button>
-            <span class="connection-status" role="status" aria-live="polite">{status}</span>
-        </div>
     }
 }

@@ -1,7 +1,9 @@
 //! What several pages share: the frame (navigation, the signed-in user), action forms that send a
-//! change once and show its answer, the island that sends those forms in the background, and small widgets (pager, empty states, state badges, times).
+//! change once and show its answer, the island that sends those forms in the background, the
+//! island that follows changes, and small widgets (pager, empty states, state badges, times).
 
 pub mod actions;
 pub mod form_helper;
 pub mod layout;
+pub mod live;
 pub mod widgets;

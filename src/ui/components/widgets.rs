@@ -7,7 +7,7 @@ use leptos::prelude::*;
 
 use crate::console::shell::Viewer;
 use crate::console::AppError;
-use crate::domain::{machine::State, rollup::OrderStatus};
+use crate::domain::{machine::State, rollup::OrderStatus, wording::ago};
 
 /// The signed-in viewer, loaded once per page by the app shell.
 pub type ViewerResource = Resource<Result<Option<Viewer>, AppError>>;
@@ -26,27 +26,35 @@ pub fn OrderBadge(status: OrderStatus) -> impl IntoView {
     view! { <span class=class>{status.label()}</span> }
 }
 
-/// A time: `2026-11-30 14:05:09 UTC` as the server renders it, then the reader's local time once
-/// the page is interactive. An island of its own, for the static parts of a page.
+/// A time: `2026-11-30 14:05:09 UTC` as the server renders it, then, once the page is
+/// interactive, how long ago it was ("3 min ago"), with the reader's local time and zone on hover.
+/// An island of its own, for the static parts of a page.
 #[island]
 pub fn Time(at: DateTime<Utc>) -> impl IntoView {
     view! { <LocalTime at/> }
 }
 
 /// [`Time`] inside an island: its first render in the browser matches the server's, so hydration
-/// never mismatches, and it turns to the reader's time once mounted.
+/// never mismatches, and it turns to the age and the reader's zone once mounted.
 #[component]
 pub fn LocalTime(at: DateTime<Utc>) -> impl IntoView {
     let hydrated = RwSignal::new(false);
     Effect::new(move |_| hydrated.set(true));
     let text = move || {
         if hydrated.get() {
-            at.with_timezone(&Local).format("%Y-%m-%d %H:%M:%S").to_string()
+            ago(at, Utc::now())
         } else {
             at.format("%Y-%m-%d %H:%M:%S UTC").to_string()
         }
     };
-    view! { <time datetime=at.to_rfc3339() title=at.format("%Y-%m-%d %H:%M:%S%.3f UTC").to_string()>{text}</time> }
+    let title = move || {
+        if hydrated.get() {
+            at.with_timezone(&Local).format("%Y-%m-%d %H:%M:%S (UTC%:z, your time)").to_string()
+        } else {
+            at.format("%Y-%m-%d %H:%M:%S%.3f UTC").to_string()
+        }
+    };
+    view! { <time datetime=at.to_rfc3339() title=title>{text}</time> }
 }
 
 /// `items` joined with commas, or `none` when there are none.

@@ -5,6 +5,7 @@
 
 use leptos::prelude::*;
 use leptos_meta::Title;
+use leptos_router::hooks::use_query_map;
 
 use crate::console::admin::{
     approval_rules, users, AddApprovalRule, AddUser, ApprovalRuleView, RemoveApprovalRule,
@@ -72,6 +73,8 @@ fn ApprovalPolicy() -> impl IntoView {
     let add = ServerAction::<AddApprovalRule>::new();
     let remove = ServerAction::<RemoveApprovalRule>::new();
     let rules = Resource::new(|| (), |_| approval_rules());
+    let query = use_query_map();
+    let removing = Memo::new(move |_| query.with(|q| q.get("remove_rule")));
     let viewer = expect_context::<ViewerResource>();
     view! {
         <section class="panel" data-testid="approval-policy">
@@ -81,12 +84,41 @@ fn ApprovalPolicy() -> impl IntoView {
                 {move || Suspend::new(async move {
                     let csrf = viewer.await.ok().flatten().map(|v| v.csrf).unwrap_or_default();
                     match rules.await {
-                        Ok(rules) => view! { <RuleList rules remove csrf=csrf.clone()/><AddRuleForm add csrf/> }.into_any(),
+                        Ok(page) => view! {
+                            {removing.get_untracked().and_then(|id| page.rules.iter().find(|r| r.id == id).cloned()).map(|rule| view! {
+                                <ConfirmRemoval rule remove csrf=csrf.clone()/>
+                            })}
+                            <RuleList rules=page.rules remove csrf=csrf.clone()/>
+                            <AddRuleForm add csrf kinds=page.kinds providers=page.providers currencies=page.currencies/>
+                        }.into_any(),
                         Err(error) => view! { <ErrorPanel error/> }.into_any(),
                     }
                 })}
             </Transition>
             <p class="action-result" role="status" id="policy-result" data-testid="policy-result"></p>
+        </section>
+    }
+}
+
+/// The removal of one rule asked about on its own, for a browser that sent the form without
+/// confirming (no JavaScript).
+#[component]
+fn ConfirmRemoval(
+    rule: ApprovalRuleView,
+    remove: ServerAction<RemoveApprovalRule>,
+    csrf: String,
+) -> impl IntoView {
+    view! {
+        <section class="confirm" id="confirm-remove" data-testid="confirm-panel" aria-labelledby="confirm-remove-heading">
+            <h3 id="confirm-remove-heading">"Confirm: remove this rule"</h3>
+            <p class="consequence">{format!("The rule “{}” will be removed: operations registered from now on that it caught are sent without a manager's approval.", rule.summary)}</p>
+            <ActionForm action=remove attr:class="row-actions" attr:data-answer-to="policy-result">
+                <input type="hidden" name="csrf" value=csrf/>
+                <input type="hidden" name="id" value=rule.id/>
+                <input type="hidden" name="confirmed" value="yes"/>
+                <button type="submit" class="button danger" data-testid="confirm-yes">"Yes, remove it"</button>
+                <a class="button secondary" href="/admin">"Go back"</a>
+            </ActionForm>
         </section>
     }
 }
@@ -106,11 +138,13 @@ fn RuleList(
                 let csrf = csrf.clone();
                 view! {
                 <li>
-                    {rule.summary}" "<span class="muted">"(added by "{rule.created_by}" "<Time at=rule.created_at/>")"</span>" "
-                    <ActionForm action=remove attr:class="inline-form" attr:data-answer-to="policy-result">
+                    {rule.summary.clone()}" "<span class="muted">"(added by "{rule.created_by}" "<Time at=rule.created_at/>")"</span>" "
+                    <ActionForm action=remove attr:class="inline-form" attr:data-answer-to="policy-result"
+                        attr:data-confirm=format!("The rule “{}” will be removed: operations registered from now on that it caught are sent without a manager's approval.", rule.summary)>
                         <input type="hidden" name="csrf" value=csrf/>
                         <input type="hidden" name="id" value=rule.id/>
-                        <button type="submit" class="button button-quiet">"Remove"</button>
+                        <input type="hidden" name="confirmed" value=""/>
+                        <button type="submit" class="button danger">"Remove…"</button>
                     </ActionForm>
                 </li>
                 }
@@ -120,16 +154,42 @@ fn RuleList(
     .into_any()
 }
 
+/// The form of a new rule: kinds and providers offered from those that exist, the amount in the
+/// currency's major units with a point before the cents, and a preview of what it would have
+/// caught before it is saved.
 #[component]
-fn AddRuleForm(add: ServerAction<AddApprovalRule>, csrf: String) -> impl IntoView {
+fn AddRuleForm(
+    add: ServerAction<AddApprovalRule>,
+    csrf: String,
+    kinds: Vec<String>,
+    providers: Vec<String>,
+    currencies: Vec<String>,
+) -> impl IntoView {
     view! {
-        <ActionForm action=add attr:class="filters" attr:data-answer-to="policy-result">
+        <ActionForm action=add attr:class="filters" attr:data-answer-to="policy-result" attr:data-testid="add-rule">
             <input type="hidden" name="csrf" value=csrf/>
-            <label>"Kind"<input type="text" name="kind" required placeholder="refund" size="12" autocomplete="off"/></label>
-            <label>"Provider (blank for any)"<input type="text" name="provider" placeholder="stripe" size="10" autocomplete="off"/></label>
-            <label>"From amount (blank for any)"<input type="text" name="threshold" placeholder="1000.00" size="10" inputmode="decimal" autocomplete="off"/></label>
-            <label>"Currency"<input type="text" name="currency" placeholder="TWD" size="4" maxlength="3" autocomplete="off"/></label>
-            <div class="filter-actions"><button type="submit" class="button">"Add rule"</button></div>
+            <label>"Kind"
+                <select name="kind" required data-testid="rule-kind">
+                    <option value="">"choose…"</option>
+                    {kinds.into_iter().map(|kind| view! { <option value=kind.clone()>{kind.clone()}</option> }).collect_view()}
+                </select>
+            </label>
+            <label>"Provider"
+                <select name="provider">
+                    <option value="">"any provider"</option>
+                    {providers.into_iter().map(|p| view! { <option value=p.clone()>{p.clone()}</option> }).collect_view()}
+                </select>
+            </label>
+            <label>"From amount (blank for any)"<input type="text" name="threshold" placeholder="1000.00" size="10" inputmode="decimal" autocomplete="off" aria-describedby="amount-hint"/></label>
+            <label>"Currency"<input type="text" name="currency" placeholder="TWD" size="4" maxlength="3" autocomplete="off" list="rule-currencies"/></label>
+            <datalist id="rule-currencies">
+                {currencies.into_iter().map(|c| view! { <option value=c/> }).collect_view()}
+            </datalist>
+            <p class="muted small hint" id="amount-hint">"In the currency's major unit, a point before the cents: 1000.00, or 1,000.00."</p>
+            <div class="filter-actions">
+                <button type="submit" name="preview" value="yes" class="button secondary" data-answer-only="" data-testid="preview-rule">"Preview"</button>
+                <button type="submit" class="button">"Add rule"</button>
+            </div>
         </ActionForm>
     }
 }

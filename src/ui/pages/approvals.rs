@@ -11,6 +11,7 @@ use crate::console::approvals::{approvals, PendingApproval};
 use crate::console::operation::Act;
 use crate::domain::machine::CommandKind;
 use crate::ui::components::actions::{ActionResult, OperationActions};
+use crate::ui::components::live::LivePage;
 use crate::ui::components::widgets::{ErrorPanel, StateBadge, Time, ViewerResource};
 
 #[component]
@@ -20,6 +21,7 @@ pub fn Approvals() -> impl IntoView {
     let viewer = expect_context::<ViewerResource>();
     view! {
         <Title text="Approvals"/>
+        <LivePage/>
         <h1>"Approvals"</h1>
         <ActionResult/>
         <Transition>
@@ -81,7 +83,7 @@ fn ApprovalCard(
             {match item.refusal {
                 Some(refusal) => view! { <p class="refusal" data-testid="refusal">{refusal}</p> }.into_any(),
                 None => view! {
-                    <OperationActions act actions=vec![CommandKind::Approve, CommandKind::Deny] csrf form_key op_id=op_id.clone() key_validity=String::new()/>
+                    <OperationActions act actions=vec![CommandKind::Approve, CommandKind::Deny] consequences=Vec::new() csrf form_key op_id=op_id.clone() key_validity=String::new()/>
                 }.into_any(),
             }}
         </article>

@@ -7,6 +7,7 @@ use leptos_meta::Title;
 use leptos_router::{components::Form, hooks::use_query_map};
 
 use crate::console::audit::{audit_events, AuditFilter, AuditPage};
+use crate::domain::{audit::OTHER_AUDIT_ACTIONS, machine::CommandKind};
 use crate::ui::components::widgets::{EmptyState, ErrorPanel, Pager, Time};
 
 fn filter_from(query: &leptos_router::params::ParamsMap) -> AuditFilter {
@@ -54,6 +55,17 @@ fn FilterForm(filter: AuditFilter) -> impl IntoView {
             format!("/audit/export.{format}?{query}")
         }
     };
+    let chosen_action = value(&filter.action);
+    let mut actions: Vec<String> = CommandKind::ALL
+        .iter()
+        .map(|kind| kind.as_str())
+        .chain(OTHER_AUDIT_ACTIONS)
+        .map(str::to_owned)
+        .collect();
+    actions.sort();
+    if !chosen_action.is_empty() && !actions.contains(&chosen_action) {
+        actions.push(chosen_action.clone());
+    }
     let partial = filter.leaves_events_out().then(|| {
         view! { <p class="muted" data-testid="partial-note">"This filter leaves events out: an export of it verifies each event's hash ("<code>"opledger audit verify --partial"</code>"), not the whole chain. Clear every filter but the end time to export a chain that verifies end to end."</p> }
     });
@@ -62,7 +74,14 @@ fn FilterForm(filter: AuditFilter) -> impl IntoView {
             <label>"From (UTC)"<input type="datetime-local" name="from" value=value(&filter.from)/></label>
             <label>"To (UTC)"<input type="datetime-local" name="to" value=value(&filter.to)/></label>
             <label>"Actor"<input type="text" name="actor" value=value(&filter.actor) placeholder="sam.support" size="12"/></label>
-            <label>"Action"<input type="text" name="action" value=value(&filter.action) placeholder="approve" size="12"/></label>
+            <label>"Action"
+                <select name="action" data-testid="filter-action">
+                    <option value="" selected=chosen_action.is_empty()>"any action"</option>
+                    {actions.into_iter().map(|action| view! {
+                        <option value=action.clone() selected=action == chosen_action>{action.replace('_', " ")}</option>
+                    }).collect_view()}
+                </select>
+            </label>
             <label>"Op id"<input type="text" name="op_id" value=value(&filter.op_id) placeholder="refund-1043-li_2" size="16"/></label>
             <label>"Order"<input type="text" name="subject" value=value(&filter.subject) placeholder="order:1043" size="12"/></label>
             <div class="filter-actions">

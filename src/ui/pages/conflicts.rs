@@ -5,6 +5,8 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 
 use crate::console::conflicts::{conflicts, ConflictView};
+use crate::domain::money::{Currency, Money};
+use crate::ui::components::live::LivePage;
 use crate::ui::components::widgets::{ErrorPanel, StateBadge, Time};
 
 #[component]
@@ -12,6 +14,7 @@ pub fn Conflicts() -> impl IntoView {
     let data = Resource::new(|| (), |_| conflicts());
     view! {
         <Title text="Conflicts"/>
+        <LivePage/>
         <h1>"Conflicts"</h1>
         <p class="lede">"Requests that reused an op id with other parameters. They were refused and nothing was sent; the stored operation is unchanged."</p>
         <Suspense>
@@ -28,8 +31,23 @@ pub fn Conflicts() -> impl IntoView {
     }
 }
 
-fn shown(value: &Option<serde_json::Value>) -> String {
-    value.as_ref().map_or_else(|| "(absent)".to_owned(), |v| v.to_string())
+/// A field's value in words: an amount in minor units in its currency (`amount.minor` 10000 with
+/// `amount.currency` CNY reads CNY 100.00), text without quotes, anything else as JSON.
+fn shown(value: &Option<serde_json::Value>, field: &str, params: &str) -> String {
+    let Some(value) = value else { return "(absent)".to_owned() };
+    let currency = field.strip_suffix("minor").and_then(|path| {
+        let params: serde_json::Value = serde_json::from_str(params).ok()?;
+        let at =
+            path.split('.').filter(|part| !part.is_empty()).try_fold(&params, |node, part| node.get(part))?;
+        Currency::parse(at.get("currency")?.as_str()?).ok()
+    });
+    match (value, currency) {
+        (serde_json::Value::Number(minor), Some(currency)) if minor.as_i64().is_some() => {
+            Money::new(minor.as_i64().unwrap_or_default(), currency).to_string()
+        }
+        (serde_json::Value::String(text), _) => text.clone(),
+        (other, _) => other.to_string(),
+    }
 }
 
 #[component]
@@ -47,16 +65,19 @@ fn ConflictCard(conflict: ConflictView) -> impl IntoView {
                     {conflict.diff.iter().map(|d| view! {
                         <tr>
                             <td class="mono">{d.field.clone()}</td>
-                            <td class="mono diff-old">{shown(&d.stored)}</td>
-                            <td class="mono diff-new">{shown(&d.requested)}</td>
+                            <td class="mono diff-old" data-label="Stored">{shown(&d.stored, &d.field, &conflict.stored_params)}</td>
+                            <td class="mono diff-new" data-label="Requested">{shown(&d.requested, &d.field, &conflict.requested_params)}</td>
                         </tr>
                     }).collect_view()}
                 </tbody>
             </table>
-            <div class="grid-2">
-                <div><h3>"Stored parameters"</h3><pre class="code">{conflict.stored_params.clone()}</pre></div>
-                <div><h3>"Refused request"</h3><pre class="code">{conflict.requested_params.clone()}</pre></div>
-            </div>
+            <details class="disclosure">
+                <summary>"Details: both sets of parameters as recorded"</summary>
+                <div class="grid-2">
+                    <div><h3>"Stored parameters"</h3><pre class="code">{conflict.stored_params.clone()}</pre></div>
+                    <div><h3>"Refused request"</h3><pre class="code">{conflict.requested_params.clone()}</pre></div>
+                </div>
+            </details>
         </section>
     }
 }

@@ -11,6 +11,7 @@ pub mod operations;
 pub mod orders;
 pub mod overview;
 pub mod reconcile;
+pub mod search;
 
 use leptos::prelude::*;
 use leptos_meta::Title;

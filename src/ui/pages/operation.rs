@@ -5,11 +5,15 @@
 
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::hooks::use_params_map;
+use leptos_router::hooks::{use_params_map, use_query_map};
 
 use crate::console::operation::{operation, Act, AuditView, LinkedOperation, OperationDetail};
 use crate::console::orders::Compensate;
-use crate::ui::components::actions::{ActionResult, CompensationForms, OperationActions};
+use crate::domain::wording::attempt_outcome;
+use crate::ui::components::actions::{
+    ActionResult, CompensationForms, ConfirmPanel, OperationActions, Typed,
+};
+use crate::ui::components::live::LivePage;
 use crate::ui::components::widgets::{ErrorPanel, StateBadge, Time, ViewerResource};
 
 #[component]
@@ -22,6 +26,7 @@ pub fn OperationPage() -> impl IntoView {
     let viewer = expect_context::<ViewerResource>();
     view! {
         <Title text=op_id()/>
+        <LivePage/>
         <p class="breadcrumb"><a href="/operations">"Operations"</a>" / "</p>
         <Transition>
             {move || Suspend::new(async move {
@@ -54,6 +59,14 @@ fn Detail(
 ) -> impl IntoView {
     let op_id = detail.row.op_id.clone();
     let row = detail.row.clone();
+    let query = use_query_map();
+    let asked = query.with_untracked(|q| q.get("confirm"));
+    let typed = query.with_untracked(|q| Typed {
+        reason: q.get("reason").unwrap_or_default(),
+        external_id: q.get("external_id").unwrap_or_default(),
+        evidence: q.get("evidence").unwrap_or_default(),
+        date: q.get("date").unwrap_or_default(),
+    });
     let timeline: Vec<AuditView> =
         detail.audit.iter().filter(|a| a.to_state.is_some() && a.from_state != a.to_state).cloned().collect();
     view! {
@@ -62,6 +75,10 @@ fn Detail(
             <StateBadge state=row.state/>
             {detail.cancel_requested.then(|| view! { <span class="badge">"stop requested"</span> })}
         </div>
+        <section class="told" data-testid="told">
+            <p class="story-status">{detail.told.status.clone()}</p>
+            <p class="say"><span class="say-label">"Tell the customer: "</span><q data-testid="say">{detail.told.for_customer.clone()}</q></p>
+        </section>
         <dl class="facts">
             <div><dt>"Kind"</dt><dd>{row.kind.clone()}</dd></div>
             <div><dt>"Order"</dt><dd><a class="mono" href=format!("/orders/{}", row.subject)>{row.subject.clone()}</a></dd></div>
@@ -72,12 +89,16 @@ fn Detail(
             <div><dt>"Idempotency key"</dt><dd class="mono">{detail.idempotency_key.clone()}</dd></div>
             <div><dt>"Key validity downstream"</dt><dd data-testid="key-validity">{detail.key_validity.clone()}
                 {detail.key_expires_at.map(|at| view! { " (until "<Time at/>")" })}</dd></div>
-            {detail.last_failure.clone().map(|failure| view! { <div><dt>"Last failure"</dt><dd>{failure}</dd></div> })}
+            {detail.last_failure.clone().map(|failure| view! { <div><dt>"Last failure"</dt><dd>{attempt_outcome(&failure)}</dd></div> })}
             {(detail.conflicts > 0).then(|| view! {
                 <div><dt>"Conflicting requests"</dt><dd><a href="/conflicts">{format!("{} refused", detail.conflicts)}</a></dd></div>
             })}
         </dl>
 
+        {asked.map(|asked| view! {
+            <ConfirmPanel act compensate asked typed consequences=detail.consequences.clone() offers=detail.compensations.clone()
+                csrf=csrf.clone() form_key=detail.form_key.clone() op_id=op_id.clone() key_validity=detail.key_validity.clone()/>
+        })}
         <section class="panel">
             <h2>"Actions available to you"</h2>
             <ActionResult/>
@@ -85,7 +106,7 @@ fn Detail(
                 view! { <p class="muted">"None: in this state your role has nothing to do here."</p> }.into_any()
             } else {
                 view! {
-                    <OperationActions act actions=detail.actions.clone() csrf=csrf.clone() form_key=detail.form_key.clone()
+                    <OperationActions act actions=detail.actions.clone() consequences=detail.consequences.clone() csrf=csrf.clone() form_key=detail.form_key.clone()
                         op_id=op_id.clone() key_validity=detail.key_validity.clone()/>
                 }.into_any()
             }}
@@ -139,7 +160,7 @@ fn Detail(
                                         <td><Time at=a.started_at/></td>
                                         <td data-testid="send-deadline">{a.send_deadline.map(|at| view! { <Time at/> })}</td>
                                         <td class="num">{a.duration_ms.map_or("—".to_owned(), |ms| format!("{ms} ms"))}</td>
-                                        <td>{a.outcome.clone()}</td>
+                                        <td data-label="Outcome">{attempt_outcome(&a.outcome)}</td>
                                         <td class="num">{a.http_status.map_or("—".to_owned(), |s| s.to_string())}</td>
                                         <td class="mono">{a.idempotency_key.clone()}</td>
                                         <td>{a.sent_by.clone()}</td>
@@ -203,13 +224,18 @@ fn Detail(
                                 <td class="num">{match a.seq { Some(seq) => seq.to_string(), None => "sealing…".to_owned() }}</td>
                                 <td><Time at=a.at/></td>
                                 <td>{format!("{} ({})", a.actor, a.role)}</td>
-                                <td>{a.action.clone()}</td>
+                                <td>{a.action.replace('_', " ")}</td>
                                 <td>{match (&a.from_state, &a.to_state) {
                                     (Some(from), Some(to)) if from != to => format!("{from} → {to}"),
                                     (None, Some(to)) => format!("→ {to}"),
                                     _ => String::new(),
                                 }}</td>
-                                <td>{a.reason.clone().unwrap_or_default()}" "<code class="break">{a.evidence.clone()}</code></td>
+                                <td>
+                                    {a.reason.clone().unwrap_or_default()}
+                                    {(!matches!(a.evidence.as_str(), "" | "{}" | "null")).then(|| view! {
+                                        <details class="evidence"><summary>"Details"</summary><code class="break">{a.evidence.clone()}</code></details>
+                                    })}
+                                </td>
                             </tr>
                         }).collect_view()}
                     </tbody>

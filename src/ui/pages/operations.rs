@@ -8,8 +8,9 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::{components::Form, hooks::use_query_map};
 
-use crate::console::operations::{operations, OperationFilter, OperationPage};
+use crate::console::operations::{operation_facets, operations, Facets, OperationFilter, OperationPage};
 use crate::domain::machine::State;
+use crate::ui::components::live::follow_changes;
 use crate::ui::components::widgets::{joined_or, EmptyState, ErrorPanel, LocalTime, Pager, StateBadge};
 
 /// The operations list's filter from a page's URL query.
@@ -32,10 +33,16 @@ pub fn Operations() -> impl IntoView {
     let query = use_query_map();
     let filter = Memo::new(move |_| query.with(filter_from));
     let page = Resource::new(move || filter.get(), operations);
+    let facets = Resource::new(|| (), |_| operation_facets());
     view! {
         <Title text="Operations"/>
         <h1>"Operations"</h1>
-        {move || view! { <FilterForm filter=filter.get()/> }}
+        <Suspense>
+            {move || Suspend::new(async move {
+                let facets = facets.await.unwrap_or_default();
+                view! { <FilterForm filter=filter.get() facets/> }
+            })}
+        </Suspense>
         <Suspense>
             {move || Suspend::new(async move {
                 match page.await {
@@ -52,9 +59,10 @@ pub fn Operations() -> impl IntoView {
 #[island]
 fn LiveOperations(page: OperationPage, filter: OperationFilter) -> impl IntoView {
     let shown = RwSignal::new(page);
-    let live = RwSignal::new(false);
+    let connected = RwSignal::new(None::<bool>);
+    let live = move || connected.get() == Some(true);
     let changes = RwSignal::new(0u32);
-    follow_changes(changes, live);
+    follow_changes(changes, RwSignal::new(String::new()), connected);
     let reread = filter.clone();
     Effect::new(move |previous: Option<u32>| {
         let count = changes.get();
@@ -69,40 +77,32 @@ fn LiveOperations(page: OperationPage, filter: OperationFilter) -> impl IntoView
         count
     });
     view! {
-        <p class="live" data-testid="live" class:on=move || live.get()>
-            {move || if live.get() { "● Live: changes appear as they happen" } else { "Showing the list as loaded" }}
+        <p class="live" data-testid="live" class:on=live>
+            {move || if live() { "● Live: changes appear as they happen" } else { "Showing the list as loaded" }}
         </p>
         {move || view! { <OperationTable page=shown.get() filter=filter.clone()/> }}
     }
 }
 
-/// Opens the live stream in the browser; every `changed` event bumps `changes`.
-fn follow_changes(changes: RwSignal<u32>, live: RwSignal<bool>) {
-    #[cfg(feature = "hydrate")]
-    Effect::new(move |_| {
-        use wasm_bindgen::{closure::Closure, JsCast};
-        let Ok(source) = web_sys::EventSource::new("/live/operations") else { return };
-        let on_change =
-            Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |_| changes.update(|n| *n += 1));
-        let _ = source.add_event_listener_with_callback("changed", on_change.as_ref().unchecked_ref());
-        let on_open = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| live.set(true));
-        source.set_onopen(Some(on_open.as_ref().unchecked_ref()));
-        let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| live.set(false));
-        source.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        let handlers = send_wrapper::SendWrapper::new((source, on_change, on_open, on_error));
-        on_cleanup(move || handlers.0.close());
-    });
-    #[cfg(not(feature = "hydrate"))]
-    let _ = (changes, live);
-}
-
 #[component]
-fn FilterForm(filter: OperationFilter) -> impl IntoView {
+fn FilterForm(filter: OperationFilter, facets: Facets) -> impl IntoView {
     let value = |v: &Option<String>| v.clone().unwrap_or_default();
     let selected_state = filter.state.clone().unwrap_or_default();
+    let choice = |name: &'static str, any: &'static str, values: Vec<String>, chosen: Option<String>| {
+        let chosen = chosen.unwrap_or_default();
+        let unknown = (!chosen.is_empty() && !values.contains(&chosen)).then(|| chosen.clone());
+        view! {
+            <select name=name>
+                <option value="" selected=chosen.is_empty()>{any}</option>
+                {values.into_iter().chain(unknown).map(|v| view! { <option value=v.clone() selected=v == chosen>{v.clone()}</option> }).collect_view()}
+            </select>
+        }
+    };
     let query = filter.query_string(false);
     view! {
-        <Form method="GET" action="/operations" attr:class="filters" attr:aria-label="Filter operations">
+        <input type="checkbox" id="filters-toggle" class="visually-hidden drawer-toggle" aria-controls="operation-filters"/>
+        <label for="filters-toggle" class="button secondary drawer-button">"Filters"</label>
+        <Form method="GET" action="/operations" attr:class="filters" attr:id="operation-filters" attr:aria-label="Filter operations">
             <label>
                 "State"
                 <select name="state" data-testid="filter-state">
@@ -112,8 +112,8 @@ fn FilterForm(filter: OperationFilter) -> impl IntoView {
                     }).collect_view()}
                 </select>
             </label>
-            <label>"Kind"<input type="text" name="kind" value=value(&filter.kind) placeholder="refund" size="12"/></label>
-            <label>"Provider"<input type="text" name="provider" value=value(&filter.provider) placeholder="stripe" size="10"/></label>
+            <label>"Kind"{choice("kind", "any kind", facets.kinds, filter.kind.clone())}</label>
+            <label>"Provider"{choice("provider", "any provider", facets.providers, filter.provider.clone())}</label>
             <label>"Order"<input type="text" name="subject" value=value(&filter.subject) placeholder="order:1043" size="12"/></label>
             <label>"From (UTC)"<input type="datetime-local" name="from" value=value(&filter.from)/></label>
             <label>"To (UTC)"<input type="datetime-local" name="to" value=value(&filter.to)/></label>
@@ -121,7 +121,9 @@ fn FilterForm(filter: OperationFilter) -> impl IntoView {
             <div class="filter-actions">
                 <button type="submit" class="button" data-testid="apply-filters">"Apply"</button>
                 <a href="/operations" class="button button-quiet">"Clear"</a>
-                <a href=format!("/bulk?{query}") class="button button-quiet" data-testid="bulk-link">"Query these in bulk…"</a>
+                {facets.acts_on_operations.then(|| view! {
+                    <a href=format!("/bulk?{query}") class="button button-quiet" data-testid="bulk-link">"Query these in bulk…"</a>
+                })}
                 <a href=format!("/operations/export.csv?{query}") class="button button-quiet" data-testid="export-operations-csv" download>"Export CSV"</a>
                 <a href=format!("/operations/export.jsonl?{query}") class="button button-quiet" data-testid="export-operations-jsonl" download>"Export JSON Lines"</a>
             </div>
@@ -165,13 +167,13 @@ fn OperationTable(page: OperationPage, filter: OperationFilter) -> impl IntoView
                         <tr data-testid="operation-row" data-state=row.state.as_str()>
                             <td><StateBadge state=row.state/></td>
                             <td><a class="mono" href=format!("/operations/{}", row.op_id)>{row.op_id.clone()}</a></td>
-                            <td>{row.kind.clone()}</td>
-                            <td><a class="mono" href=format!("/orders/{}", row.subject)>{row.subject.clone()}</a></td>
-                            <td>{row.provider.clone()}</td>
-                            <td class="num">{row.amount.clone().unwrap_or_else(|| "—".into())}</td>
-                            <td class="num">{row.attempts}</td>
-                            <td class="mono">{joined_or(&row.external_ids, "—")}</td>
-                            <td><LocalTime at=row.created_at/></td>
+                            <td data-label="Kind">{row.kind.clone()}</td>
+                            <td data-label="Order"><a class="mono" href=format!("/orders/{}", row.subject)>{row.subject.clone()}</a></td>
+                            <td data-label="Provider">{row.provider.clone()}</td>
+                            <td class="num" data-label="Amount">{row.amount.clone().unwrap_or_else(|| "—".into())}</td>
+                            <td class="num" data-label="Attempts">{row.attempts}</td>
+                            <td class="mono" data-label="External ids">{joined_or(&row.external_ids, "—")}</td>
+                            <td data-label="Created"><LocalTime at=row.created_at/></td>
                         </tr>
                     }).collect_view()}
                 </tbody>

@@ -1,14 +1,16 @@
 //! Orders: the list of orders in partial success or pending confirmation and the most recently
-//! changed ones, and one page per order with all of its operations, the roll-up and the net
-//! effect (what really stands, by the operations' real states), and the compensations its
-//! operations offer (each recorded as a new operation with its own state).
+//! changed ones, and one page per order built around its line items: each item with what was paid,
+//! refunded and is still refundable, every operation on it in plain words with a sentence to tell
+//! the customer, then the ids and the net effect behind a "Details" disclosure, and the
+//! compensations its operations offer (each recorded as a new operation with its own state).
 
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
-use crate::console::orders::{order, orders, Compensate, OrderDetail};
+use crate::console::orders::{order, orders, Compensate, OperationStory, OrderDetail, ShopOrder};
 use crate::ui::components::actions::{ActionResult, CompensationForms};
+use crate::ui::components::live::LivePage;
 use crate::ui::components::widgets::{joined_or, ErrorPanel, OrderBadge, StateBadge, Time, ViewerResource};
 use crate::ui::pages::overview::OrderList;
 
@@ -17,6 +19,7 @@ pub fn Orders() -> impl IntoView {
     let data = Resource::new(|| (), |_| orders());
     view! {
         <Title text="Orders"/>
+        <LivePage/>
         <h1>"Orders"</h1>
         <Suspense>
             {move || Suspend::new(async move {
@@ -47,6 +50,7 @@ pub fn OrderPage() -> impl IntoView {
     let viewer = expect_context::<ViewerResource>();
     view! {
         <Title text=subject()/>
+        <LivePage/>
         <p class="breadcrumb"><a href="/orders">"Orders"</a>" / "</p>
         <ActionResult/>
         <Transition>
@@ -71,24 +75,95 @@ fn id_list(ids: &[String]) -> AnyView {
         .into_any()
 }
 
+/// One operation of an order in words: how it stands, what to tell the customer, and its id.
+#[component]
+fn Story(story: OperationStory) -> impl IntoView {
+    view! {
+        <li class="story" data-testid="story" data-op-id=story.op_id.clone() data-state=story.state.as_str()>
+            <div class="story-head">
+                <StateBadge state=story.state/>
+                <span class="muted">"changed "<Time at=story.updated_at/></span>
+            </div>
+            <p class="story-status">{story.told.status.clone()}</p>
+            <p class="say"><span class="say-label">"Tell the customer: "</span><q data-testid="say">{story.told.for_customer.clone()}</q></p>
+            <p class="muted small">
+                <a class="mono" href=format!("/operations/{}", story.op_id)>{story.op_id.clone()}</a>
+                {story.compensates.clone().map(|original| view! { " · makes up for "<a class="mono" href=format!("/operations/{original}")>{original.clone()}</a> })}
+            </p>
+        </li>
+    }
+}
+
+#[component]
+fn LineItems(shop: ShopOrder) -> impl IntoView {
+    view! {
+        <dl class="facts money" data-testid="order-money">
+            <div><dt>"Paid"</dt><dd>{shop.paid.clone()}</dd></div>
+            <div><dt>"Refunded"</dt><dd data-testid="refunded">{shop.refunded.clone()}</dd></div>
+            {shop.in_doubt.clone().map(|amount| view! { <div><dt>"Being confirmed"</dt><dd class="warn">{amount}</dd></div> })}
+            <div><dt>"Still refundable"</dt><dd data-testid="refundable">{shop.refundable.clone()}</dd></div>
+        </dl>
+        <section class="panel" aria-labelledby="line-items-heading">
+            <h2 id="line-items-heading">"Line items"</h2>
+            <div class="line-items" data-testid="line-items">
+                {shop.items.into_iter().map(|item| view! {
+                    <article class="line-item" data-testid="line-item" data-item=item.id.clone()>
+                        <header class="line-item-head">
+                            <h3>{item.name.clone()}</h3>
+                            <p class="line-item-money">
+                                "Paid "<strong>{item.paid.clone()}</strong>
+                                " · refunded "<strong>{item.refunded.clone()}</strong>
+                                {item.in_doubt.clone().map(|amount| view! { " · being confirmed "<strong class="warn">{amount}</strong> })}
+                                " · still refundable "<strong>{item.refundable.clone()}</strong>
+                            </p>
+                        </header>
+                        {if item.operations.is_empty() {
+                            view! { <p class="muted">"Nothing has been asked for this item."</p> }.into_any()
+                        } else {
+                            view! { <ul class="stories">{item.operations.into_iter().map(|story| view! { <Story story/> }).collect_view()}</ul> }.into_any()
+                        }}
+                    </article>
+                }).collect_view()}
+            </div>
+        </section>
+    }
+}
+
 #[component]
 fn OrderBody(detail: OrderDetail, compensate: ServerAction<Compensate>, csrf: String) -> impl IntoView {
     let form_key = detail.form_key.clone();
     let offers = detail.compensations.clone();
+    let order_name = detail
+        .subject
+        .strip_prefix("order:")
+        .map_or_else(|| detail.subject.clone(), |id| format!("Order {id}"));
+    let others = detail.other_operations.clone();
     view! {
         <div class="page-head">
-            <h1 class="mono">{detail.subject.clone()}</h1>
+            <h1>{order_name}</h1>
             <span data-testid="order-status"><OrderBadge status=detail.status/></span>
         </div>
-        <dl class="facts">
-            <div><dt>"Completed"</dt><dd>{id_list(&detail.completed)}</dd></div>
-            <div><dt>"Not done"</dt><dd>{id_list(&detail.not_done)}</dd></div>
-            <div><dt>"Not yet confirmed"</dt><dd>{id_list(&detail.uncertain)}</dd></div>
-            <div><dt>"Effects in force"</dt><dd data-testid="effects-in-force">{id_list(&detail.effects_in_force)}</dd></div>
-            <div><dt>"Net refunded"</dt><dd>{joined_or(&detail.net_refunded, "nothing")}</dd></div>
-        </dl>
-        <section class="panel">
-            <h2>"Operations"</h2>
+        {match detail.shop.clone() {
+            Ok(shop) => view! { <LineItems shop/> }.into_any(),
+            Err(reason) => view! {
+                <p class="notice" data-testid="shop-problem">"The line items cannot be shown: "{reason}". What the ledger recorded follows."</p>
+            }.into_any(),
+        }}
+        {(!others.is_empty()).then(|| view! {
+            <section class="panel">
+                <h2>{if detail.shop.is_ok() { "Other operations on this order" } else { "Operations" }}</h2>
+                <ul class="stories">{others.into_iter().map(|story| view! { <Story story/> }).collect_view()}</ul>
+            </section>
+        })}
+        <details class="panel disclosure">
+            <summary>"Details: every operation with its ids"</summary>
+            <dl class="facts">
+                <div><dt>"Completed"</dt><dd>{id_list(&detail.completed)}</dd></div>
+                <div><dt>"Not done"</dt><dd>{id_list(&detail.not_done)}</dd></div>
+                <div><dt>"Not yet confirmed"</dt><dd>{id_list(&detail.uncertain)}</dd></div>
+                <div><dt>"Effects in force"</dt><dd data-testid="effects-in-force">{id_list(&detail.effects_in_force)}</dd></div>
+                <div><dt>"Net refunded"</dt><dd>{joined_or(&detail.net_refunded, "nothing")}</dd></div>
+            </dl>
             <div class="table-wrap">
                 <table class="table" data-testid="order-operations">
                     <thead><tr><th scope="col">"State"</th><th scope="col">"Op id"</th><th scope="col">"Kind"</th><th scope="col">"Compensates"</th><th scope="col" class="num">"Amount"</th><th scope="col">"External ids"</th><th scope="col">"Changed"</th></tr></thead>
@@ -107,7 +182,7 @@ fn OrderBody(detail: OrderDetail, compensate: ServerAction<Compensate>, csrf: St
                     </tbody>
                 </table>
             </div>
-        </section>
+        </details>
         {(!offers.is_empty()).then(|| view! {
             <section class="panel" data-testid="compensations">
                 <h2>"Compensate"</h2>

@@ -9,6 +9,7 @@ use crate::console::operations::OperationRow;
 use crate::console::orders::OrderSummary;
 use crate::console::overview::{overview, Bucket, HourOutcomes, OverviewData};
 use crate::domain::machine::State;
+use crate::ui::components::live::LivePage;
 use crate::ui::components::widgets::{joined_or, ErrorPanel, OrderBadge, StateBadge, Time};
 
 #[component]
@@ -16,6 +17,7 @@ pub fn Overview() -> impl IntoView {
     let data = Resource::new(|| (), |_| overview());
     view! {
         <Title text="Overview"/>
+        <LivePage/>
         <h1>"Overview"</h1>
         <Suspense>
             {move || Suspend::new(async move {
@@ -77,9 +79,9 @@ fn OverviewBody(data: OverviewData) -> impl IntoView {
             <section class="panel">
                 <h2>"Waiting for people"</h2>
                 <p>
-                    <a href="/operations?state=pending_approval">{format!("{} pending approval", data.pending_approvals)}</a>
+                    <a href="/approvals">{format!("{} pending approval", data.pending_approvals)}</a>
                     " · "
-                    <a href="/operations?state=needs_review">{format!("{needing_review} need review")}</a>
+                    <a href="/operations?state=needs_review">{if needing_review == 1 { "1 needs review".to_owned() } else { format!("{needing_review} need review") }}</a>
                 </p>
                 <OperationList rows=data.needs_review.clone() empty="Nothing needs review."/>
             </section>

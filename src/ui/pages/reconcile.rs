@@ -10,6 +10,7 @@ use crate::console::operation::Act;
 use crate::console::reconcile::{reconcile_queue, DeskItem};
 use crate::domain::machine::CommandKind;
 use crate::ui::components::actions::{ActionButton, ActionResult};
+use crate::ui::components::live::LivePage;
 use crate::ui::components::widgets::{ErrorPanel, StateBadge, Time, ViewerResource};
 
 #[component]
@@ -19,6 +20,7 @@ pub fn Reconcile() -> impl IntoView {
     let viewer = expect_context::<ViewerResource>();
     view! {
         <Title text="Reconcile"/>
+        <LivePage/>
         <h1>"Reconcile"</h1>
         <p class="lede">"Operations whose result is not known yet, the longest waiting first. Query the provider before anything else: a re-send is safe only while the provider remembers the key."</p>
         <ActionResult/>
@@ -48,12 +50,13 @@ fn DeskTable(items: Vec<DeskItem>, form_key: String, csrf: String, act: ServerAc
                 </tr></thead>
                 <tbody>
                     {items.into_iter().map(|item| {
-                        let quick: Vec<CommandKind> = item
+                        let mut quick: Vec<CommandKind> = item
                             .actions
                             .iter()
                             .copied()
                             .filter(|k| matches!(k, CommandKind::ConfirmFound | CommandKind::ResendSameKey))
                             .collect();
+                        quick.sort_by_key(|kind| *kind != CommandKind::ConfirmFound);
                         let more = item.actions.iter().any(|k| !quick.contains(k));
                         let none = item.actions.is_empty();
                         let op_id = item.row.op_id.clone();
@@ -67,8 +70,9 @@ fn DeskTable(items: Vec<DeskItem>, form_key: String, csrf: String, act: ServerAc
                                 <td>{item.key_validity.clone()}</td>
                                 <td><div class="row-actions">
                                     {none.then_some("none for your role")}
-                                    {quick.into_iter().map(|kind| view! {
-                                        <ActionButton act csrf=csrf.clone() form_key=form_key.clone() op_id=op_id.clone() kind/>
+                                    {quick.into_iter().map(|kind| {
+                                        let consequence = item.consequences.iter().find(|(k, _)| *k == kind).map(|(_, text)| text.clone());
+                                        view! { <ActionButton act csrf=csrf.clone() form_key=form_key.clone() op_id=op_id.clone() kind consequence/> }
                                     }).collect_view()}
                                     {more.then(|| view! { <a class="button secondary" href=format!("/operations/{op_id}")>"More actions"</a> })}
                                 </div></td>

@@ -1,7 +1,8 @@
 //! Tools for agents, over the ledger API. Each takes business keys (an order, a line item), derives
 //! the op id and the parameters from the order's data, records the operation, runs the executor,
-//! and answers in words written for a model: done, already done, awaiting approval, or "result
-//! unknown; do not send again; it is being checked".
+//! and answers in the console's words (`domain::wording`): how the operation stands ("… did not
+//! answer in time; we are checking whether it happened. Do not refund it again.") and one sentence
+//! to tell the customer.
 //!
 //! - `refund_item {order_id, line_item_id}`: op `refund-<order>-<line item>`, the item's amount;
 //! - `create_aftersale {order_id, line_item_id}`: op `aftersale-<order>-<line item>`;
@@ -24,6 +25,7 @@ use crate::domain::{
     money::{Currency, Money},
     operation::{ExternalRef, OperationRecord},
     params::CanonicalParams,
+    wording::{tell, Described},
 };
 use crate::server::http::state::AppState;
 use crate::server::ledger::{RegisterRequest, Registration, DEFAULT_KEY_RETENTION};
@@ -59,44 +61,40 @@ pub struct ToolAnswer {
     pub message: String,
 }
 
-/// Words for a model about an operation that `ran_now` (or was found as it stands).
+/// Words for a model about an operation that `ran_now` (or was found as it stands): how it stands,
+/// as the console says it (`wording::tell`), and what to tell the customer.
 fn answer(
     operation: &OperationRecord,
     external_refs: &[ExternalRef],
     ran_now: bool,
-    what: &str,
+    subject: &Subject<'_>,
 ) -> ToolAnswer {
     let op_id = operation.op_id.to_string();
     let external_id = external_refs.last().map(|r| r.external_id.clone());
-    let reference = external_id.as_deref().map(|id| format!(" ({id})")).unwrap_or_default();
-    let (status, message) = match operation.snapshot.state {
-        OpState::Succeeded if ran_now => (ToolStatus::Succeeded, format!("Done: {what}{reference}.")),
-        OpState::Succeeded => (
-            ToolStatus::AlreadyDone,
-            format!("Already done earlier: {what}{reference}. Do not send it again."),
-        ),
-        OpState::PendingApproval => (
-            ToolStatus::PendingApproval,
-            format!("{what} needs a manager's approval; it will be sent once approved. Tell the customer it is being reviewed."),
-        ),
-        OpState::Submitted | OpState::Unknown | OpState::NeedsReview => (
-            ToolStatus::Unknown,
-            format!(
-                "The request for {what} was sent but its result is unknown; do not send again; it is being checked. \
-                 Tell the customer it is being confirmed."
-            ),
-        ),
-        OpState::Rejected | OpState::Denied => (
-            ToolStatus::Rejected,
-            format!("{what} was not done: the provider declined it or a manager denied it."),
-        ),
-        OpState::Cancelled => (ToolStatus::Cancelled, format!("{what} was cancelled before anything was sent.")),
-        OpState::Planned | OpState::Approved => (
-            ToolStatus::NotSent,
-            format!("{what} could not be sent (the provider did not take it); nothing was done. It is safe to try again later."),
-        ),
+    let state = operation.snapshot.state;
+    let told = tell(&subject.described, state);
+    let status = match state {
+        OpState::Succeeded if ran_now => ToolStatus::Succeeded,
+        OpState::Succeeded => ToolStatus::AlreadyDone,
+        OpState::PendingApproval => ToolStatus::PendingApproval,
+        OpState::Submitted | OpState::Unknown | OpState::NeedsReview => ToolStatus::Unknown,
+        OpState::Rejected | OpState::Denied => ToolStatus::Rejected,
+        OpState::Cancelled => ToolStatus::Cancelled,
+        OpState::Planned | OpState::Approved => ToolStatus::NotSent,
     };
+    let earlier = if status == ToolStatus::AlreadyDone { "Already done earlier. " } else { "" };
+    let reference = external_id.as_deref().map(|id| format!(" ({id})")).unwrap_or_default();
+    let message = format!(
+        "{earlier}{} Order {}{reference}. Tell the customer: \u{201c}{}\u{201d}",
+        told.status, subject.order_id, told.for_customer
+    );
     ToolAnswer { status, op_id, external_id, message }
+}
+
+/// What a tool's operation is about, for its answer.
+struct Subject<'a> {
+    described: Described<'a>,
+    order_id: &'a str,
 }
 
 /// Refund one line item of an order: the op id and the amount come from the order, never from
@@ -115,15 +113,18 @@ pub async fn refund_item(
             .await?;
     let op_id = OpId::for_line_item("refund", &order.id, &item.id).map_err(ApiError::invalid)?;
     let currency = Currency::parse(&order.currency).map_err(ApiError::invalid)?;
-    let what = format!(
-        "the refund of {} ({}) on order {}",
-        item.name,
-        Money::new(item.amount_minor, currency),
-        order.id
-    );
+    let subject = Subject {
+        described: Described {
+            kind: "refund",
+            amount: Some(Money::new(item.amount_minor, currency)),
+            item: Some(&item.name),
+            provider: REFUNDS_PROVIDER,
+        },
+        order_id: &order.id,
+    };
     let params = CanonicalParams::from_value(refund_params(&order, &item)).map_err(ApiError::invalid)?;
     let registration = registration(&caller, op_id, "refund", REFUNDS_PROVIDER, &order.id, params);
-    Ok(Json(run(&state, &caller, registration, &what).await?))
+    Ok(Json(run(&state, &caller, registration, &subject).await?))
 }
 
 fn registration(
@@ -154,7 +155,7 @@ async fn run(
     state: &AppState,
     caller: &Caller,
     registration: RegisterRequest,
-    what: &str,
+    subject: &Subject<'_>,
 ) -> Result<ToolAnswer, ApiError> {
     let op_id = registration.op_id.clone();
     let recorded = match state.ledger.register(&caller.tenant, &caller.actor, registration).await? {
@@ -166,10 +167,10 @@ async fn run(
         }
     };
     if !matches!(recorded.operation.snapshot.state, OpState::Planned | OpState::Approved) {
-        return Ok(answer(&recorded.operation, &recorded.external_refs, false, what));
+        return Ok(answer(&recorded.operation, &recorded.external_refs, false, subject));
     }
     let after = state.executor.run(&caller.tenant, &op_id).await?;
-    Ok(answer(&after.operation, &after.external_refs, true, what))
+    Ok(answer(&after.operation, &after.external_refs, true, subject))
 }
 
 /// Work on one line item of an order.
@@ -233,9 +234,17 @@ pub async fn create_aftersale(
     let op_id = OpId::for_line_item("aftersale", &order.id, &item.id).map_err(ApiError::invalid)?;
     let params = CanonicalParams::from_value(json!({"order": order.id, "line_item": item.id}))
         .map_err(ApiError::invalid)?;
-    let what = format!("the after-sale ticket for {} on order {}", item.name, order.id);
+    let subject = Subject {
+        described: Described {
+            kind: "create_aftersale",
+            amount: None,
+            item: Some(&item.name),
+            provider: SERVICES_PROVIDER,
+        },
+        order_id: &order.id,
+    };
     let registration = registration(&caller, op_id, "create_aftersale", SERVICES_PROVIDER, &order.id, params);
-    Ok(Json(run(&state, &caller, registration, &what).await?))
+    Ok(Json(run(&state, &caller, registration, &subject).await?))
 }
 
 /// Schedule the pickup of one line item whose after-sale ticket is open.
@@ -282,7 +291,16 @@ pub async fn schedule_pickup(
         json!({"ticket": ticket, "date": date.to_string(), "order": order.id, "line_item": item.id}),
     )
     .map_err(ApiError::invalid)?;
-    let what = format!("the pickup of {} on order {} on {date}", item.name, order.id);
+    let item_on_date = format!("{} on {date}", item.name);
+    let subject = Subject {
+        described: Described {
+            kind: "schedule_pickup",
+            amount: None,
+            item: Some(&item_on_date),
+            provider: SERVICES_PROVIDER,
+        },
+        order_id: &order.id,
+    };
     let registration = registration(&caller, op_id, "schedule_pickup", SERVICES_PROVIDER, &order.id, params);
-    Ok(Json(run(&state, &caller, registration, &what).await?))
+    Ok(Json(run(&state, &caller, registration, &subject).await?))
 }

@@ -1,0 +1,404 @@
+//! Plain words about an operation: what it is ("Refund of TWD 380.00 for Headphone case"), how it
+//! stands in a sentence a support agent can act on, and one sentence they can tell the customer.
+//! The console's order and operation pages and the agents' tools all phrase operations here, so a
+//! state reads the same wherever it is shown.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::compensation::Compensation;
+use super::connection::{REFUNDS_PROVIDER, SERVICES_PROVIDER};
+use super::machine::{CommandKind, State};
+use super::money::Money;
+
+/// What an operation is about, as far as words need it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Described<'a> {
+    /// The operation's kind: `refund`, `create_aftersale`, `schedule_pickup`, `cancel_aftersale`…
+    pub kind: &'a str,
+    pub amount: Option<Money>,
+    /// The name of the line item it concerns, when known.
+    pub item: Option<&'a str>,
+    /// The provider it is sent to, by its connection name.
+    pub provider: &'a str,
+}
+
+/// An operation in words.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Told {
+    /// What it is, starting with a capital: "Refund of TWD 380.00 for Headphone case".
+    pub what: String,
+    /// How it stands and what to do about it.
+    pub status: String,
+    /// One sentence for the customer.
+    pub for_customer: String,
+}
+
+/// The provider's name as a support agent knows it.
+pub fn provider_name(provider: &str) -> String {
+    match provider {
+        REFUNDS_PROVIDER => "Stripe".to_owned(),
+        SERVICES_PROVIDER => "the after-sale service".to_owned(),
+        other => capitalised(other),
+    }
+}
+
+/// The action of a kind: its noun for the agent, its verb for "do not … again", and its noun for
+/// the customer.
+struct Action {
+    noun: String,
+    verb: &'static str,
+    customer_noun: String,
+}
+
+fn action(described: &Described) -> Action {
+    let amount = described.amount.map(|money| format!(" of {money}")).unwrap_or_default();
+    let (noun, verb, customer_noun) = match described.kind {
+        "refund" => (format!("Refund{amount}"), "refund it", format!("your refund{amount}")),
+        "create_aftersale" => {
+            ("After-sale ticket".to_owned(), "open a ticket", "your after-sale request".to_owned())
+        }
+        "schedule_pickup" => ("Pickup".to_owned(), "schedule it", "the pickup of your item".to_owned()),
+        "cancel_aftersale" => (
+            "Cancellation of the after-sale ticket".to_owned(),
+            "cancel it",
+            "the cancellation of your after-sale request".to_owned(),
+        ),
+        other => {
+            let noun = capitalised(&other.replace('_', " "));
+            (format!("{noun}{amount}"), "send it", format!("your request ({})", other.replace('_', " ")))
+        }
+    };
+    let noun = match described.item {
+        Some(item) => format!("{noun} for {item}"),
+        None => noun,
+    };
+    Action { noun, verb, customer_noun }
+}
+
+fn capitalised(text: &str) -> String {
+    let mut letters = text.chars();
+    letters.next().map(|first| first.to_uppercase().chain(letters).collect()).unwrap_or_default()
+}
+
+fn lowercase_first(text: &str) -> String {
+    let mut letters = text.chars();
+    letters.next().map(|first| first.to_lowercase().chain(letters).collect()).unwrap_or_default()
+}
+
+/// The operation `described` in `state`, in words.
+pub fn tell(described: &Described, state: State) -> Told {
+    let Action { noun, verb, customer_noun } = action(described);
+    let provider = provider_name(described.provider);
+    let the_noun = format!("the {}", lowercase_first(&noun));
+    let provider_at_start = capitalised(&provider);
+    let checking = format!("Please do not ask for it again: {customer_noun} is being confirmed with {provider}, and we will tell you as soon as it is.");
+    let (status, for_customer) = match state {
+        State::Planned => (
+            format!("{noun} is recorded and not yet sent to {provider}; nothing has happened yet."),
+            format!("We are processing {customer_noun} now and will confirm it shortly."),
+        ),
+        State::PendingApproval => (
+            format!("{noun} waits for a manager's approval; nothing has been sent to {provider}."),
+            format!("{} is being reviewed by our team; we will let you know once it is approved.", capitalised(&customer_noun)),
+        ),
+        State::Approved => (
+            format!("{noun} was approved and is waiting to be sent to {provider}."),
+            format!("{} was approved and is being processed.", capitalised(&customer_noun)),
+        ),
+        State::Denied => (
+            format!("{noun} was denied by a manager; nothing was sent to {provider}."),
+            format!("We are sorry: {customer_noun} was not approved. A colleague will explain why."),
+        ),
+        State::Submitted => (
+            format!("{noun} was sent to {provider}, which has not answered yet. Do not {verb} again."),
+            checking,
+        ),
+        State::Succeeded => (
+            format!("{provider_at_start} confirmed {the_noun}. It is done; do not {verb} again."),
+            match described.kind {
+                "refund" => format!(
+                    "{} has been issued; your bank may take a few days to show it.",
+                    capitalised(&customer_noun)
+                ),
+                _ => format!("{} is done.", capitalised(&customer_noun)),
+            },
+        ),
+        State::Rejected => (
+            format!("{provider_at_start} declined {the_noun}; nothing was done."),
+            format!("We could not complete {customer_noun}; we are looking into it and will get back to you."),
+        ),
+        State::Unknown => (
+            format!("{noun} was sent to {provider}, which did not answer in time; we are checking whether it happened. Do not {verb} again."),
+            checking,
+        ),
+        State::NeedsReview => (
+            format!("{noun} was sent to {provider}, and checking has not settled whether it happened; a reconciler is reviewing it. Do not {verb} again."),
+            checking,
+        ),
+        State::Cancelled => (
+            format!("{noun} was cancelled; nothing more will be sent to {provider}."),
+            format!("{} was cancelled.", capitalised(&customer_noun)),
+        ),
+    };
+    Told { what: noun, status, for_customer }
+}
+
+/// What taking `action` on the operation `described` does, restated for a confirmation step
+/// before it is taken; `None` for those that need none ([`needs_confirmation`]). `key_validity` says how long the
+/// provider still remembers the operation's key ("23 h left").
+pub fn consequence(action: CommandKind, described: &Described, key_validity: &str) -> Option<String> {
+    if !needs_confirmation(action) {
+        return None;
+    }
+    let what = action_noun(described);
+    let provider = provider_name(described.provider);
+    Some(match action {
+        CommandKind::ResendSameKey => format!(
+            "{what} will be sent to {provider} again with the same idempotency key ({key_validity}). \
+             If the first send went through, {provider} answers with it and nothing happens twice; \
+             once the key has expired, a re-send could do it a second time."
+        ),
+        CommandKind::Cancel => {
+            format!("{what} will not be sent again. If it was already sent, cancelling does not undo it.")
+        }
+        CommandKind::MarkNotHappened => format!(
+            "{what} will be recorded as not done, on your word and evidence, and nothing is sent. \
+             If {provider} did it after all, the ledger will say otherwise than the customer's account."
+        ),
+        _ => return None,
+    })
+}
+
+/// Whether a person must confirm `action` before it is taken: it sends again, stops an operation,
+/// or records on a person's word that nothing happened. The server refuses these unconfirmed.
+pub fn needs_confirmation(action: CommandKind) -> bool {
+    match action {
+        CommandKind::ResendSameKey | CommandKind::Cancel | CommandKind::MarkNotHappened => true,
+        CommandKind::ConfirmFound
+        | CommandKind::MarkSucceeded
+        | CommandKind::Deny
+        | CommandKind::Approve
+        | CommandKind::Escalate
+        | CommandKind::ExpireApproval
+        | CommandKind::BeginAttempt
+        | CommandKind::RecordOutcome
+        | CommandKind::MarkUnknown => false,
+    }
+}
+
+/// What recording `compensation` of the operation `described` does, restated for a confirmation
+/// step; `refund` is the amount a refund of its line item would return, when known.
+pub fn compensation_consequence(
+    compensation: Compensation,
+    described: &Described,
+    refund: Option<Money>,
+) -> String {
+    let item = described.item.map(|item| format!(" for {item}")).unwrap_or_default();
+    match compensation {
+        Compensation::CancelTicket => format!(
+            "The after-sale ticket{item} will be cancelled at {}. It is recorded as a new operation, sent at once.",
+            provider_name(SERVICES_PROVIDER)
+        ),
+        Compensation::RefundLineItem => format!(
+            "A refund{}{item} will be sent to {}: the customer gets the money back. It is recorded as a new operation, sent at once.",
+            refund.map(|money| format!(" of {money}")).unwrap_or_default(),
+            provider_name(REFUNDS_PROVIDER)
+        ),
+        Compensation::ReschedulePickup => format!(
+            "A new pickup{item} will be scheduled at {} on the date you give. It is recorded as a new operation, sent at once.",
+            provider_name(SERVICES_PROVIDER)
+        ),
+    }
+}
+
+/// An operation's noun for a confirmation: "The refund of TWD 380.00 for Headphone case".
+fn action_noun(described: &Described) -> String {
+    format!("The {}", lowercase_first(&action(described).noun))
+}
+
+/// How long ago `at` was at `now`, as people say it: `just now`, `3 min ago`, `5 h ago`,
+/// `2 d ago`, then the date; a time to come reads `in 3 min`.
+pub fn ago(at: DateTime<Utc>, now: DateTime<Utc>) -> String {
+    let seconds = (now - at).num_seconds();
+    let (span, future) = (seconds.unsigned_abs(), seconds < 0);
+    let amount = match span {
+        0..=44 => return "just now".to_owned(),
+        45..=3_599 => format!("{} min", span.div_ceil(60).max(1)),
+        3_600..=86_399 => format!("{} h", span / 3_600),
+        86_400..=604_799 => format!("{} d", span / 86_400),
+        _ => return at.format("%Y-%m-%d").to_string(),
+    };
+    if future {
+        format!("in {amount}")
+    } else {
+        format!("{amount} ago")
+    }
+}
+
+/// How one send ended, in words (`outcome` as attempts record it: `succeeded`, `open`,
+/// `no_report`, or a failure class such as `timeout`).
+pub fn attempt_outcome(outcome: &str) -> String {
+    match outcome {
+        "succeeded" => "Succeeded".to_owned(),
+        "open" => "In flight: no answer yet".to_owned(),
+        "no_report" => "No outcome was reported: it may have happened".to_owned(),
+        "timeout" => "No answer in time: it may have happened".to_owned(),
+        "server_error" => "The provider failed after receiving it: it may have happened".to_owned(),
+        "not_sent" => "Never reached the provider".to_owned(),
+        "invalid_params" => "Refused by the provider: invalid parameters".to_owned(),
+        "forbidden" => "Refused by the provider: not permitted".to_owned(),
+        "business_rejection" => "Declined by the provider".to_owned(),
+        "transient_unavailable" => "The provider was busy and did not process it".to_owned(),
+        other => capitalised(&other.replace('_', " ")),
+    }
+}
+
+/// Whether the op id `op_id` concerns line item `line_item` of order `order`: the tools and the
+/// compensations name such operations `<action>-<order>-<line item>`, optionally followed by
+/// `-<more>` (a pickup's date), and a compensation prefixes the original's id (`cancel-…`).
+pub fn concerns_line_item(op_id: &str, order: &str, line_item: &str) -> bool {
+    let needle = format!("-{order}-{line_item}");
+    op_id.match_indices(&needle).any(|(at, _)| {
+        let rest = &op_id[at + needle.len()..];
+        rest.is_empty() || rest.starts_with('-')
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::money::Currency;
+
+    fn refund(state: State) -> Told {
+        let amount = Some(Money::new(38_000, Currency::parse("TWD").unwrap()));
+        tell(&Described { kind: "refund", amount, item: Some("Headphone case"), provider: "stripe" }, state)
+    }
+
+    #[test]
+    fn an_unknown_refund_says_what_was_sent_that_it_is_being_checked_and_not_to_refund_again() {
+        let told = refund(State::Unknown);
+        assert_eq!(told.what, "Refund of TWD 380.00 for Headphone case");
+        assert_eq!(
+            told.status,
+            "Refund of TWD 380.00 for Headphone case was sent to Stripe, which did not answer in time; \
+             we are checking whether it happened. Do not refund it again."
+        );
+        assert!(told.for_customer.contains("do not ask for it again"));
+        assert!(told.for_customer.contains("your refund of TWD 380.00"));
+    }
+
+    #[test]
+    fn every_state_in_doubt_warns_against_sending_again_and_no_settled_state_promises_checking() {
+        for state in State::ALL {
+            let told = refund(state);
+            let in_doubt = matches!(state, State::Submitted | State::Unknown | State::NeedsReview);
+            assert_eq!(
+                told.status.contains("Do not refund it again"),
+                in_doubt,
+                "{state:?}: {}",
+                told.status
+            );
+            assert_eq!(
+                told.for_customer.contains("being confirmed"),
+                in_doubt,
+                "{state:?}: {}",
+                told.for_customer
+            );
+        }
+    }
+
+    #[test]
+    fn each_state_has_its_own_words() {
+        let sentences: std::collections::BTreeSet<String> =
+            State::ALL.iter().map(|state| refund(*state).status).collect();
+        assert_eq!(sentences.len(), State::ALL.len());
+    }
+
+    #[test]
+    fn kinds_and_providers_read_as_a_person_says_them() {
+        let ticket = tell(
+            &Described {
+                kind: "create_aftersale",
+                amount: None,
+                item: Some("Lamp shade"),
+                provider: "sandbox",
+            },
+            State::Rejected,
+        );
+        assert_eq!(
+            ticket.status,
+            "The after-sale service declined the after-sale ticket for Lamp shade; nothing was done."
+        );
+        let custom = tell(
+            &Described { kind: "send_email", amount: None, item: None, provider: "mailer" },
+            State::Succeeded,
+        );
+        assert_eq!(custom.status, "Mailer confirmed the send email. It is done; do not send it again.");
+    }
+
+    #[test]
+    fn actions_that_change_the_record_or_send_again_are_restated_and_safe_ones_are_not() {
+        let amount = Some(Money::new(38_000, Currency::parse("TWD").unwrap()));
+        let described =
+            Described { kind: "refund", amount, item: Some("Headphone case"), provider: "stripe" };
+        let resend = consequence(CommandKind::ResendSameKey, &described, "23 h left").unwrap();
+        assert!(
+            resend.starts_with("The refund of TWD 380.00 for Headphone case will be sent to Stripe again"),
+            "{resend}"
+        );
+        assert!(resend.contains("23 h left"));
+        for risky in [CommandKind::Cancel, CommandKind::MarkNotHappened] {
+            assert!(consequence(risky, &described, "").unwrap().contains("TWD 380.00"), "{risky:?}");
+        }
+        for safe in [CommandKind::ConfirmFound, CommandKind::Approve, CommandKind::Escalate] {
+            assert_eq!(consequence(safe, &described, ""), None, "{safe:?}");
+        }
+        for kind in CommandKind::ALL {
+            assert_eq!(consequence(kind, &described, "").is_some(), needs_confirmation(kind), "{kind:?}");
+        }
+        let refund = compensation_consequence(
+            Compensation::RefundLineItem,
+            &Described {
+                kind: "create_aftersale",
+                amount: None,
+                item: Some("Lamp shade"),
+                provider: "sandbox",
+            },
+            Some(Money::new(5_000, Currency::parse("CNY").unwrap())),
+        );
+        assert!(
+            refund.starts_with("A refund of CNY 50.00 for Lamp shade will be sent to Stripe"),
+            "{refund}"
+        );
+    }
+
+    #[test]
+    fn ages_read_as_people_say_them() {
+        let now = DateTime::parse_from_rfc3339("2026-12-02T12:00:00Z").unwrap().with_timezone(&Utc);
+        let before = |seconds: i64| now - chrono::Duration::seconds(seconds);
+        assert_eq!(ago(before(10), now), "just now");
+        assert_eq!(ago(before(170), now), "3 min ago");
+        assert_eq!(ago(before(5 * 3_600 + 100), now), "5 h ago");
+        assert_eq!(ago(before(2 * 86_400), now), "2 d ago");
+        assert_eq!(ago(before(30 * 86_400), now), "2026-11-02");
+        assert_eq!(ago(before(-600), now), "in 10 min");
+    }
+
+    #[test]
+    fn attempt_outcomes_read_as_words_and_say_when_it_may_have_happened() {
+        assert_eq!(attempt_outcome("no_report"), "No outcome was reported: it may have happened");
+        assert!(attempt_outcome("timeout").ends_with("it may have happened"));
+        assert_eq!(attempt_outcome("something_new"), "Something new");
+    }
+
+    #[test]
+    fn an_operation_concerns_a_line_item_only_by_its_whole_id() {
+        assert!(concerns_line_item("refund-1043-li_2", "1043", "li_2"));
+        assert!(concerns_line_item("pickup-1043-li_2-2026-12-09", "1043", "li_2"));
+        assert!(concerns_line_item("cancel-aftersale-1043-li_2", "1043", "li_2"));
+        assert!(!concerns_line_item("refund-1043-li_20", "1043", "li_2"));
+        assert!(!concerns_line_item("refund-11043-li_2", "1043", "li_2"));
+        assert!(!concerns_line_item("refund-1043-li_1", "1043", "li_2"));
+    }
+}
