@@ -13,12 +13,20 @@ export const USERS = {
   admin: "alex.admin",
 } as const;
 
-/** Signs in through the form and waits for the page it leads to. */
+/** Signs in through the form and waits for the page it leads to. Sign-ins are limited per name:
+ * when the server says to wait, this waits as long as it says and tries again. */
 export async function signIn(page: Page, name: string, next = "/") {
-  await page.goto(`/login?next=${encodeURIComponent(next)}`);
-  await page.getByLabel("Name").fill(name);
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  for (let attempt = 1; ; attempt++) {
+    await page.goto(`/login?next=${encodeURIComponent(next)}`);
+    await page.getByLabel("Name").fill(name);
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    const limited = page.getByRole("heading", { name: "Too many sign-in attempts" });
+    await expect(page.getByTestId("whoami").or(limited)).toBeVisible();
+    if (!(await limited.isVisible()) || attempt === 3) break;
+    const seconds = Number((await page.locator("body").textContent())?.match(/Wait (\d+) seconds/)?.[1] ?? 12);
+    await page.waitForTimeout((seconds + 1) * 1000);
+  }
   await expect(page.getByTestId("whoami")).toContainText(name);
 }
 
@@ -38,4 +46,9 @@ export function watchErrors(page: Page): string[] {
     if (message.type() === "error") problems.push(message.text());
   });
   return problems;
+}
+
+/** Waits until the page's islands run: the footer's connection island marks itself interactive. */
+export async function waitInteractive(page: Page) {
+  await expect(page.getByTestId("connection")).toHaveAttribute("data-interactive", "true");
 }

@@ -50,7 +50,7 @@ test("a manager approves a refund another user requested and sees it sent and su
   await expect(audit).toContainText("maria.manager (manager)");
   await expect(audit).toContainText("approve");
   await expect(audit).toContainText("receipt and return label checked");
-  await expect(audit).toContainText("record_outcome");
+  await expect(audit).toContainText("record outcome");
   await page.screenshot({ path: "screenshots/operation-approved.png", fullPage: true });
   expect(problems).toEqual([]);
   await page.context().close();
@@ -84,9 +84,14 @@ test("support records a compensation on a partial-success order and it shows wit
   const panel = page.getByTestId("compensations");
   await page.screenshot({ path: "screenshots/order-compensate.png", fullPage: true });
   await panel.locator('form[data-compensation="cancel_ticket"]').getByRole("button").click();
+  const dialog = page.getByTestId("confirm-dialog");
+  await expect(dialog).toContainText("The after-sale ticket for Travel adapter will be cancelled at the after-sale service.");
+  await dialog.getByTestId("confirm-yes").click();
   await expect(page.getByTestId("action-result")).toContainText(
     "Recorded cancel-aftersale-2002-li_1 to compensate aftersale-2002-li_1: cancel-aftersale-2002-li_1 succeeded",
   );
+  await expect(page.getByTestId("line-item").filter({ hasText: "Travel adapter" })).toContainText(/cancellation of the after-sale ticket for Travel adapter/i);
+  await page.getByText("Details: every operation with its ids").click();
   const row = page.getByTestId("order-operations").getByRole("row").filter({ hasText: "cancel-aftersale-2002-li_1" });
   await expect(row).toContainText("succeeded");
   await expect(row).toContainText("aftersale-2002-li_1");
@@ -125,7 +130,7 @@ test("a bulk query over the unknown refunds of an order shows each result", asyn
   await page.goto("/operations/refund-1077-li_3");
   await expect(page.locator(".page-head .badge").first()).toHaveText("succeeded");
   await expect(page.getByTestId("audit")).toContainText("sam.support (support)");
-  await expect(page.getByTestId("audit")).toContainText("confirm_found");
+  await expect(page.getByTestId("audit")).toContainText("confirm found");
   expect(problems).toEqual([]);
   await page.context().close();
 });

@@ -5,7 +5,8 @@
 //! rate limit, a business rejection, a cancellation, a sender that stopped between `submitted`
 //! and the send, one whose key expired before it was found (needs review), a stop requested while
 //! a result is unknown, refunds waiting for a manager (one asked for by the manager herself) and
-//! one denied, three refunds whose answers were lost (for a bulk lookup), and after-sale orders whose
+//! one denied, one approved and sent, three refunds whose answers were lost (for a bulk lookup), one
+//! lost answer that support settled by asking the provider, and after-sale orders whose
 //! pickup failed, one of them compensated by cancelling its ticket (a cancellation whose first
 //! answer is lost). `serve --demo` runs it through the mounted sandbox; `opledger demo` (in
 //! `app::cli`) through a sandbox of its own, with a progress bar. `serve --demo` also seeds a
@@ -98,7 +99,7 @@ fn refund_request(
 }
 
 /// How many steps [`seed`] reports to its progress callback.
-pub const SEED_STEPS: u64 = 17;
+pub const SEED_STEPS: u64 = 19;
 
 /// Refunds of TWD 1,000.00 or more need a manager in the demo, so that some wait for approval.
 async fn add_demo_approval_rule(ledger: &Ledger, tenant: &TenantId) -> Result<(), LedgerError> {
@@ -221,6 +222,31 @@ pub async fn seed(
     for sent in futures::future::join_all(sends).await {
         sent?;
     }
+
+    progress("a refund a manager approved, then sent");
+    let approved = refund_request("1088", "li_1", None)?;
+    let approved_id = approved.op_id.clone();
+    ledger.register(&tenant, &agent, approved).await?;
+    let approve = Command::Approve {
+        reason: "regular customer; the speaker came back unopened".into(),
+        valid_for: chrono::Duration::hours(24),
+    };
+    ledger.execute(&tenant, &approved_id, approve, &manager, AttemptReport::default()).await?;
+    executor.run(&tenant, &approved_id).await?;
+
+    progress("a lost answer that support settled by asking the provider");
+    let settled = refund_request("1092", "li_1", None)?;
+    let settled_id = settled.op_id.clone();
+    sandbox.inject(Fault {
+        pattern: settled_id.to_string(),
+        fault: FaultKind::DropResponse,
+        times: 1,
+        ms: 60_000,
+    });
+    ledger.register(&tenant, &agent, settled).await?;
+    executor.run(&tenant, &settled_id).await?;
+    let support = Actor::human("sam.support", Role::Support);
+    super::ledger::workflows::query_provider(&executor, &tenant, &settled_id, &support, None).await?;
 
     for (order, item, compensate) in [("2002", "li_1", false), ("1051", "li_2", true)] {
         progress(&format!("after-sale and pickup for {item} on order {order}"));

@@ -53,6 +53,8 @@ async fn the_demo_shows_every_state_and_the_reconciler_settles_it() {
         ("refund-1060-li_1", State::PendingApproval),
         ("refund-1060-li_2", State::Denied),
         ("refund-1060-li_3", State::NeedsReview),
+        ("refund-1088-li_1", State::Succeeded),
+        ("refund-1092-li_1", State::Succeeded),
         ("aftersale-2002-li_1", State::Succeeded),
         ("pickup-2002-li_1-2026-12-02", State::Rejected),
         ("cancel-aftersale-1051-li_2", State::Unknown),
@@ -61,6 +63,21 @@ async fn the_demo_shows_every_state_and_the_reconciler_settles_it() {
         assert_eq!(state_of(&app, id).await, Some(state), "{id}");
     }
     let demo = TenantId::parse("demo").unwrap();
+    let people = |history: opledger::domain::operation::OperationHistory| {
+        history.audit.iter().map(|a| (a.entry.actor.clone(), a.entry.action.clone())).collect::<Vec<_>>()
+    };
+    let approved =
+        app.ledger.reads().operation_history(&demo, &op("refund-1088-li_1")).await.unwrap().unwrap();
+    assert!(
+        people(approved).contains(&("maria.manager".into(), "approve".into())),
+        "a manager's approval is in the demo"
+    );
+    let settled =
+        app.ledger.reads().operation_history(&demo, &op("refund-1092-li_1")).await.unwrap().unwrap();
+    assert!(
+        people(settled).contains(&("sam.support".into(), "confirm_found".into())),
+        "support's reconciliation is in the demo"
+    );
     let stopped = app.ledger.reads().load_operation(&demo, &op("refund-1043-li_1")).await.unwrap().unwrap();
     assert!(stopped.snapshot.cancel_requested, "a stop was recorded while the result is unknown");
     let expired =

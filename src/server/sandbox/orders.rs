@@ -50,6 +50,8 @@ const DEMO_ORDERS: &[SeedOrder] = &[
             ("li_4", "Acoustic foam", 30_000),
         ],
     ),
+    ("1088", "TWD", "pi_1088", &[("li_1", "Portable speaker", 150_000)]),
+    ("1092", "USD", "pi_1092", &[("li_1", "USB-C hub", 4_500)]),
     (
         "1060",
         "TWD",

@@ -6,7 +6,8 @@
 //! its `done` answer when the form carries a request key, otherwise with the answer kept for the
 //! reloaded page to show where the form names (`data-answer-to`, an element's id). A form with a
 //! `data-confirm` sentence and an unconfirmed `confirmed` field asks first, in a dialog. The island
-//! also gives the page its one keyboard shortcut: `/` moves to the search box.
+//! also gives the page its one keyboard shortcut (`/` moves to the search box) and, on a page
+//! reached from another, puts the focus on its heading.
 
 use leptos::prelude::*;
 
@@ -64,6 +65,27 @@ mod browser {
         let _ = document.add_event_listener_with_callback("submit", on_submit.as_ref().unchecked_ref());
         on_submit.forget();
         search_on_slash(&document);
+        focus_heading(&document);
+    }
+
+    /// A page reached from another of the console starts with its heading focused, as a screen
+    /// reader user expects after following a link, unless the address names a place or something
+    /// already has focus.
+    fn focus_heading(document: &Document) {
+        let from_here = web_sys::window()
+            .map(|window| window.location())
+            .and_then(|location| Some((location.origin().ok()?, location.hash().ok()?)))
+            .is_some_and(|(origin, hash)| hash.is_empty() && document.referrer().starts_with(&origin));
+        let idle = document.active_element().is_none_or(|element| element.tag_name() == "BODY");
+        let heading = document
+            .query_selector("main h1")
+            .ok()
+            .flatten()
+            .and_then(|element| element.dyn_into::<web_sys::HtmlElement>().ok());
+        if let (true, true, Some(heading)) = (from_here, idle, heading) {
+            let _ = heading.set_attribute("tabindex", "-1");
+            let _ = heading.focus();
+        }
     }
 
     /// `/` anywhere but in a field moves to the top bar's search box.

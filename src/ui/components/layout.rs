@@ -59,7 +59,7 @@ fn SignedInBar(viewer: Viewer) -> impl IntoView {
             </ul>
         </nav>
         <form class="search" role="search" method="get" action="/search">
-            <label class="visually-hidden" for="global-search">"Search orders, op ids, external ids and people"</label>
+            <label class="visually-hidden" for="global-search">"Search orders, operations, external ids and people"</label>
             <input id="global-search" type="search" name="q" placeholder="Search (press /)" autocomplete="off"
                 aria-keyshortcuts="/" data-testid="global-search"/>
         </form>

@@ -31,10 +31,20 @@ pub fn Conflicts() -> impl IntoView {
     }
 }
 
-/// A field's value in words: an amount in minor units in its currency (`amount.minor` 10000 with
-/// `amount.currency` CNY reads CNY 100.00), text without quotes, anything else as JSON.
+/// An amount as the parameters hold it (`{"minor": 10000, "currency": "CNY"}`), in its currency.
+fn money_in(value: &serde_json::Value) -> Option<Money> {
+    let currency = Currency::parse(value.get("currency")?.as_str()?).ok()?;
+    Some(Money::new(value.get("minor")?.as_i64()?, currency))
+}
+
+/// A field's value in words: an amount in its currency (CNY 100.00, not `10000`), also when the
+/// field is its minor units alone (`amount.minor`, its currency read beside it in `params`), text
+/// without quotes, anything else as JSON.
 fn shown(value: &Option<serde_json::Value>, field: &str, params: &str) -> String {
     let Some(value) = value else { return "(absent)".to_owned() };
+    if let Some(money) = money_in(value) {
+        return money.to_string();
+    }
     let currency = field.strip_suffix("minor").and_then(|path| {
         let params: serde_json::Value = serde_json::from_str(params).ok()?;
         let at =
