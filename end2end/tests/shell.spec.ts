@@ -47,6 +47,13 @@ test("times are written in UTC by the server, then as ages with the reader's tim
   const iso = await time.getAttribute("datetime");
   const local = new Date(iso!).toLocaleString("sv-SE", { timeZone: "Asia/Taipei" }).slice(0, 16);
   await expect(time).toHaveAttribute("title", new RegExp(`^${local}:\\d\\d \\(UTC\\+08:00, your time\\)$`));
+  // One choice of zone holds for every time of every page.
+  await page.getByTestId("zone-choice").selectOption("utc");
+  await expect(page.getByTestId("zone-choice")).toHaveValue("utc");
+  await expect(page.locator("time").first()).toHaveAttribute("title", /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+  await page.goto("/orders");
+  await waitInteractive(page);
+  await expect(page.locator("time").first()).toHaveAttribute("title", /UTC$/);
   await context.close();
 });
 

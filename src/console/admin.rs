@@ -116,7 +116,8 @@ pub(crate) mod ssr {
     use crate::server::ledger::requests::form_key;
     use crate::server::ledger::workflows::capitalise;
     use crate::server::store::records::{ApprovalRuleRecord, OperationQuery};
-    use crate::server::store::StoreError;
+    use crate::server::store::{Reads, StoreError};
+    use std::sync::Arc;
 
     /// The kinds the tools and the compensations record, offered before any is recorded.
     const TOOL_KINDS: [&str; 4] = ["refund", "create_aftersale", "schedule_pickup", "cancel_aftersale"];
@@ -126,8 +127,10 @@ pub(crate) mod ssr {
 
     /// The kinds and providers a rule may name: those the tenant's operations have, the tools'
     /// kinds, and the providers the server and the tenant connect to.
-    async fn known_kinds_and_providers(user: &SignedIn) -> Result<(Vec<String>, Vec<String>), AppError> {
-        let store = reads();
+    async fn known_kinds_and_providers(
+        store: &Arc<dyn Reads>,
+        user: &SignedIn,
+    ) -> Result<(Vec<String>, Vec<String>), AppError> {
         let (mut kinds, mut providers) =
             store.operation_kinds_and_providers(&user.tenant).await.map_err(unavailable)?;
         kinds.extend(TOOL_KINDS.iter().map(|k| (*k).to_owned()));
@@ -144,7 +147,7 @@ pub(crate) mod ssr {
     pub async fn approval_rules(user: &SignedIn) -> Result<PolicyPage, AppError> {
         let store = reads();
         let rules = store.approval_rules(&user.tenant).await.map_err(unavailable)?;
-        let (kinds, providers) = known_kinds_and_providers(user).await?;
+        let (kinds, providers) = known_kinds_and_providers(&store, user).await?;
         let recent = OperationQuery { limit: 200, ..OperationQuery::default() };
         let mut currencies: Vec<String> = store
             .list_operations(&user.tenant, &recent)
@@ -255,14 +258,18 @@ pub(crate) mod ssr {
     }
 
     /// How many of the latest operations of the rule's kind it would have caught, in words.
-    async fn caught_recently(user: &SignedIn, rule: &ApprovalRule) -> Result<String, AppError> {
+    async fn caught_recently(
+        store: &Arc<dyn Reads>,
+        user: &SignedIn,
+        rule: &ApprovalRule,
+    ) -> Result<String, AppError> {
         let query = OperationQuery {
             kind: Some(rule.kind.clone()),
             provider: rule.provider.clone(),
             limit: PREVIEW_OPERATIONS,
             ..OperationQuery::default()
         };
-        let latest = reads().list_operations(&user.tenant, &query).await.map_err(unavailable)?;
+        let latest = store.list_operations(&user.tenant, &query).await.map_err(unavailable)?;
         let Some(oldest) = latest.last().map(|item| item.created_at) else {
             return Ok(format!(
                 "No {} operation is recorded yet, so it would have caught none so far.",
@@ -286,10 +293,12 @@ pub(crate) mod ssr {
         form: &RuleForm,
         preview: bool,
     ) -> Result<String, AppError> {
-        let (kinds, providers) = known_kinds_and_providers(admin).await?;
+        let ledger = expect_context::<AppState>().ledger;
+        let store = ledger.reads();
+        let (kinds, providers) = known_kinds_and_providers(&store, admin).await?;
         let rule = rule_of(form, &kinds, &providers)?;
         let sentence = rule.sentence();
-        let caught = caught_recently(admin, &rule).await?;
+        let caught = caught_recently(&store, admin, &rule).await?;
         if preview {
             return Ok(format!("Preview, nothing saved: {sentence}. {caught}"));
         }
@@ -299,7 +308,6 @@ pub(crate) mod ssr {
             created_by: admin.name.clone(),
             created_at: now(),
         };
-        let ledger = expect_context::<AppState>().ledger;
         ledger.add_approval_rule(&admin.tenant, &actor(admin), record).await.map_err(unavailable)?;
         Ok(format!("From now on, {sentence}. {caught}"))
     }

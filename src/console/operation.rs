@@ -151,6 +151,7 @@ pub async fn act(
     use crate::domain::policy::Section;
     let user = crate::console::guard::require_for_change(Section::Operations, &csrf).await?;
     let form = ssr::ActionForm { op_id, action, reason, external_id, evidence };
+    ssr::may_act(&user).inspect_err(crate::console::guard::set_error_status)?;
     if ssr::must_confirm(&form, &confirmed) {
         ssr::ask_to_confirm(&form.op_id, &form.action, &form.fields());
         return Ok(CONFIRM_FIRST.to_owned());
@@ -217,6 +218,7 @@ pub(crate) mod ssr {
         let not_found = || no_operation(op_id, user);
         let op_id = OpId::parse(op_id).map_err(|_| not_found())?;
         let store = reads();
+        let executor = expect_context::<AppState>().executor;
         let history = store
             .operation_history(&user.tenant, &op_id)
             .await
@@ -265,7 +267,7 @@ pub(crate) mod ssr {
             None
         } else {
             let line_item = operation.params.as_value().get("line_item").and_then(|v| v.as_str());
-            crate::console::orders::ssr::shop_order(user, &operation.subject)
+            crate::console::orders::ssr::shop_order(&executor, user, &operation.subject)
                 .await
                 .ok()
                 .and_then(|order| order.money_of(line_item?))
@@ -395,6 +397,17 @@ pub(crate) mod ssr {
                 .filter(|(_, value)| !value.is_empty())
                 .map(|(name, value)| (name, value.clone()))
                 .collect()
+        }
+    }
+
+    /// Refuses a viewer whose role changes no operation (auditors, admins) before anything else,
+    /// a confirmation included; the ledger refuses them too.
+    pub fn may_act(user: &SignedIn) -> Result<(), AppError> {
+        if user.role.acts_on_operations() {
+            Ok(())
+        } else {
+            tracing::warn!(user = %user.name, role = user.role.as_str(), "refused: this role changes no operation");
+            Err(AppError::Forbidden)
         }
     }
 

@@ -126,8 +126,9 @@ pub struct Facets {
 #[server(prefix = "/rpc", endpoint = "operation_facets")]
 pub async fn operation_facets() -> Result<Facets, AppError> {
     use crate::domain::policy::Section;
+    let store = crate::console::guard::reads();
     let user = crate::console::guard::require(Section::Operations).await?;
-    let (kinds, providers) = crate::console::guard::reads()
+    let (kinds, providers) = store
         .operation_kinds_and_providers(&user.tenant)
         .await
         .map_err(crate::console::guard::unavailable)

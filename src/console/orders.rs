@@ -107,6 +107,7 @@ pub async fn compensate(
 ) -> Result<String, AppError> {
     use crate::domain::policy::Section;
     let user = crate::console::guard::require_for_change(Section::Orders, &csrf).await?;
+    crate::console::operation::ssr::may_act(&user).inspect_err(crate::console::guard::set_error_status)?;
     if confirmed.trim() != "yes" {
         let typed: Vec<(&'static str, String)> =
             if date.trim().is_empty() { Vec::new() } else { vec![("date", date.clone())] };
@@ -136,6 +137,7 @@ pub(crate) mod ssr {
         wording::{compensation_consequence, concerns_line_item, tell, Described},
     };
     use crate::server::http::state::AppState;
+    use crate::server::ledger::executor::Executor;
     use crate::server::ledger::requests::form_key;
     use crate::server::ledger::{workflows, LedgerError};
     use crate::server::providers::orders::Order;
@@ -193,9 +195,8 @@ pub(crate) mod ssr {
     const SHOP_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 
     /// The order `subject` names (`order:1043`), read from `user`'s tenant's shop.
-    pub async fn shop_order(user: &SignedIn, subject: &str) -> Result<Order, String> {
+    pub async fn shop_order(executor: &Executor, user: &SignedIn, subject: &str) -> Result<Order, String> {
         let order_id = subject.strip_prefix("order:").ok_or("this subject is not an order of the shop")?;
-        let executor = expect_context::<AppState>().executor;
         let source =
             executor.orders(&user.tenant).await.map_err(|_| "the ledger could not be read".to_owned())??;
         match tokio::time::timeout(SHOP_WAIT, source.order(order_id)).await {
@@ -309,12 +310,13 @@ pub(crate) mod ssr {
     }
 
     pub async fn order(user: &SignedIn, subject: &str) -> Result<OrderDetail, AppError> {
+        let executor = expect_context::<AppState>().executor;
         let items =
             reads().subjects_operations(&user.tenant, &[subject.to_owned()]).await.map_err(unavailable)?;
         if items.is_empty() {
             return Err(AppError::NotFound(format!("no operations for order {subject}")));
         }
-        let shop_lines = shop_order(user, subject).await;
+        let shop_lines = shop_order(&executor, user, subject).await;
         let (shop, other_operations) = match &shop_lines {
             Ok(order) => {
                 let (shop, others) = shop_view(order, &items);

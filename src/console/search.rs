@@ -39,7 +39,7 @@ impl SearchResults {
 pub const SEARCH_LIMIT: u32 = 10;
 
 #[server(prefix = "/rpc", endpoint = "search")]
-pub async fn search(q: String) -> Result<SearchResults, AppError> {
+pub async fn search(#[server(default)] q: String) -> Result<SearchResults, AppError> {
     use crate::domain::policy::Section;
     let user = crate::console::guard::require(Section::Operations).await?;
     ssr::search(&user, &q).await.inspect_err(crate::console::guard::set_error_status)

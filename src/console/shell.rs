@@ -41,18 +41,15 @@ pub(crate) mod ssr {
     /// The viewer of the current request, for server functions and pages: the signed-in user if any,
     /// and the session's CSRF token.
     pub async fn current_viewer() -> Result<Option<Viewer>, AppError> {
+        let store = expect_context::<AppState>().ledger.reads();
         let session = request_session().await?;
         let Some(user) = signed_in(&session).await else {
             return Ok(None);
         };
         let csrf = csrf_token(&session).await.map_err(|_| AppError::Unavailable)?;
         let approvals_waiting = if Section::Approvals.allows(user.role) {
-            let counts = expect_context::<AppState>()
-                .ledger
-                .reads()
-                .count_by_state(&user.tenant)
-                .await
-                .map_err(crate::console::guard::unavailable)?;
+            let counts =
+                store.count_by_state(&user.tenant).await.map_err(crate::console::guard::unavailable)?;
             Some(counts.into_iter().find(|(state, _)| *state == State::PendingApproval).map_or(0, |(_, n)| n))
         } else {
             None

@@ -124,7 +124,7 @@ crate::sandboxed_tests! {
         let (status, body) = support.act("k1", "refund-1043-li_2", "escalate", &[("reason", "x")]).await;
         assert_eq!(status, 422, "a key is bound to its request: {body}");
         let html = support.page("/operations/refund-1043-li_2", 200).await;
-        assert!(html.contains("sam (support)") && html.contains("confirm_found"), "the audit trail names who settled it");
+        assert!(html.contains("sam (support)") && html.contains("confirm found"), "the audit trail names who settled it");
         assert!(support.page("/reconcile", 200).await.contains("Nothing to reconcile"));
         assert_eq!(refunds_at_provider(&app, "refund-1043-li_2").await, 1);
     }

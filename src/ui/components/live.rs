@@ -2,7 +2,8 @@
 //! tenant's change stream (`/live/operations`): it says something only when the connection to the
 //! server is lost, and on a page that shows state (marked by [`LivePage`]) it reloads the page
 //! when operations change, unless something was typed into the page or a confirmation is open;
-//! then it offers the reload instead of losing what was typed.
+//! then it offers the reload instead of losing what was typed. It also holds the one choice of
+//! zone for whole times on every page (the reader's own, or UTC).
 
 use leptos::prelude::*;
 
@@ -66,7 +67,22 @@ pub fn ConnectionState() -> impl IntoView {
         #[cfg(feature = "hydrate")]
         browser::reload();
     };
+    let utc = RwSignal::new(false);
+    Effect::new(move |_| utc.set(crate::ui::components::widgets::utc_chosen()));
+    let choose_zone = move |event: leptos::ev::Event| {
+        #[cfg(feature = "hydrate")]
+        browser::choose_zone(&event_target_value(&event));
+        #[cfg(not(feature = "hydrate"))]
+        let _ = event;
+    };
     view! {
+        <label class="zone-choice">
+            "Whole times in "
+            <select data-testid="zone-choice" on:change=choose_zone prop:value=move || if utc.get() { "utc" } else { "local" }>
+                <option value="local">"your time zone"</option>
+                <option value="utc">"UTC"</option>
+            </select>
+        </label>
         <div class="connection" data-testid="connection" data-interactive=move || interactive.get().to_string() role="status" aria-live="polite">
             {move || (connected.get() == Some(false)).then(|| view! {
                 <p class="toast toast-warn" data-testid="connection-lost">"The connection to the server is lost; trying again. Changes made elsewhere show once it is back."</p>
@@ -95,6 +111,14 @@ mod browser {
             on_input.forget();
         }
         typed
+    }
+
+    /// Keeps the reader's choice of zone for every page, and shows this one in it.
+    pub fn choose_zone(zone: &str) {
+        if let Some(storage) = web_sys::window().and_then(|window| window.local_storage().ok().flatten()) {
+            let _ = storage.set_item(crate::ui::components::widgets::ZONE_CHOICE, zone);
+        }
+        reload();
     }
 
     pub fn reload() {

@@ -27,15 +27,33 @@ pub fn OrderBadge(status: OrderStatus) -> impl IntoView {
 }
 
 /// A time: `2026-11-30 14:05:09 UTC` as the server renders it, then, once the page is
-/// interactive, how long ago it was ("3 min ago"), with the reader's local time and zone on hover.
+/// interactive, how long ago it was ("3 min ago"), with the whole time on hover in the zone the
+/// reader chose for every page (their own, or UTC, in the footer).
 /// An island of its own, for the static parts of a page.
 #[island]
 pub fn Time(at: DateTime<Utc>) -> impl IntoView {
     view! { <LocalTime at/> }
 }
 
+/// Where the reader's choice of zone for whole times is kept in the browser: `utc`, or the
+/// reader's own zone when it is anything else.
+pub const ZONE_CHOICE: &str = "opledger-zone";
+
+/// Whether the reader chose to read times in UTC (in the browser; never on the server).
+pub fn utc_chosen() -> bool {
+    #[cfg(feature = "hydrate")]
+    {
+        web_sys::window()
+            .and_then(|window| window.local_storage().ok().flatten())
+            .and_then(|storage| storage.get_item(ZONE_CHOICE).ok().flatten())
+            .is_some_and(|zone| zone == "utc")
+    }
+    #[cfg(not(feature = "hydrate"))]
+    false
+}
+
 /// [`Time`] inside an island: its first render in the browser matches the server's, so hydration
-/// never mismatches, and it turns to the age and the reader's zone once mounted.
+/// never mismatches, and it turns to the age and the zone the reader chose once mounted.
 #[component]
 pub fn LocalTime(at: DateTime<Utc>) -> impl IntoView {
     let hydrated = RwSignal::new(false);
@@ -48,10 +66,10 @@ pub fn LocalTime(at: DateTime<Utc>) -> impl IntoView {
         }
     };
     let title = move || {
-        if hydrated.get() {
+        if hydrated.get() && !utc_chosen() {
             at.with_timezone(&Local).format("%Y-%m-%d %H:%M:%S (UTC%:z, your time)").to_string()
         } else {
-            at.format("%Y-%m-%d %H:%M:%S%.3f UTC").to_string()
+            at.format("%Y-%m-%d %H:%M:%S UTC").to_string()
         }
     };
     view! { <time datetime=at.to_rfc3339() title=title>{text}</time> }
