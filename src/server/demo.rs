@@ -114,6 +114,13 @@ async fn add_demo_approval_rule(ledger: &Ledger, tenant: &TenantId) -> Result<()
     Ok(ledger.add_approval_rule(tenant, &Actor::system("demo"), record).await?)
 }
 
+/// A new API token of the demo's agent, for an agent to connect with (tokens are shown once, so
+/// every start with the demo makes one).
+pub async fn agent_token(ledger: &Ledger) -> Result<String, LedgerError> {
+    let tenant = TenantId::parse(DEMO_TENANT).map_err(|e| LedgerError::Invalid(e.to_string()))?;
+    Ok(ledger.create_token(&tenant, "demo-agent", "demo").await?)
+}
+
 /// Seeds the demo tenant once (the users are made on every run); does nothing more when it
 /// already has operations. `progress` hears the start of each of the [`SEED_STEPS`] steps.
 /// Returns the new API token of the demo's agent, or `None` when the data was there already.
@@ -132,7 +139,7 @@ pub async fn seed(
         return Ok(None);
     }
     progress("API token");
-    let token = ledger.create_token(&tenant, "demo-agent", "demo").await?;
+    let token = agent_token(&ledger).await?;
     let agent = Actor::agent("demo-agent");
 
     progress("a sender that stopped, found only after its key expired");

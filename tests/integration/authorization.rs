@@ -40,7 +40,7 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
         ("GET", "/healthz" | "/login" | "/api/v1/openapi.json") | ("POST", "/login") => Public,
         ("POST", "/rpc/sign_in_token") | ("POST", "/rpc/who_am_i") => Public,
         ("POST", "/logout") => SignOut,
-        (_, api) if api.starts_with("/api/v1/") => Api,
+        (_, api) if api.starts_with("/api/v1/") || api == "/mcp" => Api,
         (
             "GET",
             "/"

@@ -12,6 +12,7 @@ mod exports;
 mod group_commit;
 mod health;
 mod ledger_api;
+mod mcp;
 mod orders;
 mod pages;
 mod sandbox;

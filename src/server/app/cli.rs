@@ -266,6 +266,10 @@ pub struct ServeArgs {
     /// Ledger API calls allowed per second, per token and per client address (bursts of twice as many); more get 429 with Retry-After.
     #[arg(long, env = "OPLEDGER_API_CALLS_PER_SECOND", default_value = "200")]
     pub api_calls_per_second: std::num::NonZeroU32,
+
+    /// The host names (or host:port) agents reach /mcp by, comma-separated, e.g. ledger.example.com; requests for any other Host are refused (against DNS rebinding). Default: localhost, 127.0.0.1 and ::1 only.
+    #[arg(long, env = "OPLEDGER_MCP_ALLOWED_HOSTS", value_delimiter = ',')]
+    pub mcp_allowed_hosts: Vec<String>,
 }
 
 #[derive(Debug, Args)]
@@ -350,6 +354,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                     sign_ins_per_minute: args.sign_ins_per_minute,
                     api_calls_per_second: args.api_calls_per_second,
                 },
+                mcp_allowed_hosts: args.mcp_allowed_hosts,
                 ..Settings::new(&args.database.database_url, args.addr)
             };
             let application = Application::build(settings).await?;

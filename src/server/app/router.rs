@@ -26,7 +26,7 @@ use crate::server::http::health::healthz;
 use crate::server::http::limits::{LimitSettings, Limits};
 use crate::server::http::listed::ListedRouter;
 use crate::server::http::state::AppState;
-use crate::server::http::{auth, ledger_api, security};
+use crate::server::http::{auth, ledger_api, mcp, security};
 use crate::server::sandbox::Sandbox;
 
 /// How hard answers are gzipped: level 4 keeps nearly all of the gain at a small fraction of the
@@ -79,6 +79,7 @@ fn http_routes(limits: Arc<Limits>) -> ListedRouter<AppState> {
     ListedRouter::default()
         .get("/healthz", healthz)
         .nest("/api/v1", ledger_api::routes(limits))
+        .any("/mcp", mcp::endpoint)
         .post("/login", auth::sign_in)
         .post("/logout", auth::sign_out)
         .get("/live/operations", live::operation_changes)

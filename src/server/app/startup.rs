@@ -51,6 +51,8 @@ pub struct Settings {
     pub secret_key: Option<String>,
     /// Sign-in attempts and API calls allowed per client address and token.
     pub limits: LimitSettings,
+    /// The `Host` values `/mcp` answers (names, or `name:port`); the loopback names when empty.
+    pub mcp_allowed_hosts: Vec<String>,
 }
 
 impl Settings {
@@ -73,6 +75,7 @@ impl Settings {
             approval_valid_for: chrono::Duration::hours(24),
             secret_key: None,
             limits: LimitSettings::default(),
+            mcp_allowed_hosts: Vec::new(),
         }
     }
 }
@@ -185,6 +188,7 @@ impl Application {
             limits: limits.clone(),
             secure_cookies: settings.secure_cookies,
             live: Default::default(),
+            mcp: crate::server::http::mcp::service(&settings.mcp_allowed_hosts),
         };
         Ok(Self {
             listener,
@@ -226,12 +230,26 @@ impl Application {
             tokio::spawn(reconciler.run_until(every, stop.clone()));
         }
         if let Some(DemoSeed { executor, sandbox, second_account_url, second_account_key }) = self.demo {
+            let mcp_url = format!("http://{}/mcp", self.local_addr);
             tokio::spawn(async move {
                 let progress = |step: &str| tracing::info!(step, "seeding the demo");
-                match demo::seed(executor.clone(), sandbox, &progress).await {
-                    Ok(Some(token)) => tracing::info!(tenant = demo::DEMO_TENANT, "demo API token: {token}"),
-                    Ok(None) => {}
-                    Err(error) => tracing::error!(error = %error, "could not seed the demo data"),
+                let token = match demo::seed(executor.clone(), sandbox, &progress).await {
+                    Ok(Some(token)) => Some(token),
+                    Ok(None) => demo::agent_token(executor.ledger()).await.inspect_err(|error| {
+                        tracing::error!(error = %error, "could not make an API token for the demo's agent");
+                    }).ok(),
+                    Err(error) => {
+                        tracing::error!(error = %error, "could not seed the demo data");
+                        None
+                    }
+                };
+                if let Some(token) = token {
+                    tracing::info!(tenant = demo::DEMO_TENANT, "demo API token: {token}");
+                    println!(
+                        "Agents: connect an MCP client to {mcp_url} with the header \"Authorization: Bearer {token}\" \
+                         (tenant {}); the same token calls the ledger API at /api/v1.",
+                        demo::DEMO_TENANT
+                    );
                 }
                 if let Err(error) =
                     demo::seed_second_tenant(&executor, &second_account_url, &second_account_key).await

@@ -317,6 +317,7 @@ pub async fn sign_out(session: Session, form: Result<Form<SignOutForm>, FormReje
 fn is_sessionless(path: &str) -> bool {
     path == "/healthz"
         || path == "/favicon.ico"
+        || path == "/mcp"
         || ["/pkg/", "/api/", "/sandbox/", "/sandbox-"].iter().any(|prefix| path.starts_with(prefix))
 }
 

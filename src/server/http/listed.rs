@@ -36,6 +36,16 @@ impl<S: Clone + Send + Sync + 'static> ListedRouter<S> {
         self
     }
 
+    /// `path` for `POST`, `GET` and `DELETE`, all served by `handler` (a protocol of its own, such
+    /// as MCP's streamable HTTP).
+    pub fn any<H: Handler<T, S>, T: 'static>(mut self, path: &str, handler: H) -> Self {
+        for method in [Method::POST, Method::GET, Method::DELETE] {
+            self.routes.push((method, path.to_owned()));
+        }
+        self.router = self.router.route(path, axum::routing::any(handler));
+        self
+    }
+
     /// `other`'s routes under `prefix`.
     pub fn nest(mut self, prefix: &str, other: ListedRouter<S>) -> Self {
         self.routes

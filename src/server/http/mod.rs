@@ -1,7 +1,7 @@
 //! The HTTP surface shared by everything on the server: the request state, console sessions (sign-in
 //! and sign-out, CSRF tokens), the security headers, the bundle's assets and their caching, abuse
-//! limits, health, each tenant's changes for live pages, and the ledger API that agents call with
-//! bearer tokens.
+//! limits, health, each tenant's changes for live pages, and the ledger API and MCP server that
+//! agents call with bearer tokens.
 
 pub mod assets;
 pub mod auth;
@@ -10,5 +10,6 @@ pub mod health;
 pub mod ledger_api;
 pub mod limits;
 pub mod listed;
+pub mod mcp;
 pub mod security;
 pub mod state;

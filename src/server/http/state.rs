@@ -26,6 +26,8 @@ pub struct AppState {
     pub secure_cookies: bool,
     /// Each tenant's changes, polled once for all its open pages.
     pub live: crate::server::http::changes::LiveChanges,
+    /// The MCP endpoint's service (`/mcp`).
+    pub mcp: crate::server::http::mcp::McpService,
 }
 
 impl FromRef<AppState> for LeptosOptions {

@@ -67,10 +67,17 @@ impl From<LedgerError> for ApiError {
     }
 }
 
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let (status, code, message, extra) = match self {
-            ApiError::RateLimited(over) => return too_many_api_calls(over),
+impl ApiError {
+    /// The answer's status, stable code, sentence and details; a rate limit's answer, which also
+    /// says when to come back, is made by [`too_many_api_calls`].
+    pub fn described(self) -> (StatusCode, String, String, Value) {
+        match self {
+            ApiError::RateLimited(over) => (
+                StatusCode::TOO_MANY_REQUESTS,
+                "rate_limited".to_owned(),
+                format!("Too many calls with this token; try again in {} s.", over.retry_after_seconds()),
+                Value::Null,
+            ),
             ApiError::Unauthorized => (
                 StatusCode::UNAUTHORIZED,
                 "unauthorized".to_owned(),
@@ -128,7 +135,16 @@ impl IntoResponse for ApiError {
                 };
                 (status, "internal".into(), "The ledger could not complete the call; it has been logged.".into(), Value::Null)
             }
-        };
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        if let ApiError::RateLimited(over) = self {
+            return too_many_api_calls(over);
+        }
+        let (status, code, message, extra) = self.described();
         let details = match extra {
             Value::Object(fields) => fields,
             _ => Map::new(),

@@ -14,6 +14,7 @@ use crate::server::http::state::AppState;
 use crate::server::ledger::tokens;
 
 /// The caller behind the bearer token: its tenant and its identity as an actor.
+#[derive(Debug, Clone)]
 pub struct Caller {
     pub tenant: TenantId,
     pub actor: Actor,

@@ -1,0 +1,300 @@
+//! The agent tools as a Model Context Protocol server: `/mcp`, streamable HTTP (`rmcp`), answered
+//! by this process beside the ledger API. Every request carries the tenant's API token as
+//! `Authorization: Bearer <token>` (within the token's rate limit); without a valid one it gets 401
+//! with `WWW-Authenticate`. Each tool is a thin adapter over the ledger API's handler of the same
+//! name, so an MCP call and an HTTP call do the same thing, answer in the same words, and leave the
+//! same audit events under the token's name:
+//!
+//! - `refund_item`, `create_aftersale`, `schedule_pickup`: side effects, derived from the order
+//!   (a model never passes an amount or a key), safe to call again (`idempotentHint`);
+//! - `get_operation`, `order_operations`: read only;
+//! - `cancel_operation`: stops an operation not sent yet; on one in flight it records the stop.
+//!
+//! Sessions are not kept (every request stands alone), so any instance answers any request.
+
+use axum::{
+    body::{Body, Bytes},
+    extract::{FromRequestParts, Path, Request, State},
+    http::{header, request::Parts, HeaderValue},
+    response::{IntoResponse, Response},
+    Json,
+};
+use rmcp::{
+    handler::server::{router::tool::ToolRouter, tool::Extension, wrapper::Parameters},
+    model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig},
+    schemars::{self, JsonSchema},
+    tool, tool_handler, tool_router,
+    transport::streamable_http_server::{
+        session::never::NeverSessionManager, StreamableHttpServerConfig, StreamableHttpService,
+    },
+    ErrorData, ServerHandler,
+};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+use tower::ServiceExt;
+
+use super::ledger_api::error::ApiError;
+use super::ledger_api::extract::{ApiJson, Caller};
+use super::ledger_api::{operations, tools};
+use super::state::AppState;
+
+/// The MCP endpoint's service.
+pub type McpService = StreamableHttpService<LedgerTools, NeverSessionManager>;
+
+/// The `/mcp` service, accepting requests whose `Host` is one of `allowed_hosts` (host names or
+/// `host:port`); the loopback names when there are none.
+pub fn service(allowed_hosts: &[String]) -> McpService {
+    let mut config =
+        StreamableHttpServerConfig::default().with_legacy_session_mode(false).with_json_response(true);
+    if !allowed_hosts.is_empty() {
+        config = config.with_allowed_hosts(allowed_hosts.iter().cloned());
+    }
+    StreamableHttpService::new(|| Ok(LedgerTools::new()), Arc::new(NeverSessionManager::default()), config)
+}
+
+/// `/mcp`: checks the bearer token, then hands the request, with its caller and the application,
+/// to the MCP service.
+pub async fn endpoint(State(state): State<AppState>, request: Request) -> Response {
+    let (mut parts, body) = request.into_parts();
+    match Caller::from_request_parts(&mut parts, &state).await {
+        Ok(caller) => {
+            parts.extensions.insert(caller);
+            parts.extensions.insert(state.clone());
+            let request = Request::from_parts(parts, body);
+            match state.mcp.clone().oneshot(request).await {
+                Ok(response) => response.map(Body::new),
+                Err(never) => match never {},
+            }
+        }
+        Err(ApiError::Unauthorized) => {
+            let mut response = ApiError::Unauthorized.into_response();
+            response.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static(r#"Bearer realm="opledger", error="invalid_token""#),
+            );
+            response
+        }
+        Err(refused) => refused.into_response(),
+    }
+}
+
+/// One line item of one order of the tenant's shop.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct LineItemArgs {
+    /// The order's id in the shop, e.g. "1043".
+    pub order_id: String,
+    /// The line item's id in that order, e.g. "li_2".
+    pub line_item_id: String,
+}
+
+/// The pickup of one line item whose after-sale ticket exists.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct PickupArgs {
+    /// The order's id in the shop, e.g. "1043".
+    pub order_id: String,
+    /// The line item's id in that order, e.g. "li_2".
+    pub line_item_id: String,
+    /// The pickup date, YYYY-MM-DD. Another date is another pickup.
+    pub date: String,
+}
+
+/// One operation, by its op id.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct OperationArgs {
+    /// The op id a tool answered with, e.g. "refund-1043-li_2".
+    pub op_id: String,
+}
+
+/// One order.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct OrderArgs {
+    /// The order's id in the shop, e.g. "1043".
+    pub order_id: String,
+}
+
+/// The stop of one operation.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct CancelArgs {
+    /// The op id to stop, e.g. "refund-1043-li_2".
+    pub op_id: String,
+    /// Why, in a few words, for the people who read the audit trail.
+    pub reason: Option<String>,
+}
+
+/// The tools an agent sees.
+#[derive(Clone)]
+pub struct LedgerTools {
+    tool_router: ToolRouter<Self>,
+}
+
+impl Default for LedgerTools {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The caller and the application `endpoint` put into the request.
+fn context(parts: &Parts) -> Result<(Caller, AppState), ErrorData> {
+    let caller = parts.extensions.get::<Caller>().cloned();
+    let state = parts.extensions.get::<AppState>().cloned();
+    caller
+        .zip(state)
+        .ok_or_else(|| ErrorData::internal_error("the request reached the tools without its token", None))
+}
+
+/// A ledger API answer as a tool result: its words first (a tool's `message`, else the JSON), the
+/// JSON as structured content; a refusal as a tool error in its words.
+fn result<T: Serialize>(answer: Result<Json<T>, ApiError>) -> CallToolResult {
+    match answer {
+        Ok(Json(value)) => {
+            let value = serde_json::to_value(value).unwrap_or_default();
+            let words = value.get("message").and_then(|m| m.as_str()).map(str::to_owned);
+            let mut result = CallToolResult::structured(value);
+            if let Some(words) = words {
+                result.content = vec![ContentBlock::text(words)];
+            }
+            result
+        }
+        Err(refusal) => CallToolResult::error(vec![ContentBlock::text(refusal_words(refusal))]),
+    }
+}
+
+/// What the ledger API would answer for `refusal`, as a sentence; another tenant's operation is
+/// no such operation, as over HTTP.
+fn refusal_words(refusal: ApiError) -> String {
+    let (_, code, message, _) = refusal.described();
+    format!("{message} ({code})")
+}
+
+#[tool_router]
+impl LedgerTools {
+    pub fn new() -> Self {
+        Self { tool_router: Self::tool_router() }
+    }
+
+    #[tool(
+        description = "Refund one line item of a customer's order, for the amount the customer paid for it (read from the shop; never pass an amount). Recorded before it is sent, under an id derived from the order and the line item, so calling again for the same item is safe: it never refunds twice and answers \"already done\". If the answer says the result is unknown, do not call again: the refund is being checked, and you can tell the customer it is being confirmed.",
+        annotations(
+            title = "Refund a line item",
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = true
+        )
+    )]
+    async fn refund_item(
+        &self,
+        Parameters(args): Parameters<LineItemArgs>,
+        Extension(parts): Extension<Parts>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let (caller, state) = context(&parts)?;
+        let request = tools::LineItemRequest { order_id: args.order_id, line_item_id: args.line_item_id };
+        Ok(result(tools::refund_item(State(state), caller, ApiJson(request)).await))
+    }
+
+    #[tool(
+        description = "Open an after-sale ticket for one line item of a customer's order. Calling again for the same item is safe: it opens one ticket and answers \"already done\". If the result is unknown, do not call again: it is being checked.",
+        annotations(
+            title = "Open an after-sale ticket",
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = true
+        )
+    )]
+    async fn create_aftersale(
+        &self,
+        Parameters(args): Parameters<LineItemArgs>,
+        Extension(parts): Extension<Parts>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let (caller, state) = context(&parts)?;
+        let request = tools::LineItemRequest { order_id: args.order_id, line_item_id: args.line_item_id };
+        Ok(result(tools::create_aftersale(State(state), caller, ApiJson(request)).await))
+    }
+
+    #[tool(
+        description = "Schedule the pickup of one line item whose after-sale ticket is open, on a date (YYYY-MM-DD). Calling again with the same date is safe: one pickup; another date is another pickup. If the result is unknown, do not call again: it is being checked.",
+        annotations(
+            title = "Schedule a pickup",
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = true
+        )
+    )]
+    async fn schedule_pickup(
+        &self,
+        Parameters(args): Parameters<PickupArgs>,
+        Extension(parts): Extension<Parts>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let (caller, state) = context(&parts)?;
+        let request = tools::PickupRequest {
+            order_id: args.order_id,
+            line_item_id: args.line_item_id,
+            date: args.date,
+        };
+        Ok(result(tools::schedule_pickup(State(state), caller, ApiJson(request)).await))
+    }
+
+    #[tool(
+        description = "Read one operation as the ledger records it: its state (succeeded, unknown: being checked, pending_approval, ...), parameters, every attempt and external id. Changes nothing.",
+        annotations(title = "Read an operation", read_only_hint = true, open_world_hint = false)
+    )]
+    async fn get_operation(
+        &self,
+        Parameters(args): Parameters<OperationArgs>,
+        Extension(parts): Extension<Parts>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let (caller, state) = context(&parts)?;
+        Ok(result(operations::read_operation(State(state), caller, Path(args.op_id)).await))
+    }
+
+    #[tool(
+        description = "Read every operation of one order with the order's roll-up: whether it is done, partly done or waiting for a confirmation, and what was refunded in fact. Changes nothing.",
+        annotations(title = "Read an order's operations", read_only_hint = true, open_world_hint = false)
+    )]
+    async fn order_operations(
+        &self,
+        Parameters(args): Parameters<OrderArgs>,
+        Extension(parts): Extension<Parts>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let (caller, state) = context(&parts)?;
+        let subject = format!("order:{}", args.order_id);
+        Ok(result(operations::subject_operations(State(state), caller, Path(subject)).await))
+    }
+
+    #[tool(
+        description = "Stop an operation. One not sent yet is cancelled and never sent; on one already sent the stop is recorded, but what may have happened is not undone: the answer says so. Calling again is safe.",
+        annotations(
+            title = "Stop an operation",
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn cancel_operation(
+        &self,
+        Parameters(args): Parameters<CancelArgs>,
+        Extension(parts): Extension<Parts>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let (caller, state) = context(&parts)?;
+        let body = serde_json::json!({ "reason": args.reason });
+        let body = Bytes::from(body.to_string());
+        Ok(result(operations::cancel(State(state), caller, Path(args.op_id), body).await))
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for LedgerTools {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("opledger", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "Side-effecting tools for a shop's support work: refunds, after-sale tickets and pickups. \
+                 Each is recorded before it is sent and can be called again safely: it never happens twice. \
+                 When an answer says the result is unknown, do not call again; it is being checked. \
+                 Tell the customer what the answer's message suggests.",
+            )
+    }
+}
