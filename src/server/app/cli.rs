@@ -47,7 +47,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Serve the review console and the ledger API (applies pending migrations first).
+    /// Serve the review console, the ledger API and the MCP server for agents at /mcp (applies pending migrations first).
     Serve(ServeArgs),
     /// Apply pending database migrations, then exit.
     Migrate(DatabaseArgs),
