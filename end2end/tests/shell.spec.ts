@@ -97,7 +97,8 @@ test.describe("without JavaScript", () => {
     }
     await expect(page.getByTestId("connection")).toHaveAttribute("data-interactive", "false");
     await page.goto("/operations");
-    await page.getByTestId("filter-state").selectOption("succeeded");
+    await page.getByTestId("filter-state").locator("summary").click();
+    await page.getByTestId("filter-state").getByLabel("succeeded", { exact: true }).check();
     await page.getByTestId("apply-filters").click();
     await expect(page).toHaveURL(/state=succeeded/);
     await page.getByRole("button", { name: "Sign out" }).click();

@@ -97,6 +97,27 @@ test("the search box, reached with /, finds an operation by the start of its ext
   await page.context().close();
 });
 
+test("filters of closed sets take several values: the states that exist, the kinds and providers recorded", async ({ browser }) => {
+  const page = await pageAs(browser, USERS.support);
+  await page.goto("/operations");
+  const state = page.getByTestId("filter-state");
+  await state.locator("summary").click();
+  await state.getByLabel("unknown", { exact: true }).check();
+  await state.getByLabel("needs review", { exact: true }).check();
+  const kind = page.getByTestId("filter-kind");
+  await kind.locator("summary").click();
+  await kind.getByLabel("refund", { exact: true }).check();
+  await page.getByTestId("apply-filters").click();
+  await expect(page).toHaveURL(/state=unknown&state=needs_review&kind=refund/);
+  const rows = page.getByTestId("operation-row");
+  await expect(rows.first()).toBeVisible();
+  await expect(page.locator('[data-testid="operation-row"]:not([data-state="unknown"]):not([data-state="needs_review"])')).toHaveCount(0);
+  await expect(page.locator('[data-testid="operation-row"][data-state="needs_review"]').first()).toBeVisible();
+  await expect(state.locator("summary")).toHaveText("unknown, needs review");
+  await page.screenshot({ path: "screenshots/operations-two-states.png", fullPage: true });
+  await page.context().close();
+});
+
 test("a re-send asks first, restating the amount and what it does; going back sends nothing", async ({ browser }) => {
   const page = await pageAs(browser, USERS.support);
   await page.goto("/operations/refund-1077-li_2");

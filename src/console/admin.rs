@@ -264,8 +264,8 @@ pub(crate) mod ssr {
         rule: &ApprovalRule,
     ) -> Result<String, AppError> {
         let query = OperationQuery {
-            kind: Some(rule.kind.clone()),
-            provider: rule.provider.clone(),
+            kinds: vec![rule.kind.clone()],
+            providers: rule.provider.iter().cloned().collect(),
             limit: PREVIEW_OPERATIONS,
             ..OperationQuery::default()
         };

@@ -105,7 +105,7 @@ pub(crate) mod ssr {
             at_from: given(&filter.from).map(|t| parse_time("from", &t)).transpose()?,
             at_before: given(&filter.to).map(|t| parse_time("to", &t)).transpose()?,
             actor: given(&filter.actor),
-            action: given(&filter.action),
+            actions: crate::console::operations::ssr::values(&filter.action),
             op_id: given(&filter.op_id),
             subject: given(&filter.subject),
             oldest_first: false,

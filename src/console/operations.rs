@@ -151,7 +151,7 @@ pub(crate) mod ssr {
     use crate::console::guard::{reads, unavailable, SignedIn};
     use crate::domain::ids::OpId;
     use crate::domain::{machine::State, operation::OperationHistory};
-    use crate::server::store::records::{OperationListItem, OperationQuery};
+    use crate::server::store::records::{OperationListItem, OperationQuery, MOST_LIST_BRANCHES};
 
     /// Rows per page of the operations list.
     pub const PAGE_SIZE: u32 = 50;
@@ -206,17 +206,38 @@ pub(crate) mod ssr {
         Ok((at, OpId::parse(op_id).map_err(|_| invalid())?))
     }
 
+    /// The values of a filter that may hold several, comma-separated (`unknown,needs_review`).
+    pub fn values(value: &Option<String>) -> Vec<String> {
+        let mut values: Vec<String> = given(value)
+            .map(|text| text.split(',').map(str::trim).filter(|v| !v.is_empty()).map(str::to_owned).collect())
+            .unwrap_or_default();
+        values.sort();
+        values.dedup();
+        values
+    }
+
     /// The store query for a filter from the URL; bad values are refused with a sentence.
     pub fn operation_query(filter: &OperationFilter) -> Result<OperationQuery, AppError> {
-        let state = given(&filter.state)
+        let states = values(&filter.state)
+            .into_iter()
             .map(|s| {
                 State::parse(&s).ok_or_else(|| AppError::Invalid(format!("There is no state named “{s}”.")))
             })
-            .transpose()?;
+            .collect::<Result<Vec<_>, _>>()?;
+        let (kinds, providers) = (values(&filter.kind), values(&filter.provider));
+        let branches = states.len().max(1) * kinds.len().max(1) * providers.len().max(1);
+        if branches > MOST_LIST_BRANCHES {
+            return Err(AppError::Invalid(format!(
+                "Choose fewer values: {} states × {} kinds × {} providers make {branches} lists to merge, and at most {MOST_LIST_BRANCHES} are read at once.",
+                states.len().max(1),
+                kinds.len().max(1),
+                providers.len().max(1)
+            )));
+        }
         Ok(OperationQuery {
-            state,
-            kind: given(&filter.kind),
-            provider: given(&filter.provider),
+            states,
+            kinds,
+            providers,
             subject: given(&filter.subject),
             search: given(&filter.q),
             created_from: given(&filter.from).map(|t| parse_time("from", &t)).transpose()?,
@@ -272,7 +293,7 @@ pub(crate) mod ssr {
                 ..OperationFilter::default()
             };
             let query = operation_query(&filter).unwrap();
-            assert_eq!(query.state, Some(State::Unknown));
+            assert_eq!(query.states, vec![State::Unknown]);
             assert_eq!(query.created_from.unwrap().to_rfc3339(), "2026-11-30T14:05:00+00:00");
             assert_eq!(query.created_before.unwrap().to_rfc3339(), "2026-12-01T00:00:00+00:00");
             assert_eq!(query.search, None, "blank fields are no filter");

@@ -63,7 +63,7 @@ crate::engine_tests! {
         let (lines, last) = app.ledger.reads().audit_json_lines(&acme, &page).await.unwrap().expect("a page");
         assert_eq!(String::from_utf8(lines).unwrap(), String::from_utf8(expected).unwrap());
         assert_eq!(last, records.last().unwrap().seq);
-        let filtered = AuditQuery { action: Some("cancel".into()), ..page.clone() };
+        let filtered = AuditQuery { actions: vec!["cancel".into()], ..page.clone() };
         let (lines, _) = app.ledger.reads().audit_json_lines(&acme, &filtered).await.unwrap().expect("the cancel");
         assert_eq!(String::from_utf8(lines).unwrap().lines().count(), 1);
         let after = AuditQuery { after_seq: Some(last), ..page };

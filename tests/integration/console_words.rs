@@ -116,6 +116,25 @@ crate::engine_tests! {
         assert_eq!(operation["cancel_requested"], json!(true), "{operation}");
     }
 
+    the_list_filters_by_several_states_at_once_newest_first(app) {
+        assert_eq!(app.register(&refund_1043(38000)).await.0, 201);
+        assert_eq!(app.begin_attempt("refund-1043-li_2").await.0, 201);
+        assert_eq!(app.report("refund-1043-li_2", 1, &json!({"outcome": "timeout"})).await.0, 200);
+        let mut planned = refund_1043(100);
+        planned["op_id"] = json!("refund-1044-li_1");
+        planned["subject"] = json!("order:1044");
+        assert_eq!(app.register(&planned).await.0, 201);
+        let support = app.signed_in("sam", Role::Support).await;
+        let rows = |html: &str| html.matches("data-testid=\"operation-row\"").count();
+        let both = support.page("/operations?state=unknown&state=planned", 200).await;
+        assert_eq!(rows(&both), 2, "both states, chosen together in the form");
+        assert!(both.find("refund-1044-li_1") < both.find("refund-1043-li_2"), "newest first across states");
+        assert_eq!(rows(&support.page("/operations?state=unknown%2Cplanned&kind=refund", 200).await), 2, "as a shared link");
+        assert_eq!(rows(&support.page("/operations?state=unknown", 200).await), 1);
+        let (status, body) = support.call("operations", &[("filter[state]", "unknown,nonsense")]).await;
+        assert_eq!(status, 422, "{body}");
+    }
+
     an_approval_rule_is_checked_before_it_is_saved_and_previewed_against_recent_operations(app) {
         assert_eq!(app.register(&refund_1043(38000)).await.0, 201);
         let admin = app.signed_in("alex", Role::Admin).await;

@@ -126,13 +126,18 @@ pub struct UserRecord {
     pub created_at: DateTime<Utc>,
 }
 
+/// The most index ranges one list query merges: the states, kinds and providers it chose,
+/// multiplied.
+pub const MOST_LIST_BRANCHES: usize = 40;
+
 /// Which operations the console's list shows: every filter is optional; rows come newest first,
 /// strictly after `after` (the last row of the previous page) when given.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct OperationQuery {
-    pub state: Option<State>,
-    pub kind: Option<String>,
-    pub provider: Option<String>,
+    /// Any of these states (every state when empty); likewise the kinds and the providers.
+    pub states: Vec<State>,
+    pub kinds: Vec<String>,
+    pub providers: Vec<String>,
     pub subject: Option<String>,
     /// An op id or an external id, matched exactly.
     pub search: Option<String>,
@@ -263,7 +268,8 @@ pub struct AuditQuery {
     pub at_from: Option<DateTime<Utc>>,
     pub at_before: Option<DateTime<Utc>>,
     pub actor: Option<String>,
-    pub action: Option<String>,
+    /// Any of these actions (every action when empty).
+    pub actions: Vec<String>,
     pub op_id: Option<String>,
     /// The operations of one subject (an order).
     pub subject: Option<String>,

@@ -847,15 +847,63 @@ pub(super) fn subjects_query(tenant: &TenantId, subjects: &[String]) -> QueryTex
     in_list(&format!("select {LIST_COLUMNS} from operations"), tenant, "subject", subjects, "")
 }
 
-/// The operations list for `query`, newest first; external ids are filled in afterwards.
+/// One combination of the list's chosen values: a state, a kind and a provider, each or none.
+type Branch<'a> = (Option<State>, Option<&'a str>, Option<&'a str>);
+
+/// Every combination of the values `query` chose for its state, kind and provider.
+pub(super) fn branches_of(query: &OperationQuery) -> Vec<Branch<'_>> {
+    fn any_or<T: Copy>(values: Vec<T>) -> Vec<Option<T>> {
+        if values.is_empty() {
+            vec![None]
+        } else {
+            values.into_iter().map(Some).collect()
+        }
+    }
+    let states = any_or(query.states.clone());
+    let kinds = any_or(query.kinds.iter().map(String::as_str).collect());
+    let providers = any_or(query.providers.iter().map(String::as_str).collect());
+    let mut branches = Vec::with_capacity(states.len() * kinds.len() * providers.len());
+    for state in &states {
+        for kind in &kinds {
+            for provider in &providers {
+                branches.push((*state, *kind, *provider));
+            }
+        }
+    }
+    branches
+}
+
+/// The operations list for `query`, newest first; external ids are filled in afterwards. With
+/// one value (or none) per filter it is one index range; with several, each combination of
+/// values is its own index range of at most `limit` rows, and only those are merged in order.
 pub(super) fn list_query(tenant: &TenantId, query: &OperationQuery) -> QueryText {
-    let mut text = QueryText::new(&format!("select {LIST_COLUMNS} from operations where tenant = "));
+    let branches = branches_of(query);
+    let mut text = QueryText::new("");
     let tenant = text.param(SqlValue::Text(tenant.as_str().to_owned()));
-    text.push(&tenant);
+    if let [only] = branches.as_slice() {
+        list_branch(&mut text, &tenant, query, *only);
+        return text;
+    }
+    text.push("select * from (");
+    for (at, branch) in branches.iter().enumerate() {
+        text.push(if at == 0 { "select * from (" } else { " union all select * from (" });
+        list_branch(&mut text, &tenant, query, *branch);
+        text.push(&format!(") as branch_{at}"));
+    }
+    let limit = text.param(SqlValue::Int(i64::from(query.limit)));
+    text.push(&format!(") as branches order by created_at_us desc, op_id desc limit {limit}"));
+    text
+}
+
+/// One index range of the list: the rows of `tenant` (a placeholder) matching `query`'s other
+/// filters and the one state, kind and provider of `branch`.
+fn list_branch(text: &mut QueryText, tenant: &str, query: &OperationQuery, branch: Branch<'_>) {
+    let (state, kind, provider) = branch;
+    text.push(&format!("select {LIST_COLUMNS} from operations where tenant = {tenant}"));
     let exact = [
-        ("state", query.state.map(|s| s.as_str().to_owned())),
-        ("kind", query.kind.clone()),
-        ("provider", query.provider.clone()),
+        ("state", state.map(|s| s.as_str().to_owned())),
+        ("kind", kind.map(str::to_owned)),
+        ("provider", provider.map(str::to_owned)),
         ("subject", query.subject.clone()),
     ];
     // A search finds a few rows by their keys, then filters and sorts them: its filters and its
@@ -894,7 +942,6 @@ pub(super) fn list_query(tenant: &TenantId, query: &OperationQuery) -> QueryText
     }
     let limit = text.param(SqlValue::Int(i64::from(query.limit)));
     text.push(&format!(" order by {created} desc, {} desc limit {limit}", text_column("op_id")));
-    text
 }
 
 /// One page of audit events for `query`, by `seq` in the direction it asks.
@@ -902,11 +949,16 @@ pub(super) fn audit_query(tenant: &TenantId, query: &AuditQuery) -> QueryText {
     let mut text = QueryText::new(&format!("select {AUDIT_COLUMNS} from audit_events where tenant = "));
     let tenant = text.param(SqlValue::Text(tenant.as_str().to_owned()));
     text.push(&tenant);
-    for (column, value) in [("actor", &query.actor), ("action", &query.action), ("op_id", &query.op_id)] {
+    for (column, value) in [("actor", &query.actor), ("op_id", &query.op_id)] {
         if let Some(value) = value {
             let p = text.param(SqlValue::Text(value.clone()));
             text.push(&format!(" and {column} = {p}"));
         }
+    }
+    if !query.actions.is_empty() {
+        let actions: Vec<String> =
+            query.actions.iter().map(|action| text.param(SqlValue::Text(action.clone()))).collect();
+        text.push(&format!(" and action in ({})", actions.join(", ")));
     }
     if let Some(subject) = &query.subject {
         let p = text.param(SqlValue::Text(subject.clone()));
@@ -1149,9 +1201,9 @@ mod tests {
         let pool = SqlitePoolOptions::new().max_connections(1).connect("sqlite::memory:").await.unwrap();
         sqlx::migrate!("migrations/sqlite").run(&pool).await.unwrap();
         let filters: [(&str, fn(&mut OperationQuery)); 4] = [
-            ("state", |q| q.state = Some(State::Unknown)),
-            ("kind", |q| q.kind = Some("refund".into())),
-            ("provider", |q| q.provider = Some("stripe".into())),
+            ("state", |q| q.states = vec![State::Unknown]),
+            ("kind", |q| q.kinds = vec!["refund".into()]),
+            ("provider", |q| q.providers = vec!["stripe".into()]),
             ("subject", |q| q.subject = Some("order:1043".into())),
         ];
         // Each query with the columns its index range must be bounded by: every filter, or the
@@ -1199,9 +1251,24 @@ mod tests {
                 "{query:?}: no scan and no sort of the rows the filters match: {steps:?}"
             );
         }
+        let several = OperationQuery {
+            limit: 51,
+            states: vec![State::Unknown, State::NeedsReview],
+            kinds: vec!["refund".into()],
+            ..OperationQuery::default()
+        };
+        let steps = plan(&pool, &several).await;
+        let ranges: Vec<&String> =
+            steps.iter().filter(|step| step.contains("SEARCH operations USING INDEX")).collect();
+        assert_eq!(ranges.len(), 2, "one index range per state: {steps:?}");
+        assert!(
+            ranges.iter().all(|step| step.contains("state=?") && step.contains("kind=?")),
+            "each range is bounded by its state and the kind: {steps:?}"
+        );
+        assert!(steps.iter().all(|step| !step.starts_with("SCAN operations")), "no scan: {steps:?}");
         let search = OperationQuery { limit: 51, search: Some("re_1".into()), ..OperationQuery::default() };
         let mut with_state = search.clone();
-        with_state.state = Some(State::Succeeded);
+        with_state.states = vec![State::Succeeded];
         for query in [search, with_state] {
             let steps = plan(&pool, &query).await;
             let operations: Vec<&String> =

@@ -1,6 +1,7 @@
-//! Small pieces every page uses: state and order-status badges, times (UTC from the server, the
-//! reader's local time once hydrated), the panel that turns an [`AppError`] into a sentence (and
-//! the right HTTP status when rendered on the server) and the signed-in viewer.
+//! Small pieces every page uses: state and order-status badges, times (UTC from the server, an
+//! age and the chosen zone once hydrated), the panel that turns an [`AppError`] into a sentence
+//! (and the right HTTP status when rendered on the server), the signed-in viewer, empty states,
+//! pagers, and the checkbox filter of a closed set.
 
 use chrono::{DateTime, Local, Utc};
 use leptos::prelude::*;
@@ -126,5 +127,49 @@ pub fn Pager(
             {first.map(|href| view! { <a href=href>{first_label}</a> })}
             {next.map(|href| view! { <a href=href data-testid="next-page">{next_label}</a> })}
         </nav>
+    }
+}
+
+/// A filter of a closed set: any of its `values` (value, words), as checkboxes in a disclosure
+/// whose summary says what is chosen; each chosen value is sent as its own `name=value`, so it
+/// works as a plain form. A value chosen by a link but not offered stays chosen.
+#[component]
+pub fn MultiChoice(
+    name: &'static str,
+    label: &'static str,
+    mut values: Vec<(String, String)>,
+    chosen: Vec<String>,
+) -> impl IntoView {
+    for value in &chosen {
+        if !values.iter().any(|(offered, _)| offered == value) {
+            values.push((value.clone(), value.clone()));
+        }
+    }
+    let summary = if chosen.is_empty() {
+        "any".to_owned()
+    } else {
+        values
+            .iter()
+            .filter(|(value, _)| chosen.contains(value))
+            .map(|(_, words)| words.clone())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    view! {
+        <div class="multi-field">
+            <span class="multi-label" aria-hidden="true">{label}</span>
+            <details class="multi-choice" data-testid=format!("filter-{name}")>
+                <summary aria-label=format!("{label}: {summary}")>{summary.clone()}</summary>
+                <fieldset>
+                    <legend class="visually-hidden">{label}</legend>
+                    {values.into_iter().map(|(value, words)| view! {
+                        <label class="check">
+                            <input type="checkbox" name=name value=value.clone() checked=chosen.contains(&value)/>
+                            {words}
+                        </label>
+                    }).collect_view()}
+                </fieldset>
+            </details>
+        </div>
     }
 }

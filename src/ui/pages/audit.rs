@@ -8,7 +8,7 @@ use leptos_router::{components::Form, hooks::use_query_map};
 
 use crate::console::audit::{audit_events, AuditFilter, AuditPage};
 use crate::domain::{audit::OTHER_AUDIT_ACTIONS, machine::CommandKind};
-use crate::ui::components::widgets::{EmptyState, ErrorPanel, Pager, Time};
+use crate::ui::components::widgets::{EmptyState, ErrorPanel, MultiChoice, Pager, Time};
 
 fn filter_from(query: &leptos_router::params::ParamsMap) -> AuditFilter {
     let get = |name: &str| query.get(name).filter(|v| !v.trim().is_empty());
@@ -16,7 +16,15 @@ fn filter_from(query: &leptos_router::params::ParamsMap) -> AuditFilter {
         from: get("from"),
         to: get("to"),
         actor: get("actor"),
-        action: get("action"),
+        action: {
+            let values: Vec<String> = query
+                .get_all("action")
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|v| !v.trim().is_empty())
+                .collect();
+            (!values.is_empty()).then(|| values.join(","))
+        },
         op_id: get("op_id"),
         subject: get("subject"),
         before: get("before"),
@@ -55,17 +63,15 @@ fn FilterForm(filter: AuditFilter) -> impl IntoView {
             format!("/audit/export.{format}?{query}")
         }
     };
-    let chosen_action = value(&filter.action);
-    let mut actions: Vec<String> = CommandKind::ALL
+    let chosen_actions: Vec<String> =
+        value(&filter.action).split(',').filter(|a| !a.is_empty()).map(str::to_owned).collect();
+    let mut actions: Vec<(String, String)> = CommandKind::ALL
         .iter()
         .map(|kind| kind.as_str())
         .chain(OTHER_AUDIT_ACTIONS)
-        .map(str::to_owned)
+        .map(|action| (action.to_owned(), action.replace('_', " ")))
         .collect();
     actions.sort();
-    if !chosen_action.is_empty() && !actions.contains(&chosen_action) {
-        actions.push(chosen_action.clone());
-    }
     let partial = filter.leaves_events_out().then(|| {
         view! { <p class="muted" data-testid="partial-note">"This filter leaves events out: an export of it verifies each event's hash ("<code>"opledger audit verify --partial"</code>"), not the whole chain. Clear every filter but the end time to export a chain that verifies end to end."</p> }
     });
@@ -74,14 +80,7 @@ fn FilterForm(filter: AuditFilter) -> impl IntoView {
             <label>"From (UTC)"<input type="datetime-local" name="from" value=value(&filter.from)/></label>
             <label>"To (UTC)"<input type="datetime-local" name="to" value=value(&filter.to)/></label>
             <label>"Actor"<input type="text" name="actor" value=value(&filter.actor) placeholder="sam.support" size="12"/></label>
-            <label>"Action"
-                <select name="action" data-testid="filter-action">
-                    <option value="" selected=chosen_action.is_empty()>"any action"</option>
-                    {actions.into_iter().map(|action| view! {
-                        <option value=action.clone() selected=action == chosen_action>{action.replace('_', " ")}</option>
-                    }).collect_view()}
-                </select>
-            </label>
+            <MultiChoice name="action" label="Action" values=actions chosen=chosen_actions/>
             <label>"Op id"<input type="text" name="op_id" value=value(&filter.op_id) placeholder="refund-1043-li_2" size="16"/></label>
             <label>"Order"<input type="text" name="subject" value=value(&filter.subject) placeholder="order:1043" size="12"/></label>
             <div class="filter-actions">

@@ -11,15 +11,23 @@ use leptos_router::{components::Form, hooks::use_query_map};
 use crate::console::operations::{operation_facets, operations, Facets, OperationFilter, OperationPage};
 use crate::domain::machine::State;
 use crate::ui::components::live::follow_changes;
-use crate::ui::components::widgets::{joined_or, EmptyState, ErrorPanel, LocalTime, Pager, StateBadge};
+use crate::ui::components::widgets::{
+    joined_or, EmptyState, ErrorPanel, LocalTime, MultiChoice, Pager, StateBadge,
+};
 
-/// The operations list's filter from a page's URL query.
+/// The operations list's filter from a page's URL query. A filter of a closed set may come as
+/// several `name=value` (the form's checkboxes) or as one comma-separated value (a shared link).
 pub fn filter_from(query: &leptos_router::params::ParamsMap) -> OperationFilter {
     let get = |name: &str| query.get(name).filter(|v| !v.trim().is_empty());
+    let all = |name: &str| {
+        let values: Vec<String> =
+            query.get_all(name).unwrap_or_default().into_iter().filter(|v| !v.trim().is_empty()).collect();
+        (!values.is_empty()).then(|| values.join(","))
+    };
     OperationFilter {
-        state: get("state"),
-        kind: get("kind"),
-        provider: get("provider"),
+        state: all("state"),
+        kind: all("kind"),
+        provider: all("provider"),
         subject: get("subject"),
         q: get("q"),
         from: get("from"),
@@ -87,33 +95,20 @@ fn LiveOperations(page: OperationPage, filter: OperationFilter) -> impl IntoView
 #[component]
 fn FilterForm(filter: OperationFilter, facets: Facets) -> impl IntoView {
     let value = |v: &Option<String>| v.clone().unwrap_or_default();
-    let selected_state = filter.state.clone().unwrap_or_default();
-    let choice = |name: &'static str, any: &'static str, values: Vec<String>, chosen: Option<String>| {
-        let chosen = chosen.unwrap_or_default();
-        let unknown = (!chosen.is_empty() && !values.contains(&chosen)).then(|| chosen.clone());
-        view! {
-            <select name=name>
-                <option value="" selected=chosen.is_empty()>{any}</option>
-                {values.into_iter().chain(unknown).map(|v| view! { <option value=v.clone() selected=v == chosen>{v.clone()}</option> }).collect_view()}
-            </select>
-        }
+    let chosen = |v: &Option<String>| -> Vec<String> {
+        v.as_deref().unwrap_or_default().split(',').filter(|v| !v.is_empty()).map(str::to_owned).collect()
     };
+    let states: Vec<(String, String)> =
+        State::ALL.into_iter().map(|state| (state.as_str().to_owned(), state.label().to_owned())).collect();
+    let named = |values: Vec<String>| values.into_iter().map(|v| (v.clone(), v)).collect::<Vec<_>>();
     let query = filter.query_string(false);
     view! {
         <input type="checkbox" id="filters-toggle" class="visually-hidden drawer-toggle" aria-controls="operation-filters"/>
         <label for="filters-toggle" class="button secondary drawer-button">"Filters"</label>
         <Form method="GET" action="/operations" attr:class="filters" attr:id="operation-filters" attr:aria-label="Filter operations">
-            <label>
-                "State"
-                <select name="state" data-testid="filter-state">
-                    <option value="" selected=selected_state.is_empty()>"any"</option>
-                    {State::ALL.into_iter().map(|state| view! {
-                        <option value=state.as_str() selected=selected_state == state.as_str()>{state.label()}</option>
-                    }).collect_view()}
-                </select>
-            </label>
-            <label>"Kind"{choice("kind", "any kind", facets.kinds, filter.kind.clone())}</label>
-            <label>"Provider"{choice("provider", "any provider", facets.providers, filter.provider.clone())}</label>
+            <MultiChoice name="state" label="State" values=states chosen=chosen(&filter.state)/>
+            <MultiChoice name="kind" label="Kind" values=named(facets.kinds) chosen=chosen(&filter.kind)/>
+            <MultiChoice name="provider" label="Provider" values=named(facets.providers) chosen=chosen(&filter.provider)/>
             <label>"Order"<input type="text" name="subject" value=value(&filter.subject) placeholder="order:1043" size="12"/></label>
             <label>"From (UTC)"<input type="datetime-local" name="from" value=value(&filter.from)/></label>
             <label>"To (UTC)"<input type="datetime-local" name="to" value=value(&filter.to)/></label>
