@@ -173,6 +173,7 @@ pub(crate) mod ssr {
         compensation::still_offered,
         ids::{Actor, OpId},
         machine::{allowed_commands, Command, Snapshot},
+        money::Money,
         wording::{compensation_consequence, consequence, needs_confirmation, tell, Described},
     };
     use crate::server::clock::now;
@@ -180,6 +181,9 @@ pub(crate) mod ssr {
     use crate::server::ledger::requests::form_key;
     use crate::server::ledger::{workflows, LedgerError};
     use crate::server::store::records::OperationListItem;
+
+    /// How long a page waits for the tenant's shop before it shows the ledger's side alone.
+    pub const SHOP_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 
     /// `23 h 12 min`, `4 min`, `40 s`, `1 d`: the two largest units, leaving out a zero second one.
     pub fn span(duration: Duration) -> String {
@@ -267,7 +271,8 @@ pub(crate) mod ssr {
             None
         } else {
             let line_item = operation.params.as_value().get("line_item").and_then(|v| v.as_str());
-            crate::console::orders::ssr::shop_order(&executor, user, &operation.subject)
+            executor
+                .order_of_subject(&user.tenant, &operation.subject, SHOP_WAIT)
                 .await
                 .ok()
                 .and_then(|order| order.money_of(line_item?))
@@ -282,17 +287,7 @@ pub(crate) mod ssr {
         let actions = allowed_commands(snapshot, &actor, at);
         let key_validity_now = key_validity(snapshot, at);
         let consequences = consequences_of(&actions, &described, &key_validity_now);
-        let compensations = offered
-            .into_iter()
-            .map(|compensation| Offer {
-                compensation,
-                consequence: compensation_consequence(
-                    compensation,
-                    &described,
-                    line_item.as_ref().map(|(_, paid)| *paid),
-                ),
-            })
-            .collect();
+        let compensations = offers(offered, &described, line_item.as_ref().map(|(_, paid)| *paid));
         Ok(OperationDetail {
             row: row(item),
             told,
@@ -359,6 +354,22 @@ pub(crate) mod ssr {
             compensations,
             form_key: form_key(),
         })
+    }
+
+    /// `compensations` of the operation `described`, each with what recording it does in words;
+    /// `refund` is what a refund of its line item would return, when known.
+    pub fn offers(
+        compensations: Vec<Compensation>,
+        described: &Described,
+        refund: Option<Money>,
+    ) -> Vec<Offer> {
+        compensations
+            .into_iter()
+            .map(|compensation| Offer {
+                compensation,
+                consequence: compensation_consequence(compensation, described, refund),
+            })
+            .collect()
     }
 
     /// The compensations `user` may record for `operation`, of those `siblings` (the operations of

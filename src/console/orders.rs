@@ -126,18 +126,16 @@ pub(crate) mod ssr {
     use super::*;
     use crate::console::forms::ssr::once;
     use crate::console::guard::{actor, reads, refused, unavailable, SignedIn};
-    use crate::console::operation::ssr::compensations_for;
-    use crate::console::operation::Offer;
+    use crate::console::operation::ssr::{compensations_for, offers, SHOP_WAIT};
     use crate::console::operations::ssr::row;
     use crate::domain::{
         compensation::Compensation,
         ids::OpId,
         money::{Currency, Money},
         rollup::{roll_up, OperationSummary},
-        wording::{compensation_consequence, concerns_line_item, tell, Described},
+        wording::{concerns_line_item, tell, Described},
     };
     use crate::server::http::state::AppState;
-    use crate::server::ledger::executor::Executor;
     use crate::server::ledger::requests::form_key;
     use crate::server::ledger::{workflows, LedgerError};
     use crate::server::providers::orders::Order;
@@ -189,22 +187,6 @@ pub(crate) mod ssr {
         let subjects = store.subjects(&user.tenant, false, 100).await.map_err(unavailable)?;
         let items = store.subjects_operations(&user.tenant, &subjects).await.map_err(unavailable)?;
         Ok(OrdersPage { attention: attention_orders(user, 100).await?, recent: order_summaries(items) })
-    }
-
-    /// How long the order page waits for the shop before it shows the ledger's side alone.
-    const SHOP_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
-
-    /// The order `subject` names (`order:1043`), read from `user`'s tenant's shop.
-    pub async fn shop_order(executor: &Executor, user: &SignedIn, subject: &str) -> Result<Order, String> {
-        let order_id = subject.strip_prefix("order:").ok_or("this subject is not an order of the shop")?;
-        let source =
-            executor.orders(&user.tenant).await.map_err(|_| "the ledger could not be read".to_owned())??;
-        match tokio::time::timeout(SHOP_WAIT, source.order(order_id)).await {
-            Err(_) => Err(format!("the shop did not answer within {} s", SHOP_WAIT.as_secs())),
-            Ok(Err(reason)) => Err(format!("the shop could not be asked ({reason})")),
-            Ok(Ok(None)) => Err(format!("the shop has no order {order_id}")),
-            Ok(Ok(Some(order))) => Ok(order),
-        }
     }
 
     fn story(item: &OperationListItem, line_item: Option<&str>) -> OperationStory {
@@ -316,7 +298,7 @@ pub(crate) mod ssr {
         if items.is_empty() {
             return Err(AppError::NotFound(format!("no operations for order {subject}")));
         }
-        let shop_lines = shop_order(&executor, user, subject).await;
+        let shop_lines = executor.order_of_subject(&user.tenant, subject, SHOP_WAIT).await;
         let (shop, other_operations) = match &shop_lines {
             Ok(order) => {
                 let (shop, others) = shop_view(order, &items);
@@ -358,17 +340,11 @@ pub(crate) mod ssr {
                             op_id: item.op_id.to_string(),
                             kind: item.kind.clone(),
                             state: item.state,
-                            offers: compensations_for(user, item, &items)
-                                .into_iter()
-                                .map(|compensation| Offer {
-                                    compensation,
-                                    consequence: compensation_consequence(
-                                        compensation,
-                                        &described,
-                                        line.as_ref().map(|(_, paid)| *paid),
-                                    ),
-                                })
-                                .collect(),
+                            offers: offers(
+                                compensations_for(user, item, &items),
+                                &described,
+                                line.as_ref().map(|(_, paid)| *paid),
+                            ),
                         }
                     })
                     .filter(|offer| !offer.offers.is_empty())

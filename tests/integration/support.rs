@@ -557,3 +557,16 @@ pub fn refund_request(n: usize) -> RegisterRequest {
         key_retention: DEFAULT_KEY_RETENTION,
     }
 }
+
+/// The refunds the sandbox mounted in `app` has made.
+pub async fn sandbox_refunds(app: &TestApp) -> Vec<Value> {
+    let response = app
+        .client
+        .get(app.url("/sandbox/v1/_sandbox/ledger"))
+        .bearer_auth("sk_test_sandbox")
+        .send()
+        .await
+        .unwrap();
+    let ledger: Value = response.json().await.unwrap();
+    ledger["data"].as_array().unwrap().iter().filter(|o| o["type"] == "refund").cloned().collect()
+}

@@ -1,19 +1,9 @@
 //! The agent tools over the ledger API, against the sandbox mounted inside the application: the
 //! model is told done, already done, or unknown and not to send again, and never refunds twice.
 
-use serde_json::{json, Value};
+use serde_json::json;
 
-async fn sandbox_refunds(app: &crate::support::TestApp) -> Vec<Value> {
-    let response = app
-        .client
-        .get(app.url("/sandbox/v1/_sandbox/ledger"))
-        .bearer_auth("sk_test_sandbox")
-        .send()
-        .await
-        .unwrap();
-    let ledger: Value = response.json().await.unwrap();
-    ledger["data"].as_array().unwrap().iter().filter(|o| o["type"] == "refund").cloned().collect()
-}
+use crate::support::sandbox_refunds;
 
 crate::sandboxed_tests! {
     refund_item_refunds_once_and_then_says_already_done(app) {

@@ -36,20 +36,25 @@ use tower::ServiceExt;
 use super::ledger_api::error::ApiError;
 use super::ledger_api::extract::{ApiJson, Caller};
 use super::ledger_api::{operations, tools};
-use super::state::AppState;
-
-/// The MCP endpoint's service.
-pub type McpService = StreamableHttpService<LedgerTools, NeverSessionManager>;
+use super::state::{AppState, Endpoint};
 
 /// The `/mcp` service, accepting requests whose `Host` is one of `allowed_hosts` (host names or
 /// `host:port`); the loopback names when there are none.
-pub fn service(allowed_hosts: &[String]) -> McpService {
+pub fn service(allowed_hosts: &[String]) -> Endpoint {
     let mut config =
         StreamableHttpServerConfig::default().with_legacy_session_mode(false).with_json_response(true);
     if !allowed_hosts.is_empty() {
         config = config.with_allowed_hosts(allowed_hosts.iter().cloned());
     }
-    StreamableHttpService::new(|| Ok(LedgerTools::new()), Arc::new(NeverSessionManager::default()), config)
+    let service: StreamableHttpService<LedgerTools, NeverSessionManager> = StreamableHttpService::new(
+        || Ok(LedgerTools::new()),
+        Arc::new(NeverSessionManager::default()),
+        config,
+    );
+    let answered = ServiceExt::<Request>::map_response(service, |response: axum::http::Response<_>| {
+        response.map(Body::new)
+    });
+    Endpoint::new(answered)
 }
 
 /// `/mcp`: checks the bearer token, then hands the request, with its caller and the application,
@@ -62,7 +67,7 @@ pub async fn endpoint(State(state): State<AppState>, request: Request) -> Respon
             parts.extensions.insert(state.clone());
             let request = Request::from_parts(parts, body);
             match state.mcp.clone().oneshot(request).await {
-                Ok(response) => response.map(Body::new),
+                Ok(response) => response,
                 Err(never) => match never {},
             }
         }

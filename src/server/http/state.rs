@@ -9,6 +9,13 @@ use crate::server::ledger::executor::Executor;
 use crate::server::ledger::Ledger;
 use crate::server::store::Sessions;
 
+/// An HTTP service of its own protocol mounted on one path, such as the MCP server.
+pub type Endpoint = tower::util::BoxCloneSyncService<
+    axum::http::Request<axum::body::Body>,
+    axum::response::Response,
+    std::convert::Infallible,
+>;
+
 #[derive(Clone)]
 pub struct AppState {
     /// The one service through which every change passes, and the read handle.
@@ -26,8 +33,9 @@ pub struct AppState {
     pub secure_cookies: bool,
     /// Each tenant's changes, polled once for all its open pages.
     pub live: crate::server::http::changes::LiveChanges,
-    /// The MCP endpoint's service (`/mcp`).
-    pub mcp: crate::server::http::mcp::McpService,
+    /// The service that answers `/mcp` once the caller's token is checked
+    /// ([`crate::server::http::mcp`]).
+    pub mcp: Endpoint,
 }
 
 impl FromRef<AppState> for LeptosOptions {

@@ -20,7 +20,7 @@ use crate::domain::{
     policy::rule_requiring_approval,
 };
 use crate::server::clock::now;
-use crate::server::providers::orders::{order_source_for, OrderSource};
+use crate::server::providers::orders::{order_source_for, Order, OrderSource};
 use crate::server::providers::{connector_for, Checked, Connector, Sent};
 
 /// How many sends one run may make and how long it may take.
@@ -192,6 +192,24 @@ impl Executor {
             }
         }
         Ok(self.orders.clone().ok_or_else(|| format!("no shop's orders are connected for tenant {tenant}")))
+    }
+
+    /// The order `subject` names (`order:1043`) as `tenant`'s shop has it, waiting at most `wait`
+    /// for the shop; when it cannot be read, why in words.
+    pub async fn order_of_subject(
+        &self,
+        tenant: &TenantId,
+        subject: &str,
+        wait: Duration,
+    ) -> Result<Order, String> {
+        let order_id = subject.strip_prefix("order:").ok_or("this subject is not an order of the shop")?;
+        let source = self.orders(tenant).await.map_err(|_| "the ledger could not be read".to_owned())??;
+        match tokio::time::timeout(wait, source.order(order_id)).await {
+            Err(_) => Err(format!("the shop did not answer within {} s", wait.as_secs())),
+            Ok(Err(reason)) => Err(format!("the shop could not be asked ({reason})")),
+            Ok(Ok(None)) => Err(format!("the shop has no order {order_id}")),
+            Ok(Ok(Some(order))) => Ok(order),
+        }
     }
 
     /// Sends a planned or approved operation until it succeeds, fails for good, becomes unknown,
