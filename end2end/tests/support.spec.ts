@@ -140,6 +140,18 @@ test("a re-send asks first, restating the amount and what it does; going back se
   await page.context().close();
 });
 
+test("an action's answer shows beside the row it was taken on", async ({ browser }) => {
+  const page = await pageAs(browser, USERS.support);
+  await page.goto("/reconcile");
+  await waitInteractive(page);
+  const row = page.getByTestId("desk-row").filter({ hasText: "refund-1043-li_1" });
+  await row.getByRole("button", { name: "Query the provider now" }).click();
+  await expect(row.getByRole("status")).toContainText("Nothing was changed");
+  await expect(page.getByTestId("action-result")).toBeEmpty();
+  await page.screenshot({ path: "screenshots/reconcile-answer-in-row.png", fullPage: true });
+  await page.context().close();
+});
+
 test("a rule written 500,00 is refused with a clear message; a preview says what it would catch", async ({ browser }) => {
   const page = await pageAs(browser, USERS.admin);
   await page.goto("/admin");

@@ -130,8 +130,12 @@ impl Connector for ServicesConnector {
         let asked = serde_urlencoded::to_string(&query).unwrap_or_default();
         match self.endpoint.get_json(path, &query).await {
             Ok(list) => match list.get("data").and_then(Value::as_array).and_then(|data| data.first()) {
-                Some(object) => found(object, format!("GET {path}?{asked} lists it")),
-                None => Lookup::NotFound { evidence: format!("GET {path}?{asked} lists nothing") },
+                Some(object) => {
+                    found(object, format!("The after-sale service lists it (GET {path}?{asked})"))
+                }
+                None => Lookup::NotFound {
+                    evidence: format!("The after-sale service lists nothing for it (GET {path}?{asked})"),
+                },
             },
             Err(reason) => Lookup::Unavailable { reason },
         }

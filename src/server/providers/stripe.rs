@@ -198,14 +198,20 @@ impl Connector for StripeConnector {
             Some(refund) => Lookup::Found {
                 external_id: refund.get("id").and_then(Value::as_str).unwrap_or_default().to_owned(),
                 evidence: format!(
-                    "GET /v1/refunds?payment_intent={payment_intent} lists {} with metadata.op_id={op_id} of tenant {tenant}",
+                    "Stripe lists refund {} of {payment_intent} as {op_id} of tenant {tenant} \
+                     (GET /v1/refunds?payment_intent={payment_intent}, metadata.op_id)",
                     refund.get("id").and_then(Value::as_str).unwrap_or("a refund")
                 ),
             },
             None => Lookup::NotFound {
                 evidence: format!(
-                    "GET /v1/refunds?payment_intent={payment_intent} lists {} refunds, none with metadata.op_id={op_id} of tenant {tenant}",
-                    refunds.len()
+                    "Stripe lists {} for {payment_intent}, none of them {op_id} of tenant {tenant} \
+                     (GET /v1/refunds?payment_intent={payment_intent}, metadata.op_id)",
+                    match refunds.len() {
+                        0 => "no refund".to_owned(),
+                        1 => "1 refund".to_owned(),
+                        n => format!("{n} refunds"),
+                    }
                 ),
             },
         }

@@ -109,7 +109,7 @@ fn ActionSubmit(kind: CommandKind, confirms: bool) -> impl IntoView {
 }
 
 /// A one-button action (query the provider, re-send with the same key); `consequence` asks for a
-/// confirmation first.
+/// confirmation first; its answer shows in the element `answer_to` names.
 #[component]
 pub fn ActionButton(
     act: ServerAction<Act>,
@@ -118,11 +118,12 @@ pub fn ActionButton(
     op_id: String,
     kind: CommandKind,
     consequence: Option<String>,
+    answer_to: String,
 ) -> impl IntoView {
     let key = key_for(&form_key, &op_id, kind.as_str());
     let confirms = consequence.is_some();
     view! {
-        <ActionForm action=act attr:class="inline-form" attr:data-confirm=consequence>
+        <ActionForm action=act attr:class="inline-form" attr:data-confirm=consequence attr:data-answer-to=answer_to>
             <ActionFields csrf key op_id kind/>
             {confirms.then(|| view! { <input type="hidden" name="confirmed" value=""/> })}
             <ActionSubmit kind confirms/>
@@ -261,6 +262,7 @@ fn CompensationForm(
     op_id: String,
     confirmed: bool,
     #[prop(optional)] date: String,
+    #[prop(optional_no_strip)] answer_to: Option<String>,
 ) -> impl IntoView {
     let compensation = offer.compensation;
     let key = key_for(&form_key, &op_id, compensation.as_str());
@@ -271,7 +273,7 @@ fn CompensationForm(
     };
     view! {
         <ActionForm action=compensate attr:class="inline-form" attr:data-compensation=compensation.as_str()
-            attr:data-confirm=(!confirmed).then(|| offer.consequence.clone())>
+            attr:data-confirm=(!confirmed).then(|| offer.consequence.clone()) attr:data-answer-to=answer_to>
             <input type="hidden" name="csrf" value=csrf/>
             <input type="hidden" name="key" value=key/>
             <input type="hidden" name="op_id" value=op_id/>
@@ -283,7 +285,8 @@ fn CompensationForm(
     }
 }
 
-/// The compensations one operation offers, each a form that asks for a confirmation first.
+/// The compensations one operation offers, each a form that asks for a confirmation first; their
+/// answers show in the element `answer_to` names, when given.
 #[component]
 pub fn CompensationForms(
     compensate: ServerAction<Compensate>,
@@ -291,12 +294,13 @@ pub fn CompensationForms(
     csrf: String,
     form_key: String,
     op_id: String,
+    #[prop(optional)] answer_to: Option<String>,
 ) -> impl IntoView {
     offers
         .into_iter()
         .map(|offer| {
             view! {
-                <CompensationForm compensate offer csrf=csrf.clone() form_key=form_key.clone() op_id=op_id.clone() confirmed=false/>
+                <CompensationForm compensate offer csrf=csrf.clone() form_key=form_key.clone() op_id=op_id.clone() confirmed=false answer_to=answer_to.clone()/>
             }
         })
         .collect_view()

@@ -2,9 +2,10 @@
 //! (`/rpc/…`) and works as a plain form: the server acts, then sends the browser back to the page,
 //! which shows the answer (`?done=<key>`, see [`crate::console::forms`]). Once the page is
 //! interactive, this island sends such forms in the background instead, so that a refusal shows
-//! beside the form with nothing typed lost, and only a change that was made reloads the page: to
-//! its `done` answer when the form carries a request key, otherwise with the answer kept for the
-//! reloaded page to show where the form names (`data-answer-to`, an element's id). A form with a
+//! beside the form with nothing typed lost, and only a change that was made reloads the page: with
+//! the answer kept for the reloaded page to show where the form names (`data-answer-to`, an
+//! element's id: beside the row acted on, or the page's answer when the row is gone), otherwise to
+//! its `done` answer when the form carries a request key. A form with a
 //! `data-confirm` sentence and an unconfirmed `confirmed` field asks first, in a dialog. The island
 //! also gives the page its one keyboard shortcut (`/` moves to the search box) and, on a page
 //! reached from another, puts the focus on its heading.
@@ -194,8 +195,8 @@ mod browser {
             .flatten()
             .and_then(|input| input.dyn_into::<web_sys::HtmlInputElement>().ok())
             .map(|input| input.value());
-        match key {
-            Some(key) => {
+        match (form.get_attribute("data-answer-to"), key) {
+            (None, Some(key)) => {
                 let query = UrlSearchParams::new_with_str(&location.search().unwrap_or_default())
                     .unwrap_or_else(|_| UrlSearchParams::new().expect("an empty query"));
                 query.delete("done");
@@ -203,10 +204,8 @@ mod browser {
                 let path = location.pathname().unwrap_or_default();
                 let _ = location.assign(&format!("{path}?{}", String::from(query.to_string())));
             }
-            None => {
-                if let (Some(to), Ok(Some(storage))) =
-                    (form.get_attribute("data-answer-to"), window.session_storage())
-                {
+            (to, _) => {
+                if let (Some(to), Ok(Some(storage))) = (to, window.session_storage()) {
                     let kept = serde_json::json!({"to": to, "answer": answer}).to_string();
                     let _ = storage.set_item(KEPT_ANSWER, &kept);
                 }
@@ -224,7 +223,10 @@ mod browser {
         let _ = storage.remove_item(KEPT_ANSWER);
         let Ok(kept) = serde_json::from_str::<serde_json::Value>(&kept) else { return };
         let (Some(to), Some(answer)) = (kept["to"].as_str(), kept["answer"].as_str()) else { return };
-        if let Some(place) = document.get_element_by_id(to) {
+        // Beside the thing acted on when it is still on the page, else at the page's answer.
+        if let Some(place) =
+            document.get_element_by_id(to).or_else(|| document.get_element_by_id("action-result"))
+        {
             show(&place, answer, false);
         }
     }

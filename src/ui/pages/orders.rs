@@ -197,8 +197,9 @@ fn OrderBody(detail: OrderDetail, compensate: ServerAction<Compensate>, csrf: St
                                     <td><a class="mono" href=format!("/operations/{}", offer.op_id)>{offer.op_id.clone()}</a></td>
                                     <td>{offer.kind.clone()}</td>
                                     <td><div class="row-actions">
-                                        <CompensationForms compensate offers=offer.offers csrf=csrf.clone() form_key=form_key.clone() op_id=offer.op_id.clone()/>
-                                    </div></td>
+                                        <CompensationForms compensate offers=offer.offers csrf=csrf.clone() form_key=form_key.clone() op_id=offer.op_id.clone() answer_to=format!("answer-{}", offer.op_id)/>
+                                    </div>
+                                    <p class="action-result" role="status" id=format!("answer-{}", offer.op_id)></p></td>
                                 </tr>
                             }).collect_view()}
                         </tbody>

@@ -72,10 +72,11 @@ fn DeskTable(items: Vec<DeskItem>, form_key: String, csrf: String, act: ServerAc
                                     {none.then_some("none for your role")}
                                     {quick.into_iter().map(|kind| {
                                         let consequence = item.consequences.iter().find(|(k, _)| *k == kind).map(|(_, text)| text.clone());
-                                        view! { <ActionButton act csrf=csrf.clone() form_key=form_key.clone() op_id=op_id.clone() kind consequence/> }
+                                        view! { <ActionButton act csrf=csrf.clone() form_key=form_key.clone() op_id=op_id.clone() kind consequence answer_to=format!("answer-{op_id}")/> }
                                     }).collect_view()}
                                     {more.then(|| view! { <a class="button secondary" href=format!("/operations/{op_id}")>"More actions"</a> })}
-                                </div></td>
+                                </div>
+                                <p class="action-result" role="status" id=format!("answer-{op_id}")></p></td>
                             </tr>
                         }
                     }).collect_view()}
