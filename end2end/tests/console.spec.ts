@@ -93,8 +93,14 @@ test("support settles an unknown refund by querying the provider now", async ({ 
 });
 
 test("a new operation appears in an open list without a reload", async ({ page }) => {
+  const streams: string[] = [];
+  page.on("request", (request) => {
+    if (new URL(request.url()).pathname === "/live/operations") streams.push(request.url());
+  });
   await signIn(page, USERS.manager, "/operations");
   await expect(page.getByTestId("live")).toHaveText(/Live/);
+  await expect(page.getByTestId("connection")).toHaveAttribute("data-interactive", "true");
+  expect(streams, "one change stream for the page, the list's").toHaveLength(1);
   await page.evaluate(() => ((window as unknown as { untouched: boolean }).untouched = true));
   const token = execFileSync(binary, ["token", "create", "--database-url", database, "--tenant", "demo", "--name", `e2e-${Date.now()}`], { encoding: "utf8" }).trim();
   const response = await page.request.post("/api/v1/operations", {

@@ -110,11 +110,11 @@ pub(crate) mod ssr {
     use crate::domain::money::{Currency, Money};
     use crate::domain::policy::ApprovalRule;
     use crate::domain::policy::Role;
+    use crate::domain::wording::capitalised;
     use crate::server::clock::now;
     use crate::server::http::state::AppState;
     use crate::server::ledger::accounts::AccountError;
     use crate::server::ledger::requests::form_key;
-    use crate::server::ledger::workflows::capitalise;
     use crate::server::store::records::{ApprovalRuleRecord, OperationQuery};
     use crate::server::store::{Reads, StoreError};
     use std::sync::Arc;
@@ -195,7 +195,7 @@ pub(crate) mod ssr {
         match ledger.add_user(&admin.tenant, name, role, password, &admin.name).await {
             Ok(()) => Ok(format!("{name} can now sign in as {}.", role.as_str())),
             Err(AccountError::Store(error)) => Err(unavailable(error)),
-            Err(refused) => Err(AppError::Invalid(format!("{}.", capitalise(&refused.to_string())))),
+            Err(refused) => Err(AppError::Invalid(format!("{}.", capitalised(&refused.to_string())))),
         }
     }
 
@@ -232,28 +232,27 @@ pub(crate) mod ssr {
                 providers.join(", ")
             )));
         }
-        let threshold =
-            match (form.threshold.trim(), form.currency.trim()) {
-                ("", "") => None,
-                ("", _) => {
-                    return Err(AppError::Invalid("A currency needs its amount, for example 1000.00.".into()))
-                }
-                (_, "") => {
-                    return Err(AppError::Invalid("A threshold needs its currency, for example TWD.".into()))
-                }
-                (amount, code) => {
-                    let currency = Currency::parse(&code.to_uppercase())
-                        .map_err(|e| AppError::Invalid(format!("{}.", capitalise(&e.to_string()))))?;
-                    let comma_hint = if amount.contains(',') {
-                        " A comma may only separate thousands (1,000.00); write cents after a point."
-                    } else {
-                        ""
-                    };
-                    Some(Money::parse_major(amount, currency).map_err(|e| {
-                        AppError::Invalid(format!("{}.{comma_hint}", capitalise(&e.to_string())))
-                    })?)
-                }
-            };
+        let threshold = match (form.threshold.trim(), form.currency.trim()) {
+            ("", "") => None,
+            ("", _) => {
+                return Err(AppError::Invalid("A currency needs its amount, for example 1000.00.".into()))
+            }
+            (_, "") => {
+                return Err(AppError::Invalid("A threshold needs its currency, for example TWD.".into()))
+            }
+            (amount, code) => {
+                let currency = Currency::parse(&code.to_uppercase())
+                    .map_err(|e| AppError::Invalid(format!("{}.", capitalised(&e.to_string()))))?;
+                let comma_hint = if amount.contains(',') {
+                    " A comma may only separate thousands (1,000.00); write cents after a point."
+                } else {
+                    ""
+                };
+                Some(Money::parse_major(amount, currency).map_err(|e| {
+                    AppError::Invalid(format!("{}.{comma_hint}", capitalised(&e.to_string())))
+                })?)
+            }
+        };
         Ok(ApprovalRule { kind: kind.to_owned(), provider, threshold })
     }
 

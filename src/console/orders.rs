@@ -229,12 +229,10 @@ pub(crate) mod ssr {
                         placed[at] = true;
                         if op.kind == "refund" {
                             let minor = op.amount.map_or(0, |m| m.minor);
-                            match op.state {
-                                State::Succeeded => moved.refunded += minor,
-                                State::Submitted | State::Unknown | State::NeedsReview => {
-                                    moved.in_doubt += minor
-                                }
-                                _ => {}
+                            if op.state == State::Succeeded {
+                                moved.refunded += minor;
+                            } else if op.state.is_uncertain() {
+                                moved.in_doubt += minor;
                             }
                         }
                         story(op, Some(&line.name))

@@ -77,13 +77,13 @@ pub(crate) mod ssr {
             return Ok(results);
         }
         let store = reads();
-        let hits = store.starting_with(&user.tenant, words, SEARCH_LIMIT).await.map_err(unavailable)?;
+        let as_order = order_prefix(words).filter(|order| order != words);
+        let subject_prefixes: Vec<&str> = std::iter::once(words).chain(as_order.as_deref()).collect();
+        let hits = store
+            .starting_with(&user.tenant, words, &subject_prefixes, SEARCH_LIMIT)
+            .await
+            .map_err(unavailable)?;
         let mut orders = hits.subjects;
-        if let Some(order) = order_prefix(words).filter(|order| order != words) {
-            let as_order =
-                store.starting_with(&user.tenant, &order, SEARCH_LIMIT).await.map_err(unavailable)?;
-            orders.extend(as_order.subjects);
-        }
         orders.sort();
         orders.dedup();
         orders.truncate(SEARCH_LIMIT as usize);

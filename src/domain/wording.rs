@@ -76,12 +76,14 @@ fn action(described: &Described) -> Action {
     Action { noun, verb, customer_noun }
 }
 
-fn capitalised(text: &str) -> String {
+/// `text` with its first letter in upper case.
+pub fn capitalised(text: &str) -> String {
     let mut letters = text.chars();
     letters.next().map(|first| first.to_uppercase().chain(letters).collect()).unwrap_or_default()
 }
 
-fn lowercase_first(text: &str) -> String {
+/// `text` with its first letter in lower case.
+pub fn lowercase_first(text: &str) -> String {
     let mut letters = text.chars();
     letters.next().map(|first| first.to_lowercase().chain(letters).collect()).unwrap_or_default()
 }

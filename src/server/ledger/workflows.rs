@@ -16,6 +16,7 @@ use crate::domain::{
     machine::{cancel_message, check, Command, CommandKind, Rejection, RejectionCode, State},
     operation::{AttemptReport, CommittedOperation},
     params::CanonicalParams,
+    wording::capitalised,
 };
 use crate::server::clock::now;
 use crate::server::providers::orders::refund_params;
@@ -168,7 +169,7 @@ pub async fn act(
         | Command::ExpireApproval
         | Command::BeginAttempt
         | Command::RecordOutcome { .. }
-        | Command::MarkUnknown { .. } => format!("{}.", capitalise(&standing(&committed))),
+        | Command::MarkUnknown { .. } => format!("{}.", capitalised(&standing(&committed))),
     })
 }
 
@@ -211,12 +212,6 @@ async fn checked_resend(
             Err(LedgerError::Invalid(format!("Not re-sent: {reason}.")))
         }
     }
-}
-
-/// `text` with its first letter in upper case.
-pub fn capitalise(text: &str) -> String {
-    let mut chars = text.chars();
-    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
 fn not_permitted(actor: &Actor, what: &str) -> LedgerError {
@@ -266,7 +261,7 @@ pub async fn compensate(
         history.external_refs.last().map(|r| r.external_id.as_str()),
         date,
     )
-    .map_err(|problem| LedgerError::Invalid(format!("{}.", capitalise(&problem.to_string()))))?;
+    .map_err(|problem| LedgerError::Invalid(format!("{}.", capitalised(&problem.to_string()))))?;
     let siblings = reads.subjects_operations(tenant, std::slice::from_ref(&operation.subject)).await?;
     let recorded: Vec<&OperationListItem> =
         siblings.iter().filter(|s| s.compensates.as_ref() == Some(original)).collect();

@@ -226,14 +226,15 @@ pub trait Reads: Send + Sync {
     /// The tenant's approval policy, oldest rule first.
     async fn approval_rules(&self, tenant: &TenantId) -> Result<Vec<ApprovalRuleRecord>, StoreError>;
 
-    /// What in the tenant starts with `prefix`, at most `limit` of each kind, in order: orders
-    /// (subjects), operations by op id, external ids with their operation, and console users.
-    /// Each is a range of its own index (on PostgreSQL, a database with the `C` or `C.UTF-8`
-    /// collation orders text as the range needs).
+    /// What in the tenant starts with `prefix`, at most `limit` of each kind, in order: operations
+    /// by op id, external ids with their operation, console users, and the orders (subjects) that
+    /// start with any of `subject_prefixes`. Each is a range of its own index (on PostgreSQL, a
+    /// database with the `C` or `C.UTF-8` collation orders text as the range needs).
     async fn starting_with(
         &self,
         tenant: &TenantId,
         prefix: &str,
+        subject_prefixes: &[&str],
         limit: u32,
     ) -> Result<PrefixHits, StoreError>;
 

@@ -311,11 +311,13 @@ macro_rules! store_reads {
                     .collect()
             }
 
-            async fn starting_with(&self, tenant: &TenantId, prefix: &str, limit: u32) -> Result<PrefixHits, StoreError> {
-                // Every value from the prefix up to the prefix followed by the last code point, and
-                // (should a collation order otherwise) checked to start with it.
-                let upper = format!("{prefix}\u{10FFFF}");
-                let length = i32::try_from(prefix.chars().count()).unwrap_or(i32::MAX);
+            async fn starting_with(
+                &self,
+                tenant: &TenantId,
+                prefix: &str,
+                subject_prefixes: &[&str],
+                limit: u32,
+            ) -> Result<PrefixHits, StoreError> {
                 let limit = i64::from(limit);
                 let range = |table: &str, columns: &str, column: &str| {
                     format!(
@@ -323,23 +325,29 @@ macro_rules! store_reads {
                          and substr({column}, 1, $4) = $5 order by {column} limit $6"
                     )
                 };
+                // Every value from the prefix up to the prefix followed by the last code point, and
+                // (should a collation order otherwise) checked to start with it.
                 macro_rules! read {
-                    ($row:ty, $sql:expr) => {
+                    ($row:ty, $sql:expr, $prefix:expr) => {{
+                        let prefix: &str = $prefix;
                         sqlx::query_as::<_, $row>(&$sql)
                             .bind(tenant.as_str())
                             .bind(prefix)
-                            .bind(&upper)
-                            .bind(length)
+                            .bind(format!("{prefix}\u{10FFFF}"))
+                            .bind(i32::try_from(prefix.chars().count()).unwrap_or(i32::MAX))
                             .bind(prefix)
                             .bind(limit)
                             .fetch_all(&self.pool)
                             .await?
-                    };
+                    }};
                 }
-                let subjects = read!((String,), range("subject_activity", "subject", "subject"));
-                let operations = read!((String, String, String), range("operations", "op_id, state, kind", "op_id"));
-                let external_ids = read!((String, String), range("external_refs", "external_id, op_id", "external_id"));
-                let people = read!((String,), range("users", "name", "name"));
+                let mut subjects = Vec::new();
+                for subject_prefix in subject_prefixes {
+                    subjects.extend(read!((String,), range("subject_activity", "subject", "subject"), subject_prefix));
+                }
+                let operations = read!((String, String, String), range("operations", "op_id, state, kind", "op_id"), prefix);
+                let external_ids = read!((String, String), range("external_refs", "external_id, op_id", "external_id"), prefix);
+                let people = read!((String,), range("users", "name", "name"), prefix);
                 Ok(PrefixHits {
                     subjects: subjects.into_iter().map(|(subject,)| subject).collect(),
                     operations: operations

@@ -13,7 +13,7 @@ use leptos_router::hooks::use_query_map;
 use crate::console::forms::request_answer;
 use crate::console::operation::{Act, Offer};
 use crate::console::orders::Compensate;
-use crate::domain::{compensation::Compensation, machine::CommandKind};
+use crate::domain::{compensation::Compensation, machine::CommandKind, wording::lowercase_first};
 
 /// What the last action did, in words (announced to screen readers too): after a form is sent,
 /// the page's `done` parameter names the request whose answer to show; the form helper island
@@ -226,7 +226,7 @@ pub fn ConfirmPanel(
                     <input type="hidden" name="confirmed" value="yes"/>
                     {fields}
                     <div class="row-actions">
-                        <button type="submit" class="button" class:danger=destructive(kind) data-testid="confirm-yes">{format!("Yes, {}", lowercase_label(label_of(kind)))}</button>
+                        <button type="submit" class="button" class:danger=destructive(kind) data-testid="confirm-yes">{format!("Yes, {}", lowercase_first(label_of(kind)))}</button>
                         <a class="button secondary" href=back>"Go back"</a>
                     </div>
                 </ActionForm>
@@ -246,11 +246,6 @@ pub fn ConfirmPanel(
     view! { <section class="panel confirm" id="confirm" aria-labelledby="confirm-heading" data-testid="confirm-panel">{body}</section> }
 }
 
-fn lowercase_label(label: &str) -> String {
-    let mut letters = label.chars();
-    letters.next().map(|first| first.to_lowercase().chain(letters).collect()).unwrap_or_default()
-}
-
 /// One compensation as a form (a re-scheduled pickup asks for its date), confirmed first unless
 /// `confirmed`.
 #[component]
@@ -267,7 +262,7 @@ fn CompensationForm(
     let compensation = offer.compensation;
     let key = key_for(&form_key, &op_id, compensation.as_str());
     let label = if confirmed {
-        format!("Yes, {}", lowercase_label(compensation.label()))
+        format!("Yes, {}", lowercase_first(compensation.label()))
     } else {
         format!("{}…", compensation.label())
     };

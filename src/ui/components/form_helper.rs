@@ -277,6 +277,8 @@ mod confirm {
     use wasm_bindgen::{closure::Closure, JsCast};
     use web_sys::{Document, Element, HtmlDialogElement, HtmlElement, HtmlFormElement, HtmlInputElement};
 
+    use crate::domain::wording::lowercase_first;
+
     fn element(document: &Document, tag: &str, class: &str, text: &str) -> Option<Element> {
         let element = document.create_element(tag).ok()?;
         if !class.is_empty() {
@@ -351,10 +353,5 @@ mod confirm {
         yes.add_event_listener_with_callback("click", on_yes.as_ref().unchecked_ref()).ok();
         on_yes.forget();
         let _ = dialog.show_modal();
-    }
-
-    fn lowercase_first(text: &str) -> String {
-        let mut letters = text.chars();
-        letters.next().map(|first| first.to_lowercase().chain(letters).collect()).unwrap_or_default()
     }
 }

@@ -2,8 +2,9 @@
 //! tenant's change stream (`/live/operations`): it says something only when the connection to the
 //! server is lost, and on a page that shows state (marked by [`LivePage`]) it reloads the page
 //! when operations change, unless something was typed into the page or a confirmation is open;
-//! then it offers the reload instead of losing what was typed. It also holds the one choice of
-//! zone for whole times on every page (the reader's own, or UTC).
+//! then it offers the reload instead of losing what was typed. A page whose list follows the
+//! stream itself (the operations list) is left to it: one stream a page. The island also holds
+//! the one choice of zone for whole times on every page (the reader's own, or UTC).
 
 use leptos::prelude::*;
 
@@ -52,7 +53,15 @@ pub fn ConnectionState() -> impl IntoView {
     let latest = RwSignal::new(String::new());
     let connected = RwSignal::new(None::<bool>);
     let stale = RwSignal::new(false);
-    follow_changes(changes, latest, connected);
+    // A page whose list follows the stream itself (and says whether it is live) needs no second
+    // stream: a browser keeps few connections to one server open at once.
+    #[cfg(feature = "hydrate")]
+    let page_follows_itself = browser::has_live_list();
+    #[cfg(not(feature = "hydrate"))]
+    let page_follows_itself = false;
+    if !page_follows_itself {
+        follow_changes(changes, latest, connected);
+    }
     #[cfg(feature = "hydrate")]
     let typed = browser::watch_typing();
     Effect::new(move |previous: Option<u32>| {
@@ -111,6 +120,14 @@ mod browser {
             on_input.forget();
         }
         typed
+    }
+
+    /// Whether the page holds a list that follows the change stream on its own.
+    pub fn has_live_list() -> bool {
+        web_sys::window()
+            .and_then(|window| window.document())
+            .and_then(|document| document.query_selector("[data-live-list]").ok().flatten())
+            .is_some()
     }
 
     /// Keeps the reader's choice of zone for every page, and shows this one in it.

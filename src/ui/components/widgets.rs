@@ -130,16 +130,27 @@ pub fn Pager(
     }
 }
 
+/// What a page's URL chose for the [`MultiChoice`] `name`, as its filter keeps it: the values
+/// comma-separated, whether they came as several `name=value` (the form) or as one (a link).
+pub fn chosen_in(query: &leptos_router::params::ParamsMap, name: &str) -> Option<String> {
+    let values: Vec<String> =
+        query.get_all(name).unwrap_or_default().into_iter().filter(|v| !v.trim().is_empty()).collect();
+    (!values.is_empty()).then(|| values.join(","))
+}
+
 /// A filter of a closed set: any of its `values` (value, words), as checkboxes in a disclosure
-/// whose summary says what is chosen; each chosen value is sent as its own `name=value`, so it
-/// works as a plain form. A value chosen by a link but not offered stays chosen.
+/// whose summary says what is chosen (`chosen`: the filter's values, comma-separated); each chosen
+/// value is sent as its own `name=value`, so it works as a plain form. A value chosen by a link
+/// but not offered stays chosen.
 #[component]
 pub fn MultiChoice(
     name: &'static str,
     label: &'static str,
     mut values: Vec<(String, String)>,
-    chosen: Vec<String>,
+    chosen: Option<String>,
 ) -> impl IntoView {
+    let chosen: Vec<String> =
+        chosen.unwrap_or_default().split(',').filter(|v| !v.is_empty()).map(str::to_owned).collect();
     for value in &chosen {
         if !values.iter().any(|(offered, _)| offered == value) {
             values.push((value.clone(), value.clone()));

@@ -8,7 +8,7 @@ use leptos_router::{components::Form, hooks::use_query_map};
 
 use crate::console::audit::{audit_events, AuditFilter, AuditPage};
 use crate::domain::{audit::OTHER_AUDIT_ACTIONS, machine::CommandKind};
-use crate::ui::components::widgets::{EmptyState, ErrorPanel, MultiChoice, Pager, Time};
+use crate::ui::components::widgets::{chosen_in, EmptyState, ErrorPanel, MultiChoice, Pager, Time};
 
 fn filter_from(query: &leptos_router::params::ParamsMap) -> AuditFilter {
     let get = |name: &str| query.get(name).filter(|v| !v.trim().is_empty());
@@ -16,15 +16,7 @@ fn filter_from(query: &leptos_router::params::ParamsMap) -> AuditFilter {
         from: get("from"),
         to: get("to"),
         actor: get("actor"),
-        action: {
-            let values: Vec<String> = query
-                .get_all("action")
-                .unwrap_or_default()
-                .into_iter()
-                .filter(|v| !v.trim().is_empty())
-                .collect();
-            (!values.is_empty()).then(|| values.join(","))
-        },
+        action: chosen_in(query, "action"),
         op_id: get("op_id"),
         subject: get("subject"),
         before: get("before"),
@@ -63,8 +55,6 @@ fn FilterForm(filter: AuditFilter) -> impl IntoView {
             format!("/audit/export.{format}?{query}")
         }
     };
-    let chosen_actions: Vec<String> =
-        value(&filter.action).split(',').filter(|a| !a.is_empty()).map(str::to_owned).collect();
     let mut actions: Vec<(String, String)> = CommandKind::ALL
         .iter()
         .map(|kind| kind.as_str())
@@ -80,7 +70,7 @@ fn FilterForm(filter: AuditFilter) -> impl IntoView {
             <label>"From (UTC)"<input type="datetime-local" name="from" value=value(&filter.from)/></label>
             <label>"To (UTC)"<input type="datetime-local" name="to" value=value(&filter.to)/></label>
             <label>"Actor"<input type="text" name="actor" value=value(&filter.actor) placeholder="sam.support" size="12"/></label>
-            <MultiChoice name="action" label="Action" values=actions chosen=chosen_actions/>
+            <MultiChoice name="action" label="Action" values=actions chosen=filter.action.clone()/>
             <label>"Op id"<input type="text" name="op_id" value=value(&filter.op_id) placeholder="refund-1043-li_2" size="16"/></label>
             <label>"Order"<input type="text" name="subject" value=value(&filter.subject) placeholder="order:1043" size="12"/></label>
             <div class="filter-actions">

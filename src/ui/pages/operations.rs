@@ -12,22 +12,17 @@ use crate::console::operations::{operation_facets, operations, Facets, Operation
 use crate::domain::machine::State;
 use crate::ui::components::live::follow_changes;
 use crate::ui::components::widgets::{
-    joined_or, EmptyState, ErrorPanel, LocalTime, MultiChoice, Pager, StateBadge,
+    chosen_in, joined_or, EmptyState, ErrorPanel, LocalTime, MultiChoice, Pager, StateBadge,
 };
 
 /// The operations list's filter from a page's URL query. A filter of a closed set may come as
 /// several `name=value` (the form's checkboxes) or as one comma-separated value (a shared link).
 pub fn filter_from(query: &leptos_router::params::ParamsMap) -> OperationFilter {
     let get = |name: &str| query.get(name).filter(|v| !v.trim().is_empty());
-    let all = |name: &str| {
-        let values: Vec<String> =
-            query.get_all(name).unwrap_or_default().into_iter().filter(|v| !v.trim().is_empty()).collect();
-        (!values.is_empty()).then(|| values.join(","))
-    };
     OperationFilter {
-        state: all("state"),
-        kind: all("kind"),
-        provider: all("provider"),
+        state: chosen_in(query, "state"),
+        kind: chosen_in(query, "kind"),
+        provider: chosen_in(query, "provider"),
         subject: get("subject"),
         q: get("q"),
         from: get("from"),
@@ -85,7 +80,7 @@ fn LiveOperations(page: OperationPage, filter: OperationFilter) -> impl IntoView
         count
     });
     view! {
-        <p class="live" data-testid="live" class:on=live>
+        <p class="live" data-testid="live" data-live-list="" class:on=live>
             {move || if live() { "● Live: changes appear as they happen" } else { "Showing the list as loaded" }}
         </p>
         {move || view! { <OperationTable page=shown.get() filter=filter.clone()/> }}
@@ -95,9 +90,6 @@ fn LiveOperations(page: OperationPage, filter: OperationFilter) -> impl IntoView
 #[component]
 fn FilterForm(filter: OperationFilter, facets: Facets) -> impl IntoView {
     let value = |v: &Option<String>| v.clone().unwrap_or_default();
-    let chosen = |v: &Option<String>| -> Vec<String> {
-        v.as_deref().unwrap_or_default().split(',').filter(|v| !v.is_empty()).map(str::to_owned).collect()
-    };
     let states: Vec<(String, String)> =
         State::ALL.into_iter().map(|state| (state.as_str().to_owned(), state.label().to_owned())).collect();
     let named = |values: Vec<String>| values.into_iter().map(|v| (v.clone(), v)).collect::<Vec<_>>();
@@ -106,9 +98,9 @@ fn FilterForm(filter: OperationFilter, facets: Facets) -> impl IntoView {
         <input type="checkbox" id="filters-toggle" class="visually-hidden drawer-toggle" aria-controls="operation-filters"/>
         <label for="filters-toggle" class="button secondary drawer-button">"Filters"</label>
         <Form method="GET" action="/operations" attr:class="filters" attr:id="operation-filters" attr:aria-label="Filter operations">
-            <MultiChoice name="state" label="State" values=states chosen=chosen(&filter.state)/>
-            <MultiChoice name="kind" label="Kind" values=named(facets.kinds) chosen=chosen(&filter.kind)/>
-            <MultiChoice name="provider" label="Provider" values=named(facets.providers) chosen=chosen(&filter.provider)/>
+            <MultiChoice name="state" label="State" values=states chosen=filter.state.clone()/>
+            <MultiChoice name="kind" label="Kind" values=named(facets.kinds) chosen=filter.kind.clone()/>
+            <MultiChoice name="provider" label="Provider" values=named(facets.providers) chosen=filter.provider.clone()/>
             <label>"Order"<input type="text" name="subject" value=value(&filter.subject) placeholder="order:1043" size="12"/></label>
             <label>"From (UTC)"<input type="datetime-local" name="from" value=value(&filter.from)/></label>
             <label>"To (UTC)"<input type="datetime-local" name="to" value=value(&filter.to)/></label>
