@@ -20,6 +20,7 @@ ROOMS = {
     "crate::domain": 0,
     "crate::server::clock": 0,
     "crate::server::telemetry": 0,
+    "crate::server::metrics": 0,
     "crate::server::store": 1,
     "crate::server::providers": 1,
     "crate::server::ledger": 2,

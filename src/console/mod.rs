@@ -25,5 +25,6 @@ pub mod overview;
 pub mod reconcile;
 pub mod search;
 pub mod shell;
+pub mod webhooks;
 
 pub use error::AppError;

@@ -1,5 +1,6 @@
 //! The pure domain of opledger: ids, money, canonical parameters, the operation state machine,
-//! failure classes, roles and approval rules, the order roll-up, and operations in plain words.
+//! failure classes, roles and approval rules, the order roll-up, webhook events, and operations in
+//! plain words.
 //!
 //! Nothing here performs I/O or reads a clock: time is always passed in. The module compiles for
 //! the server and for the browser, so the console and the ledger ask the same functions.
@@ -15,4 +16,5 @@ pub mod operation;
 pub mod params;
 pub mod policy;
 pub mod rollup;
+pub mod webhook;
 pub mod wording;

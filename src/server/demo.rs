@@ -429,3 +429,20 @@ pub async fn seed_second_tenant(
     tracing::info!(tenant = SECOND_TENANT, "second demo tenant seeded");
     Ok(())
 }
+
+/// Points the demo tenant's webhooks at the sandbox's receiver at `receiver_url` (every event type),
+/// unless an endpoint there exists already, so that the admin page shows deliveries. Like the
+/// second tenant, it needs `OPLEDGER_SECRET_KEY` to seal the signing secret; without one it says so.
+pub async fn add_demo_webhook(ledger: &Ledger, receiver_url: &str) -> Result<(), LedgerError> {
+    if !ledger.seals_secrets() {
+        tracing::info!(tenant = DEMO_TENANT, "no demo webhook: its signing secret needs OPLEDGER_SECRET_KEY");
+        return Ok(());
+    }
+    let tenant = TenantId::parse(DEMO_TENANT).map_err(|e| LedgerError::Invalid(e.to_string()))?;
+    let endpoints = ledger.reads().webhook_endpoints(&tenant).await?;
+    if endpoints.iter().any(|endpoint| endpoint.url == receiver_url) {
+        return Ok(());
+    }
+    ledger.add_webhook_endpoint(&tenant, &Actor::system("demo"), receiver_url, "*").await?;
+    Ok(())
+}

@@ -3,13 +3,14 @@
 //! write passes through, with the executor and the reconciler) builds on them; [`http`] (sessions,
 //! the shared request state, the agents' API) and [`demo`] build on the ledger; the console's
 //! server functions (in `crate::console`) build on those; [`app`] wires everything together.
-//! [`clock`] and [`telemetry`] are leaves that anything may use.
+//! [`clock`], [`metrics`] and [`telemetry`] are leaves that anything may use.
 
 pub mod app;
 pub mod clock;
 pub mod demo;
 pub mod http;
 pub mod ledger;
+pub mod metrics;
 pub mod providers;
 pub mod sandbox;
 pub mod store;

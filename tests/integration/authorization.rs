@@ -32,6 +32,9 @@ enum Rule {
     Api,
     /// Signing out: needs the session's CSRF token (signed out, it goes to sign-in).
     SignOut,
+    /// The metrics: a bearer token of their own (not served without one); a console session is
+    /// worth nothing.
+    Scrape,
 }
 
 fn rule_for(method: &Method, path: &str) -> Option<Rule> {
@@ -40,6 +43,7 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
         ("GET", "/healthz" | "/login" | "/api/v1/openapi.json") | ("POST", "/login") => Public,
         ("POST", "/rpc/sign_in_token") | ("POST", "/rpc/who_am_i") => Public,
         ("POST", "/logout") => SignOut,
+        ("GET", "/metrics") => Scrape,
         (_, api) if api.starts_with("/api/v1/") || api == "/mcp" => Api,
         (
             "GET",
@@ -76,7 +80,10 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
         ) => Reads(EVERYONE),
         ("POST", "/rpc/preview_bulk") => Reads(OPERATORS),
         ("POST", "/rpc/approvals" | "/rpc/audit_events") => Reads(READERS_OF_APPROVALS_AND_AUDIT),
-        ("POST", "/rpc/users" | "/rpc/approval_rules" | "/rpc/provider_connections") => Reads(ADMIN),
+        (
+            "POST",
+            "/rpc/users" | "/rpc/approval_rules" | "/rpc/provider_connections" | "/rpc/webhook_endpoints",
+        ) => Reads(ADMIN),
         ("POST", "/rpc/act" | "/rpc/compensate" | "/rpc/start_bulk") => Changes(OPERATORS),
         (
             "POST",
@@ -84,7 +91,10 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
             | "/rpc/add_approval_rule"
             | "/rpc/remove_approval_rule"
             | "/rpc/set_provider_connection"
-            | "/rpc/remove_provider_connection",
+            | "/rpc/remove_provider_connection"
+            | "/rpc/add_webhook_endpoint"
+            | "/rpc/remove_webhook_endpoint"
+            | "/rpc/resend_webhook",
         ) => Changes(ADMIN),
         _ => return None,
     })
@@ -169,10 +179,16 @@ crate::engine_tests! {
                 Rule::Download(_) => expect(format!("{method} {path} signed out"), anonymous, anonymous == 303 || anonymous == 401),
                 Rule::Api => expect(format!("{method} {path} without a token"), anonymous, anonymous == 401),
                 Rule::SignOut => expect(format!("{method} {path} signed out"), anonymous, anonymous == 303 || anonymous == 403),
+                Rule::Scrape => expect(format!("{method} {path} without its token"), anonymous, anonymous == 401 || anonymous == 404),
             }
             for (role, console, csrf) in &consoles {
                 let allowed = match rule {
                     Rule::Page(roles) | Rule::Reads(roles) | Rule::Changes(roles) | Rule::Download(roles) => roles.contains(role),
+                    Rule::Scrape => {
+                        let status = status_of(console, method, &path, csrf).await;
+                        expect(format!("{method} {path} as {}", role.as_str()), status, status == 401 || status == 404);
+                        continue;
+                    }
                     Rule::Public | Rule::Api | Rule::SignOut => continue,
                 };
                 if let Rule::Changes(_) = rule {

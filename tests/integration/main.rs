@@ -13,6 +13,7 @@ mod group_commit;
 mod health;
 mod ledger_api;
 mod mcp;
+mod operating;
 mod orders;
 mod pages;
 mod sandbox;

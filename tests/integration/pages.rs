@@ -23,7 +23,7 @@ const PAGES: [&str; 14] = [
 ];
 
 /// Every server function that reads or changes data, with arguments it accepts.
-const SERVER_FUNCTIONS: [(&str, &[(&str, &str)]); 25] = [
+const SERVER_FUNCTIONS: [(&str, &[(&str, &str)]); 29] = [
     ("overview", &[]),
     ("operations", &[("filter[state]", "unknown")]),
     ("operation", &[("op_id", "refund-1043-li_2")]),
@@ -55,6 +55,10 @@ const SERVER_FUNCTIONS: [(&str, &[(&str, &str)]); 25] = [
         &[("csrf", "x"), ("name", "stripe"), ("kind", "stripe"), ("base_url", "http://x"), ("secret", "s")],
     ),
     ("remove_provider_connection", &[("csrf", "x"), ("name", "stripe")]),
+    ("webhook_endpoints", &[]),
+    ("add_webhook_endpoint", &[("csrf", "x"), ("url", "http://x"), ("events[0]", "operation.unknown")]),
+    ("remove_webhook_endpoint", &[("csrf", "x"), ("id", "wh_1")]),
+    ("resend_webhook", &[("csrf", "x"), ("id", "d")]),
 ];
 
 crate::engine_tests! {

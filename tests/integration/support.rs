@@ -121,6 +121,8 @@ pub struct TestApp {
     pub ledger: Ledger,
     /// The same database's store, opened again, for the tests that try the store directly.
     pub store: std::sync::Arc<dyn opledger::server::store::Store>,
+    /// Where `--metrics-addr` serves `/metrics`, when the settings gave one.
+    pub metrics_addr: Option<SocketAddr>,
     /// An API token of tenant `acme`.
     pub token: String,
     /// An API token of tenant `globex`, which must never see `acme`'s operations.
@@ -153,6 +155,7 @@ impl TestApp {
         adjust(&mut settings);
         let application = Application::build(settings).await.expect("the application starts");
         let addr = application.local_addr();
+        let metrics_addr = application.metrics_addr();
         let ledger = application.ledger().clone();
         let store = opledger::server::store::connect(database.url()).await.expect("the store opens");
         let token =
@@ -171,6 +174,7 @@ impl TestApp {
             database,
             ledger,
             store,
+            metrics_addr,
             token,
             other_token,
             _site_root: site_root,

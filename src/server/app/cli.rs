@@ -1,5 +1,5 @@
-//! The command line: `opledger serve`, `migrate`, `reconcile`, `sandbox`, `demo`, `token`, `user`
-//! and `audit`, with their options and environment variables.
+//! The command line: `opledger serve`, `migrate`, `reconcile`, `sandbox`, `demo`, `token`, `user`,
+//! `provider`, `webhook` and `audit`, with their options and environment variables.
 
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
@@ -94,6 +94,49 @@ pub enum Command {
     /// one use the server's (--stripe-base-url, --services-base-url).
     #[command(subcommand)]
     Provider(ProviderCommand),
+    /// Manage a tenant's webhook endpoints: where the ledger sends signed events (Standard
+    /// Webhooks) when operations change state. `serve` delivers them.
+    #[command(subcommand)]
+    Webhook(WebhookCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum WebhookCommand {
+    /// Add an endpoint and print its signing secret once (it is stored sealed under OPLEDGER_SECRET_KEY):
+    /// `opledger webhook add --tenant acme --url https://hooks.example.com/opledger --events operation.unknown,operation.needs_review`.
+    Add {
+        #[command(flatten)]
+        database: DatabaseArgs,
+        #[command(flatten)]
+        secret: SecretArgs,
+        #[arg(long)]
+        tenant: String,
+        /// Where the events are POSTed (http or https).
+        #[arg(long)]
+        url: String,
+        /// The event types, comma-separated, or * for all: operation.<state> (operation.pending_approval,
+        /// operation.unknown, operation.needs_review, operation.succeeded, operation.rejected, …) and
+        /// order.partial_success.
+        #[arg(long, default_value = "*")]
+        events: String,
+    },
+    /// List a tenant's endpoints with their event types and their deliveries' latest status.
+    List {
+        #[command(flatten)]
+        database: DatabaseArgs,
+        #[arg(long)]
+        tenant: String,
+    },
+    /// Remove an endpoint and what was still to be delivered to it.
+    Remove {
+        #[command(flatten)]
+        database: DatabaseArgs,
+        #[arg(long)]
+        tenant: String,
+        /// The endpoint's id (wh_…), as `webhook list` shows it.
+        #[arg(long)]
+        id: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -267,6 +310,22 @@ pub struct ServeArgs {
     #[arg(long, env = "OPLEDGER_API_CALLS_PER_SECOND", default_value = "200")]
     pub api_calls_per_second: std::num::NonZeroU32,
 
+    /// The bearer token that GET /metrics asks for on --addr (Prometheus' `authorization` setting); without it (or --metrics-addr) no metrics are served there.
+    #[arg(long, env = "OPLEDGER_METRICS_TOKEN", hide_env_values = true)]
+    pub metrics_token: Option<String>,
+
+    /// A second address serving GET /metrics alone, without a token (for a monitoring network), for example 127.0.0.1:9464.
+    #[arg(long, env = "OPLEDGER_METRICS_ADDR")]
+    pub metrics_addr: Option<SocketAddr>,
+
+    /// How often the webhook outbox is delivered (for example 1s); 0s delivers none from this instance.
+    #[arg(long, env = "OPLEDGER_DELIVER_WEBHOOKS_EVERY", default_value = "1s", value_parser = humantime::parse_duration)]
+    pub deliver_webhooks_every: std::time::Duration,
+
+    /// How long a webhook that was not delivered waits before its second attempt; each further wait doubles, up to an hour, 12 attempts in all.
+    #[arg(long, env = "OPLEDGER_WEBHOOK_RETRY_AFTER", default_value = "5s", value_parser = humantime::parse_duration)]
+    pub webhook_retry_after: std::time::Duration,
+
     /// The host names (or host:port) agents reach /mcp by, comma-separated, e.g. ledger.example.com; requests for any other Host are refused (against DNS rebinding). Default: localhost, 127.0.0.1 and ::1 only.
     #[arg(long, env = "OPLEDGER_MCP_ALLOWED_HOSTS", value_delimiter = ',')]
     pub mcp_allowed_hosts: Vec<String>,
@@ -355,10 +414,18 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                     api_calls_per_second: args.api_calls_per_second,
                 },
                 mcp_allowed_hosts: args.mcp_allowed_hosts,
+                metrics_token: args.metrics_token,
+                metrics_addr: args.metrics_addr,
+                deliver_webhooks_every: (!args.deliver_webhooks_every.is_zero())
+                    .then_some(args.deliver_webhooks_every),
+                webhook_retry_after: args.webhook_retry_after,
                 ..Settings::new(&args.database.database_url, args.addr)
             };
             let application = Application::build(settings).await?;
             tracing::info!(addr = %application.local_addr(), "serving the console at http://{}", application.local_addr());
+            if let Some(addr) = application.metrics_addr() {
+                tracing::info!(%addr, "serving the metrics at http://{addr}/metrics");
+            }
             application.run_until(shutdown_signal()).await.context("the server stopped with an error")?;
             tracing::info!("stopped");
             Ok(())
@@ -487,6 +554,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Demo(database) => run_demo(&database).await,
         Command::Provider(command) => run_provider(command).await,
+        Command::Webhook(command) => run_webhook(command).await,
         Command::User(UserCommand::Add { database, tenant, name, role }) => {
             let tenant = TenantId::parse(&tenant)?;
             let role = Role::parse(&role).context("unknown role")?;
@@ -629,6 +697,65 @@ async fn run_provider(command: ProviderCommand) -> anyhow::Result<()> {
                 }
                 Err(StoreError::NotFound) => {
                     anyhow::bail!("tenant {tenant} has no {} account of its own", name.trim())
+                }
+                Err(error) => Err(error.into()),
+            }
+        }
+    }
+}
+
+async fn run_webhook(command: WebhookCommand) -> anyhow::Result<()> {
+    match command {
+        WebhookCommand::Add { database, secret, tenant, url, events } => {
+            let tenant = TenantId::parse(&tenant)?;
+            let ledger = open_ledger(&database, &secret).await?;
+            let added = ledger.add_webhook_endpoint(&tenant, &Actor::system("cli"), &url, &events).await?;
+            println!("Added endpoint {} of tenant {tenant}: {}", added.endpoint.id, added.endpoint.url);
+            println!("Events: {}", added.endpoint.event_types.join(", "));
+            println!(
+                "Signing secret (shown once; verify the webhook-signature header with it): {}",
+                added.secret
+            );
+            Ok(())
+        }
+        WebhookCommand::List { database, tenant } => {
+            let tenant = TenantId::parse(&tenant)?;
+            let store = open_store(&database).await?;
+            let endpoints = store.webhook_endpoints(&tenant).await?;
+            if endpoints.is_empty() {
+                println!("Tenant {tenant} has no webhook endpoint; add one with `opledger webhook add`.");
+            }
+            for endpoint in endpoints {
+                let latest = store.webhook_deliveries(&tenant, &endpoint.id, 1).await?;
+                let latest = latest.first().map_or("nothing sent yet".to_owned(), |delivery| {
+                    format!("latest {} {}", delivery.event_type, delivery.status.as_str())
+                });
+                println!(
+                    "{}\t{}\t{}\tadded by {} at {}\t{latest}",
+                    endpoint.id,
+                    endpoint.url,
+                    endpoint.event_types.join(","),
+                    endpoint.created_by,
+                    endpoint.created_at.to_rfc3339()
+                );
+            }
+            Ok(())
+        }
+        WebhookCommand::Remove { database, tenant, id } => {
+            let tenant = TenantId::parse(&tenant)?;
+            match Ledger::new(open_store(&database).await?)
+                .remove_webhook_endpoint(&tenant, &Actor::system("cli"), id.trim())
+                .await
+            {
+                Ok(()) => {
+                    println!(
+                        "Removed endpoint {} of tenant {tenant}; nothing more is sent to it.",
+                        id.trim()
+                    );
+                    Ok(())
+                }
+                Err(StoreError::NotFound) => {
+                    anyhow::bail!("tenant {tenant} has no webhook endpoint {}", id.trim())
                 }
                 Err(error) => Err(error.into()),
             }

@@ -1,7 +1,8 @@
 //! The whole HTTP surface in one table: the ledger API, sign-in and sign-out, the console's pages,
 //! server functions, exports and live updates, health, and the sandbox provider when mounted; with
 //! sessions, the signed-out redirect, the security headers, the caching of the bundle's assets,
-//! gzip compression, request ids and one tracing span per request.
+//! gzip compression, request ids, one tracing span per request, and every request counted by route
+//! and status for `/metrics`.
 
 use axum::{
     extract::MatchedPath,
@@ -26,7 +27,7 @@ use crate::server::http::health::healthz;
 use crate::server::http::limits::{LimitSettings, Limits};
 use crate::server::http::listed::ListedRouter;
 use crate::server::http::state::AppState;
-use crate::server::http::{auth, ledger_api, mcp, security};
+use crate::server::http::{auth, ledger_api, mcp, metrics, security};
 use crate::server::sandbox::Sandbox;
 
 /// How hard answers are gzipped: level 4 keeps nearly all of the gain at a small fraction of the
@@ -51,6 +52,7 @@ pub fn router(state: AppState, sandboxes: &[(&str, &Sandbox)], secure_cookies: b
     let routes = ROUTES.clone();
     let options = state.leptos_options.clone();
     let sessions = auth::session_layer(state.sessions.clone(), secure_cookies);
+    let request_metrics = state.ledger.metrics().clone();
     let base = sandboxes
         .iter()
         .fold(Router::new(), |router, (path, sandbox)| router.nest_service(path, sandbox.router()));
@@ -70,6 +72,7 @@ pub fn router(state: AppState, sandboxes: &[(&str, &Sandbox)], secure_cookies: b
                 .layer(TraceLayer::new_for_http().make_span_with(request_span))
                 .layer(PropagateRequestIdLayer::x_request_id()),
         )
+        .layer(axum::middleware::from_fn_with_state(request_metrics, metrics::count_requests))
         .with_state(state)
 }
 
@@ -78,6 +81,7 @@ pub fn router(state: AppState, sandboxes: &[(&str, &Sandbox)], secure_cookies: b
 fn http_routes(limits: Arc<Limits>) -> ListedRouter<AppState> {
     ListedRouter::default()
         .get("/healthz", healthz)
+        .get("/metrics", metrics::scrape)
         .nest("/api/v1", ledger_api::routes(limits))
         .any("/mcp", mcp::endpoint)
         .post("/login", auth::sign_in)

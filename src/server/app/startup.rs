@@ -14,6 +14,7 @@ use crate::server::http::limits::{forget_idle_limits, LimitSettings, Limits};
 use crate::server::http::{auth, state::AppState};
 use crate::server::ledger::executor::Executor;
 use crate::server::ledger::reconciler::Reconciler;
+use crate::server::ledger::webhooks::WebhookDispatcher;
 use crate::server::ledger::Ledger;
 use crate::server::sandbox::{new_secret_key, Sandbox, SandboxConfig};
 use crate::server::store::{self, Sessions, StoreError};
@@ -53,6 +54,14 @@ pub struct Settings {
     pub limits: LimitSettings,
     /// The `Host` values `/mcp` answers (names, or `name:port`); the loopback names when empty.
     pub mcp_allowed_hosts: Vec<String>,
+    /// The bearer token `/metrics` asks for on the main address; not served there without one.
+    pub metrics_token: Option<String>,
+    /// A second address that serves `/metrics` alone, without a token.
+    pub metrics_addr: Option<SocketAddr>,
+    /// How often the webhook outbox is delivered; `None` delivers nothing from this process.
+    pub deliver_webhooks_every: Option<std::time::Duration>,
+    /// How long a webhook delivery waits after its first failed attempt (doubled after each).
+    pub webhook_retry_after: std::time::Duration,
 }
 
 impl Settings {
@@ -76,6 +85,10 @@ impl Settings {
             secret_key: None,
             limits: LimitSettings::default(),
             mcp_allowed_hosts: Vec::new(),
+            metrics_token: None,
+            metrics_addr: None,
+            deliver_webhooks_every: None,
+            webhook_retry_after: std::time::Duration::from_secs(5),
         }
     }
 }
@@ -108,6 +121,8 @@ pub struct Application {
     sessions: Arc<dyn Sessions>,
     limits: Arc<Limits>,
     reconciler: Option<(Reconciler, std::time::Duration)>,
+    webhooks: Option<(WebhookDispatcher, std::time::Duration)>,
+    metrics_listener: Option<TcpListener>,
     demo: Option<DemoSeed>,
 }
 
@@ -128,6 +143,12 @@ impl Application {
             .map_err(|source| StartupError::Bind { addr: settings.addr, source })?;
         let local_addr =
             listener.local_addr().map_err(|source| StartupError::Bind { addr: settings.addr, source })?;
+        let metrics_listener = match settings.metrics_addr {
+            Some(addr) => {
+                Some(TcpListener::bind(addr).await.map_err(|source| StartupError::Bind { addr, source })?)
+            }
+            None => None,
+        };
         let sessions: Arc<dyn Sessions> = store.clone();
         let ledger = wiring::ledger(store, settings.secret_key.as_deref())
             .map_err(|error| StartupError::SecretKey(error.to_string()))?;
@@ -189,7 +210,11 @@ impl Application {
             secure_cookies: settings.secure_cookies,
             live: Default::default(),
             mcp: crate::server::http::mcp::service(&settings.mcp_allowed_hosts),
+            metrics_token: settings.metrics_token.as_deref().filter(|token| !token.is_empty()).map(Arc::from),
         };
+        let webhooks = settings
+            .deliver_webhooks_every
+            .map(|every| (WebhookDispatcher::new(ledger.clone(), settings.webhook_retry_after), every));
         Ok(Self {
             listener,
             router: router(state, &sandboxes, settings.secure_cookies),
@@ -198,12 +223,19 @@ impl Application {
             sessions,
             limits,
             reconciler,
+            webhooks,
+            metrics_listener,
             demo: demo_seed,
         })
     }
 
     pub fn local_addr(&self) -> SocketAddr {
         self.local_addr
+    }
+
+    /// Where `--metrics-addr` serves `/metrics`, when it was given.
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.metrics_listener.as_ref().and_then(|listener| listener.local_addr().ok())
     }
 
     /// The ledger service the application runs on.
@@ -229,10 +261,28 @@ impl Application {
         if let Some((reconciler, every)) = self.reconciler {
             tokio::spawn(reconciler.run_until(every, stop.clone()));
         }
+        if let Some((dispatcher, every)) = self.webhooks {
+            tokio::spawn(dispatcher.run_until(every, stop.clone()));
+        }
+        if let Some(listener) = self.metrics_listener {
+            let stopped = stop.clone();
+            let metrics = crate::server::http::metrics::open_router(self.ledger.clone());
+            tokio::spawn(async move {
+                let served =
+                    axum::serve(listener, metrics).with_graceful_shutdown(stopped.cancelled_owned()).await;
+                if let Err(error) = served {
+                    tracing::error!(%error, "the metrics address stopped serving");
+                }
+            });
+        }
         if let Some(DemoSeed { executor, sandbox, second_account_url, second_account_key }) = self.demo {
             let mcp_url = format!("http://{}/mcp", self.local_addr);
             tokio::spawn(async move {
                 let progress = |step: &str| tracing::info!(step, "seeding the demo");
+                let receiver = format!("{}/sandbox/v1/_sandbox/webhooks", mcp_url.trim_end_matches("/mcp"));
+                if let Err(error) = demo::add_demo_webhook(executor.ledger(), &receiver).await {
+                    tracing::error!(error = %error, "could not add the demo's webhook endpoint");
+                }
                 let token = match demo::seed(executor.clone(), sandbox, &progress).await {
                     Ok(Some(token)) => Some(token),
                     Ok(None) => demo::agent_token(executor.ledger()).await.inspect_err(|error| {

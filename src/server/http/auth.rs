@@ -251,9 +251,11 @@ pub async fn sign_in(
     let username = form.username.trim().to_owned();
     let tenant_text = form.tenant.trim().to_owned();
     if form.csrf.is_empty() || sign_in_token_in(&headers).as_deref() != Some(form.csrf.as_str()) {
+        state.ledger.metrics().sign_in_failed("expired_form");
         return Redirect::to(&login_url("expired", &username, &tenant_text, &next)).into_response();
     }
     if let Err(over) = state.limits.sign_in(address, &username) {
+        state.ledger.metrics().sign_in_failed("rate_limited");
         tracing::warn!(user = ?username, %address, "sign-in attempts over the limit");
         return too_many_sign_ins(over);
     }
@@ -262,7 +264,8 @@ pub async fn sign_in(
         given => match TenantId::parse(given) {
             Ok(tenant) => Some(tenant),
             Err(_) => {
-                return Redirect::to(&login_url("invalid", &username, &tenant_text, &next)).into_response()
+                state.ledger.metrics().sign_in_failed("wrong_credentials");
+                return Redirect::to(&login_url("invalid", &username, &tenant_text, &next)).into_response();
             }
         },
     };
@@ -270,6 +273,7 @@ pub async fn sign_in(
     let user = match check_password(reads.as_ref(), tenant.as_ref(), &username, &form.password).await {
         Ok(Some(user)) => user,
         Ok(None) => {
+            state.ledger.metrics().sign_in_failed("wrong_credentials");
             tracing::info!(user = ?username, %address, "sign-in refused");
             return Redirect::to(&login_url("invalid", &username, &tenant_text, &next)).into_response();
         }
@@ -311,11 +315,12 @@ pub async fn sign_out(session: Session, form: Result<Form<SignOutForm>, FormReje
     Redirect::to("/login?signed_out=1").into_response()
 }
 
-/// Paths that never read a console session: static files, health, the ledger API (its own bearer
-/// tokens) and the sandbox provider's accounts (`/sandbox/`, and `/sandbox-<name>/` for more
-/// accounts; each checks its own secret key).
+/// Paths that never read a console session: static files, health, metrics (their own token), the
+/// ledger API (its own bearer tokens) and the sandbox provider's accounts (`/sandbox/`, and
+/// `/sandbox-<name>/` for more accounts; each checks its own secret key).
 fn is_sessionless(path: &str) -> bool {
     path == "/healthz"
+        || path == "/metrics"
         || path == "/favicon.ico"
         || path == "/mcp"
         || ["/pkg/", "/api/", "/sandbox/", "/sandbox-"].iter().any(|prefix| path.starts_with(prefix))

@@ -1,6 +1,6 @@
 //! The HTTP surface shared by everything on the server: the request state, console sessions (sign-in
 //! and sign-out, CSRF tokens), the security headers, the bundle's assets and their caching, abuse
-//! limits, health, each tenant's changes for live pages, and the ledger API and MCP server that
+//! limits, health, metrics, each tenant's changes for live pages, and the ledger API and MCP server that
 //! agents call with bearer tokens.
 
 pub mod assets;
@@ -11,5 +11,6 @@ pub mod ledger_api;
 pub mod limits;
 pub mod listed;
 pub mod mcp;
+pub mod metrics;
 pub mod security;
 pub mod state;

@@ -36,6 +36,8 @@ pub struct AppState {
     /// The service that answers `/mcp` once the caller's token is checked
     /// ([`crate::server::http::mcp`]).
     pub mcp: Endpoint,
+    /// The bearer token `/metrics` asks for on this address; not served here without one.
+    pub metrics_token: Option<Arc<str>>,
 }
 
 impl FromRef<AppState> for LeptosOptions {

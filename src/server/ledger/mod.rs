@@ -6,7 +6,8 @@
 //! audit events). It builds every audit entry. Everything else reads through [`Ledger::reads`].
 //!
 //! Beside the service: the executor that sends operations, the reconciler that settles unknown
-//! results, and the workflows people start from the console.
+//! results, the workflows people start from the console, and the webhook endpoints with the worker
+//! that delivers their events. Every committed change is counted in the application's metrics.
 
 pub mod accounts;
 pub mod connections;
@@ -15,6 +16,7 @@ pub mod reconciler;
 pub mod requests;
 pub mod secrets;
 pub mod tokens;
+pub mod webhooks;
 pub mod workflows;
 
 use chrono::Duration;
@@ -22,6 +24,7 @@ use serde_json::{json, Value};
 use std::sync::Arc;
 
 use super::clock::now;
+use super::metrics::Metrics;
 use super::store::records::{
     ApprovalRuleRecord, NewBulkRun, NewConflict, NewOperation, OperationChange, Registered, RequestAnswer,
 };
@@ -29,7 +32,7 @@ use super::store::{Reads, Store, StoreError};
 use crate::domain::{
     audit::{AuditEntry, AuditRecord},
     ids::{check_subject, Actor, OpId, TenantId},
-    machine::{decide, Command, Rejection, Snapshot, State},
+    machine::{decide, AttemptOutcome, Command, Rejection, Snapshot, State},
     operation::{AttemptReport, CommittedOperation, OperationHistory},
     params::{CanonicalParams, FieldDiff},
     policy::{requires_approval, ApprovalRule},
@@ -97,8 +100,11 @@ pub enum LedgerError {
 #[derive(Clone)]
 pub struct Ledger {
     store: Arc<dyn Store>,
-    /// Seals and opens provider secrets; `None` when the server has no `OPLEDGER_SECRET_KEY`.
+    /// Seals and opens provider and webhook secrets; `None` when the server has no
+    /// `OPLEDGER_SECRET_KEY`.
     secrets: Option<SecretBox>,
+    /// The application's metrics, which the executor, the reconciler and the HTTP layer record too.
+    metrics: Metrics,
 }
 
 /// One step in an operation's audit trail: what was done, when, from which state to which, and why.
@@ -129,7 +135,12 @@ fn reason_of(command: &Command) -> Option<String> {
 
 impl Ledger {
     pub fn new(store: Arc<dyn Store>) -> Self {
-        Self { store, secrets: None }
+        Self { store, secrets: None, metrics: Metrics::new() }
+    }
+
+    /// The application's metrics.
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
     }
 
     /// The ledger, sealing and opening provider secrets with `secrets`.
@@ -413,8 +424,26 @@ impl Ledger {
                 at,
                 answers: answer.clone(),
             };
+            let from = operation.snapshot.state;
             match self.store.apply_change(change).await {
-                Ok(updated) => return Ok(updated),
+                Ok(updated) => {
+                    let to = updated.operation.snapshot.state;
+                    self.metrics.transition(
+                        tenant.as_str(),
+                        command.kind().as_str(),
+                        from.as_str(),
+                        to.as_str(),
+                    );
+                    if let Command::RecordOutcome { outcome, .. } = &command {
+                        let outcome = match outcome {
+                            AttemptOutcome::Succeeded { .. } => "succeeded",
+                            AttemptOutcome::Failed { failure } => failure.as_str(),
+                        };
+                        let took = report.latency_ms.map(std::time::Duration::from_millis);
+                        self.metrics.attempt(tenant.as_str(), &updated.operation.provider, outcome, took);
+                    }
+                    return Ok(updated);
+                }
                 Err(StoreError::Conflict(_)) => continue,
                 Err(error) => return Err(error.into()),
             }

@@ -300,8 +300,14 @@ impl Reconciler {
     /// Runs passes every `interval` until `stop` is cancelled.
     pub async fn run_until(self, interval: StdDuration, stop: CancellationToken) {
         loop {
-            if let Err(error) = self.reconcile_once().await {
-                tracing::error!(error = %error, "reconcile pass failed");
+            let started = std::time::Instant::now();
+            match self.reconcile_once().await {
+                Ok(report) => {
+                    let taken =
+                        report.settled.len() + report.approvals_expired.len() + report.dispatched.len();
+                    self.executor.ledger().metrics().reconciler_pass(started.elapsed(), taken);
+                }
+                Err(error) => tracing::error!(error = %error, "reconcile pass failed"),
             }
             tokio::select! {
                 () = stop.cancelled() => return,

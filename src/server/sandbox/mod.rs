@@ -5,7 +5,8 @@
 //! replayed, a 500 included; the same key with other parameters is an `idempotency_error`; keys
 //! are forgotten after a retention), fault injection per key or op id pattern, a shop whose orders
 //! are read through Stripe's payment intent search and Checkout line items or its own orders
-//! endpoint (see [`orders`]), and a truth ledger of every object really created. It makes the demo
+//! endpoint (see [`orders`]), a truth ledger of every object really created, and a webhook receiver
+//! (see [`webhooks`]). It makes the demo
 //! and the tests real with no account anywhere; two sandboxes are two accounts.
 
 mod faults;
@@ -13,6 +14,7 @@ mod idempotency;
 pub mod orders;
 mod payments;
 mod services;
+mod webhooks;
 
 use axum::{
     extract::{Request, State},
@@ -29,6 +31,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 pub use faults::{Fault, FaultKind};
+pub use webhooks::ReceivedWebhook;
 
 use crate::server::providers::orders::Order;
 use idempotency::IdempotentResult;
@@ -81,6 +84,7 @@ struct SandboxState {
     keys_in_use: std::collections::BTreeSet<String>,
     faults: Vec<Fault>,
     created: Vec<CreatedObject>,
+    webhooks: webhooks::Receiver,
     next_id: u64,
 }
 
@@ -134,7 +138,8 @@ impl Sandbox {
         self.lock().created.clone()
     }
 
-    /// The HTTP surface: the Stripe subset under `/v1`, and the control API under `/v1/_sandbox`.
+    /// The HTTP surface: the Stripe subset under `/v1`, and the control API under `/v1/_sandbox`;
+    /// all of it needs the secret key but the webhook receiver's `POST`.
     pub fn router(&self) -> Router {
         Router::new()
             .route("/v1/refunds", post(payments::create_refund).get(payments::list_refunds))
@@ -151,7 +156,10 @@ impl Sandbox {
             .route("/v1/_sandbox/orders", post(orders::add_order))
             .route("/v1/_sandbox/faults", post(faults::add_fault).delete(faults::clear_faults))
             .route("/v1/_sandbox/ledger", get(ledger))
+            .route("/v1/_sandbox/webhooks", get(webhooks::list))
+            .route("/v1/_sandbox/webhooks/failures", post(webhooks::ask_failures))
             .layer(middleware::from_fn_with_state(self.clone(), require_secret_key))
+            .route("/v1/_sandbox/webhooks", post(webhooks::receive))
             .with_state(self.clone())
     }
 }

@@ -505,6 +505,94 @@ macro_rules! store_reads {
                     items: items.into_iter().map(BulkItemRow::into_record).collect::<Result<_, _>>()?,
                 }))
             }
+
+            async fn tenants(&self) -> Result<Vec<TenantId>, StoreError> {
+                let ids: Vec<(String,)> = sqlx::query_as("select id from tenants order by id").fetch_all(&self.pool).await?;
+                ids.into_iter()
+                    .map(|(id,)| TenantId::parse(&id).map_err(|e| StoreError::Corrupt(e.to_string())))
+                    .collect()
+            }
+
+            async fn operation_counts(&self) -> Result<Vec<OperationCount>, StoreError> {
+                let rows: Vec<(String, String, String, String, i64)> = sqlx::query_as(
+                    "select tenant, kind, provider, state, cast(sum(operations) as bigint) from operation_counts \
+                     group by tenant, kind, provider, state order by tenant, kind, provider, state",
+                )
+                .fetch_all(&self.pool)
+                .await?;
+                rows.into_iter()
+                    .map(|(tenant, kind, provider, state, operations)| {
+                        Ok(OperationCount {
+                            tenant: TenantId::parse(&tenant).map_err(|e| corrupt("tenant")(e.to_string()))?,
+                            state: State::parse(&state).ok_or_else(|| corrupt("state")(state.clone()))?,
+                            kind,
+                            provider,
+                            operations: u64::try_from(operations).unwrap_or(0),
+                        })
+                    })
+                    .collect()
+            }
+
+            async fn webhook_endpoints(&self, tenant: &TenantId) -> Result<Vec<WebhookEndpointRecord>, StoreError> {
+                let rows: Vec<WebhookEndpointRow> = sqlx::query_as(&format!(
+                    "select {WEBHOOK_ENDPOINT_COLUMNS} from webhook_endpoints where tenant = $1 order by created_at_us, id"
+                ))
+                .bind(tenant.as_str())
+                .fetch_all(&self.pool)
+                .await?;
+                rows.into_iter().map(WebhookEndpointRow::into_record).collect()
+            }
+
+            async fn webhook_deliveries(
+                &self,
+                tenant: &TenantId,
+                endpoint_id: &str,
+                limit: u32,
+            ) -> Result<Vec<WebhookDeliveryRecord>, StoreError> {
+                let rows: Vec<WebhookDeliveryRow> = sqlx::query_as(&format!(
+                    "select {WEBHOOK_DELIVERY_COLUMNS} from webhook_deliveries where tenant = $1 and endpoint_id = $2 \
+                     order by created_at_us desc, id desc limit $3"
+                ))
+                .bind(tenant.as_str())
+                .bind(endpoint_id)
+                .bind(i64::from(limit))
+                .fetch_all(&self.pool)
+                .await?;
+                rows.into_iter().map(WebhookDeliveryRow::into_record).collect()
+            }
+
+            async fn webhook_delivery(
+                &self,
+                tenant: &TenantId,
+                id: &str,
+            ) -> Result<Option<(WebhookDeliveryRecord, WebhookEndpointRecord)>, StoreError> {
+                let delivery: Option<WebhookDeliveryRow> = sqlx::query_as(&format!(
+                    "select {WEBHOOK_DELIVERY_COLUMNS} from webhook_deliveries where tenant = $1 and id = $2"
+                ))
+                .bind(tenant.as_str())
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?;
+                let Some(delivery) = delivery.map(WebhookDeliveryRow::into_record).transpose()? else {
+                    return Ok(None);
+                };
+                let endpoint: Option<WebhookEndpointRow> = sqlx::query_as(&format!(
+                    "select {WEBHOOK_ENDPOINT_COLUMNS} from webhook_endpoints where tenant = $1 and id = $2"
+                ))
+                .bind(tenant.as_str())
+                .bind(&delivery.endpoint_id)
+                .fetch_optional(&self.pool)
+                .await?;
+                Ok(endpoint.map(WebhookEndpointRow::into_record).transpose()?.map(|endpoint| (delivery, endpoint)))
+            }
+
+            async fn pending_webhook_deliveries(&self) -> Result<u64, StoreError> {
+                let (count,): (i64,) =
+                    sqlx::query_as("select count(*) from webhook_deliveries where status = 'pending'")
+                        .fetch_one(&self.pool)
+                        .await?;
+                Ok(u64::try_from(count).unwrap_or(0))
+            }
         }
     };
 }

@@ -195,6 +195,91 @@ pub struct ProviderConnectionRecord {
     pub updated_at: DateTime<Utc>,
 }
 
+/// A tenant's webhook endpoint, with its signing secret sealed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebhookEndpointRecord {
+    pub tenant: TenantId,
+    /// `wh_` and 16 hexadecimal digits.
+    pub id: String,
+    pub url: String,
+    /// The event types it is sent (`*` alone for all).
+    pub event_types: Vec<String>,
+    /// The signing secret (`whsec_…`), sealed; only the ledger's secret box opens it.
+    pub sealed_secret: String,
+    pub created_by: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// Where a webhook delivery stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeliveryStatus {
+    /// Not delivered yet; tried again at its next attempt.
+    Pending,
+    /// The endpoint answered 2xx.
+    Delivered,
+    /// Given up after the most attempts; an admin can send it again.
+    Failed,
+}
+
+impl DeliveryStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeliveryStatus::Pending => "pending",
+            DeliveryStatus::Delivered => "delivered",
+            DeliveryStatus::Failed => "failed",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        [DeliveryStatus::Pending, DeliveryStatus::Delivered, DeliveryStatus::Failed]
+            .into_iter()
+            .find(|status| status.as_str() == text)
+    }
+}
+
+/// One event on its way to one endpoint: a row of the outbox.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebhookDeliveryRecord {
+    pub tenant: TenantId,
+    pub id: String,
+    pub endpoint_id: String,
+    /// The event's id (`webhook-id`), the same for every endpoint and every attempt.
+    pub message_id: String,
+    pub event_type: String,
+    /// The JSON body sent, exactly as signed.
+    pub payload: String,
+    pub created_at: DateTime<Utc>,
+    pub status: DeliveryStatus,
+    pub attempts: u32,
+    pub next_attempt_at: DateTime<Utc>,
+    pub last_attempt_at: Option<DateTime<Utc>>,
+    /// The HTTP status of the last answer, if there was one.
+    pub last_status: Option<u16>,
+    /// Why the last attempt failed, in words.
+    pub last_error: Option<String>,
+}
+
+/// What one attempt of a delivery came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeliveryAttempt {
+    pub at: DateTime<Utc>,
+    pub http_status: Option<u16>,
+    pub error: Option<String>,
+    /// Delivered; otherwise pending until `next_attempt_at`, or given up when that is `None`.
+    pub delivered: bool,
+    pub next_attempt_at: Option<DateTime<Utc>>,
+}
+
+/// The operations of one tenant, kind and provider in one state: a row of the ledger's counts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OperationCount {
+    pub tenant: TenantId,
+    pub kind: String,
+    pub provider: String,
+    pub state: State,
+    pub operations: u64,
+}
+
 /// Which rows a lease holder renews.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LeasedRows {

@@ -6,8 +6,9 @@
 use chrono::{DateTime, Utc};
 
 use super::records::{
-    ApiTokenRecord, ApprovalRuleRecord, AuditQuery, BulkItemRecord, ConflictRecord, OperationChange,
-    OperationListItem, OperationQuery, ProviderConnectionRecord, UserRecord,
+    ApiTokenRecord, ApprovalRuleRecord, AuditQuery, BulkItemRecord, ConflictRecord, DeliveryStatus,
+    OperationChange, OperationListItem, OperationQuery, ProviderConnectionRecord, UserRecord,
+    WebhookDeliveryRecord, WebhookEndpointRecord,
 };
 use super::StoreError;
 use crate::domain::{
@@ -638,6 +639,162 @@ pub(super) fn counts_move(
     Some(text)
 }
 
+/// Moves one operation counted in `stripe` from the count of its kind and provider in state `from`
+/// (none for a new one) to that in `to`: one statement, its rows in the order of the states' names
+/// (as [`counts_move`]); `None` when the state did not change.
+pub(super) fn kind_counts_move(
+    operation: &OperationRecord,
+    stripe: i16,
+    from: Option<State>,
+) -> Option<QueryText> {
+    let to = operation.snapshot.state;
+    let moves = match from {
+        None => vec![(to, 1_i64)],
+        Some(from) if from == to => return None,
+        Some(from) if from.as_str() < to.as_str() => vec![(from, -1), (to, 1)],
+        Some(from) => vec![(to, 1), (from, -1)],
+    };
+    let mut text = QueryText::new(
+        "insert into operation_counts (tenant, kind, provider, state, stripe, operations) values ",
+    );
+    let tenant = text.param(SqlValue::Text(operation.tenant.as_str().to_owned()));
+    let kind = text.param(SqlValue::Text(operation.kind.clone()));
+    let provider = text.param(SqlValue::Text(operation.provider.clone()));
+    let stripe = text.param(SqlValue::Small(stripe));
+    for (i, (state, delta)) in moves.into_iter().enumerate() {
+        let state = text.param(SqlValue::Text(state.as_str().to_owned()));
+        let delta = text.param(SqlValue::Int(delta));
+        let separator = if i == 0 { "" } else { ", " };
+        text.push(&format!("{separator}({tenant}, {kind}, {provider}, {state}, {stripe}, {delta})"));
+    }
+    text.push(
+        " on conflict (tenant, kind, provider, state, stripe) do update set operations = operation_counts.operations + excluded.operations",
+    );
+    Some(text)
+}
+
+/// One event for the outbox: what [`outbox_insert`] writes for every endpoint subscribed to it.
+pub(super) struct OutboxEvent {
+    pub event_type: String,
+    pub stream: String,
+    pub position: i64,
+    pub payload: serde_json::Value,
+    pub at_us: i64,
+}
+
+const OUTBOX_COLUMNS: &str =
+    "insert into webhook_deliveries (tenant, id, endpoint_id, message_id, event_type, stream, \
+    position, payload, created_at_us, next_attempt_at_us) ";
+
+/// The outbox rows of `event`, one per endpoint of the tenant subscribed to its type (none when no
+/// endpoint is), each to be delivered from now on; `condition` (on `e`, the endpoint, and whatever
+/// `join` adds) narrows them further.
+fn outbox_rows(
+    tenant: &TenantId,
+    event: OutboxEvent,
+    join: &str,
+    condition: (&str, Vec<SqlValue>),
+) -> QueryText {
+    let message_id =
+        crate::domain::webhook::message_id(tenant.as_str(), &event.stream, event.position, &event.event_type);
+    let mut text = QueryText::new(OUTBOX_COLUMNS);
+    let values = [
+        SqlValue::Text(message_id),
+        SqlValue::Text(event.event_type.clone()),
+        SqlValue::Text(event.stream),
+        SqlValue::Int(event.position),
+        SqlValue::Text(event.payload.to_string()),
+        SqlValue::Int(event.at_us),
+        SqlValue::Text(tenant.as_str().to_owned()),
+        SqlValue::Text(crate::domain::webhook::subscribed_pattern(&event.event_type)),
+        SqlValue::Text(format!(",{},", crate::domain::webhook::ALL_EVENTS)),
+    ];
+    let p: Vec<String> = values.into_iter().map(|value| text.param(value)).collect();
+    text.push(&format!(
+        "select e.tenant, cast({0} as text) || ':' || e.id, e.id, {0}, {1}, {2}, {3}, {4}, {5}, {5} \
+         from webhook_endpoints e {join} where e.tenant = {6} and (e.event_types like {7} or e.event_types = {8})",
+        p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8]
+    ));
+    let (sql, values) = condition;
+    if !sql.is_empty() {
+        let mut shifted = shift_params(sql, text.values.len());
+        shifted.insert_str(0, " and ");
+        text.push(&shifted);
+        text.values.extend(values);
+    }
+    text
+}
+
+/// The outbox rows of `operation`'s entering its state from `from` (none for a new one) at `at_us`.
+pub(super) fn operation_outbox(
+    operation: &OperationRecord,
+    from: Option<State>,
+    at_us: i64,
+) -> Option<QueryText> {
+    use crate::domain::webhook::{event_type_of, operation_payload, operation_stream};
+    if from == Some(operation.snapshot.state) {
+        return None;
+    }
+    let at = time(at_us).ok()?;
+    let event = OutboxEvent {
+        event_type: event_type_of(operation.snapshot.state),
+        stream: operation_stream(operation),
+        position: operation.version,
+        payload: operation_payload(operation, from, at),
+        at_us,
+    };
+    Some(outbox_rows(&operation.tenant, event, "", ("", Vec::new())))
+}
+
+/// The outbox rows of the order of `operation` falling into partial success with this change,
+/// which moves the order's tally by `moved`: written when the tally kept in `subject_activity`, as
+/// it was before the change, did not say partial success and the tally after the move does. It
+/// reads the row before the change's own update of it (on PostgreSQL every part of one statement
+/// sees the rows as they were; on SQLite it runs first), so the change needs no round trip more.
+pub(super) fn partial_success_outbox(
+    operation: &OperationRecord,
+    moved: OrderTally,
+    at_us: i64,
+) -> Option<QueryText> {
+    use crate::domain::webhook::{order_stream, partial_success_payload, ORDER_PARTIAL_SUCCESS};
+    let at = time(at_us).ok()?;
+    let event = OutboxEvent {
+        event_type: ORDER_PARTIAL_SUCCESS.to_owned(),
+        stream: order_stream(&operation.subject),
+        position: at_us,
+        payload: partial_success_payload(
+            operation.tenant.as_str(),
+            &operation.subject,
+            operation.op_id.as_str(),
+            at,
+        ),
+        at_us,
+    };
+    let partial = |u: &str, s: &str, f: &str, g: &str, d: &str| {
+        format!("{u} = 0 and {s} = 0 and {f} > 0 and {g} > {d}")
+    };
+    let after = partial(
+        "a.uncertain + $2",
+        "a.unsent + $3",
+        "a.failed_originals + $4",
+        "a.succeeded_originals + $5",
+        "a.undone + $6",
+    );
+    let before =
+        partial("a.uncertain", "a.unsent", "a.failed_originals", "a.succeeded_originals", "a.undone");
+    let condition = format!("a.subject = $1 and {after} and not ({before})");
+    let values = vec![
+        SqlValue::Text(operation.subject.clone()),
+        SqlValue::Int(moved.uncertain),
+        SqlValue::Int(moved.unsent),
+        SqlValue::Int(moved.failed_originals),
+        SqlValue::Int(moved.succeeded_originals),
+        SqlValue::Int(moved.undone),
+    ];
+    let join = "join subject_activity a on a.tenant = e.tenant";
+    Some(outbox_rows(&operation.tenant, event, join, (&condition, values)))
+}
+
 /// Marks `subject` changed at `at_us` and moves its tally by `tally`.
 pub(super) fn activity_upsert(tenant: &TenantId, subject: &str, at_us: i64, tally: OrderTally) -> QueryText {
     insert_values(
@@ -1153,6 +1310,76 @@ impl ProviderConnectionRow {
             secret_last4: self.secret_last4,
             updated_by: self.updated_by,
             updated_at: time(self.updated_at_us)?,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(super) struct WebhookEndpointRow {
+    tenant: String,
+    id: String,
+    url: String,
+    event_types: String,
+    sealed_secret: String,
+    created_by: String,
+    created_at_us: i64,
+}
+
+pub(super) const WEBHOOK_ENDPOINT_COLUMNS: &str =
+    "tenant, id, url, event_types, sealed_secret, created_by, created_at_us";
+
+impl WebhookEndpointRow {
+    pub(super) fn into_record(self) -> Result<WebhookEndpointRecord, StoreError> {
+        Ok(WebhookEndpointRecord {
+            tenant: TenantId::parse(&self.tenant).map_err(|e| corrupt("tenant")(e.to_string()))?,
+            id: self.id,
+            url: self.url,
+            event_types: crate::domain::webhook::read_event_types(&self.event_types),
+            sealed_secret: self.sealed_secret,
+            created_by: self.created_by,
+            created_at: time(self.created_at_us)?,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(super) struct WebhookDeliveryRow {
+    tenant: String,
+    id: String,
+    endpoint_id: String,
+    message_id: String,
+    event_type: String,
+    payload: String,
+    created_at_us: i64,
+    status: String,
+    attempts: i32,
+    next_attempt_at_us: i64,
+    last_attempt_at_us: Option<i64>,
+    last_status: Option<i32>,
+    last_error: Option<String>,
+}
+
+pub(super) const WEBHOOK_DELIVERY_COLUMNS: &str =
+    "tenant, id, endpoint_id, message_id, event_type, payload, \
+    created_at_us, status, attempts, next_attempt_at_us, last_attempt_at_us, last_status, last_error";
+
+impl WebhookDeliveryRow {
+    pub(super) fn into_record(self) -> Result<WebhookDeliveryRecord, StoreError> {
+        Ok(WebhookDeliveryRecord {
+            tenant: TenantId::parse(&self.tenant).map_err(|e| corrupt("tenant")(e.to_string()))?,
+            status: DeliveryStatus::parse(&self.status)
+                .ok_or_else(|| corrupt("status")(self.status.clone()))?,
+            id: self.id,
+            endpoint_id: self.endpoint_id,
+            message_id: self.message_id,
+            event_type: self.event_type,
+            payload: self.payload,
+            created_at: time(self.created_at_us)?,
+            attempts: u32::try_from(self.attempts).map_err(|e| corrupt("attempts")(e.to_string()))?,
+            next_attempt_at: time(self.next_attempt_at_us)?,
+            last_attempt_at: self.last_attempt_at_us.map(time).transpose()?,
+            last_status: self.last_status.and_then(|status| u16::try_from(status).ok()),
+            last_error: self.last_error,
         })
     }
 }

@@ -101,10 +101,12 @@ macro_rules! sql_store {
             Ok(())
         }
 
-        /// The statements that keep the summaries the overview and the orders pages read, for a
-        /// change that left `operation` as it is at `at`, coming from state `from` (none for a new
-        /// one): move it between the counts per state and between those of the hour it was
-        /// created in, mark its subject changed and move it within the subject's tally, and, when
+        /// The statements that keep the summaries the overview, the orders pages and the metrics
+        /// read, for a change that left `operation` as it is at `at`, coming from state `from`
+        /// (none for a new one): move it between the counts per state, per kind and provider, and
+        /// between those of the hour it was created in, mark its subject changed and move it within
+        /// the subject's tally (writing to the webhook outbox that its order fell into partial
+        /// success, when it did), write its own event to the outbox, and, when
         /// the change settles it after it had become unknown at `unknown_since_us`, count how long
         /// that took.
         fn activity_statements(
@@ -118,7 +120,12 @@ macro_rules! sql_store {
             let tally = $crate::domain::rollup::OrderTally::moved(&operation.kind, operation.compensates.is_some(), from, to);
             let mut statements: Vec<QueryText> =
                 counts_move(tenant, stripe, hour_of(micros(operation.created_at)), from, to).into_iter().collect();
+            statements.extend(kind_counts_move(operation, stripe, from));
+            if from.is_some_and(|from| from != to) && to.is_terminal() {
+                statements.extend(partial_success_outbox(operation, tally, micros(at)));
+            }
             statements.push(activity_upsert(tenant, &operation.subject, micros(at), tally));
+            statements.extend(operation_outbox(operation, from, micros(at)));
             let settles = to.is_terminal() && from.is_some_and(|from| !from.is_terminal());
             if let (true, Some(since)) = (settles, unknown_since_us) {
                 let bucket = $crate::domain::operation::settle_bucket((micros(at) - since) / 1_000_000);

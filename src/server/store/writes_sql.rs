@@ -469,6 +469,106 @@ macro_rules! store_writes {
                 Ok(())
             }
 
+            async fn add_webhook_endpoint(&self, endpoint: WebhookEndpointRecord, audit: AuditEntry) -> Result<(), StoreError> {
+                let mut tx = begin_write_creating(self, &endpoint.tenant, endpoint.created_at).await?;
+                sqlx::query(&format!(
+                    "insert into webhook_endpoints ({WEBHOOK_ENDPOINT_COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7)"
+                ))
+                .bind(endpoint.tenant.as_str())
+                .bind(&endpoint.id)
+                .bind(&endpoint.url)
+                .bind($crate::domain::webhook::stored_event_types(&endpoint.event_types))
+                .bind(&endpoint.sealed_secret)
+                .bind(&endpoint.created_by)
+                .bind(micros(endpoint.created_at))
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| StoreError::from_unique(e, "a webhook endpoint with this id exists already"))?;
+                append_audit(&mut tx, &endpoint.tenant, vec![audit]).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn remove_webhook_endpoint(&self, tenant: &TenantId, id: &str, audit: AuditEntry) -> Result<(), StoreError> {
+                let mut tx = $begin(self).await?;
+                sqlx::query("delete from webhook_deliveries where tenant = $1 and endpoint_id = $2")
+                    .bind(tenant.as_str())
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
+                let removed = sqlx::query("delete from webhook_endpoints where tenant = $1 and id = $2")
+                    .bind(tenant.as_str())
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                if removed == 0 {
+                    return Err(StoreError::NotFound);
+                }
+                append_audit(&mut tx, tenant, vec![audit]).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn lease_due_webhook_deliveries(
+                &self,
+                now: chrono::DateTime<chrono::Utc>,
+                lease_until: chrono::DateTime<chrono::Utc>,
+                limit: u32,
+            ) -> Result<Vec<(TenantId, String)>, StoreError> {
+                let due = concat!(
+                    "status = 'pending' and next_attempt_at_us <= $2 and not exists (",
+                    "select 1 from webhook_deliveries p where p.tenant = o.tenant and p.endpoint_id = o.endpoint_id ",
+                    "and p.stream = o.stream and p.status = 'pending' and p.position < o.position)"
+                );
+                lease(self, ("webhook_deliveries", "id", "next_attempt_at_us, created_at_us"), due, now, now, lease_until, limit).await
+            }
+
+            async fn record_delivery_attempt(&self, tenant: &TenantId, id: &str, attempt: DeliveryAttempt) -> Result<(), StoreError> {
+                let status = match (attempt.delivered, attempt.next_attempt_at) {
+                    (true, _) => DeliveryStatus::Delivered,
+                    (false, Some(_)) => DeliveryStatus::Pending,
+                    (false, None) => DeliveryStatus::Failed,
+                };
+                let mut tx = $begin(self).await?;
+                sqlx::query(
+                    "update webhook_deliveries set status = $1, attempts = attempts + 1, last_attempt_at_us = $2, \
+                     last_status = $3, last_error = $4, next_attempt_at_us = $5, lease_until_us = null \
+                     where tenant = $6 and id = $7",
+                )
+                .bind(status.as_str())
+                .bind(micros(attempt.at))
+                .bind(attempt.http_status.map(i32::from))
+                .bind(attempt.error)
+                .bind(micros(attempt.next_attempt_at.unwrap_or(attempt.at)))
+                .bind(tenant.as_str())
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn resend_webhook_delivery(&self, tenant: &TenantId, id: &str, audit: AuditEntry) -> Result<(), StoreError> {
+                let mut tx = $begin(self).await?;
+                let resent = sqlx::query(
+                    "update webhook_deliveries set status = 'pending', attempts = 0, next_attempt_at_us = $1, \
+                     lease_until_us = null where tenant = $2 and id = $3",
+                )
+                .bind(micros(audit.at))
+                .bind(tenant.as_str())
+                .bind(id)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+                if resent == 0 {
+                    return Err(StoreError::NotFound);
+                }
+                append_audit(&mut tx, tenant, vec![audit]).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
             async fn finish_bulk_run(&self, tenant: &TenantId, id: &str, at: chrono::DateTime<chrono::Utc>) -> Result<(), StoreError> {
                 sqlx::query("update bulk_runs set finished_at_us = $1 where tenant = $2 and id = $3")
                     .bind(micros(at))

@@ -1,6 +1,7 @@
 //! The admin page: the tenant's console users and a form to add one, the approval policy (which
-//! operations need a manager) with forms to add and remove rules, and the tenant's own provider
-//! accounts with forms to set and remove them. Only admins open it; the
+//! operations need a manager) with forms to add and remove rules, the tenant's own provider
+//! accounts with forms to set and remove them, and its webhook endpoints with their latest
+//! deliveries. Only admins open it; the
 //! server checks the role for the page and again for every form.
 
 use leptos::prelude::*;
@@ -12,6 +13,9 @@ use crate::console::admin::{
 };
 use crate::console::connections::{
     provider_connections, ConnectionView, RemoveProviderConnection, SetProviderConnection,
+};
+use crate::console::webhooks::{
+    webhook_endpoints, AddWebhookEndpoint, EndpointView, RemoveWebhookEndpoint, ResendWebhook,
 };
 use crate::domain::connection::ProviderKind;
 use crate::domain::policy::Role;
@@ -32,6 +36,7 @@ pub fn Admin() -> impl IntoView {
                     Ok(users) => view! {
                         <ApprovalPolicy/>
                         <ProviderAccounts/>
+                        <Webhooks/>
                         <section class="panel">
                             <h2>"Users of this tenant"</h2>
                             <div class="table-wrap">
@@ -275,6 +280,141 @@ fn SetConnectionForm(set: ServerAction<SetProviderConnection>, csrf: String) -> 
             <label>"Base URL"<input type="url" name="base_url" required placeholder="https://api.stripe.com" size="28" autocomplete="off"/></label>
             <label>"Secret key"<input type="password" name="secret" required autocomplete="off"/></label>
             <div class="filter-actions"><button type="submit" class="button">"Save account"</button></div>
+        </ActionForm>
+    }
+}
+
+#[component]
+fn Webhooks() -> impl IntoView {
+    let add = ServerAction::<AddWebhookEndpoint>::new();
+    let remove = ServerAction::<RemoveWebhookEndpoint>::new();
+    let resend = ServerAction::<ResendWebhook>::new();
+    let webhooks = Resource::new(|| (), |_| webhook_endpoints());
+    let viewer = expect_context::<ViewerResource>();
+    view! {
+        <section class="panel" data-testid="webhooks">
+            <h2>"Webhooks"</h2>
+            <p class="muted">"Other systems (a chat channel, the shop's backend) learn of changes as they happen: each event is signed (Standard Webhooks), sent at least once and in order per operation, and retried with growing waits for hours when the endpoint does not answer 2xx."</p>
+            <Transition>
+                {move || Suspend::new(async move {
+                    let csrf = viewer.await.ok().flatten().map(|v| v.csrf).unwrap_or_default();
+                    match webhooks.await {
+                        Ok(page) => view! {
+                            <EndpointList endpoints=page.endpoints remove resend csrf=csrf.clone()/>
+                            {if page.seals_secrets {
+                                view! { <AddEndpointForm add csrf event_types=page.event_types/> }.into_any()
+                            } else {
+                                view! { <p class="empty-state">"Endpoints need a signing secret, which the server seals under its key: start it with OPLEDGER_SECRET_KEY set (for example from openssl rand -hex 32) to add one."</p> }.into_any()
+                            }}
+                        }.into_any(),
+                        Err(error) => view! { <ErrorPanel error/> }.into_any(),
+                    }
+                })}
+            </Transition>
+            <p class="action-result" role="status" id="webhooks-result" data-testid="webhooks-result"></p>
+        </section>
+    }
+}
+
+#[component]
+fn EndpointList(
+    endpoints: Vec<EndpointView>,
+    remove: ServerAction<RemoveWebhookEndpoint>,
+    resend: ServerAction<ResendWebhook>,
+    csrf: String,
+) -> impl IntoView {
+    if endpoints.is_empty() {
+        return view! { <p class="empty-state">"No endpoints: nothing is sent when operations change. Add one below."</p> }.into_any();
+    }
+    endpoints
+        .into_iter()
+        .map(|endpoint| {
+            let csrf_remove = csrf.clone();
+            let csrf = csrf.clone();
+            let heading = format!("Recent deliveries to {}", endpoint.url);
+            view! {
+                <div class="webhook-endpoint" data-testid="webhook-endpoint">
+                    <h3><code>{endpoint.url.clone()}</code></h3>
+                    <p class="muted">{endpoint.event_types.join(", ")}" · "{endpoint.id.clone()}" · added by "{endpoint.created_by}" "<Time at=endpoint.created_at/></p>
+                    <ActionForm action=remove attr:class="inline-form" attr:data-answer-to="webhooks-result"
+                        attr:data-confirm=format!("The endpoint {} will be removed with what is still to be delivered to it: it gets no more events.", endpoint.url)>
+                        <input type="hidden" name="csrf" value=csrf_remove/>
+                        <input type="hidden" name="id" value=endpoint.id/>
+                        <button type="submit" class="button danger">"Remove…"</button>
+                    </ActionForm>
+                    {if endpoint.deliveries.is_empty() {
+                        view! { <p class="empty-state">"Nothing sent yet: events come as operations change."</p> }.into_any()
+                    } else {
+                        view! {
+                            <div class="table-wrap">
+                            <table class="table" data-testid="webhook-deliveries">
+                                <caption class="visually-hidden">{heading}</caption>
+                                <thead><tr><th scope="col">"Event"</th><th scope="col">"About"</th><th scope="col">"Status"</th><th scope="col">"Attempts"</th><th scope="col">"Last answer"</th><th scope="col">"Created"</th><th scope="col">"Actions"</th></tr></thead>
+                                <tbody>
+                                    {endpoint.deliveries.into_iter().map(|delivery| {
+                                        let csrf = csrf.clone();
+                                        let status = match delivery.next_attempt_at {
+                                            Some(next) => view! { {delivery.status.clone()}", next "<Time at=next/> }.into_any(),
+                                            None => view! { {delivery.status.clone()} }.into_any(),
+                                        };
+                                        view! {
+                                            <tr data-status=delivery.status.clone()>
+                                                <td data-label="Event"><code>{delivery.event_type}</code></td>
+                                                <td data-label="About">{delivery.about}</td>
+                                                <td data-label="Status">{status}</td>
+                                                <td data-label="Attempts">{delivery.attempts}</td>
+                                                <td data-label="Last answer">{delivery.last_answer.unwrap_or_default()}</td>
+                                                <td data-label="Created"><Time at=delivery.created_at/></td>
+                                                <td data-label="Actions">
+                                                    <ActionForm action=resend attr:class="inline-form" attr:data-answer-to="webhooks-result">
+                                                        <input type="hidden" name="csrf" value=csrf/>
+                                                        <input type="hidden" name="id" value=delivery.id/>
+                                                        <button type="submit" class="button button-quiet">"Resend"</button>
+                                                    </ActionForm>
+                                                </td>
+                                            </tr>
+                                        }
+                                    }).collect_view()}
+                                </tbody>
+                            </table>
+                            </div>
+                        }.into_any()
+                    }}
+                </div>
+            }
+        })
+        .collect_view()
+        .into_any()
+}
+
+/// The form of a new endpoint: its URL and a checkbox per event type (the uncertain states and
+/// partial success checked to begin with).
+#[component]
+fn AddEndpointForm(
+    add: ServerAction<AddWebhookEndpoint>,
+    csrf: String,
+    event_types: Vec<String>,
+) -> impl IntoView {
+    const CHECKED_FIRST: [&str; 4] = [
+        "operation.pending_approval",
+        "operation.unknown",
+        "operation.needs_review",
+        "order.partial_success",
+    ];
+    view! {
+        <ActionForm action=add attr:class="filters" attr:data-answer-to="webhooks-result">
+            <input type="hidden" name="csrf" value=csrf/>
+            <label>"URL"<input type="url" name="url" required placeholder="https://hooks.example.com/opledger" size="34" autocomplete="off"/></label>
+            <fieldset class="choices">
+                <legend>"Events"</legend>
+                {event_types.into_iter().enumerate().map(|(i, event_type)| {
+                    let checked = CHECKED_FIRST.contains(&event_type.as_str());
+                    view! {
+                        <label class="choice"><input type="checkbox" name=format!("events[{i}]") value=event_type.clone() checked=checked/>{event_type.clone()}</label>
+                    }
+                }).collect_view()}
+            </fieldset>
+            <div class="filter-actions"><button type="submit" class="button">"Add endpoint"</button></div>
         </ActionForm>
     }
 }
