@@ -1,15 +1,18 @@
 //! Logging and tracing set-up: one `tracing` subscriber that writes human-readable text or JSON
 //! lines, filtered by `RUST_LOG` (default `info`, with the database driver's per-query logs at
 //! `warn`), and that also exports its spans to an OpenTelemetry collector over OTLP/HTTP when the
-//! standard `OTEL_*` variables ask for it.
+//! standard `OTEL_*` variables ask for it; and the continuation of an agent's W3C trace.
 
-use opentelemetry::trace::TracerProvider;
-use opentelemetry::Key;
+use axum::http::HeaderMap;
+use opentelemetry::trace::{TraceContextExt, TracerProvider};
+use opentelemetry::{global, Context, Key};
+use opentelemetry_http::HeaderExtractor;
 use opentelemetry_otlp::{
     ExporterBuildError, Protocol, SpanExporter, WithExportConfig, OTEL_EXPORTER_OTLP_ENDPOINT,
     OTEL_EXPORTER_OTLP_PROTOCOL, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL,
 };
-use opentelemetry_sdk::{trace::SdkTracerProvider, Resource};
+use opentelemetry_sdk::{propagation::TraceContextPropagator, trace::SdkTracerProvider, Resource};
+use tracing_opentelemetry::OpenTelemetrySpanExt;
 use tracing_subscriber::{fmt, layer::SubscriberExt, util::SubscriberInitExt, EnvFilter};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -72,7 +75,12 @@ pub fn init(format: LogFormat) -> Telemetry {
         return Telemetry { traces: None };
     }
     match exporting {
-        Ok(traces) => Telemetry { traces },
+        Ok(traces) => {
+            if traces.is_some() {
+                global::set_text_map_propagator(TraceContextPropagator::new());
+            }
+            Telemetry { traces }
+        }
         Err(error) => {
             tracing::warn!(error = %cause_chain(&error), "spans are not exported");
             Telemetry { traces: None }
@@ -116,5 +124,21 @@ fn resource() -> Resource {
         detected
     } else {
         Resource::builder().with_service_name(DEFAULT_SERVICE_NAME).build()
+    }
+}
+
+/// Makes `span` (a request's, not yet entered) continue the trace that a valid W3C `traceparent`
+/// header in `headers` names, when spans are exported; otherwise it stays the root of a trace of
+/// its own. Without such a header this is one header lookup.
+pub fn continue_remote_trace(span: &tracing::Span, headers: &HeaderMap) {
+    if !headers.contains_key("traceparent") {
+        return;
+    }
+    let remote = global::get_text_map_propagator(|propagator| {
+        propagator.extract_with_context(&Context::new(), &HeaderExtractor(headers))
+    });
+    if remote.span().span_context().is_remote() {
+        // Refused only when no OpenTelemetry layer is installed, where a parent would change nothing.
+        let _no_exporter = span.set_parent(remote);
     }
 }
