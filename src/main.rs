@@ -6,8 +6,10 @@ use std::process::ExitCode;
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = opledger::server::app::cli::Cli::parse();
-    opledger::server::telemetry::init(cli.log_format);
-    match opledger::server::app::cli::run(cli).await {
+    let telemetry = opledger::server::telemetry::init(cli.log_format);
+    let ran = opledger::server::app::cli::run(cli).await;
+    telemetry.shutdown();
+    match ran {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {error:#}");

@@ -22,4 +22,5 @@ mod security;
 mod store;
 mod support;
 mod tools;
+mod traces;
 mod workflows;

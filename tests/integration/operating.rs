@@ -260,6 +260,29 @@ mod webhooks {
     }
 }
 
+/// An endpoint at an https address is reached over TLS (as are providers': one HTTP client crate):
+/// the first byte at its port is a TLS handshake record, a ClientHello.
+#[tokio::test]
+async fn an_https_endpoint_is_spoken_to_in_tls() {
+    use std::io::Read;
+    let Some(app) = webhook_app(Engine::Sqlite).await else { return };
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let url = format!("https://127.0.0.1:{port}/hook");
+    app.ledger.add_webhook_endpoint(&acme(), &admin(), &url, "*").await.unwrap();
+    assert_eq!(app.register(&refund_1043(100)).await.0, 201);
+    let first = tokio::task::spawn_blocking(move || {
+        let (mut socket, _) = listener.accept().unwrap();
+        socket.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let mut first = [0_u8; 1];
+        socket.read_exact(&mut first).unwrap();
+        first[0]
+    });
+    let first =
+        tokio::time::timeout(Duration::from_secs(20), first).await.expect("the endpoint is called").unwrap();
+    assert_eq!(first, 0x16, "a TLS handshake record");
+}
+
 /// The samples of an exposition as the Python parser read them: name and sorted labels to value.
 type Samples = BTreeMap<(String, Vec<(String, String)>), f64>;
 

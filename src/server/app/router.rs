@@ -1,8 +1,8 @@
 //! The whole HTTP surface in one table: the ledger API, sign-in and sign-out, the console's pages,
 //! server functions, exports and live updates, health, and the sandbox provider when mounted; with
 //! sessions, the signed-out redirect, the security headers, the caching of the bundle's assets,
-//! gzip compression, request ids, one tracing span per request, and every request counted by route
-//! and status for `/metrics`.
+//! gzip compression, request ids, one tracing span per request (continuing an agent's trace), and
+//! every request counted by route and status for `/metrics`.
 
 use axum::{
     extract::MatchedPath,
@@ -29,6 +29,7 @@ use crate::server::http::listed::ListedRouter;
 use crate::server::http::state::AppState;
 use crate::server::http::{auth, ledger_api, mcp, metrics, security};
 use crate::server::sandbox::Sandbox;
+use crate::server::telemetry;
 
 /// How hard answers are gzipped: level 4 keeps nearly all of the gain at a small fraction of the
 /// time. (Brotli is not offered: its encoder takes most of a second for the bundle's wasm, which
@@ -113,10 +114,21 @@ pub fn route_list() -> Vec<(Method, String)> {
 }
 
 /// One span per request, named after the matched route and carrying the request id that is also
-/// sent back in `x-request-id`.
+/// sent back in `x-request-id`. An agent's request (the ledger API and its tools, `/mcp`) with a
+/// W3C `traceparent` header continues the agent's trace when spans are exported; the console's
+/// requests start traces of their own.
 fn request_span<B>(request: &Request<B>) -> tracing::Span {
     let route = request.extensions().get::<MatchedPath>().map_or("fallback", MatchedPath::as_str);
     let request_id =
         request.extensions().get::<RequestId>().and_then(|id| id.header_value().to_str().ok()).unwrap_or("-");
-    tracing::info_span!("request", method = %request.method(), route, request_id)
+    let span = tracing::info_span!("request", method = %request.method(), route, request_id);
+    if is_for_agents(route) {
+        telemetry::continue_remote_trace(&span, request.headers());
+    }
+    span
+}
+
+/// Whether `route` is one that agents call: the ledger API (tools included) or the MCP server.
+fn is_for_agents(route: &str) -> bool {
+    route.starts_with("/api/") || route == "/mcp"
 }

@@ -245,6 +245,7 @@ impl Executor {
     /// Whether the server may send `operation` through `connector` now: its parameters agree with
     /// the provider's facts (read through the tenant's own connection), and the tenant's approval
     /// policy, applied to the amount as the provider holds it, asks for no approval it lacks.
+    #[tracing::instrument(skip_all, fields(tenant = %tenant, op_id = %operation.op_id))]
     pub async fn may_send(
         &self,
         tenant: &TenantId,
@@ -276,6 +277,7 @@ impl Executor {
     /// connector for its provider, while the provider's facts cannot be read (both recorded as
     /// not sent, so the attempt may be made again), or when [`Executor::may_send`] refuses it
     /// (recorded as invalid: it is rejected, and nothing left).
+    #[tracing::instrument(skip_all, fields(tenant = %tenant, op_id = %operation.op_id))]
     pub async fn send_open_attempt(
         &self,
         tenant: &TenantId,
@@ -300,6 +302,7 @@ impl Executor {
     /// Sends the operation's open attempt through `connector`, which [`Executor::may_send`]
     /// allowed just before the attempt opened (a re-send is checked before it is recorded, so
     /// that a refusal changes nothing), and records its outcome.
+    #[tracing::instrument(skip_all, fields(tenant = %tenant, op_id = %operation.op_id))]
     pub async fn send_allowed_attempt(
         &self,
         tenant: &TenantId,

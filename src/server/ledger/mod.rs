@@ -257,7 +257,6 @@ impl Ledger {
 
     /// Records an operation before anything is sent, or answers with the one already recorded
     /// under its op id, or refuses a request that reuses the op id with other parameters.
-    #[tracing::instrument(skip_all, fields(tenant = %tenant, op_id = %request.op_id))]
     pub async fn register(
         &self,
         tenant: &TenantId,
@@ -269,6 +268,7 @@ impl Ledger {
 
     /// [`Ledger::register`] for a console request: a new operation's transaction also records
     /// `answer` to the request, so a resend after a crash gets it back.
+    #[tracing::instrument(name = "register", skip_all, fields(tenant = %tenant, op_id = %request.op_id))]
     pub async fn register_answering(
         &self,
         tenant: &TenantId,
@@ -360,7 +360,6 @@ impl Ledger {
 
     /// Decides `command` by `actor` on one operation and commits the result with its audit entry;
     /// returns the operation with its attempts and external ids as committed.
-    #[tracing::instrument(skip_all, fields(tenant = %tenant, op_id = %op_id, command = command.kind().as_str()))]
     pub async fn execute(
         &self,
         tenant: &TenantId,
@@ -374,6 +373,7 @@ impl Ledger {
 
     /// [`Ledger::execute`] for a console request: the change's transaction also records `answer`
     /// to the request, so a resend after a crash gets it back.
+    #[tracing::instrument(name = "execute", skip_all, fields(tenant = %tenant, op_id = %op_id, command = command.kind().as_str()))]
     pub async fn execute_answering(
         &self,
         tenant: &TenantId,

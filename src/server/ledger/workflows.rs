@@ -64,6 +64,7 @@ impl QueryOutcome {
 /// Looks `op_id` up at its provider for `actor`, and confirms it when found. Refused (as the state
 /// machine says) when the actor may not confirm it, so an auditor learns nothing it could act on
 /// and a second click on a settled operation does nothing.
+#[tracing::instrument(skip_all, fields(tenant = %tenant, op_id = %op_id, actor = %actor.name))]
 pub async fn query_provider(
     executor: &Executor,
     tenant: &TenantId,

@@ -1,29 +1,33 @@
 //! The HTTP exchange every connector shares: a form-encoded `POST` under an `Idempotency-Key`,
-//! classified into an outcome, and a `GET` for lookups and orders.
+//! classified into an outcome, and a `GET` for lookups and orders; each one a `provider_call` span.
 
 use serde_json::Value;
 use std::time::{Duration, Instant};
+use tracing::{field::Empty, Instrument};
 
 use super::Sent;
+use crate::domain::connection::ProviderKind;
 use crate::domain::operation::AttemptReport;
 use crate::domain::{failure::classify_http_answer, failure::FailureClass, machine::AttemptOutcome};
 
-/// A provider's API: its base URL, the secret key sent as a bearer token, and a client that gives
-/// up on an answer after the timeout (and on connecting after at most 5 s).
+/// A provider's API: which kind it is, its base URL, the secret key sent as a bearer token, and a
+/// client that gives up on an answer after the timeout (and on connecting after at most 5 s).
 pub(super) struct Endpoint {
+    provider: ProviderKind,
     base_url: String,
     secret_key: String,
     client: reqwest::Client,
 }
 
 impl Endpoint {
-    pub(super) fn new(base_url: &str, secret_key: &str, timeout: Duration) -> Self {
+    pub(super) fn new(provider: ProviderKind, base_url: &str, secret_key: &str, timeout: Duration) -> Self {
         let client = reqwest::Client::builder()
             .timeout(timeout)
             .connect_timeout(timeout.min(Duration::from_secs(5)))
             .build()
             .expect("a TLS-less HTTP client always builds");
         Self {
+            provider,
             base_url: base_url.trim_end_matches('/').to_owned(),
             secret_key: secret_key.to_owned(),
             client,
@@ -38,20 +42,63 @@ impl Endpoint {
         form: &[(String, String)],
     ) -> Sent {
         let url = format!("{}{path}", self.base_url);
-        post_form(&self.client, &url, &self.secret_key, idempotency_key, form).await
+        let call = self.call_span("POST", &url, Some(idempotency_key));
+        let sent = post_form(&self.client, &url, &self.secret_key, idempotency_key, form)
+            .instrument(call.clone())
+            .await;
+        call.record("http.response.status_code", sent.report.http_status);
+        call.record(
+            "outcome",
+            match sent.outcome {
+                AttemptOutcome::Succeeded { .. } => "succeeded",
+                AttemptOutcome::Failed { failure } => failure.as_str(),
+            },
+        );
+        sent
     }
 
     /// `GET path?query` as JSON (see [`get_json`]).
     pub(super) async fn get_json(&self, path: &str, query: &[(&str, &str)]) -> Result<Value, String> {
-        let url = format!("{}{path}", self.base_url);
-        get_json(&self.client, &url, &self.secret_key, query)
-            .await?
-            .ok_or_else(|| "the lookup answered 404 Not Found".into())
+        self.fetch_json(path, query).await?.ok_or_else(|| "the lookup answered 404 Not Found".into())
     }
 
     /// `GET path` as JSON, or `None` when the provider answers 404.
     pub(super) async fn get_json_or_missing(&self, path: &str) -> Result<Option<Value>, String> {
-        get_json(&self.client, &format!("{}{path}", self.base_url), &self.secret_key, &[]).await
+        self.fetch_json(path, &[]).await
+    }
+
+    /// `GET path?query` as JSON in a `provider_call` span, or `None` when the provider answers 404
+    /// (see [`get_json`]).
+    async fn fetch_json(&self, path: &str, query: &[(&str, &str)]) -> Result<Option<Value>, String> {
+        let url = format!("{}{path}", self.base_url);
+        let call = self.call_span("GET", &url, None);
+        let answer = get_json(&self.client, &url, &self.secret_key, query).instrument(call.clone()).await;
+        call.record(
+            "outcome",
+            match &answer {
+                Ok(Some(_)) => "answered",
+                Ok(None) => "not_found",
+                Err(_) => "failed",
+            },
+        );
+        answer
+    }
+
+    /// The span of one exchange with the provider: which provider, the method and the URL's path
+    /// (never its query, nor the secret key), the idempotency key a send goes under; the answer's
+    /// status and what it came to are recorded when it comes.
+    fn call_span(&self, method: &str, url: &str, idempotency_key: Option<&str>) -> tracing::Span {
+        let path = reqwest::Url::parse(url).map(|url| url.path().to_owned()).unwrap_or_default();
+        tracing::info_span!(
+            "provider_call",
+            otel.kind = "client",
+            provider = self.provider.as_str(),
+            http.request.method = method,
+            url.path = path,
+            idempotency_key,
+            http.response.status_code = Empty,
+            outcome = Empty,
+        )
     }
 }
 
@@ -119,7 +166,8 @@ async fn post_form(
     }
 }
 
-/// `GET url?query` as JSON (`None` for a 404), or why it could not be had.
+/// `GET url?query` as JSON (`None` for a 404), or why it could not be had; the answer's status is
+/// recorded on the current span (the call's).
 async fn get_json(
     client: &reqwest::Client,
     url: &str,
@@ -133,6 +181,7 @@ async fn get_json(
         .send()
         .await
         .map_err(|error| format!("the lookup failed: {error}"))?;
+    tracing::Span::current().record("http.response.status_code", response.status().as_u16());
     if response.status() == reqwest::StatusCode::NOT_FOUND {
         return Ok(None);
     }

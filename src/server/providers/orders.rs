@@ -79,7 +79,7 @@ pub fn order_source_for(
     secret_key: &str,
     timeout: Duration,
 ) -> Option<Arc<dyn OrderSource>> {
-    let endpoint = Endpoint::new(base_url, secret_key, timeout);
+    let endpoint = Endpoint::new(kind, base_url, secret_key, timeout);
     match kind {
         ProviderKind::Stripe => Some(Arc::new(CheckoutOrders { endpoint })),
         ProviderKind::Orders => Some(Arc::new(ShopOrders { endpoint })),

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use super::http::{failed, Endpoint};
 use super::{metadata_fields, Checked, Connector, Lookup, Sent};
+use crate::domain::connection::ProviderKind;
 use crate::domain::failure::FailureClass;
 use crate::domain::operation::{AttemptReport, OperationRecord};
 
@@ -18,7 +19,7 @@ pub struct ServicesConnector {
 
 impl ServicesConnector {
     pub fn new(base_url: &str, secret_key: &str, timeout: Duration) -> Self {
-        Self { endpoint: Endpoint::new(base_url, secret_key, timeout) }
+        Self { endpoint: Endpoint::new(ProviderKind::Services, base_url, secret_key, timeout) }
     }
 }
 

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use super::http::{failed, Endpoint};
 use super::{metadata_fields, Checked, Connector, Lookup, Sent};
+use crate::domain::connection::ProviderKind;
 use crate::domain::failure::FailureClass;
 use crate::domain::money::Money;
 use crate::domain::operation::{AttemptReport, OperationRecord};
@@ -23,7 +24,7 @@ impl StripeConnector {
     /// A connector to `base_url` (`https://api.stripe.com` or the sandbox's address) that gives up
     /// waiting for an answer after `timeout`.
     pub fn new(base_url: &str, secret_key: &str, timeout: Duration) -> Self {
-        Self { endpoint: Endpoint::new(base_url, secret_key, timeout) }
+        Self { endpoint: Endpoint::new(ProviderKind::Stripe, base_url, secret_key, timeout) }
     }
 }
 
