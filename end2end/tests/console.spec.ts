@@ -196,6 +196,42 @@ test("an admin connects a provider account and sees only its last four character
   }
 });
 
+test("an admin adds a webhook endpoint, sees its secret once and the demo's deliveries, and sends one again", async ({ browser }) => {
+  for (const width of [1440, 390]) {
+    const context = await browser.newContext({ viewport: { width, height: 900 } });
+    const page = await context.newPage();
+    const problems = watchErrors(page);
+    await signIn(page, USERS.admin, "/admin");
+    const webhooks = page.getByTestId("webhooks");
+    // The demo points its webhooks at the sandbox's receiver: the seeded history was delivered.
+    await expect(async () => {
+      await page.reload();
+      await expect(webhooks.getByTestId("webhook-deliveries").first()).toContainText("delivered", { timeout: 1000 });
+    }).toPass({ timeout: 30_000 });
+    await waitInteractive(page);
+    await webhooks.getByLabel("URL").fill(`https://hooks.example.com/opledger-${width}`);
+    await webhooks.getByLabel("operation.succeeded").check();
+    await webhooks.getByLabel("operation.pending_approval").uncheck();
+    await webhooks.getByRole("button", { name: "Add endpoint" }).click();
+    await expect(page.getByTestId("webhooks-result")).toContainText("whsec_");
+    await page.screenshot({ path: `screenshots/admin-webhooks-${width}.png`, fullPage: true });
+    await page.reload();
+    const added = webhooks.getByTestId("webhook-endpoint").filter({ hasText: `opledger-${width}` });
+    await expect(added).toContainText("operation.succeeded, operation.unknown, operation.needs_review, order.partial_success");
+    expect(await page.content()).not.toContain("whsec_");
+    await waitInteractive(page);
+    await webhooks.getByTestId("webhook-deliveries").first().getByRole("button", { name: "Resend" }).first().click();
+    await expect(page.getByTestId("webhooks-result")).toContainText("sent again");
+    await added.getByRole("button", { name: "Remove" }).click();
+    const dialog = page.getByTestId("confirm-dialog");
+    await expect(dialog).toContainText("gets no more events");
+    await dialog.getByTestId("confirm-yes").click();
+    await expect(page.getByTestId("webhooks-result")).toContainText("Removed");
+    expect(problems).toEqual([]);
+    await context.close();
+  }
+});
+
 test("the overview and lists read well on a narrow screen", async ({ browser }) => {
   const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
   const page = await context.newPage();

@@ -21,7 +21,7 @@ pub struct DeliveryView {
     /// `pending`, `delivered` or `failed` (given up).
     pub status: String,
     pub attempts: u32,
-    /// The endpoint's last answer in words: `200`, `500: …`, `could not connect`.
+    /// The endpoint's last answer in words: `answered 500`, `could not connect`.
     pub last_answer: Option<String>,
     pub created_at: DateTime<Utc>,
     /// When a pending delivery is tried next.
@@ -70,10 +70,24 @@ pub async fn add_webhook_endpoint(
         .inspect_err(crate::console::guard::set_error_status)
 }
 
+/// Removes an endpoint with what is still to be delivered to it, once `confirmed` is `yes` (the
+/// form's dialog sets it, after restating what is lost).
 #[server(prefix = "/rpc", endpoint = "remove_webhook_endpoint")]
-pub async fn remove_webhook_endpoint(csrf: String, id: String) -> Result<String, AppError> {
+pub async fn remove_webhook_endpoint(
+    csrf: String,
+    id: String,
+    #[server(default)] confirmed: String,
+) -> Result<String, AppError> {
     use crate::domain::policy::Section;
     let admin = crate::console::guard::require_for_change(Section::Admin, &csrf).await?;
+    if confirmed.trim() != "yes" {
+        let refused = AppError::Invalid(
+            "Nothing removed: confirm the removal (it drops what is still to be delivered to the endpoint)."
+                .into(),
+        );
+        crate::console::guard::set_error_status(&refused);
+        return Err(refused);
+    }
     ssr::remove_webhook_endpoint(&admin, &id).await.inspect_err(crate::console::guard::set_error_status)
 }
 
@@ -169,6 +183,9 @@ pub(crate) mod ssr {
         match ledger.resend_webhook_delivery(&admin.tenant, &actor(admin), id.trim()).await {
             Ok(()) => Ok("It is sent again within seconds, from its first attempt.".into()),
             Err(StoreError::NotFound) => Err(AppError::NotFound(format!("no webhook delivery {id}"))),
+            Err(StoreError::Conflict(_)) => Err(AppError::Invalid(
+                "It is still being sent: wait for its next attempt, or until it is given up.".into(),
+            )),
             Err(error) => Err(unavailable(error)),
         }
     }

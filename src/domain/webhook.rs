@@ -34,7 +34,8 @@ pub fn event_types() -> Vec<String> {
     types
 }
 
-/// The event types of `text` (separated by commas or spaces; `*` for all), or why not.
+/// The event types of `text` (separated by commas or spaces; `*` for all), in the order of
+/// [`event_types`], or why not.
 pub fn parse_event_types(text: &str) -> Result<Vec<String>, String> {
     let known = event_types();
     let mut chosen: Vec<String> = Vec::new();
@@ -55,6 +56,7 @@ pub fn parse_event_types(text: &str) -> Result<Vec<String>, String> {
     if chosen.is_empty() {
         return Err("Choose at least one event type (or * for all).".into());
     }
+    chosen.sort_by_key(|chosen| known.iter().position(|known| known == chosen));
     Ok(chosen)
 }
 
@@ -145,9 +147,9 @@ mod tests {
     #[test]
     fn event_types_are_checked_and_kept_between_commas() {
         let chosen = parse_event_types("operation.unknown, operation.succeeded operation.unknown").unwrap();
-        assert_eq!(chosen, ["operation.unknown", "operation.succeeded"]);
+        assert_eq!(chosen, ["operation.succeeded", "operation.unknown"], "in the states' order, once each");
         let stored = stored_event_types(&chosen);
-        assert_eq!(stored, ",operation.unknown,operation.succeeded,");
+        assert_eq!(stored, ",operation.succeeded,operation.unknown,");
         assert_eq!(read_event_types(&stored), chosen);
         assert_eq!(parse_event_types("*,operation.unknown").unwrap(), ["*"]);
         let refused = parse_event_types("operation.unknwon").unwrap_err();

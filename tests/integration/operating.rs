@@ -146,7 +146,8 @@ mod webhooks {
             let retried: Vec<&Value> = got.iter().filter(|w| w["webhook_id"] == got[0]["webhook_id"]).collect();
             assert_eq!(retried.len(), 2, "sent again under the same id: {got:#?}");
             assert_eq!(retried[1]["answered"], 200);
-            let delivered: Vec<Value> = got.iter().filter(|w| w["answered"] == 200).map(body).collect();
+            let delivered: Vec<Value> =
+                got.iter().filter(|w| w["answered"] == 200).map(body).filter(|b| b["data"]["tenant"] == "acme").collect();
             let states: Vec<&str> = delivered.iter().map(|b| b["data"]["state"].as_str().unwrap()).collect();
             assert_eq!(states, ["planned", "submitted", "succeeded"], "in the order they happened, none before an earlier one");
             let versions: Vec<i64> = delivered.iter().map(|b| b["data"]["version"].as_i64().unwrap()).collect();
@@ -162,6 +163,17 @@ mod webhooks {
             assert_eq!((first.attempts, first.last_status), (2, Some(200)));
             let others = app.ledger.reads().webhook_deliveries(&globex, &other.endpoint.id, 10).await.unwrap();
             assert!(others.is_empty(), "globex's endpoint gets nothing of acme's: {others:#?}");
+            // The same op id in the other tenant: its event goes to its own endpoint alone.
+            assert_eq!(app.post_as(&app.other_token, "/api/v1/operations", &refund_1043(38000)).await.0, 201);
+            let with_globex = received_until(&app, |got| got.iter().any(|w| body(w)["data"]["tenant"] == "globex")).await;
+            let globex_events: Vec<Value> = with_globex.iter().map(body).filter(|b| b["data"]["tenant"] == "globex").collect();
+            assert_eq!(globex_events.len(), 1, "{globex_events:#?}");
+            assert_eq!(globex_events[0]["data"]["op_id"], "refund-1043-li_2");
+            assert_eq!(globex_events[0]["data"]["idempotency_key"], "globex:refund-1043-li_2");
+            let others = app.ledger.reads().webhook_deliveries(&globex, &other.endpoint.id, 10).await.unwrap();
+            assert_eq!(others.len(), 1);
+            let own = app.ledger.reads().webhook_deliveries(&acme(), &added.endpoint.id, 10).await.unwrap();
+            assert_eq!(own.len(), 3, "acme's endpoint gets nothing of globex's");
 
             let Some(python) = python("standardwebhooks") else { return };
             let verified = run_client(python, "verify_webhooks.py", vec![added.secret.clone()], Value::from(got.clone()).to_string()).await;
@@ -237,7 +249,11 @@ mod webhooks {
             assert_eq!(got[0]["webhook_id"], got[1]["webhook_id"], "the same event, sent again");
             let (status, _) = console.call("resend_webhook", &[("csrf", &csrf), ("id", "no-such-delivery")]).await;
             assert_eq!(status, 404);
-            let (status, answer) = console.call("remove_webhook_endpoint", &[("csrf", &csrf), ("id", &endpoint.id)]).await;
+            let (status, refused) = console.call("remove_webhook_endpoint", &[("csrf", &csrf), ("id", &endpoint.id)]).await;
+            assert_eq!(status, 422, "not without a confirmation: {refused}");
+            assert_eq!(app.ledger.reads().webhook_endpoints(&acme()).await.unwrap().len(), 1);
+            let confirmed = [("csrf", csrf.as_str()), ("id", endpoint.id.as_str()), ("confirmed", "yes")];
+            let (status, answer) = console.call("remove_webhook_endpoint", &confirmed).await;
             assert_eq!(status, 200, "{answer}");
             assert!(app.ledger.reads().webhook_endpoints(&acme()).await.unwrap().is_empty());
         }
@@ -266,20 +282,25 @@ mod webhooks {
 async fn an_https_endpoint_is_spoken_to_in_tls() {
     use std::io::Read;
     let Some(app) = webhook_app(Engine::Sqlite).await else { return };
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     let url = format!("https://127.0.0.1:{port}/hook");
     app.ledger.add_webhook_endpoint(&acme(), &admin(), &url, "*").await.unwrap();
     assert_eq!(app.register(&refund_1043(100)).await.0, 201);
+    let (socket, _) = tokio::time::timeout(Duration::from_secs(20), listener.accept())
+        .await
+        .expect("the endpoint is called")
+        .unwrap();
+    let mut socket = socket.into_std().unwrap();
+    socket.set_nonblocking(false).unwrap();
+    socket.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     let first = tokio::task::spawn_blocking(move || {
-        let (mut socket, _) = listener.accept().unwrap();
-        socket.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
         let mut first = [0_u8; 1];
-        socket.read_exact(&mut first).unwrap();
-        first[0]
-    });
-    let first =
-        tokio::time::timeout(Duration::from_secs(20), first).await.expect("the endpoint is called").unwrap();
+        socket.read_exact(&mut first).map(|()| first[0])
+    })
+    .await
+    .unwrap()
+    .expect("the endpoint is sent something");
     assert_eq!(first, 0x16, "a TLS handshake record");
 }
 
@@ -336,6 +357,8 @@ mod metrics {
             assert!(anonymous.headers().contains_key("www-authenticate"));
             let wrong = app.client.get(app.url("/metrics")).bearer_auth("guess").send().await.unwrap();
             assert_eq!(wrong.status(), 401);
+            let admin_console = app.signed_in("alex", Role::Admin).await;
+            assert_eq!(admin_console.get("/metrics").await.status(), 401, "a console session opens nothing there");
 
             // A refund whose answer never comes in time, settled by the reconciler.
             app.fault(json!({"match": "refund-1043-li_2", "fault": "drop_response", "ms": 10000})).await;

@@ -1,8 +1,9 @@
 //! The sandbox's webhook receiver: `POST /v1/_sandbox/webhooks` records what it was sent (the
 //! Standard Webhooks headers and the body, byte for byte) for tests and the demo, and answers 200,
 //! or 500 while failures are asked for (`POST /v1/_sandbox/webhooks/failures` with `{"times": n}`).
-//! `GET /v1/_sandbox/webhooks` lists what it received. Posting needs no key (the ledger signs
-//! instead); reading and asking for failures need the sandbox's key.
+//! `GET /v1/_sandbox/webhooks` lists what it received (the latest thousand, each body's first
+//! 64 KiB). Posting needs no key (the ledger signs instead); reading and asking for failures need
+//! the sandbox's key.
 
 use axum::{
     body::Bytes,
@@ -19,6 +20,9 @@ use super::Sandbox;
 
 /// How many received webhooks the sandbox keeps (the oldest are forgotten first).
 const KEPT: usize = 1_000;
+
+/// How much of a received body it keeps.
+const KEPT_BODY_BYTES: usize = 64 * 1024;
 
 /// One webhook as the receiver got it.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -72,7 +76,7 @@ pub(super) async fn receive(State(sandbox): State<Sandbox>, headers: HeaderMap, 
         webhook_id: header(&headers, "webhook-id"),
         webhook_timestamp: header(&headers, "webhook-timestamp"),
         webhook_signature: header(&headers, "webhook-signature"),
-        body: String::from_utf8_lossy(&body).into_owned(),
+        body: String::from_utf8_lossy(&body[..body.len().min(KEPT_BODY_BYTES)]).into_owned(),
         answered: status.as_u16(),
         received_at: Utc::now(),
     });

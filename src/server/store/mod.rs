@@ -299,12 +299,12 @@ pub trait Reads: Send + Sync {
         limit: u32,
     ) -> Result<Vec<WebhookDeliveryRecord>, StoreError>;
 
-    /// One delivery of the tenant with the endpoint it goes to.
+    /// One delivery of the tenant with the endpoint it goes to (none when it was removed).
     async fn webhook_delivery(
         &self,
         tenant: &TenantId,
         id: &str,
-    ) -> Result<Option<(WebhookDeliveryRecord, WebhookEndpointRecord)>, StoreError>;
+    ) -> Result<Option<(WebhookDeliveryRecord, Option<WebhookEndpointRecord>)>, StoreError>;
 
     /// How many deliveries, of every tenant, wait for their next attempt.
     async fn pending_webhook_deliveries(&self) -> Result<u64, StoreError>;
@@ -502,7 +502,8 @@ pub trait Store: Reads + Sessions {
         limit: u32,
     ) -> Result<Vec<(TenantId, String)>, StoreError>;
 
-    /// Records what an attempt of the tenant's delivery `id` came to, and ends its lease.
+    /// Records what an attempt of the tenant's delivery `id` came to, and ends its lease, unless
+    /// the lease is no longer the one the attempt was made under.
     async fn record_delivery_attempt(
         &self,
         tenant: &TenantId,
@@ -511,7 +512,8 @@ pub trait Store: Reads + Sessions {
     ) -> Result<(), StoreError>;
 
     /// Makes the tenant's delivery `id` pending again from `audit.at`, with a fresh count of
-    /// attempts, with its audit entry; `NotFound` when there is no such delivery.
+    /// attempts, with its audit entry; `NotFound` when there is no such delivery, `Conflict` when
+    /// it is pending already.
     async fn resend_webhook_delivery(
         &self,
         tenant: &TenantId,

@@ -565,7 +565,7 @@ macro_rules! store_reads {
                 &self,
                 tenant: &TenantId,
                 id: &str,
-            ) -> Result<Option<(WebhookDeliveryRecord, WebhookEndpointRecord)>, StoreError> {
+            ) -> Result<Option<(WebhookDeliveryRecord, Option<WebhookEndpointRecord>)>, StoreError> {
                 let delivery: Option<WebhookDeliveryRow> = sqlx::query_as(&format!(
                     "select {WEBHOOK_DELIVERY_COLUMNS} from webhook_deliveries where tenant = $1 and id = $2"
                 ))
@@ -583,7 +583,7 @@ macro_rules! store_reads {
                 .bind(&delivery.endpoint_id)
                 .fetch_optional(&self.pool)
                 .await?;
-                Ok(endpoint.map(WebhookEndpointRow::into_record).transpose()?.map(|endpoint| (delivery, endpoint)))
+                Ok(Some((delivery, endpoint.map(WebhookEndpointRow::into_record).transpose()?)))
             }
 
             async fn pending_webhook_deliveries(&self) -> Result<u64, StoreError> {

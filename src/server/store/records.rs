@@ -268,6 +268,9 @@ pub struct DeliveryAttempt {
     /// Delivered; otherwise pending until `next_attempt_at`, or given up when that is `None`.
     pub delivered: bool,
     pub next_attempt_at: Option<DateTime<Utc>>,
+    /// Until when the sender leased the delivery: its attempt is recorded only if the lease is
+    /// still its own (not run out and taken by another sender).
+    pub leased_until: DateTime<Utc>,
 }
 
 /// The operations of one tenant, kind and provider in one state: a row of the ledger's counts.

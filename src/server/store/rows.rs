@@ -516,11 +516,13 @@ where
 pub(super) struct QueryText {
     pub sql: String,
     pub values: Vec<SqlValue>,
+    /// What a later statement of [`QueryText::together`] calls this one's returned rows.
+    pub name: Option<&'static str>,
 }
 
 impl QueryText {
     fn new(sql: &str) -> Self {
-        QueryText { sql: sql.to_owned(), values: Vec::new() }
+        QueryText { sql: sql.to_owned(), values: Vec::new(), name: None }
     }
 
     /// Adds the next parameter and returns its placeholder.
@@ -532,21 +534,27 @@ impl QueryText {
     fn push(&mut self, text: &str) {
         self.sql.push_str(text);
     }
+
+    fn named(self, name: &'static str) -> Self {
+        QueryText { name: Some(name), ..self }
+    }
 }
 
 impl QueryText {
     /// `statements` as one statement: on PostgreSQL, every one but the last as a data-modifying
-    /// `with` part of the last, their parameters numbered on; `None` when there are none.
+    /// `with` part of the last (under its [`QueryText::name`], for the later ones to read what it
+    /// returns), their parameters numbered on; `None` when there are none.
     pub(super) fn together(statements: Vec<QueryText>) -> Option<QueryText> {
         let count = statements.len();
         let mut joined = QueryText::new("");
         for (i, statement) in statements.into_iter().enumerate() {
             let offset = joined.values.len();
             let sql = shift_params(&statement.sql, offset);
+            let name = statement.name.map_or_else(|| format!("part{i}"), str::to_owned);
             match (i, i + 1 == count) {
                 (0, true) => joined.push(&sql),
-                (0, false) => joined.push(&format!("with part{i} as ({sql})")),
-                (_, false) => joined.push(&format!(", part{i} as ({sql})")),
+                (0, false) => joined.push(&format!("with {name} as ({sql})")),
+                (_, false) => joined.push(&format!(", {name} as ({sql})")),
                 (_, true) => joined.push(&format!(" {sql}")),
             }
             joined.values.extend(statement.values);
@@ -746,15 +754,20 @@ pub(super) fn operation_outbox(
     Some(outbox_rows(&operation.tenant, event, "", ("", Vec::new())))
 }
 
+/// What [`activity_upsert`] calls its returned row: the order's tally after the change.
+pub(super) const ORDER_TALLY_AFTER: &str = "tally_after";
+
 /// The outbox rows of the order of `operation` falling into partial success with this change,
-/// which moves the order's tally by `moved`: written when the tally kept in `subject_activity`, as
-/// it was before the change, did not say partial success and the tally after the move does. It
-/// reads the row before the change's own update of it (on PostgreSQL every part of one statement
-/// sees the rows as they were; on SQLite it runs first), so the change needs no round trip more.
+/// which moved the order's tally by `moved`: written when the tally after the change says partial
+/// success and the tally before it (after less the move) did not. `after` names where the tally
+/// after the change is read: on PostgreSQL the row [`activity_upsert`] returned in the same
+/// statement ([`ORDER_TALLY_AFTER`]), which its row lock ordered after any concurrent change of the
+/// same order; on SQLite, whose changes run one at a time, `subject_activity` once it ran.
 pub(super) fn partial_success_outbox(
     operation: &OperationRecord,
     moved: OrderTally,
     at_us: i64,
+    after: &str,
 ) -> Option<QueryText> {
     use crate::domain::webhook::{order_stream, partial_success_payload, ORDER_PARTIAL_SUCCESS};
     let at = time(at_us).ok()?;
@@ -773,16 +786,15 @@ pub(super) fn partial_success_outbox(
     let partial = |u: &str, s: &str, f: &str, g: &str, d: &str| {
         format!("{u} = 0 and {s} = 0 and {f} > 0 and {g} > {d}")
     };
-    let after = partial(
-        "a.uncertain + $2",
-        "a.unsent + $3",
-        "a.failed_originals + $4",
-        "a.succeeded_originals + $5",
-        "a.undone + $6",
+    let now = partial("a.uncertain", "a.unsent", "a.failed_originals", "a.succeeded_originals", "a.undone");
+    let before = partial(
+        "a.uncertain - $2",
+        "a.unsent - $3",
+        "a.failed_originals - $4",
+        "a.succeeded_originals - $5",
+        "a.undone - $6",
     );
-    let before =
-        partial("a.uncertain", "a.unsent", "a.failed_originals", "a.succeeded_originals", "a.undone");
-    let condition = format!("a.subject = $1 and {after} and not ({before})");
+    let condition = format!("a.subject = $1 and {now} and not ({before})");
     let values = vec![
         SqlValue::Text(operation.subject.clone()),
         SqlValue::Int(moved.uncertain),
@@ -791,11 +803,12 @@ pub(super) fn partial_success_outbox(
         SqlValue::Int(moved.succeeded_originals),
         SqlValue::Int(moved.undone),
     ];
-    let join = "join subject_activity a on a.tenant = e.tenant";
-    Some(outbox_rows(&operation.tenant, event, join, (&condition, values)))
+    let join = format!("join {after} a on a.tenant = e.tenant");
+    Some(outbox_rows(&operation.tenant, event, &join, (&condition, values)))
 }
 
-/// Marks `subject` changed at `at_us` and moves its tally by `tally`.
+/// Marks `subject` changed at `at_us` and moves its tally by `tally`, returning the tally after the
+/// move (as [`ORDER_TALLY_AFTER`] in a statement of [`QueryText::together`]).
 pub(super) fn activity_upsert(tenant: &TenantId, subject: &str, at_us: i64, tally: OrderTally) -> QueryText {
     insert_values(
         "subject_activity (tenant, subject, changed_at_us, uncertain, unsent, failed_originals, succeeded_originals, undone)",
@@ -814,8 +827,10 @@ pub(super) fn activity_upsert(tenant: &TenantId, subject: &str, at_us: i64, tall
          unsent = subject_activity.unsent + excluded.unsent, \
          failed_originals = subject_activity.failed_originals + excluded.failed_originals, \
          succeeded_originals = subject_activity.succeeded_originals + excluded.succeeded_originals, \
-         undone = subject_activity.undone + excluded.undone",
+         undone = subject_activity.undone + excluded.undone \
+         returning tenant, subject, uncertain, unsent, failed_originals, succeeded_originals, undone",
     )
+    .named(ORDER_TALLY_AFTER)
 }
 
 /// `insert into <into> values (…)` of `values`, each a parameter, then `rest`.
@@ -1156,6 +1171,7 @@ pub(super) fn audit_json_lines_query(tenant: &TenantId, query: &AuditQuery) -> Q
             page.sql
         ),
         values: page.values,
+        name: None,
     }
 }
 
@@ -1526,6 +1542,7 @@ mod tests {
         let statement = |sql: &str, values: &[i64]| QueryText {
             sql: sql.to_owned(),
             values: values.iter().map(|v| SqlValue::Int(*v)).collect(),
+            name: None,
         };
         let joined = QueryText::together(vec![
             statement("insert into a values ($1, $2, $1)", &[1, 2]),
@@ -1546,6 +1563,15 @@ mod tests {
             "delete from d where e = $1"
         );
         assert!(QueryText::together(Vec::new()).is_none());
+        let read_back = QueryText::together(vec![
+            statement("update f set n = n + $1 returning n", &[1]).named("after"),
+            statement("insert into g select n from after where n > $1", &[2]),
+        ])
+        .unwrap();
+        assert_eq!(
+            read_back.sql,
+            "with after as (update f set n = n + $1 returning n) insert into g select n from after where n > $2"
+        );
     }
 
     #[tokio::test]

@@ -121,10 +121,14 @@ macro_rules! sql_store {
             let mut statements: Vec<QueryText> =
                 counts_move(tenant, stripe, hour_of(micros(operation.created_at)), from, to).into_iter().collect();
             statements.extend(kind_counts_move(operation, stripe, from));
-            if from.is_some_and(|from| from != to) && to.is_terminal() {
-                statements.extend(partial_success_outbox(operation, tally, micros(at)));
-            }
             statements.push(activity_upsert(tenant, &operation.subject, micros(at), tally));
+            if from.is_some_and(|from| from != to) && to.is_terminal() {
+                let after = match $backend {
+                    Backend::Postgres => ORDER_TALLY_AFTER,
+                    Backend::Sqlite => "subject_activity",
+                };
+                statements.extend(partial_success_outbox(operation, tally, micros(at), after));
+            }
             statements.extend(operation_outbox(operation, from, micros(at)));
             let settles = to.is_terminal() && from.is_some_and(|from| !from.is_terminal());
             if let (true, Some(since)) = (settles, unknown_since_us) {

@@ -534,7 +534,7 @@ macro_rules! store_writes {
                 sqlx::query(
                     "update webhook_deliveries set status = $1, attempts = attempts + 1, last_attempt_at_us = $2, \
                      last_status = $3, last_error = $4, next_attempt_at_us = $5, lease_until_us = null \
-                     where tenant = $6 and id = $7",
+                     where tenant = $6 and id = $7 and lease_until_us = $8",
                 )
                 .bind(status.as_str())
                 .bind(micros(attempt.at))
@@ -543,6 +543,7 @@ macro_rules! store_writes {
                 .bind(micros(attempt.next_attempt_at.unwrap_or(attempt.at)))
                 .bind(tenant.as_str())
                 .bind(id)
+                .bind(micros(attempt.leased_until))
                 .execute(&mut *tx)
                 .await?;
                 tx.commit().await?;
@@ -551,7 +552,20 @@ macro_rules! store_writes {
 
             async fn resend_webhook_delivery(&self, tenant: &TenantId, id: &str, audit: AuditEntry) -> Result<(), StoreError> {
                 let mut tx = $begin(self).await?;
-                let resent = sqlx::query(
+                let status: Option<(String,)> =
+                    sqlx::query_as("select status from webhook_deliveries where tenant = $1 and id = $2")
+                        .bind(tenant.as_str())
+                        .bind(id)
+                        .fetch_optional(&mut *tx)
+                        .await?;
+                match status {
+                    None => return Err(StoreError::NotFound),
+                    Some((status,)) if status == DeliveryStatus::Pending.as_str() => {
+                        return Err(StoreError::Conflict("it is still being sent".into()))
+                    }
+                    Some(_) => {}
+                }
+                sqlx::query(
                     "update webhook_deliveries set status = 'pending', attempts = 0, next_attempt_at_us = $1, \
                      lease_until_us = null where tenant = $2 and id = $3",
                 )
@@ -559,11 +573,7 @@ macro_rules! store_writes {
                 .bind(tenant.as_str())
                 .bind(id)
                 .execute(&mut *tx)
-                .await?
-                .rows_affected();
-                if resent == 0 {
-                    return Err(StoreError::NotFound);
-                }
+                .await?;
                 append_audit(&mut tx, tenant, vec![audit]).await?;
                 tx.commit().await?;
                 Ok(())

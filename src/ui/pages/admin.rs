@@ -335,11 +335,12 @@ fn EndpointList(
             view! {
                 <div class="webhook-endpoint" data-testid="webhook-endpoint">
                     <h3><code>{endpoint.url.clone()}</code></h3>
-                    <p class="muted">{endpoint.event_types.join(", ")}" · "{endpoint.id.clone()}" · added by "{endpoint.created_by}" "<Time at=endpoint.created_at/></p>
+                    <p class="muted">{events_in_words(&endpoint.event_types)}" · "{endpoint.id.clone()}" · added by "{endpoint.created_by}" "<Time at=endpoint.created_at/></p>
                     <ActionForm action=remove attr:class="inline-form" attr:data-answer-to="webhooks-result"
                         attr:data-confirm=format!("The endpoint {} will be removed with what is still to be delivered to it: it gets no more events.", endpoint.url)>
                         <input type="hidden" name="csrf" value=csrf_remove/>
                         <input type="hidden" name="id" value=endpoint.id/>
+                        <input type="hidden" name="confirmed" value=""/>
                         <button type="submit" class="button danger">"Remove…"</button>
                     </ActionForm>
                     {if endpoint.deliveries.is_empty() {
@@ -366,11 +367,13 @@ fn EndpointList(
                                                 <td data-label="Last answer">{delivery.last_answer.unwrap_or_default()}</td>
                                                 <td data-label="Created"><Time at=delivery.created_at/></td>
                                                 <td data-label="Actions">
-                                                    <ActionForm action=resend attr:class="inline-form" attr:data-answer-to="webhooks-result">
-                                                        <input type="hidden" name="csrf" value=csrf/>
-                                                        <input type="hidden" name="id" value=delivery.id/>
-                                                        <button type="submit" class="button button-quiet">"Resend"</button>
-                                                    </ActionForm>
+                                                    {(delivery.status != "pending").then(|| view! {
+                                                        <ActionForm action=resend attr:class="inline-form" attr:data-answer-to="webhooks-result">
+                                                            <input type="hidden" name="csrf" value=csrf/>
+                                                            <input type="hidden" name="id" value=delivery.id/>
+                                                            <button type="submit" class="button button-quiet">"Resend"</button>
+                                                        </ActionForm>
+                                                    })}
                                                 </td>
                                             </tr>
                                         }
@@ -417,4 +420,12 @@ fn AddEndpointForm(
             <div class="filter-actions"><button type="submit" class="button">"Add endpoint"</button></div>
         </ActionForm>
     }
+}
+
+/// An endpoint's event types as the page lists them: `every event` for `*`.
+fn events_in_words(event_types: &[String]) -> String {
+    if event_types.iter().any(|event_type| event_type == crate::domain::webhook::ALL_EVENTS) {
+        return "every event".into();
+    }
+    event_types.join(", ")
 }
