@@ -133,6 +133,7 @@ fn arguments<'a>(csrf: &'a str) -> Vec<(&'static str, &'a str)> {
         ("compensation", "cancel_ticket"),
         ("date", "2026-12-02"),
         ("subject", "order:1043"),
+        ("url", "http://127.0.0.1:9/hook"),
     ]
 }
 

@@ -221,6 +221,43 @@ mod webhooks {
             assert_eq!(event["data"]["caused_by"], "refund-77-li_2", "the settling change that made it partial");
         }
 
+        orders_settled_by_two_changes_at_once_each_make_one_partial_success_event(engine) {
+            let Some(app) = webhook_app(engine).await else { return };
+            let receiver = app.url("/sandbox/v1/_sandbox/webhooks");
+            app.ledger.add_webhook_endpoint(&acme(), &admin(), &receiver, "order.partial_success").await.unwrap();
+            let orders: Vec<String> = (0..8).map(|n| format!("9{n}")).collect();
+            for order in &orders {
+                for line_item in ["li_1", "li_2"] {
+                    let mut request = refund_1043(100);
+                    let op_id = format!("refund-{order}-{line_item}");
+                    request["op_id"] = Value::from(op_id.clone());
+                    request["subject"] = Value::from(format!("order:{order}"));
+                    request["params"]["line_item"] = Value::from(line_item);
+                    assert_eq!(app.register(&request).await.0, 201);
+                    assert_eq!(app.begin_attempt(&op_id).await.0, 201);
+                }
+            }
+            // Both operations of each order settle at the same moment: one succeeded, one refused.
+            let settles = orders.iter().map(|order| {
+                let app = &app;
+                async move {
+                    let (first, second) = (format!("refund-{order}-li_1"), format!("refund-{order}-li_2"));
+                    let success = json!({"outcome": "succeeded", "external_id": format!("re_{order}")});
+                    let refusal = json!({"outcome": "rejected", "http_status": 409});
+                    let (a, b) = tokio::join!(app.report(&first, 1, &success), app.report(&second, 1, &refusal));
+                    assert_eq!((a.0, b.0), (200, 200));
+                }
+            });
+            futures::future::join_all(settles).await;
+            let got = received_until(&app, |got| got.len() >= orders.len()).await;
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            let got_later = received(&app).await;
+            let mut subjects: Vec<String> = got_later.iter().map(|w| body(w)["data"]["subject"].as_str().unwrap().to_owned()).collect();
+            subjects.sort();
+            let expected: Vec<String> = orders.iter().map(|order| format!("order:{order}")).collect();
+            assert_eq!(subjects, expected, "one event per order, none lost, none twice ({} at first)", got.len());
+        }
+
         an_admin_adds_an_endpoint_sees_its_deliveries_and_sends_one_again(engine) {
             let Some(app) = webhook_app(engine).await else { return };
             let console = app.signed_in("alex", Role::Admin).await;
