@@ -237,6 +237,17 @@ pub enum AttemptOutcome {
     Failed { failure: FailureClass },
 }
 
+impl AttemptOutcome {
+    /// The outcome in one word, as metrics and traces label it: `succeeded`, or the failure's class
+    /// (`timeout`, `server_error`, …).
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            AttemptOutcome::Succeeded { .. } => "succeeded",
+            AttemptOutcome::Failed { failure } => failure.as_str(),
+        }
+    }
+}
+
 /// What someone asks of an operation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "command")]

@@ -32,7 +32,7 @@ use super::store::{Reads, Store, StoreError};
 use crate::domain::{
     audit::{AuditEntry, AuditRecord},
     ids::{check_subject, Actor, OpId, TenantId},
-    machine::{decide, AttemptOutcome, Command, Rejection, Snapshot, State},
+    machine::{decide, Command, Rejection, Snapshot, State},
     operation::{AttemptReport, CommittedOperation, OperationHistory},
     params::{CanonicalParams, FieldDiff},
     policy::{requires_approval, ApprovalRule},
@@ -435,12 +435,13 @@ impl Ledger {
                         to.as_str(),
                     );
                     if let Command::RecordOutcome { outcome, .. } = &command {
-                        let outcome = match outcome {
-                            AttemptOutcome::Succeeded { .. } => "succeeded",
-                            AttemptOutcome::Failed { failure } => failure.as_str(),
-                        };
                         let took = report.latency_ms.map(std::time::Duration::from_millis);
-                        self.metrics.attempt(tenant.as_str(), &updated.operation.provider, outcome, took);
+                        self.metrics.attempt(
+                            tenant.as_str(),
+                            &updated.operation.provider,
+                            outcome.as_str(),
+                            took,
+                        );
                     }
                     return Ok(updated);
                 }

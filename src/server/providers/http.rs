@@ -47,13 +47,7 @@ impl Endpoint {
             .instrument(call.clone())
             .await;
         call.record("http.response.status_code", sent.report.http_status);
-        call.record(
-            "outcome",
-            match sent.outcome {
-                AttemptOutcome::Succeeded { .. } => "succeeded",
-                AttemptOutcome::Failed { failure } => failure.as_str(),
-            },
-        );
+        call.record("outcome", sent.outcome.as_str());
         sent
     }
 

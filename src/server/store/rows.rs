@@ -609,6 +609,18 @@ pub(super) fn audit_pending_insert(tenant: &TenantId, entries: &[AuditEntry]) ->
     Some(text)
 }
 
+/// The counts a change from state `from` (none for a new operation) to `to` moves, each with its
+/// delta, in the order of the states' names, so that two changes lock their rows in one order;
+/// `None` when the state did not change.
+fn state_moves(from: Option<State>, to: State) -> Option<Vec<(State, i64)>> {
+    Some(match from {
+        None => vec![(to, 1)],
+        Some(from) if from == to => return None,
+        Some(from) if from.as_str() < to.as_str() => vec![(from, -1), (to, 1)],
+        Some(from) => vec![(to, 1), (from, -1)],
+    })
+}
+
 /// Moves one operation counted in `stripe` from the count of state `from` (none for a new one) to
 /// that of `to`, both among the counts of every hour ([`EVERY_HOUR`]) and among those of
 /// `created_hour`, the hour it was created in: one statement (never the same row twice), its rows
@@ -621,12 +633,7 @@ pub(super) fn counts_move(
     from: Option<State>,
     to: State,
 ) -> Option<QueryText> {
-    let moves = match from {
-        None => vec![(to, 1_i64)],
-        Some(from) if from == to => return None,
-        Some(from) if from.as_str() < to.as_str() => vec![(from, -1), (to, 1)],
-        Some(from) => vec![(to, 1), (from, -1)],
-    };
+    let moves = state_moves(from, to)?;
     let mut text =
         QueryText::new("insert into hourly_outcomes (tenant, stripe, hour_us, state, operations) values ");
     let tenant = text.param(SqlValue::Text(tenant.as_str().to_owned()));
@@ -655,13 +662,7 @@ pub(super) fn kind_counts_move(
     stripe: i16,
     from: Option<State>,
 ) -> Option<QueryText> {
-    let to = operation.snapshot.state;
-    let moves = match from {
-        None => vec![(to, 1_i64)],
-        Some(from) if from == to => return None,
-        Some(from) if from.as_str() < to.as_str() => vec![(from, -1), (to, 1)],
-        Some(from) => vec![(to, 1), (from, -1)],
-    };
+    let moves = state_moves(from, operation.snapshot.state)?;
     let mut text = QueryText::new(
         "insert into operation_counts (tenant, kind, provider, state, stripe, operations) values ",
     );
@@ -681,7 +682,7 @@ pub(super) fn kind_counts_move(
     Some(text)
 }
 
-/// One event for the outbox: what [`outbox_insert`] writes for every endpoint subscribed to it.
+/// One event for the outbox: what [`outbox_rows`] writes for every endpoint subscribed to it.
 pub(super) struct OutboxEvent {
     pub event_type: String,
     pub stream: String,
