@@ -305,6 +305,14 @@ mod webhooks {
             assert!(app.register(&refund_1043(100)).await.0 == 201);
             let deliveries = app.ledger.reads().webhook_deliveries(&acme(), &added.endpoint.id, 10).await.unwrap();
             assert_eq!(deliveries.len(), 1, "written with the change");
+            let globex = TenantId::parse("globex").unwrap();
+            let other_admin = Actor::human("gus", Role::Admin);
+            let foreign = app.ledger.remove_webhook_endpoint(&globex, &other_admin, &added.endpoint.id).await;
+            assert!(foreign.is_err(), "another tenant cannot remove it by its id");
+            let foreign = app.ledger.resend_webhook_delivery(&globex, &other_admin, &deliveries[0].id).await;
+            assert!(foreign.is_err(), "nor send its deliveries again");
+            assert!(app.ledger.reads().webhook_delivery(&globex, &deliveries[0].id).await.unwrap().is_none());
+            assert!(app.ledger.reads().webhook_endpoints(&globex).await.unwrap().is_empty());
             app.ledger.remove_webhook_endpoint(&acme(), &admin(), &added.endpoint.id).await.unwrap();
             assert_eq!(app.number("select count(*) from webhook_deliveries").await, 0);
             let again = app.ledger.remove_webhook_endpoint(&acme(), &admin(), &added.endpoint.id).await;
