@@ -1,9 +1,10 @@
 // Playwright drives Debian's Chromium (/usr/bin/chromium) against a freshly started opledger
-// with its own new SQLite file and the demo data. Build first: `cargo leptos build` (scripts/test.sh does).
+// with its own new SQLite file and the demo data, from the release build that the run command serves:
+// `cargo leptos build --release` first (scripts/test.sh does).
 import { defineConfig } from "@playwright/test";
 
 const port = Number(process.env.OPLEDGER_E2E_PORT ?? 3100);
-const binary = process.env.OPLEDGER_E2E_BIN ?? "../target/debug/opledger";
+const binary = process.env.OPLEDGER_E2E_BIN ?? "../target/release/opledger";
 
 export default defineConfig({
   testDir: "./tests",

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of opledger: unit and property tests, integration tests on SQLite and
-# PostgreSQL, and end-to-end tests in Chromium. With CI=true, a suite that cannot run fails the run.
+# PostgreSQL (debug build), then the release build the run command serves, a start-up smoke test of
+# it, the kill -9 test and the end-to-end tests in Chromium against it. With CI=true, a suite that
+# cannot run fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -46,17 +48,22 @@ python3 scripts/check_layers.py
 step "Unit, property and integration tests (SQLite and PostgreSQL)"
 cargo test --locked --features ssr
 
-step "Kill -9 test: serve killed at random moments under agents and faults (scripts/chaos.sh, short)"
+# What users run: the release build of the run command (server and hashed browser bundle), which a
+# debug build does not prove (the browser bundle's release profile alone can fail to compile).
+step "Building the release bundle, as the run command does (cargo leptos build --release)"
+cargo leptos build --release
+
+step "Start-up smoke test: the release server serves / and its hashed bundle with --demo, then stops"
+python3 scripts/smoke.py --binary target/release/opledger --site-root target/site
+
+step "Kill -9 test: the release server killed at random moments under agents and faults (scripts/chaos.sh, short)"
 chaos_engines=sqlite
 if postgres_ready; then
   chaos_engines=sqlite,postgres,postgres-pair
 else
   echo "warning: no PostgreSQL at $postgres_url: the kill -9 test runs on SQLite only" >&2
 fi
-scripts/chaos.sh --kills 4 --engines "$chaos_engines"
+scripts/chaos.sh --binary target/release/opledger --kills 4 --engines "$chaos_engines"
 
-step "Building the console for the end-to-end tests"
-cargo leptos build
-
-step "End-to-end tests in Chromium"
-(cd end2end && npx playwright test)
+step "End-to-end tests in Chromium against the release server and bundle"
+(cd end2end && OPLEDGER_E2E_BIN=../target/release/opledger npx playwright test)

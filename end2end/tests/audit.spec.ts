@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { expect, test } from "@playwright/test";
 import { signIn, USERS, waitForDemo, watchErrors } from "./helpers";
 
-const binary = process.env.OPLEDGER_E2E_BIN ?? "../target/debug/opledger";
+const binary = process.env.OPLEDGER_E2E_BIN ?? "../target/release/opledger";
 
 test.describe.configure({ mode: "serial" });
 

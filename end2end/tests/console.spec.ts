@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process";
 import { expect, test } from "@playwright/test";
 import { signIn, USERS, waitForDemo, waitInteractive, watchErrors } from "./helpers";
 
-const binary = process.env.OPLEDGER_E2E_BIN ?? "../target/debug/opledger";
+const binary = process.env.OPLEDGER_E2E_BIN ?? "../target/release/opledger";
 const database = "sqlite://.e2e-data/e2e.db";
 
 test.describe.configure({ mode: "serial" });

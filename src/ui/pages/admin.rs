@@ -45,7 +45,7 @@ pub fn Admin() -> impl IntoView {
                                 <tbody>
                                     {users.into_iter().map(|u| view! {
                                         <tr><td>{u.name}</td><td>{u.role.as_str()}</td><td><Time at=u.created_at/></td></tr>
-                                    }).collect_view()}
+                                    }.into_any()).collect_view()}
                                 </tbody>
                             </table>
                             </div>
@@ -153,6 +153,7 @@ fn RuleList(
                     </ActionForm>
                 </li>
                 }
+                .into_any()
             }).collect_view()}
         </ul>
     }
@@ -258,6 +259,7 @@ fn ConnectionList(
                             </td>
                         </tr>
                     }
+                    .into_any()
                 }).collect_view()}
             </tbody>
         </table>
@@ -377,6 +379,7 @@ fn EndpointList(
                                                 </td>
                                             </tr>
                                         }
+                                        .into_any()
                                     }).collect_view()}
                                 </tbody>
                             </table>
@@ -415,6 +418,7 @@ fn AddEndpointForm(
                     view! {
                         <label class="choice"><input type="checkbox" name=format!("events[{i}]") value=event_type.clone() checked=checked/>{event_type.clone()}</label>
                     }
+                    .into_any()
                 }).collect_view()}
             </fieldset>
             <div class="filter-actions"><button type="submit" class="button">"Add endpoint"</button></div>

@@ -76,7 +76,7 @@ fn ApprovalCard(
                     <ul class="compact-list">
                         {item.order_history.into_iter().map(|other| view! {
                             <li><StateBadge state=other.state/>" "<a class="mono" href=format!("/operations/{}", other.op_id)>{other.op_id.clone()}</a>" "{other.amount.unwrap_or_default()}</li>
-                        }).collect_view()}
+                        }.into_any()).collect_view()}
                     </ul>
                 }.into_any()
             }}

@@ -125,7 +125,7 @@ fn EventTable(page: AuditPage, filter: AuditFilter) -> impl IntoView {
                             </td>
                             <td class="mono" title=event.hash.clone()>{event.hash.chars().take(12).collect::<String>()}"…"</td>
                         </tr>
-                    }).collect_view()}
+                    }.into_any()).collect_view()}
                 </tbody>
             </table>
         </div>

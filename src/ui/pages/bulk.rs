@@ -131,7 +131,7 @@ fn RunBody(run: BulkRunView) -> impl IntoView {
                                 <td>{item.outcome.clone().unwrap_or_else(|| "waiting".into())}</td>
                                 <td>{item.message.clone().unwrap_or_default()}</td>
                             </tr>
-                        }).collect_view()}
+                        }.into_any()).collect_view()}
                     </tbody>
                 </table>
             </div>

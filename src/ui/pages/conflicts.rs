@@ -78,7 +78,7 @@ fn ConflictCard(conflict: ConflictView) -> impl IntoView {
                             <td class="mono diff-old" data-label="Stored">{shown(&d.stored, &d.field, &conflict.stored_params)}</td>
                             <td class="mono diff-new" data-label="Requested">{shown(&d.requested, &d.field, &conflict.requested_params)}</td>
                         </tr>
-                    }).collect_view()}
+                    }.into_any()).collect_view()}
                 </tbody>
             </table>
             <details class="disclosure">

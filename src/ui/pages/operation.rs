@@ -50,6 +50,8 @@ fn linked(operation: &LinkedOperation) -> impl IntoView {
     }
 }
 
+/// The operation's page below its breadcrumb. Each section is its own type-erased view, so that the
+/// page's view type stays shallow enough for the release build of the browser bundle.
 #[component]
 fn Detail(
     detail: OperationDetail,
@@ -57,8 +59,6 @@ fn Detail(
     compensate: ServerAction<Compensate>,
     csrf: String,
 ) -> impl IntoView {
-    let op_id = detail.row.op_id.clone();
-    let row = detail.row.clone();
     let query = use_query_map();
     let asked = query.with_untracked(|q| q.get("confirm"));
     let typed = query.with_untracked(|q| Typed {
@@ -67,8 +67,21 @@ fn Detail(
         evidence: q.get("evidence").unwrap_or_default(),
         date: q.get("date").unwrap_or_default(),
     });
-    let timeline: Vec<AuditView> =
-        detail.audit.iter().filter(|a| a.to_state.is_some() && a.from_state != a.to_state).cloned().collect();
+    let confirm = asked.map(|asked| confirm_panel(&detail, act, compensate, asked, typed, csrf.clone()));
+    view! {
+        {page_head(&detail)}
+        {confirm}
+        {actions_panel(&detail, act, compensate, &csrf)}
+        {params_and_timeline(&detail)}
+        {attempts_panel(&detail)}
+        {external_and_approval(&detail)}
+        {audit_trail(&detail)}
+    }
+}
+
+/// The op id, its state, how it stands in words and the facts it was recorded with.
+fn page_head(detail: &OperationDetail) -> AnyView {
+    let row = &detail.row;
     view! {
         <div class="page-head">
             <h1 class="mono" data-testid="op-id">{row.op_id.clone()}</h1>
@@ -95,10 +108,37 @@ fn Detail(
             })}
         </dl>
 
-        {asked.map(|asked| view! {
+    }
+    .into_any()
+}
+
+/// The confirmation asked for a risky action, with its consequences.
+fn confirm_panel(
+    detail: &OperationDetail,
+    act: ServerAction<Act>,
+    compensate: ServerAction<Compensate>,
+    asked: String,
+    typed: Typed,
+    csrf: String,
+) -> AnyView {
+    let op_id = detail.row.op_id.clone();
+    view! {
             <ConfirmPanel act compensate asked typed consequences=detail.consequences.clone() offers=detail.compensations.clone()
                 csrf=csrf.clone() form_key=detail.form_key.clone() op_id=op_id.clone() key_validity=detail.key_validity.clone()/>
-        })}
+    }
+    .into_any()
+}
+
+/// The actions the state machine allows the viewer, and the compensations on offer.
+fn actions_panel(
+    detail: &OperationDetail,
+    act: ServerAction<Act>,
+    compensate: ServerAction<Compensate>,
+    csrf: &str,
+) -> AnyView {
+    let op_id = detail.row.op_id.clone();
+    let csrf = csrf.to_owned();
+    view! {
         <section class="panel">
             <h2>"Actions available to you"</h2>
             <ActionResult/>
@@ -119,6 +159,16 @@ fn Detail(
             })}
         </section>
 
+    }
+    .into_any()
+}
+
+/// The canonical parameters and fingerprint beside the state timeline.
+fn params_and_timeline(detail: &OperationDetail) -> AnyView {
+    let row = &detail.row;
+    let timeline: Vec<AuditView> =
+        detail.audit.iter().filter(|a| a.to_state.is_some() && a.from_state != a.to_state).cloned().collect();
+    view! {
         <div class="grid-2">
             <section class="panel">
                 <h2>"Canonical parameters"</h2>
@@ -135,11 +185,18 @@ fn Detail(
                             " · "<Time at=event.at/>" · "{event.actor.clone()}
                             {event.reason.clone().map(|r| view! { <div class="muted">{r}</div> })}
                         </li>
-                    }).collect_view()}
+                    }.into_any()).collect_view()}
                 </ol>
             </section>
         </div>
 
+    }
+    .into_any()
+}
+
+/// Every attempt, with its outcome and the key it was sent under.
+fn attempts_panel(detail: &OperationDetail) -> AnyView {
+    view! {
         <section class="panel">
             <h2>"Attempts"</h2>
             {if detail.attempts.is_empty() {
@@ -166,7 +223,7 @@ fn Detail(
                                         <td>{a.sent_by.clone()}</td>
                                         <td>{a.error.clone().unwrap_or_default()}</td>
                                     </tr>
-                                }).collect_view()}
+                                }.into_any()).collect_view()}
                             </tbody>
                         </table>
                     </div>
@@ -174,6 +231,13 @@ fn Detail(
             }}
         </section>
 
+    }
+    .into_any()
+}
+
+/// The external ids, the approval and the linked compensations.
+fn external_and_approval(detail: &OperationDetail) -> AnyView {
+    view! {
         <div class="grid-2">
             <section class="panel">
                 <h2>"External ids"</h2>
@@ -190,7 +254,7 @@ fn Detail(
                                     }}
                                     " "<span class="muted">{format!("{} {}", e.provider, e.ref_type)}" · "<Time at=e.recorded_at/></span>
                                 </li>
-                            }).collect_view()}
+                            }.into_any()).collect_view()}
                         </ul>
                     }.into_any()
                 }}
@@ -213,6 +277,13 @@ fn Detail(
             </section>
         </div>
 
+    }
+    .into_any()
+}
+
+/// The audit trail with its evidence behind "Details".
+fn audit_trail(detail: &OperationDetail) -> AnyView {
+    view! {
         <section class="panel">
             <h2>"Audit trail"</h2>
             <div class="table-wrap">
@@ -237,10 +308,11 @@ fn Detail(
                                     })}
                                 </td>
                             </tr>
-                        }).collect_view()}
+                        }.into_any()).collect_view()}
                     </tbody>
                 </table>
             </div>
         </section>
     }
+    .into_any()
 }

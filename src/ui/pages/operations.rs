@@ -162,7 +162,7 @@ fn OperationTable(page: OperationPage, filter: OperationFilter) -> impl IntoView
                             <td class="mono" data-label="External ids">{joined_or(&row.external_ids, "—")}</td>
                             <td data-label="Created"><LocalTime at=row.created_at/></td>
                         </tr>
-                    }).collect_view()}
+                    }.into_any()).collect_view()}
                 </tbody>
             </table>
         </div>

@@ -123,7 +123,7 @@ fn LineItems(shop: ShopOrder) -> impl IntoView {
                             view! { <ul class="stories">{item.operations.into_iter().map(|story| view! { <Story story/> }).collect_view()}</ul> }.into_any()
                         }}
                     </article>
-                }).collect_view()}
+                }.into_any()).collect_view()}
             </div>
         </section>
     }
@@ -178,7 +178,7 @@ fn OrderBody(detail: OrderDetail, compensate: ServerAction<Compensate>, csrf: St
                                 <td class="mono">{joined_or(&row.external_ids, "—")}</td>
                                 <td><Time at=row.updated_at/></td>
                             </tr>
-                        }).collect_view()}
+                        }.into_any()).collect_view()}
                     </tbody>
                 </table>
             </div>
@@ -201,7 +201,7 @@ fn OrderBody(detail: OrderDetail, compensate: ServerAction<Compensate>, csrf: St
                                     </div>
                                     <p class="action-result" role="status" id=format!("answer-{}", offer.op_id)></p></td>
                                 </tr>
-                            }).collect_view()}
+                            }.into_any()).collect_view()}
                         </tbody>
                     </table>
                 </div>

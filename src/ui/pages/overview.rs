@@ -58,7 +58,7 @@ fn OverviewBody(data: OverviewData) -> impl IntoView {
                     <StateBadge state=*state/>
                     <span class="card-number">{*count}</span>
                 </a>
-            }).collect_view()}
+            }.into_any()).collect_view()}
             <div class="card card-total"><span>"All"</span><span class="card-number">{data.total}</span></div>
         </section>
         <div class="grid-2">
@@ -108,7 +108,7 @@ pub fn OperationList(rows: Vec<OperationRow>, empty: &'static str) -> impl IntoV
                     " "<a href=format!("/operations/{}", row.op_id) class="mono">{row.op_id.clone()}</a>
                     " "<span class="muted">{row.amount.clone().unwrap_or_default()}" · changed "<Time at=row.updated_at/></span>
                 </li>
-            }).collect_view()}
+            }.into_any()).collect_view()}
         </ul>
     }
     .into_any()
@@ -133,7 +133,7 @@ pub fn OrderList(orders: Vec<OrderSummary>, empty: &'static str) -> impl IntoVie
                         <td>{joined_or(&order.net_refunded, "—")}</td>
                         <td><Time at=order.updated_at/></td>
                     </tr>
-                }).collect_view()}
+                }.into_any()).collect_view()}
             </tbody>
         </table>
         </div>

@@ -79,6 +79,7 @@ fn DeskTable(items: Vec<DeskItem>, form_key: String, csrf: String, act: ServerAc
                                 <p class="action-result" role="status" id=format!("answer-{op_id}")></p></td>
                             </tr>
                         }
+                        .into_any()
                     }).collect_view()}
                 </tbody>
             </table>

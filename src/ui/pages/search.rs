@@ -54,7 +54,7 @@ fn Results(results: SearchResults) -> impl IntoView {
                 <ul class="compact-list" data-testid="found-orders">
                     {results.orders.into_iter().map(|subject| view! {
                         <li><a class="mono" href=format!("/orders/{subject}")>{subject.clone()}</a></li>
-                    }).collect_view()}
+                    }.into_any()).collect_view()}
                 </ul>
             </section>
         })}
@@ -76,7 +76,7 @@ fn Results(results: SearchResults) -> impl IntoView {
                         } else {
                             view! { <span>{name.clone()}</span> }.into_any()
                         }}</li>
-                    }).collect_view()}
+                    }.into_any()).collect_view()}
                 </ul>
             </section>
         })}
