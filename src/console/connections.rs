@@ -1,6 +1,7 @@
 //! The admin page's provider accounts: the tenant's own connection to each provider (its kind,
-//! base URL and the last four characters of its secret, never more), setting one and removing one.
-//! A tenant without one uses the server's connection for that provider.
+//! base URL and the last four characters of its secret, never more), setting one and removing one,
+//! and the provider's webhooks to it: the URL to paste into the provider's dashboard and the signing
+//! secret that verifies them. A tenant without one uses the server's connection for that provider.
 
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
@@ -18,6 +19,11 @@ pub struct ConnectionView {
     pub secret_last4: String,
     pub updated_by: String,
     pub updated_at: DateTime<Utc>,
+    /// Where the provider posts its events about this connection, on the address the page was
+    /// asked for.
+    pub webhook_url: String,
+    /// Whether a signing secret is set, without which its events are refused.
+    pub webhook_secret_set: bool,
 }
 
 #[server(prefix = "/rpc", endpoint = "provider_connections")]
@@ -43,6 +49,20 @@ pub async fn set_provider_connection(
         .inspect_err(crate::console::guard::set_error_status)
 }
 
+/// Sets the signing secret that verifies the provider's webhooks to the connection `name`.
+#[server(prefix = "/rpc", endpoint = "set_provider_webhook_secret")]
+pub async fn set_provider_webhook_secret(
+    csrf: String,
+    name: String,
+    secret: String,
+) -> Result<String, AppError> {
+    use crate::domain::policy::Section;
+    let admin = crate::console::guard::require_for_change(Section::Admin, &csrf).await?;
+    ssr::set_provider_webhook_secret(&admin, &name, &secret)
+        .await
+        .inspect_err(crate::console::guard::set_error_status)
+}
+
 #[server(prefix = "/rpc", endpoint = "remove_provider_connection")]
 pub async fn remove_provider_connection(csrf: String, name: String) -> Result<String, AppError> {
     use crate::domain::policy::Section;
@@ -57,13 +77,17 @@ pub(crate) mod ssr {
     use crate::domain::connection::ProviderKind;
     use crate::server::http::state::AppState;
     use crate::server::ledger::connections::NewConnection;
+    use crate::server::ledger::LedgerError;
     use crate::server::store::StoreError;
 
     pub async fn provider_connections(admin: &SignedIn) -> Result<Vec<ConnectionView>, AppError> {
         let connections = reads().provider_connections(&admin.tenant).await.map_err(unavailable)?;
+        let origin = console_origin();
         Ok(connections
             .into_iter()
             .map(|c| ConnectionView {
+                webhook_url: format!("{origin}/webhooks/providers/{}/{}", admin.tenant, c.name),
+                webhook_secret_set: c.sealed_webhook_secret.is_some(),
                 name: c.name,
                 kind: c.kind.as_str().to_owned(),
                 base_url: c.base_url,
@@ -72,6 +96,33 @@ pub(crate) mod ssr {
                 updated_at: c.updated_at,
             })
             .collect())
+    }
+
+    /// The console's address as the browser asked for it: `https://` when the console is served
+    /// over TLS (`--secure-cookies`), and the request's `Host`.
+    fn console_origin() -> String {
+        let scheme = if expect_context::<AppState>().secure_cookies { "https" } else { "http" };
+        let host = use_context::<axum::http::request::Parts>()
+            .and_then(|parts| parts.headers.get(axum::http::header::HOST)?.to_str().ok().map(str::to_owned))
+            .filter(|host| {
+                host.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'))
+            })
+            .unwrap_or_else(|| "<console address>".to_owned());
+        format!("{scheme}://{host}")
+    }
+
+    pub async fn set_provider_webhook_secret(
+        admin: &SignedIn,
+        name: &str,
+        secret: &str,
+    ) -> Result<String, AppError> {
+        let ledger = expect_context::<AppState>().ledger;
+        let name = name.trim();
+        match ledger.set_webhook_secret(&admin.tenant, &actor(admin), name, secret).await {
+            Ok(()) => Ok(format!("Saved: {name}'s webhooks are now verified with this signing secret.")),
+            Err(LedgerError::NotFound) => Err(AppError::NotFound(format!("no connection to {name}"))),
+            Err(error) => Err(refused(error, name, admin)),
+        }
     }
 
     pub async fn set_provider_connection(

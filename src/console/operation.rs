@@ -100,6 +100,12 @@ pub struct OperationDetail {
     pub consequences: Vec<(CommandKind, String)>,
     /// The compensations this viewer may record for it.
     pub compensations: Vec<Offer>,
+    /// When it failed at the provider and this viewer may make it again: what that does, in words.
+    pub retry: Option<String>,
+    /// The failed operation this one makes again.
+    pub retry_of: Option<LinkedOperation>,
+    /// The operation that made this one again after it failed.
+    pub retried_by: Option<LinkedOperation>,
     /// The idempotency key prefix of this page's forms.
     pub form_key: String,
 }
@@ -161,6 +167,33 @@ pub async fn act(
     Ok(answer)
 }
 
+/// Makes a failed operation again on purpose, for `reason`: a new operation of its own, linked to
+/// it, then sent. Confirmed first (`confirmed` is `yes`), like every action that sends.
+#[server(prefix = "/rpc", endpoint = "retry_after_failure")]
+pub async fn retry_after_failure(
+    csrf: String,
+    key: String,
+    op_id: String,
+    #[server(default)] reason: String,
+    #[server(default)] confirmed: String,
+) -> Result<String, AppError> {
+    use crate::domain::policy::Section;
+    let user = crate::console::guard::require_for_change(Section::Operations, &csrf).await?;
+    ssr::may_act(&user).inspect_err(crate::console::guard::set_error_status)?;
+    if confirmed.trim() != "yes" {
+        ssr::ask_to_confirm(&op_id, RETRY, &[("reason", reason)]);
+        return Ok(CONFIRM_FIRST.to_owned());
+    }
+    let answer = ssr::retry_after_failure(&user, &key, &op_id, &reason)
+        .await
+        .inspect_err(crate::console::guard::set_error_status)?;
+    crate::console::forms::ssr::show_answer_after_form_post(&key);
+    Ok(answer)
+}
+
+/// The name of the retry in a confirmation's address (`?confirm=retry`).
+pub const RETRY: &str = "retry";
+
 #[cfg(feature = "ssr")]
 pub(crate) mod ssr {
     use chrono::{DateTime, Duration, Utc};
@@ -174,7 +207,9 @@ pub(crate) mod ssr {
         ids::{Actor, OpId},
         machine::{allowed_commands, Command, Snapshot},
         money::Money,
-        wording::{compensation_consequence, consequence, needs_confirmation, tell, Described},
+        wording::{
+            compensation_consequence, consequence, needs_confirmation, retry_consequence, tell, Described,
+        },
     };
     use crate::server::clock::now;
     use crate::server::http::state::AppState;
@@ -262,6 +297,8 @@ pub(crate) mod ssr {
             attempts: snapshot.last_attempt.map_or(0, |a| a.0),
             external_ids: history.external_refs.iter().map(|r| r.external_id.clone()).collect(),
             compensates: operation.compensates.clone(),
+            failure_reason: snapshot.failure_reason.clone(),
+            retry_of: operation.retry_of.clone(),
             created_at: operation.created_at,
             updated_at: operation.updated_at,
         };
@@ -283,11 +320,23 @@ pub(crate) mod ssr {
             item: line_item.as_ref().map(|(name, _)| name.as_str()),
             provider: &item.provider,
         };
-        let told = tell(&described, item.state);
+        let told = tell(&described, item.state, snapshot.failure_reason.as_deref());
         let actions = allowed_commands(snapshot, &actor, at);
         let key_validity_now = key_validity(snapshot, at);
         let consequences = consequences_of(&actions, &described, &key_validity_now);
         let compensations = offers(offered, &described, line_item.as_ref().map(|(_, paid)| *paid));
+        let retried_by = siblings.iter().find(|s| s.retry_of.as_ref() == Some(&operation.op_id));
+        let retry = (snapshot.state == State::Rejected
+            && operation.kind == "refund"
+            && retried_by.is_none()
+            && user.role.acts_on_operations())
+        .then(|| retry_consequence(&described));
+        let retry_of = operation
+            .retry_of
+            .as_ref()
+            .and_then(|failed| siblings.iter().find(|s| &s.op_id == failed))
+            .map(linked);
+        let retried_by = retried_by.map(linked);
         Ok(OperationDetail {
             row: row(item),
             told,
@@ -352,6 +401,9 @@ pub(crate) mod ssr {
             actions,
             consequences,
             compensations,
+            retry,
+            retry_of,
+            retried_by,
             form_key: form_key(),
         })
     }
@@ -420,6 +472,24 @@ pub(crate) mod ssr {
             tracing::warn!(user = %user.name, role = user.role.as_str(), "refused: this role changes no operation");
             Err(AppError::Forbidden)
         }
+    }
+
+    /// Makes the failed operation `op_id` again for `reason`, once per form.
+    pub async fn retry_after_failure(
+        user: &SignedIn,
+        key: &str,
+        op_id: &str,
+        reason: &str,
+    ) -> Result<String, AppError> {
+        let failed = OpId::parse(op_id.trim()).map_err(|_| no_operation(op_id, user))?;
+        let executor = expect_context::<AppState>().executor;
+        let described = format!("{RETRY} {failed}");
+        once(user, key, &described, |request| async move {
+            workflows::retry_after_failure(&executor, &user.tenant, &failed, &actor(user), reason, &request)
+                .await
+                .map_err(|error| refused(error, failed.as_str(), user))
+        })
+        .await
     }
 
     /// Whether `form` asks for an action that must be confirmed and was not.

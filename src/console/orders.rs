@@ -201,6 +201,7 @@ pub(crate) mod ssr {
                     provider: &item.provider,
                 },
                 item.state,
+                item.failure_reason.as_deref(),
             ),
             compensates: item.compensates.as_ref().map(ToString::to_string),
             updated_at: item.updated_at,

@@ -102,7 +102,9 @@ pub(crate) mod ssr {
                     match state {
                         State::Succeeded => outcome.succeeded += count,
                         State::Rejected | State::Denied | State::Cancelled => outcome.not_done += count,
-                        State::Submitted | State::Unknown | State::NeedsReview => outcome.uncertain += count,
+                        State::Submitted | State::Accepted | State::Unknown | State::NeedsReview => {
+                            outcome.uncertain += count
+                        }
                         State::Planned | State::PendingApproval | State::Approved => outcome.open += count,
                     }
                 }

@@ -36,6 +36,17 @@ impl ProviderKind {
     pub fn parse(text: &str) -> Option<ProviderKind> {
         ProviderKind::ALL.into_iter().find(|kind| kind.as_str() == text)
     }
+
+    /// How long an operation the provider accepted may stay pending there before people are
+    /// asked to look at it (the reconciler follows it meanwhile). Stripe holds a refund pending
+    /// while its balance cannot cover it or the payment has not settled: three days is long past
+    /// the usual. The services answer once done, so nothing of theirs is pending.
+    pub fn pending_limit(self) -> chrono::Duration {
+        match self {
+            ProviderKind::Stripe => chrono::Duration::days(3),
+            ProviderKind::Services | ProviderKind::Orders => chrono::Duration::hours(1),
+        }
+    }
 }
 
 /// A provider's name as operations carry it (`stripe`, `sandbox`, `stripe-eu`): 1 to 32

@@ -17,6 +17,9 @@ pub enum FailureClass {
     Forbidden,
     /// The provider decided not to do it (refund exceeds the charge, order closed): final.
     BusinessRejection,
+    /// The provider took it, then it failed there or was cancelled (a Stripe refund `failed`):
+    /// nothing moved, and nothing will.
+    FailedAtProvider,
     /// The provider said it did not process the request (429 or 503), possibly with Retry-After:
     /// a bounded retry with the same key is safe.
     TransientUnavailable { retry_after_s: Option<u32> },
@@ -42,9 +45,10 @@ impl FailureClass {
     pub fn consequence(self) -> Consequence {
         match self {
             FailureClass::NotSent | FailureClass::TransientUnavailable { .. } => Consequence::SafeToRetry,
-            FailureClass::InvalidParams | FailureClass::Forbidden | FailureClass::BusinessRejection => {
-                Consequence::Final
-            }
+            FailureClass::InvalidParams
+            | FailureClass::Forbidden
+            | FailureClass::BusinessRejection
+            | FailureClass::FailedAtProvider => Consequence::Final,
             FailureClass::Timeout | FailureClass::ServerError => Consequence::Unknown,
         }
     }
@@ -56,6 +60,7 @@ impl FailureClass {
             FailureClass::InvalidParams => "invalid_params",
             FailureClass::Forbidden => "forbidden",
             FailureClass::BusinessRejection => "business_rejection",
+            FailureClass::FailedAtProvider => "failed_at_provider",
             FailureClass::TransientUnavailable { .. } => "transient_unavailable",
             FailureClass::Timeout => "timeout",
             FailureClass::ServerError => "server_error",
@@ -69,6 +74,9 @@ impl FailureClass {
             FailureClass::InvalidParams => "The provider refused the parameters; nothing was done.",
             FailureClass::Forbidden => "The provider denied permission; nothing was done.",
             FailureClass::BusinessRejection => "The provider declined the request; nothing was done.",
+            FailureClass::FailedAtProvider => {
+                "The provider accepted it, then it failed there; nothing moved."
+            }
             FailureClass::TransientUnavailable { .. } => {
                 "The provider was busy and did not process the request; it may be retried later with the same key."
             }
@@ -160,6 +168,7 @@ mod tests {
             FailureClass::InvalidParams,
             FailureClass::Forbidden,
             FailureClass::BusinessRejection,
+            FailureClass::FailedAtProvider,
             FailureClass::TransientUnavailable { retry_after_s: Some(2) },
             FailureClass::Timeout,
             FailureClass::ServerError,

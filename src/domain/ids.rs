@@ -81,6 +81,21 @@ impl OpId {
         Self::parse(&format!("{action}-{order_id}-{line_item_id}"))
     }
 
+    /// The op id of making this operation again on purpose after it failed at the provider:
+    /// `<op id>-retry-2` for a first operation, and `<base>-retry-<n + 1>` for `<base>-retry-<n>`.
+    /// Derived from the failed operation alone, so asking twice to retry the same failure is one
+    /// intent with one op id, and each retry has a downstream key of its own.
+    pub fn retry(&self) -> Result<Self, InvalidId> {
+        let numbered = self.0.rsplit_once("-retry-").and_then(|(base, text)| {
+            let n: u32 = text.parse().ok()?;
+            (n >= 2 && n.to_string() == text).then_some((base, n))
+        });
+        match numbered {
+            Some((base, n)) => Self::parse(&format!("{base}-retry-{}", n + 1)),
+            None => Self::parse(&format!("{}-retry-2", self.0)),
+        }
+    }
+
     /// The idempotency key sent to providers for this operation of `tenant`: `<tenant>:<op id>`,
     /// e.g. `acme:refund-1043-li_2`. Two tenants' operations with the same op id never share a key
     /// at a provider. A tenant id has no `:`, so the key splits back at its first `:`; it is at most
@@ -212,6 +227,20 @@ mod tests {
         }
         assert!(OpId::parse("</title><script>").is_err());
         assert!(OpId::parse("refund-1043\n").is_err());
+    }
+
+    #[test]
+    fn a_retry_after_a_failure_has_an_op_id_of_its_own_derived_from_the_failed_one() {
+        let first = OpId::parse("refund-1043-li_2").unwrap();
+        let second = first.retry().unwrap();
+        assert_eq!(second.as_str(), "refund-1043-li_2-retry-2");
+        assert_eq!(second.retry().unwrap().as_str(), "refund-1043-li_2-retry-3");
+        assert_eq!(first.retry().unwrap(), second, "asking twice is one intent");
+        let odd = OpId::parse("refund-1043-li_2-retry-x").unwrap();
+        assert_eq!(odd.retry().unwrap().as_str(), "refund-1043-li_2-retry-x-retry-2");
+        let padded = OpId::parse("refund-1043-li_2-retry-02").unwrap();
+        assert_eq!(padded.retry().unwrap().as_str(), "refund-1043-li_2-retry-02-retry-2");
+        assert!(OpId::parse(&"x".repeat(OpId::MAX_LEN)).unwrap().retry().is_err());
     }
 
     #[test]

@@ -6,14 +6,19 @@
 //!
 //! ```text
 //! planned ──begin──▶ submitted ──succeeded──▶ succeeded
-//!    │                  │  ├──rejected / invalid / forbidden──▶ rejected
+//!    │                  │  ├──accepted, outcome pending──▶ accepted ──provider: succeeded──▶ succeeded
+//!    │                  │  │                                  ├──provider: failed / canceled──▶ rejected
+//!    │                  │  │                                  └──pending too long, needs action──▶ needs_review
+//!    │                  │  ├──failed at the provider / rejected / invalid / forbidden──▶ rejected
 //!    │                  │  ├──not sent / 429 / 503──▶ planned (or approved): send again, same key
-//!    │                  │  └──timeout / 500──▶ unknown ──found──▶ succeeded
+//!    │                  │  └──timeout / 500──▶ unknown ──found (in the status the provider gives it)──▶ succeeded | accepted | rejected
 //!    │                  │                        ├──re-send same key (key still valid)──▶ submitted
 //!    │                  │                        └──escalate──▶ needs_review ──mark not happened──▶ rejected
 //! pending_approval ──approve──▶ approved ──begin──▶ submitted        (deny ──▶ denied)
 //! planned / pending_approval / approved ──cancel──▶ cancelled
 //! ```
+//! A provider's 2xx is not the business result: `accepted` holds an operation the provider has and
+//! says is still in progress (a Stripe refund `pending`), which is never done and never sent again.
 //! A cancel on a submitted, unknown or needs-review operation is recorded and stops further sends;
 //! it does not pretend to undo what may already have happened.
 
@@ -34,6 +39,8 @@ pub enum State {
     Approved,
     Denied,
     Submitted,
+    /// The provider has it and says it is still in progress: the outcome is pending.
+    Accepted,
     Succeeded,
     Rejected,
     Unknown,
@@ -42,12 +49,13 @@ pub enum State {
 }
 
 impl State {
-    pub const ALL: [State; 10] = [
+    pub const ALL: [State; 11] = [
         State::Planned,
         State::PendingApproval,
         State::Approved,
         State::Denied,
         State::Submitted,
+        State::Accepted,
         State::Succeeded,
         State::Rejected,
         State::Unknown,
@@ -62,6 +70,7 @@ impl State {
             State::Approved => "approved",
             State::Denied => "denied",
             State::Submitted => "submitted",
+            State::Accepted => "accepted",
             State::Succeeded => "succeeded",
             State::Rejected => "rejected",
             State::Unknown => "unknown",
@@ -82,6 +91,7 @@ impl State {
             State::Approved => "approved",
             State::Denied => "denied",
             State::Submitted => "submitted",
+            State::Accepted => "accepted",
             State::Succeeded => "succeeded",
             State::Rejected => "rejected",
             State::Unknown => "unknown",
@@ -103,6 +113,9 @@ impl State {
             State::Approved => "Approved; ready to be sent.",
             State::Denied => "A manager denied this operation; it will not be sent.",
             State::Submitted => "A send is in progress; do not send it again.",
+            State::Accepted => {
+                "The provider accepted it and has not confirmed the result yet; do not send it again."
+            }
             State::Succeeded => "Already done.",
             State::Rejected => {
                 "The provider refused it, or it was confirmed not to have happened; nothing was done."
@@ -113,9 +126,10 @@ impl State {
         }
     }
 
-    /// Whether the downstream effect may exist without opledger knowing it yet.
+    /// Whether the downstream effect may exist, or may still come about, without opledger knowing
+    /// its result yet: sent and not answered, accepted and not settled, or unknown.
     pub fn is_uncertain(self) -> bool {
-        matches!(self, State::Submitted | State::Unknown | State::NeedsReview)
+        matches!(self, State::Submitted | State::Accepted | State::Unknown | State::NeedsReview)
     }
 }
 
@@ -135,6 +149,8 @@ pub struct Snapshot {
     /// How long the provider remembers an idempotency key (Stripe: at least 24 hours).
     pub key_retention: Duration,
     pub cancel_requested: bool,
+    /// The provider's words for why it failed after accepting it (Stripe's `failure_reason`).
+    pub failure_reason: Option<String>,
 }
 
 impl Snapshot {
@@ -156,6 +172,7 @@ impl Snapshot {
             key_first_sent_at: None,
             key_retention,
             cancel_requested: false,
+            failure_reason: None,
         }
     }
 
@@ -175,6 +192,14 @@ impl Snapshot {
         } else {
             State::Planned
         }
+    }
+
+    /// Rejected by the provider after it had accepted it, for `reason`: nothing moved.
+    fn fail_at_provider(&mut self, reason: &str) {
+        self.state = State::Rejected;
+        self.open_attempt = None;
+        self.last_failure = Some(FailureClass::FailedAtProvider);
+        self.failure_reason = Some(reason.to_owned());
     }
 
     /// The snapshot after `event`. Events come from [`decide`] or from the store's history.
@@ -199,6 +224,11 @@ impl Snapshot {
                 self.state = State::Succeeded;
                 self.open_attempt = None;
             }
+            Event::AttemptAccepted { .. } => {
+                self.state = State::Accepted;
+                self.open_attempt = None;
+            }
+            Event::AttemptFailedAtProvider { reason, .. } => self.fail_at_provider(reason),
             Event::AttemptFailed { class, .. } => {
                 self.open_attempt = None;
                 self.last_failure = Some(*class);
@@ -213,7 +243,15 @@ impl Snapshot {
                 self.state = State::Unknown;
                 self.open_attempt = None;
             }
-            Event::FoundDownstream { .. } | Event::MarkedSucceeded { .. } => {
+            Event::FoundDownstream { status, .. } => {
+                self.open_attempt = None;
+                match status {
+                    ProviderStatus::Succeeded => self.state = State::Succeeded,
+                    ProviderStatus::Pending { .. } => self.state = State::Accepted,
+                    ProviderStatus::Failed { reason } => self.fail_at_provider(reason),
+                }
+            }
+            Event::MarkedSucceeded { .. } => {
                 self.state = State::Succeeded;
                 self.open_attempt = None;
             }
@@ -229,21 +267,77 @@ impl Snapshot {
     }
 }
 
-/// How an attempt ended, as the caller reports it.
+/// How an attempt ended, as the caller reports it. The provider's answer is read for its business
+/// result: an object it created and says is done, an object it created and says is still in
+/// progress, or an object that failed there; a refusal or no answer is a failure class.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "outcome")]
 pub enum AttemptOutcome {
-    Succeeded { external_id: Option<String> },
-    Failed { failure: FailureClass },
+    Succeeded {
+        external_id: Option<String>,
+    },
+    /// The provider has it and says its result is still pending (Stripe `pending` or
+    /// `requires_action`, Adyen `received`, PayPal `PENDING`).
+    Accepted {
+        external_id: Option<String>,
+    },
+    /// The provider created it and says it failed there (Stripe `failed` or `canceled`), for
+    /// `reason`: nothing moved.
+    FailedAtProvider {
+        external_id: Option<String>,
+        reason: String,
+    },
+    Failed {
+        failure: FailureClass,
+    },
 }
 
 impl AttemptOutcome {
-    /// The outcome in one word, as metrics and traces label it: `succeeded`, or the failure's class
-    /// (`timeout`, `server_error`, …).
+    /// The outcome in one word, as metrics, traces and attempts label it: `succeeded`, `accepted`,
+    /// or the failure's class (`failed_at_provider`, `timeout`, `server_error`, …).
     pub fn as_str(&self) -> &'static str {
         match self {
             AttemptOutcome::Succeeded { .. } => "succeeded",
+            AttemptOutcome::Accepted { .. } => "accepted",
+            AttemptOutcome::FailedAtProvider { .. } => FailureClass::FailedAtProvider.as_str(),
             AttemptOutcome::Failed { failure } => failure.as_str(),
+        }
+    }
+
+    /// The id of what the provider created, when the outcome names one.
+    pub fn external_id(&self) -> Option<&str> {
+        match self {
+            AttemptOutcome::Succeeded { external_id }
+            | AttemptOutcome::Accepted { external_id }
+            | AttemptOutcome::FailedAtProvider { external_id, .. } => external_id.as_deref(),
+            AttemptOutcome::Failed { .. } => None,
+        }
+    }
+}
+
+/// What the provider's own object says of an operation it has: the business result, read from
+/// the object's status (on the answer to a send, a lookup, a poll or the provider's webhook).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case", tag = "status")]
+pub enum ProviderStatus {
+    /// Done: the money moved.
+    #[default]
+    Succeeded,
+    /// Accepted and still in progress; `needs_action` when it waits for someone to act (Stripe's
+    /// `requires_action`), so that people are told at once.
+    Pending { needs_action: bool },
+    /// It failed at the provider, or was cancelled there, for `reason`: nothing moved.
+    Failed { reason: String },
+}
+
+impl ProviderStatus {
+    /// The status in one word: `succeeded`, `pending`, `requires_action`, `failed`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ProviderStatus::Succeeded => "succeeded",
+            ProviderStatus::Pending { needs_action: false } => "pending",
+            ProviderStatus::Pending { needs_action: true } => "requires_action",
+            ProviderStatus::Failed { .. } => "failed",
         }
     }
 }
@@ -270,10 +364,12 @@ pub enum Command {
     MarkUnknown {
         reason: String,
     },
-    /// A lookup downstream found the operation's effect.
+    /// A lookup downstream found the operation's object, in the status the provider gives it.
     ConfirmFound {
         external_id: String,
         evidence: String,
+        #[serde(default)]
+        status: ProviderStatus,
     },
     /// Send again with the same key and the stored parameters, while the key is remembered.
     ResendSameKey,
@@ -391,19 +487,66 @@ impl Command {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "event")]
 pub enum Event {
-    ApprovalGranted { approval: Approval, reason: String },
-    ApprovalDenied { by: String, reason: String },
-    ApprovalExpired { expired_at: DateTime<Utc> },
-    AttemptStarted { attempt: AttemptNumber, at: DateTime<Utc>, resend: bool },
-    AttemptSucceeded { attempt: AttemptNumber, external_id: Option<String> },
-    AttemptFailed { attempt: AttemptNumber, class: FailureClass },
-    MarkedUnknown { attempt: Option<AttemptNumber>, reason: String },
-    FoundDownstream { external_id: String, evidence: String },
-    Escalated { reason: String },
-    MarkedSucceeded { external_id: String, evidence: String },
-    MarkedNotHappened { reason: String, evidence: String },
-    CancelRequested { reason: String },
-    Cancelled { reason: String },
+    ApprovalGranted {
+        approval: Approval,
+        reason: String,
+    },
+    ApprovalDenied {
+        by: String,
+        reason: String,
+    },
+    ApprovalExpired {
+        expired_at: DateTime<Utc>,
+    },
+    AttemptStarted {
+        attempt: AttemptNumber,
+        at: DateTime<Utc>,
+        resend: bool,
+    },
+    AttemptSucceeded {
+        attempt: AttemptNumber,
+        external_id: Option<String>,
+    },
+    AttemptAccepted {
+        attempt: AttemptNumber,
+        external_id: Option<String>,
+    },
+    AttemptFailedAtProvider {
+        attempt: AttemptNumber,
+        external_id: Option<String>,
+        reason: String,
+    },
+    AttemptFailed {
+        attempt: AttemptNumber,
+        class: FailureClass,
+    },
+    MarkedUnknown {
+        attempt: Option<AttemptNumber>,
+        reason: String,
+    },
+    FoundDownstream {
+        external_id: String,
+        evidence: String,
+        #[serde(default)]
+        status: ProviderStatus,
+    },
+    Escalated {
+        reason: String,
+    },
+    MarkedSucceeded {
+        external_id: String,
+        evidence: String,
+    },
+    MarkedNotHappened {
+        reason: String,
+        evidence: String,
+    },
+    CancelRequested {
+        reason: String,
+    },
+    Cancelled {
+        reason: String,
+    },
 }
 
 /// Why a command was refused.
@@ -418,6 +561,7 @@ pub enum RejectionCode {
     AlreadySucceeded,
     AlreadyFinished,
     AttemptOpen,
+    AwaitingProvider,
     ReconcileFirst,
     NeedsReview,
     KeyExpired,
@@ -505,6 +649,10 @@ fn refuse_send(snapshot: &Snapshot, now: DateTime<Utc>) -> Option<Rejection> {
                 snapshot.open_attempt.map_or_else(String::new, |a| a.to_string())
             ),
         ),
+        State::Accepted => reject(
+            RejectionCode::AwaitingProvider,
+            "The provider accepted it and has not settled it yet: do not send it again; it is being followed.",
+        ),
         State::Unknown => reject(
             RejectionCode::ReconcileFirst,
             "The result of the last send is unknown: do not send again; reconcile first.",
@@ -569,9 +717,11 @@ pub fn check(
         CommandKind::BeginAttempt => refuse_send(snapshot, now).map_or(Ok(()), Err),
         CommandKind::RecordOutcome => expect_state(snapshot, &[Submitted], "Recording an outcome"),
         CommandKind::MarkUnknown => expect_state(snapshot, &[Submitted], "Marking the result unknown"),
-        CommandKind::ConfirmFound => {
-            expect_state(snapshot, &[Submitted, Unknown, NeedsReview], "Confirming a downstream result")
-        }
+        CommandKind::ConfirmFound => expect_state(
+            snapshot,
+            &[Submitted, Accepted, Unknown, NeedsReview],
+            "Confirming a downstream result",
+        ),
         CommandKind::ResendSameKey => {
             expect_state(snapshot, &[Unknown, NeedsReview], "A re-send with the same key")?;
             if snapshot.cancel_requested {
@@ -594,13 +744,13 @@ pub fn check(
             }
             Ok(())
         }
-        CommandKind::Escalate => expect_state(snapshot, &[Submitted, Unknown], "Escalation"),
+        CommandKind::Escalate => expect_state(snapshot, &[Submitted, Accepted, Unknown], "Escalation"),
         CommandKind::MarkSucceeded => expect_state(snapshot, &[Unknown, NeedsReview], "Marking succeeded"),
         CommandKind::MarkNotHappened => expect_state(snapshot, &[NeedsReview], "Marking not happened"),
         CommandKind::Cancel => {
             expect_state(
                 snapshot,
-                &[Planned, PendingApproval, Approved, Submitted, Unknown, NeedsReview],
+                &[Planned, PendingApproval, Approved, Submitted, Accepted, Unknown, NeedsReview],
                 "Cancelling",
             )?;
             if snapshot.cancel_requested {
@@ -659,16 +809,41 @@ pub fn decide(
             }
             match outcome {
                 AttemptOutcome::Succeeded { external_id } => Event::AttemptSucceeded { attempt, external_id },
+                AttemptOutcome::Accepted { external_id } => Event::AttemptAccepted { attempt, external_id },
+                AttemptOutcome::FailedAtProvider { external_id, reason } => {
+                    Event::AttemptFailedAtProvider { attempt, external_id, reason: required(&reason, "The reason")? }
+                }
+                AttemptOutcome::Failed { failure: FailureClass::FailedAtProvider } => {
+                    return Err(reject(
+                        RejectionCode::MissingDetail,
+                        "A failure at the provider is reported with the provider's reason (outcome failed_at_provider).",
+                    ))
+                }
                 AttemptOutcome::Failed { failure } => Event::AttemptFailed { attempt, class: failure },
             }
         }
         Command::MarkUnknown { reason } => {
             Event::MarkedUnknown { attempt: snapshot.open_attempt, reason: required(&reason, "A reason")? }
         }
-        Command::ConfirmFound { external_id, evidence } => Event::FoundDownstream {
-            external_id: required(&external_id, "The external id")?,
-            evidence: required(&evidence, "Evidence")?,
-        },
+        Command::ConfirmFound { external_id, evidence, status } => {
+            if snapshot.state == State::Accepted && matches!(status, ProviderStatus::Pending { .. }) {
+                return Err(reject(
+                    RejectionCode::NotApplicable,
+                    "The provider still has it in progress, as already recorded: nothing changed.",
+                ));
+            }
+            let status = match status {
+                ProviderStatus::Failed { reason } => {
+                    ProviderStatus::Failed { reason: required(&reason, "The provider's reason")? }
+                }
+                other => other,
+            };
+            Event::FoundDownstream {
+                external_id: required(&external_id, "The external id")?,
+                evidence: required(&evidence, "Evidence")?,
+                status,
+            }
+        }
         Command::Escalate { reason } => Event::Escalated { reason: required(&reason, "A reason")? },
         Command::MarkSucceeded { external_id, evidence } => Event::MarkedSucceeded {
             external_id: required(&external_id, "The external id")?,

@@ -25,7 +25,11 @@ pub struct OperationRecord {
     /// before keys were scoped by tenant keep the bare op id they were sent with.
     pub idempotency_key: String,
     pub compensates: Option<OpId>,
+    /// The operation that failed at the provider and that this one makes again, on purpose.
+    pub retry_of: Option<OpId>,
     pub snapshot: Snapshot,
+    /// When the provider first accepted it with its outcome pending, if it ever did.
+    pub accepted_at: Option<DateTime<Utc>>,
     /// Incremented by every change; a change built on an older version is refused.
     pub version: i64,
     pub created_at: DateTime<Utc>,
@@ -151,6 +155,8 @@ mod tests {
             provider: "stripe".into(),
             idempotency_key: key.into(),
             compensates: None,
+            retry_of: None,
+            accepted_at: None,
             snapshot: Snapshot::new("agent-7", params.fingerprint(), false, chrono::Duration::hours(24)),
             params,
             version: 1,

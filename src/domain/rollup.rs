@@ -81,7 +81,7 @@ pub fn roll_up(operations: &[OperationSummary]) -> Result<OrderRollup, MoneyErro
     };
     let completed = ids_in(&[State::Succeeded]);
     let not_done = ids_in(&[State::Rejected, State::Denied, State::Cancelled]);
-    let uncertain = ids_in(&[State::Submitted, State::Unknown, State::NeedsReview]);
+    let uncertain = ids_in(&[State::Submitted, State::Accepted, State::Unknown, State::NeedsReview]);
     let unsent = ids_in(&[State::Planned, State::PendingApproval, State::Approved]);
 
     let undone: BTreeSet<&OpId> = operations
@@ -137,7 +137,7 @@ pub fn roll_up(operations: &[OperationSummary]) -> Result<OrderRollup, MoneyErro
 /// reading every order's operations. The tally of an order is the sum of its operations' tallies.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OrderTally {
-    /// Operations submitted, unknown or needing review.
+    /// Operations submitted, accepted and not settled, unknown or needing review.
     pub uncertain: i64,
     /// Operations planned, awaiting approval or approved: not sent yet.
     pub unsent: i64,
@@ -155,7 +155,7 @@ impl OrderTally {
         let count = |yes: bool| i64::from(yes);
         let original = !compensation;
         Self {
-            uncertain: count(matches!(state, State::Submitted | State::Unknown | State::NeedsReview)),
+            uncertain: count(state.is_uncertain()),
             unsent: count(matches!(state, State::Planned | State::PendingApproval | State::Approved)),
             failed_originals: count(
                 original && matches!(state, State::Rejected | State::Denied | State::Cancelled),

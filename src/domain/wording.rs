@@ -88,8 +88,25 @@ pub fn lowercase_first(text: &str) -> String {
     letters.next().map(|first| first.to_lowercase().chain(letters).collect()).unwrap_or_default()
 }
 
-/// The operation `described` in `state`, in words.
-pub fn tell(described: &Described, state: State) -> Told {
+/// Why a provider failed an operation after accepting it, in words, from the reason it gave
+/// (Stripe's `failure_reason`, or `canceled`).
+pub fn failure_reason_words(reason: &str) -> String {
+    match reason {
+        "expired_or_canceled_card" => "the card it was going back to has expired or was cancelled".to_owned(),
+        "lost_or_stolen_card" => "the card it was going back to was reported lost or stolen".to_owned(),
+        "declined" => "the customer's bank declined it".to_owned(),
+        "insufficient_funds" => "the shop's balance at the provider could not cover it".to_owned(),
+        "charge_for_pending_refund_disputed" => "the payment was disputed while it was pending".to_owned(),
+        "merchant_request" => "it was cancelled at the shop's request".to_owned(),
+        "canceled" => "it was cancelled there".to_owned(),
+        "unknown" | "" => "for a reason the provider did not give".to_owned(),
+        other => format!("for a reason the provider calls {}", other.replace('_', " ")),
+    }
+}
+
+/// The operation `described` in `state`, in words; `failure_reason` is the provider's reason when
+/// it failed there after accepting it (see [`failure_reason_words`]).
+pub fn tell(described: &Described, state: State, failure_reason: Option<&str>) -> Told {
     let Action { noun, verb, customer_noun } = action(described);
     let provider = provider_name(described.provider);
     let the_noun = format!("the {}", lowercase_first(&noun));
@@ -116,6 +133,26 @@ pub fn tell(described: &Described, state: State) -> Told {
             format!("{noun} was sent to {provider}, which has not answered yet. Do not {verb} again."),
             checking,
         ),
+        State::Accepted => (
+            match described.kind {
+                "refund" => format!(
+                    "{provider_at_start} accepted {the_noun}; the bank has not confirmed it yet. Do not {verb} again."
+                ),
+                _ => format!(
+                    "{provider_at_start} accepted {the_noun} and has not confirmed it is done yet. Do not {verb} again."
+                ),
+            },
+            match described.kind {
+                "refund" => format!(
+                    "{} is being processed by the bank; we will confirm as soon as it is complete, so please do not ask for it again.",
+                    capitalised(&customer_noun)
+                ),
+                _ => format!(
+                    "{} is being processed; we will confirm as soon as it is complete, so please do not ask for it again.",
+                    capitalised(&customer_noun)
+                ),
+            },
+        ),
         State::Succeeded => (
             format!("{provider_at_start} confirmed {the_noun}. It is done; do not {verb} again."),
             match described.kind {
@@ -126,10 +163,22 @@ pub fn tell(described: &Described, state: State) -> Told {
                 _ => format!("{} is done.", capitalised(&customer_noun)),
             },
         ),
-        State::Rejected => (
-            format!("{provider_at_start} declined {the_noun}; nothing was done."),
-            format!("We could not complete {customer_noun}; we are looking into it and will get back to you."),
-        ),
+        State::Rejected => match failure_reason {
+            Some(reason) => (
+                format!(
+                    "{provider_at_start} accepted {the_noun}, then it failed there: {}. Nothing moved; it can be made again on purpose.",
+                    failure_reason_words(reason)
+                ),
+                format!(
+                    "We could not complete {customer_noun}: {}. We will arrange it again and let you know.",
+                    failure_reason_words(reason)
+                ),
+            ),
+            None => (
+                format!("{provider_at_start} declined {the_noun}; nothing was done."),
+                format!("We could not complete {customer_noun}; we are looking into it and will get back to you."),
+            ),
+        },
         State::Unknown => (
             format!("{noun} was sent to {provider}, which did not answer in time; we are checking whether it happened. Do not {verb} again."),
             checking,
@@ -214,6 +263,17 @@ pub fn compensation_consequence(
     }
 }
 
+/// What making the operation `described` again after it failed at the provider does, restated for
+/// a confirmation step.
+pub fn retry_consequence(described: &Described) -> String {
+    let what = lowercase_first(&action(described).noun);
+    format!(
+        "A new {what} will be sent to {} under an op id and key of its own, linked to this one, \
+         and checked against the approval policy like any other. Make it again only once you know why the first failed.",
+        provider_name(described.provider)
+    )
+}
+
 /// An operation's noun for a confirmation: "The refund of TWD 380.00 for Headphone case".
 fn action_noun(described: &Described) -> String {
     format!("The {}", lowercase_first(&action(described).noun))
@@ -251,6 +311,8 @@ pub fn attempt_outcome(outcome: &str) -> String {
         "invalid_params" => "Refused by the provider: invalid parameters".to_owned(),
         "forbidden" => "Refused by the provider: not permitted".to_owned(),
         "business_rejection" => "Declined by the provider".to_owned(),
+        "accepted" => "Accepted: the provider has it, its result pending".to_owned(),
+        "failed_at_provider" => "Accepted, then failed at the provider: nothing moved".to_owned(),
         "transient_unavailable" => "The provider was busy and did not process it".to_owned(),
         other => capitalised(&other.replace('_', " ")),
     }
@@ -274,7 +336,11 @@ mod tests {
 
     fn refund(state: State) -> Told {
         let amount = Some(Money::new(38_000, Currency::parse("TWD").unwrap()));
-        tell(&Described { kind: "refund", amount, item: Some("Headphone case"), provider: "stripe" }, state)
+        tell(
+            &Described { kind: "refund", amount, item: Some("Headphone case"), provider: "stripe" },
+            state,
+            None,
+        )
     }
 
     #[test]
@@ -294,20 +360,42 @@ mod tests {
     fn every_state_in_doubt_warns_against_sending_again_and_no_settled_state_promises_checking() {
         for state in State::ALL {
             let told = refund(state);
-            let in_doubt = matches!(state, State::Submitted | State::Unknown | State::NeedsReview);
             assert_eq!(
                 told.status.contains("Do not refund it again"),
-                in_doubt,
+                state.is_uncertain(),
                 "{state:?}: {}",
                 told.status
             );
             assert_eq!(
-                told.for_customer.contains("being confirmed"),
-                in_doubt,
+                told.for_customer.contains("do not ask for it again"),
+                state.is_uncertain(),
                 "{state:?}: {}",
                 told.for_customer
             );
         }
+    }
+
+    #[test]
+    fn an_accepted_refund_is_never_told_as_done_and_a_failed_one_says_why_and_that_nothing_moved() {
+        let accepted = refund(State::Accepted);
+        assert_eq!(
+            accepted.status,
+            "Stripe accepted the refund of TWD 380.00 for Headphone case; the bank has not confirmed it yet. Do not refund it again."
+        );
+        assert!(!accepted.for_customer.contains("has been issued"), "{}", accepted.for_customer);
+        assert!(accepted.for_customer.contains("being processed"));
+
+        let amount = Some(Money::new(38_000, Currency::parse("TWD").unwrap()));
+        let described =
+            Described { kind: "refund", amount, item: Some("Headphone case"), provider: "stripe" };
+        let failed = tell(&described, State::Rejected, Some("expired_or_canceled_card"));
+        assert_eq!(
+            failed.status,
+            "Stripe accepted the refund of TWD 380.00 for Headphone case, then it failed there: the card it was going back to has expired or was cancelled. Nothing moved; it can be made again on purpose."
+        );
+        assert!(failed.for_customer.starts_with("We could not complete your refund of TWD 380.00: the card"));
+        assert_ne!(failed.status, refund(State::Rejected).status);
+        assert_eq!(failure_reason_words("new_reason"), "for a reason the provider calls new reason");
     }
 
     #[test]
@@ -327,6 +415,7 @@ mod tests {
                 provider: "sandbox",
             },
             State::Rejected,
+            None,
         );
         assert_eq!(
             ticket.status,
@@ -335,6 +424,7 @@ mod tests {
         let custom = tell(
             &Described { kind: "send_email", amount: None, item: None, provider: "mailer" },
             State::Succeeded,
+            None,
         );
         assert_eq!(custom.status, "Mailer confirmed the send email. It is done; do not send it again.");
     }

@@ -99,7 +99,16 @@ fn refund_request(
 }
 
 /// How many steps [`seed`] reports to its progress callback.
-pub const SEED_STEPS: u64 = 19;
+pub const SEED_STEPS: u64 = 20;
+
+/// The demo's refunds that Stripe accepts and settles later, on order 1101: one that succeeds
+/// after 90 s, one whose card turns out to be expired after 60 s, one that stays pending. The
+/// reconciler follows them; the console shows them accepted until it learns the outcome.
+const ACCEPTED_REFUNDS: [(&str, Option<(&str, Option<&str>)>, u64); 3] = [
+    ("li_1", Some(("succeeded", None)), 90_000),
+    ("li_2", Some(("failed", Some("expired_or_canceled_card"))), 60_000),
+    ("li_3", None, 0),
+];
 
 /// Refunds of TWD 1,000.00 or more need a manager in the demo, so that some wait for approval.
 async fn add_demo_approval_rule(ledger: &Ledger, tenant: &TenantId) -> Result<(), LedgerError> {
@@ -172,7 +181,7 @@ pub async fn seed(
                 executor.run(&tenant, &op_id).await?;
             }
             Script::SendWith(fault, ms) => {
-                sandbox.inject(Fault { pattern: op_id.to_string(), fault, times: 1, ms });
+                sandbox.inject(Fault::once(op_id.as_str(), fault, ms));
                 ledger.register(&tenant, &agent, request).await?;
                 executor.run(&tenant, &op_id).await?;
             }
@@ -216,12 +225,7 @@ pub async fn seed(
     for item in ["li_2", "li_3", "li_4"] {
         let request = refund_request("1077", item, None)?;
         let op_id = request.op_id.clone();
-        sandbox.inject(Fault {
-            pattern: op_id.to_string(),
-            fault: FaultKind::DropResponse,
-            times: 1,
-            ms: 60_000,
-        });
+        sandbox.inject(Fault::once(op_id.as_str(), FaultKind::DropResponse, 60_000));
         ledger.register(&tenant, &agent, request).await?;
         lost.push(op_id);
     }
@@ -244,16 +248,24 @@ pub async fn seed(
     progress("a lost answer that support settled by asking the provider");
     let settled = refund_request("1092", "li_1", None)?;
     let settled_id = settled.op_id.clone();
-    sandbox.inject(Fault {
-        pattern: settled_id.to_string(),
-        fault: FaultKind::DropResponse,
-        times: 1,
-        ms: 60_000,
-    });
+    sandbox.inject(Fault::once(settled_id.as_str(), FaultKind::DropResponse, 60_000));
     ledger.register(&tenant, &agent, settled).await?;
     executor.run(&tenant, &settled_id).await?;
     let support = Actor::human("sam.support", Role::Support);
     super::ledger::workflows::query_provider(&executor, &tenant, &settled_id, &support, None).await?;
+
+    progress("refunds Stripe accepted: one settles, one fails at the bank, one stays pending");
+    for (item, settles, ms) in ACCEPTED_REFUNDS {
+        let request = refund_request("1101", item, None)?;
+        let op_id = request.op_id.clone();
+        let fault = match settles {
+            Some((then, reason)) => Fault::settling(op_id.as_str(), ms, then, reason),
+            None => Fault::once(op_id.as_str(), FaultKind::Pending, 0),
+        };
+        sandbox.inject(fault);
+        ledger.register(&tenant, &agent, request).await?;
+        executor.run(&tenant, &op_id).await?;
+    }
 
     for (order, item, compensate) in [("2002", "li_1", false), ("1051", "li_2", true)] {
         progress(&format!("after-sale and pickup for {item} on order {order}"));
@@ -310,7 +322,7 @@ async fn seed_failed_pickup(
         .map(|r| r.external_id.clone())
         .ok_or_else(|| LedgerError::Invalid(format!("{ticket_op} created no ticket")))?;
     let pickup_op = format!("pickup-{order}-{item}-2026-12-02");
-    sandbox.inject(Fault { pattern: pickup_op.clone(), fault: FaultKind::BusinessReject, times: 1, ms: 0 });
+    sandbox.inject(Fault::once(&pickup_op, FaultKind::BusinessReject, 0));
     let pickup = service_request(
         &pickup_op,
         "schedule_pickup",
@@ -322,12 +334,7 @@ async fn seed_failed_pickup(
     executor.run(tenant, &pickup_id).await?;
     if compensate {
         let cancel_op = format!("cancel-aftersale-{order}-{item}");
-        sandbox.inject(Fault {
-            pattern: cancel_op.clone(),
-            fault: FaultKind::DropResponse,
-            times: 1,
-            ms: 60_000,
-        });
+        sandbox.inject(Fault::once(&cancel_op, FaultKind::DropResponse, 60_000));
         let mut cancel = service_request(&cancel_op, "cancel_aftersale", order, json!({"ticket": ticket}))?;
         cancel.compensates = Some(ticket_id);
         cancel.requested_by = "sam.support".into();
@@ -374,8 +381,10 @@ pub fn second_tenant_orders() -> Vec<Order> {
 
 /// Seeds the second tenant: its own Stripe account at every start (the sandbox at `base_url`,
 /// answering `secret_key`, made anew each start; the secret is sealed, so the ledger needs
-/// `OPLEDGER_SECRET_KEY`), and once its users and a refund of its order 1043's line item 2 under
-/// the same op id as the demo tenant's. Without a secret key it only says what it would need.
+/// `OPLEDGER_SECRET_KEY`) with the account's webhooks signed by a new secret and posted to the
+/// console, and once its users, a refund of its order 1043's line item 2 under the same op id as
+/// the demo tenant's, and a refund of line item 1 that Stripe accepts and settles 20 s later,
+/// which its webhook settles in the ledger. Without a secret key it only says what it would need.
 pub async fn seed_second_tenant(
     executor: &Executor,
     base_url: &str,
@@ -404,29 +413,73 @@ pub async fn seed_second_tenant(
         secret: secret_key.into(),
     };
     ledger.set_provider_connection(&tenant, &Actor::system("demo"), connection).await?;
+    send_account_events_to_console(ledger, &tenant, base_url, secret_key).await?;
     let order = &second_tenant_orders()[0];
-    let item = &order.line_items[1];
-    let op_id = OpId::for_line_item("refund", &order.id, &item.id)
-        .map_err(|e| LedgerError::Invalid(e.to_string()))?;
-    if ledger.reads().load_operation(&tenant, &op_id).await?.is_some() {
+    let refund = |item: &LineItem| -> Result<RegisterRequest, LedgerError> {
+        Ok(RegisterRequest {
+            op_id: OpId::for_line_item("refund", &order.id, &item.id)
+                .map_err(|e| LedgerError::Invalid(e.to_string()))?,
+            kind: "refund".into(),
+            subject: format!("order:{}", order.id),
+            provider: REFUNDS_PROVIDER.into(),
+            params: CanonicalParams::from_value(refund_params(order, item))
+                .map_err(|e| LedgerError::Invalid(e.to_string()))?,
+            requested_by: "eu-agent".into(),
+            compensates: None,
+            on_behalf_of: None,
+            server_sends: false,
+            key_retention: DEFAULT_KEY_RETENTION,
+        })
+    };
+    let same_op_id = refund(&order.line_items[1])?;
+    if ledger.reads().load_operation(&tenant, &same_op_id.op_id).await?.is_some() {
         return Ok(());
     }
-    let request = RegisterRequest {
-        op_id: op_id.clone(),
-        kind: "refund".into(),
-        subject: format!("order:{}", order.id),
-        provider: REFUNDS_PROVIDER.into(),
-        params: CanonicalParams::from_value(refund_params(order, item))
-            .map_err(|e| LedgerError::Invalid(e.to_string()))?,
-        requested_by: "eu-agent".into(),
-        compensates: None,
-        on_behalf_of: None,
-        server_sends: false,
-        key_retention: DEFAULT_KEY_RETENTION,
-    };
-    ledger.register(&tenant, &Actor::agent("eu-agent"), request).await?;
+    let agent = Actor::agent("eu-agent");
+    let op_id = same_op_id.op_id.clone();
+    ledger.register(&tenant, &agent, same_op_id).await?;
     executor.run(&tenant, &op_id).await?;
+    let accepted = refund(&order.line_items[0])?;
+    let accepted_id = accepted.op_id.clone();
+    let account = reqwest::Client::new();
+    let fault = json!({"match": accepted_id.as_str(), "fault": "pending", "then": "succeeded", "ms": 20_000});
+    account
+        .post(format!("{base_url}/v1/_sandbox/faults"))
+        .bearer_auth(secret_key)
+        .json(&fault)
+        .send()
+        .await
+        .and_then(reqwest::Response::error_for_status)
+        .map_err(|e| LedgerError::Invalid(format!("the second account's fault could not be set: {e}")))?;
+    ledger.register(&tenant, &agent, accepted).await?;
+    executor.run(&tenant, &accepted_id).await?;
     tracing::info!(tenant = SECOND_TENANT, "second demo tenant seeded");
+    Ok(())
+}
+
+/// Sets a new signing secret for the provider's webhooks to the second tenant's connection, and
+/// points its sandbox account (at `base_url`, `/sandbox-eu` on the console's address) at the
+/// console's webhook address for it, signing with that secret, as one would in Stripe's dashboard.
+async fn send_account_events_to_console(
+    ledger: &Ledger,
+    tenant: &TenantId,
+    base_url: &str,
+    secret_key: &str,
+) -> Result<(), LedgerError> {
+    let signing = format!("whsec_{}", uuid::Uuid::new_v4().simple());
+    ledger.set_webhook_secret(tenant, &Actor::system("demo"), REFUNDS_PROVIDER, &signing).await?;
+    let console = base_url.trim_end_matches(SECOND_ACCOUNT_PATH);
+    let destination = json!({"url": format!("{console}/webhooks/providers/{tenant}/{REFUNDS_PROVIDER}"), "secret": signing});
+    reqwest::Client::new()
+        .post(format!("{base_url}/v1/_sandbox/event_destination"))
+        .bearer_auth(secret_key)
+        .json(&destination)
+        .send()
+        .await
+        .and_then(reqwest::Response::error_for_status)
+        .map_err(|e| {
+            LedgerError::Invalid(format!("the second account's webhooks could not be set up: {e}"))
+        })?;
     Ok(())
 }
 

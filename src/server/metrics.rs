@@ -17,7 +17,7 @@ const SECONDS_BUCKETS: [f64; 12] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.
 pub struct LedgerGauges {
     /// Operations per tenant, kind, provider and state.
     pub operations: Vec<(String, String, String, &'static str, u64)>,
-    /// Per tenant: seconds since the longest-waiting `unknown` and `needs_review` operation last
+    /// Per tenant: seconds since the longest-waiting `accepted`, `unknown` and `needs_review` operation last
     /// changed (0 when there is none).
     pub oldest_seconds: Vec<(String, &'static str, f64)>,
     /// Deliveries waiting in the webhook outbox, every tenant's.
@@ -136,7 +136,7 @@ impl Metrics {
                 let backlog = per_tenant.entry(tenant).or_default();
                 match *state {
                     "pending_approval" => backlog[0] += operations,
-                    "submitted" | "unknown" => backlog[1] += operations,
+                    "submitted" | "accepted" | "unknown" => backlog[1] += operations,
                     "approved" => backlog[2] += operations,
                     _ => {}
                 }

@@ -35,6 +35,9 @@ enum Rule {
     /// The metrics: a bearer token of their own (not served without one); a console session is
     /// worth nothing.
     Scrape,
+    /// A provider's webhook: its signature is the only credential; without one it is refused
+    /// (404 where no signing secret is set, 400 where one is), whoever posts it.
+    ProviderWebhook,
 }
 
 fn rule_for(method: &Method, path: &str) -> Option<Rule> {
@@ -44,6 +47,7 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
         ("POST", "/rpc/sign_in_token") | ("POST", "/rpc/who_am_i") => Public,
         ("POST", "/logout") => SignOut,
         ("GET", "/metrics") => Scrape,
+        ("POST", "/webhooks/providers/{tenant}/{connection}") => ProviderWebhook,
         (_, api) if api.starts_with("/api/v1/") || api == "/mcp" => Api,
         (
             "GET",
@@ -84,7 +88,9 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
             "POST",
             "/rpc/users" | "/rpc/approval_rules" | "/rpc/provider_connections" | "/rpc/webhook_endpoints",
         ) => Reads(ADMIN),
-        ("POST", "/rpc/act" | "/rpc/compensate" | "/rpc/start_bulk") => Changes(OPERATORS),
+        ("POST", "/rpc/act" | "/rpc/compensate" | "/rpc/start_bulk" | "/rpc/retry_after_failure") => {
+            Changes(OPERATORS)
+        }
         (
             "POST",
             "/rpc/add_user"
@@ -92,6 +98,7 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
             | "/rpc/remove_approval_rule"
             | "/rpc/set_provider_connection"
             | "/rpc/remove_provider_connection"
+            | "/rpc/set_provider_webhook_secret"
             | "/rpc/add_webhook_endpoint"
             | "/rpc/remove_webhook_endpoint"
             | "/rpc/resend_webhook",
@@ -106,6 +113,8 @@ fn concrete(path: &str) -> String {
         .replace("{subject}", "order:1043")
         .replace("{id}", "no-such-run")
         .replace("{attempt}", "1")
+        .replace("{tenant}", "acme")
+        .replace("{connection}", "stripe")
 }
 
 const OP: &str = "refund-1043-li_2";
@@ -181,6 +190,7 @@ crate::engine_tests! {
                 Rule::Api => expect(format!("{method} {path} without a token"), anonymous, anonymous == 401),
                 Rule::SignOut => expect(format!("{method} {path} signed out"), anonymous, anonymous == 303 || anonymous == 403),
                 Rule::Scrape => expect(format!("{method} {path} without its token"), anonymous, anonymous == 401 || anonymous == 404),
+                Rule::ProviderWebhook => expect(format!("{method} {path} unsigned"), anonymous, anonymous == 400 || anonymous == 404),
             }
             for (role, console, csrf) in &consoles {
                 let allowed = match rule {
@@ -190,7 +200,7 @@ crate::engine_tests! {
                         expect(format!("{method} {path} as {}", role.as_str()), status, status == 401 || status == 404);
                         continue;
                     }
-                    Rule::Public | Rule::Api | Rule::SignOut => continue,
+                    Rule::Public | Rule::Api | Rule::SignOut | Rule::ProviderWebhook => continue,
                 };
                 if let Rule::Changes(_) = rule {
                     let forged = status_of(console, method, &path, "forged").await;

@@ -131,7 +131,7 @@ crate::engine_tests! {
         let (status, again) = app.register(&refund_1043(38000)).await;
         assert_eq!((status, again["state"].as_str()), (200, Some("unknown")), "the caller learns it is unknown");
 
-        let found = Command::ConfirmFound { external_id: "re_7f3a".into(), evidence: "refund with metadata.op_id found".into() };
+        let found = Command::ConfirmFound { external_id: "re_7f3a".into(), evidence: "refund with metadata.op_id found".into(), status: opledger::domain::machine::ProviderStatus::Succeeded };
         let op_id = OpId::parse(OP).unwrap();
         app.ledger.execute(&acme(), &op_id, found, &Actor::system("reconciler"), AttemptReport::default()).await.unwrap();
         let (_, settled) = app.get_json(&format!("/api/v1/operations/{OP}")).await;

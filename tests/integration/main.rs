@@ -15,6 +15,7 @@ mod ledger_api;
 mod mcp;
 mod operating;
 mod orders;
+mod outcomes;
 mod pages;
 mod sandbox;
 mod scenarios;

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use crate::support::{in_ci, refund_1043, Engine, TestApp, TestDatabase, SECRET_KEY};
+use crate::support::{python, refund_1043, run_client, Engine, TestApp, TestDatabase, SECRET_KEY};
 use opledger::domain::ids::{Actor, OpId, TenantId};
 use opledger::domain::machine::Command;
 use opledger::domain::operation::AttemptReport;
@@ -23,41 +23,6 @@ fn acme() -> TenantId {
 
 fn admin() -> Actor {
     Actor::human("alex", Role::Admin)
-}
-
-/// The Python with the test clients, or `None` (a failure in CI) with the reason printed.
-fn python(package: &str) -> Option<std::ffi::OsString> {
-    let python = std::env::var_os("OPLEDGER_TEST_PYTHON");
-    if python.is_none() {
-        assert!(!in_ci(), "OPLEDGER_TEST_PYTHON (a Python with the {package} package) is needed in CI");
-        eprintln!(
-            "SKIPPED: set OPLEDGER_TEST_PYTHON to a Python with the {package} package (scripts/test.sh does)"
-        );
-    }
-    python
-}
-
-/// Runs `tests/clients/<script>` with `args`, feeding it `input`; its standard output.
-async fn run_client(python: std::ffi::OsString, script: &str, args: Vec<String>, input: String) -> String {
-    use std::io::Write;
-    let script = format!("{}/tests/clients/{script}", env!("CARGO_MANIFEST_DIR"));
-    let output = tokio::task::spawn_blocking(move || {
-        let mut child = std::process::Command::new(python)
-            .arg(script)
-            .args(args)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-        child.wait_with_output().unwrap()
-    })
-    .await
-    .unwrap();
-    let printed = String::from_utf8_lossy(&output.stdout).into_owned();
-    assert!(output.status.success(), "{printed}{}", String::from_utf8_lossy(&output.stderr));
-    printed
 }
 
 /// The application with the sandbox mounted, delivering webhooks every 100 ms and retrying a

@@ -316,7 +316,7 @@ crate::engine_tests! {
         let timed_out = AttemptOutcome::Failed { failure: FailureClass::Timeout };
         let recorded = Command::RecordOutcome { attempt: AttemptNumber::FIRST, outcome: timed_out };
         app.ledger.execute(&tenant, &op_id, recorded, &agent, AttemptReport::default()).await.unwrap();
-        let found = Command::ConfirmFound { external_id: "re_1043".into(), evidence: "found by lookup".into() };
+        let found = Command::ConfirmFound { external_id: "re_1043".into(), evidence: "found by lookup".into(), status: opledger::domain::machine::ProviderStatus::Succeeded };
         app.ledger.execute(&tenant, &op_id, found, &Actor::system("reconciler"), AttemptReport::default()).await.unwrap();
 
         let html = acme.page("/", 200).await;

@@ -625,6 +625,10 @@ mod settling_at_once {
 
     #[async_trait::async_trait]
     impl Connector for SlowLookups {
+        fn kind(&self) -> opledger::domain::connection::ProviderKind {
+            opledger::domain::connection::ProviderKind::Stripe
+        }
+
         async fn check(&self, _: &OperationRecord) -> Checked {
             Checked::Unavailable { reason: "not asked in this test".into() }
         }
@@ -642,7 +646,11 @@ mod settling_at_once {
             tokio::time::sleep(std::time::Duration::from_millis(100)).await;
             self.all.leave();
             self.own.leave();
-            Lookup::Found { external_id: format!("re_{}", operation.op_id), evidence: "found".into() }
+            Lookup::Found {
+                external_id: format!("re_{}", operation.op_id),
+                status: opledger::domain::machine::ProviderStatus::Succeeded,
+                evidence: "found".into(),
+            }
         }
     }
 

@@ -181,7 +181,7 @@ crate::engine_tests! {
         assert_eq!(app.store.settle_times(&acme(), day_ago).await.unwrap(), nothing_settled, "a success never unknown took no settling");
 
         let unknown = OpId::parse("refund-A1042-part2").unwrap();
-        let found = Command::ConfirmFound { external_id: "re_2".into(), evidence: "found by lookup".into() };
+        let found = Command::ConfirmFound { external_id: "re_2".into(), evidence: "found by lookup".into(), status: opledger::domain::machine::ProviderStatus::Succeeded };
         app.ledger.execute(&acme(), &unknown, found, &reconciler, AttemptReport::default()).await.unwrap();
         let mut settled_at_once = nothing_settled.clone();
         settled_at_once[0] = 1;

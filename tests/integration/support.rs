@@ -574,3 +574,43 @@ pub async fn sandbox_refunds(app: &TestApp) -> Vec<Value> {
     let ledger: Value = response.json().await.unwrap();
     ledger["data"].as_array().unwrap().iter().filter(|o| o["type"] == "refund").cloned().collect()
 }
+
+/// The Python with the test clients, or `None` (a failure in CI) with the reason printed.
+pub fn python(package: &str) -> Option<std::ffi::OsString> {
+    let python = std::env::var_os("OPLEDGER_TEST_PYTHON");
+    if python.is_none() {
+        assert!(!in_ci(), "OPLEDGER_TEST_PYTHON (a Python with the {package} package) is needed in CI");
+        eprintln!(
+            "SKIPPED: set OPLEDGER_TEST_PYTHON to a Python with the {package} package (scripts/test.sh does)"
+        );
+    }
+    python
+}
+
+/// Runs `tests/clients/<script>` with `args`, feeding it `input`; its standard output.
+pub async fn run_client(
+    python: std::ffi::OsString,
+    script: &str,
+    args: Vec<String>,
+    input: String,
+) -> String {
+    use std::io::Write;
+    let script = format!("{}/tests/clients/{script}", env!("CARGO_MANIFEST_DIR"));
+    let output = tokio::task::spawn_blocking(move || {
+        let mut child = std::process::Command::new(python)
+            .arg(script)
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+        child.wait_with_output().unwrap()
+    })
+    .await
+    .unwrap();
+    let printed = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(output.status.success(), "{printed}{}", String::from_utf8_lossy(&output.stderr));
+    printed
+}

@@ -36,7 +36,12 @@ fn typical(state: State) -> Snapshot {
     }
     if matches!(
         state,
-        State::Submitted | State::Unknown | State::NeedsReview | State::Succeeded | State::Rejected
+        State::Submitted
+            | State::Accepted
+            | State::Unknown
+            | State::NeedsReview
+            | State::Succeeded
+            | State::Rejected
     ) {
         snapshot.last_attempt = Some(AttemptNumber::FIRST);
         snapshot.key_first_sent_at = Some(now() - Duration::minutes(10));
@@ -75,6 +80,9 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("submitted", "confirm_found", "support manager system"),
     ("submitted", "escalate", "support manager system"),
     ("submitted", "cancel", "support manager agent"),
+    ("accepted", "confirm_found", "support manager system"),
+    ("accepted", "escalate", "support manager system"),
+    ("accepted", "cancel", "support manager agent"),
     ("unknown", "confirm_found", "support manager system"),
     ("unknown", "resend_same_key", "support manager system"),
     ("unknown", "escalate", "support manager system"),
@@ -110,7 +118,7 @@ fn every_state_command_and_actor_matches_the_table() {
             }
         }
     }
-    assert_eq!(checked, 10 * 12 * 6);
+    assert_eq!(checked, State::ALL.len() * CommandKind::ALL.len() * 6);
 }
 
 fn agent() -> Actor {
@@ -141,12 +149,107 @@ fn the_refund_of_order_1043_times_out_becomes_unknown_and_is_settled_by_a_lookup
     assert_eq!(again.code, RejectionCode::ReconcileFirst);
     assert!(again.message.contains("do not send again"));
 
-    let found =
-        Command::ConfirmFound { external_id: "re_7f3a".into(), evidence: "metadata.op_id matched".into() };
+    let found = Command::ConfirmFound {
+        external_id: "re_7f3a".into(),
+        evidence: "metadata.op_id matched".into(),
+        status: ProviderStatus::Succeeded,
+    };
     let settled = run(unknown, found, &Actor::system("reconciler")).unwrap();
     assert_eq!(settled.state, State::Succeeded);
     let done = decide(&settled, Command::BeginAttempt, &agent(), now()).unwrap_err();
     assert_eq!(done.code, RejectionCode::AlreadySucceeded);
+}
+
+#[test]
+fn a_refund_the_provider_accepted_is_never_done_nor_sent_again_until_its_status_settles() {
+    let submitted = run(typical(State::Planned), Command::BeginAttempt, &agent()).unwrap();
+    let accepted = Command::RecordOutcome {
+        attempt: AttemptNumber::FIRST,
+        outcome: AttemptOutcome::Accepted { external_id: Some("re_9".into()) },
+    };
+    let accepted = run(submitted, accepted, &Actor::system("executor")).unwrap();
+    assert_eq!(accepted.state, State::Accepted);
+    assert!(accepted.state.is_uncertain() && !accepted.state.is_terminal());
+    for actor in [agent(), Actor::system("reconciler")] {
+        let refused = decide(&accepted, Command::BeginAttempt, &actor, now()).unwrap_err();
+        assert_eq!(refused.code, RejectionCode::AwaitingProvider);
+    }
+    let resend = decide(&accepted, Command::ResendSameKey, &Actor::human("sam", Role::Support), now());
+    assert!(resend.is_err(), "the provider has it: a re-send is never offered");
+
+    let found = |status| Command::ConfirmFound {
+        external_id: "re_9".into(),
+        evidence: "GET /v1/refunds/re_9".into(),
+        status,
+    };
+    let still_pending = decide(
+        &accepted,
+        found(ProviderStatus::Pending { needs_action: false }),
+        &Actor::system("reconciler"),
+        now(),
+    )
+    .unwrap_err();
+    assert_eq!(
+        still_pending.code,
+        RejectionCode::NotApplicable,
+        "a poll that learns nothing records nothing"
+    );
+
+    let succeeded =
+        run(accepted.clone(), found(ProviderStatus::Succeeded), &Actor::system("reconciler")).unwrap();
+    assert_eq!(succeeded.state, State::Succeeded);
+
+    let failed = found(ProviderStatus::Failed { reason: "expired_or_canceled_card".into() });
+    let failed = run(accepted.clone(), failed, &Actor::system("reconciler")).unwrap();
+    assert_eq!(failed.state, State::Rejected);
+    assert_eq!(failed.last_failure, Some(FailureClass::FailedAtProvider));
+    assert_eq!(failed.failure_reason.as_deref(), Some("expired_or_canceled_card"));
+
+    let escalated = run(
+        accepted,
+        Command::Escalate { reason: "pending for 5 days".into() },
+        &Actor::system("reconciler"),
+    );
+    assert_eq!(escalated.unwrap().state, State::NeedsReview);
+}
+
+#[test]
+fn a_lost_answer_is_settled_by_the_status_of_what_the_provider_holds() {
+    let unknown = typical(State::Unknown);
+    let found = |status| Command::ConfirmFound {
+        external_id: "re_9".into(),
+        evidence: "metadata.op_id matched".into(),
+        status,
+    };
+    let reconciler = Actor::system("reconciler");
+    let pending = run(unknown.clone(), found(ProviderStatus::Pending { needs_action: true }), &reconciler);
+    assert_eq!(pending.unwrap().state, State::Accepted);
+    let failed = found(ProviderStatus::Failed { reason: "declined".into() });
+    assert_eq!(run(unknown.clone(), failed, &reconciler).unwrap().state, State::Rejected);
+    let no_reason = found(ProviderStatus::Failed { reason: " ".into() });
+    assert_eq!(
+        decide(&unknown, no_reason, &reconciler, now()).unwrap_err().code,
+        RejectionCode::MissingDetail
+    );
+}
+
+#[test]
+fn a_send_answered_with_a_failed_object_is_rejected_with_the_providers_reason() {
+    let submitted = run(typical(State::Planned), Command::BeginAttempt, &agent()).unwrap();
+    let outcome =
+        AttemptOutcome::FailedAtProvider { external_id: Some("re_9".into()), reason: "declined".into() };
+    let failed =
+        run(submitted.clone(), Command::RecordOutcome { attempt: AttemptNumber::FIRST, outcome }, &agent())
+            .unwrap();
+    assert_eq!((failed.state, failed.failure_reason.as_deref()), (State::Rejected, Some("declined")));
+    let without_reason = AttemptOutcome::Failed { failure: FailureClass::FailedAtProvider };
+    let refused = decide(
+        &submitted,
+        Command::RecordOutcome { attempt: AttemptNumber::FIRST, outcome: without_reason },
+        &agent(),
+        now(),
+    );
+    assert_eq!(refused.unwrap_err().code, RejectionCode::MissingDetail);
 }
 
 #[test]
@@ -353,6 +456,15 @@ fn snapshot_in(states: Vec<State>) -> impl Strategy<Value = Snapshot> {
         )
 }
 
+fn any_provider_status() -> impl Strategy<Value = ProviderStatus> {
+    prop_oneof![
+        Just(ProviderStatus::Succeeded),
+        any::<bool>().prop_map(|needs_action| ProviderStatus::Pending { needs_action }),
+        prop::sample::select(vec!["", "expired_or_canceled_card"])
+            .prop_map(|reason| ProviderStatus::Failed { reason: reason.to_owned() }),
+    ]
+}
+
 fn any_command() -> impl Strategy<Value = Command> {
     let text =
         prop::sample::select(vec!["", "  ", "checked the dashboard", "re_7f3a"]).prop_map(str::to_owned);
@@ -362,17 +474,22 @@ fn any_command() -> impl Strategy<Value = Command> {
         text.clone().prop_map(|reason| Command::Deny { reason }),
         Just(Command::ExpireApproval),
         Just(Command::BeginAttempt),
-        (1u32..5, any_failure(), any::<bool>()).prop_map(|(n, failure, ok)| Command::RecordOutcome {
+        (1u32..5, any_failure(), 0..4).prop_map(|(n, failure, which)| Command::RecordOutcome {
             attempt: AttemptNumber(n),
-            outcome: if ok {
-                AttemptOutcome::Succeeded { external_id: Some("re_1".into()) }
-            } else {
-                AttemptOutcome::Failed { failure }
+            outcome: match which {
+                0 => AttemptOutcome::Succeeded { external_id: Some("re_1".into()) },
+                1 => AttemptOutcome::Accepted { external_id: Some("re_1".into()) },
+                2 => AttemptOutcome::FailedAtProvider {
+                    external_id: Some("re_1".into()),
+                    reason: "expired_or_canceled_card".into(),
+                },
+                _ => AttemptOutcome::Failed { failure },
             },
         }),
         text.clone().prop_map(|reason| Command::MarkUnknown { reason }),
-        (text.clone(), text.clone())
-            .prop_map(|(external_id, evidence)| Command::ConfirmFound { external_id, evidence }),
+        (text.clone(), text.clone(), any_provider_status()).prop_map(|(external_id, evidence, status)| {
+            Command::ConfirmFound { external_id, evidence, status }
+        }),
         Just(Command::ResendSameKey),
         text.clone().prop_map(|reason| Command::Escalate { reason }),
         (text.clone(), text.clone())
@@ -400,6 +517,10 @@ proptest! {
         snapshot in snapshot_in(vec![State::Unknown]), command in any_command(), actor in any_actor()
     ) {
         let kind = command.kind();
+        let failed_at_provider = matches!(
+            &command,
+            Command::ConfirmFound { status: ProviderStatus::Failed { .. }, .. }
+        );
         if let Ok(events) = decide(&snapshot, command, &actor, now()) {
             let after = events.iter().fold(snapshot, |s, e| s.apply(e));
             if after.state != State::Unknown {
@@ -407,7 +528,28 @@ proptest! {
                     matches!(kind, CommandKind::ConfirmFound | CommandKind::ResendSameKey | CommandKind::Escalate | CommandKind::MarkSucceeded),
                     "{:?} left unknown for {:?}", kind, after.state
                 );
-                prop_assert_ne!(after.state, State::Rejected);
+                prop_assert_eq!(
+                    after.state == State::Rejected,
+                    failed_at_provider,
+                    "an unknown result becomes rejected only when the provider's object says it failed"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn accepted_is_never_sent_again_and_settles_only_by_the_provider_or_people(
+        snapshot in snapshot_in(vec![State::Accepted]), command in any_command(), actor in any_actor()
+    ) {
+        let kind = command.kind();
+        if let Ok(events) = decide(&snapshot, command, &actor, now()) {
+            let after = events.iter().fold(snapshot, |s, e| s.apply(e));
+            prop_assert_ne!(after.state, State::Submitted, "{:?} sent an accepted operation again", kind);
+            if after.state != State::Accepted {
+                prop_assert!(
+                    matches!(kind, CommandKind::ConfirmFound | CommandKind::Escalate),
+                    "{:?} left accepted for {:?}", kind, after.state
+                );
             }
         }
     }

@@ -5,7 +5,7 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 use std::net::SocketAddr;
 
-use super::startup::{shutdown_signal, Application, Settings};
+use super::startup::{reconciler, shutdown_signal, Application, Settings};
 use super::wiring::{self, ProviderSettings};
 use crate::domain::audit::{AuditRecord, ChainVerifier, GENESIS_HASH};
 use crate::domain::connection::ProviderKind;
@@ -15,8 +15,7 @@ use crate::domain::policy::Role;
 use crate::server::demo;
 use crate::server::http::limits::LimitSettings;
 use crate::server::ledger::connections::NewConnection;
-use crate::server::ledger::reconciler::Reconciler;
-use crate::server::ledger::Ledger;
+use crate::server::ledger::{Ledger, LedgerError};
 use crate::server::sandbox::{new_secret_key, Sandbox, SandboxConfig};
 use crate::server::store::records::AuditQuery;
 use crate::server::store::{self, Store, StoreError};
@@ -168,6 +167,21 @@ pub enum ProviderCommand {
         database: DatabaseArgs,
         #[arg(long)]
         tenant: String,
+    },
+    /// Set the signing secret of the provider's webhooks to a tenant's own account, read from
+    /// standard input (one line) and stored sealed: `printf '%s\n' "$WHSEC" | opledger provider
+    /// webhook-secret --tenant acme --name stripe`. The provider posts its events to
+    /// /webhooks/providers/<tenant>/<name> on the console's address.
+    WebhookSecret {
+        #[command(flatten)]
+        database: DatabaseArgs,
+        #[command(flatten)]
+        secret: SecretArgs,
+        #[arg(long)]
+        tenant: String,
+        /// The connection's provider name, as `provider list` shows it.
+        #[arg(long)]
+        name: String,
     },
     /// Remove a tenant's own account at a provider; its operations go back to the server's.
     Remove {
@@ -355,6 +369,21 @@ pub struct SettleArgs {
     /// How long an unknown result, or a submitted operation without an outcome, is left alone before it is looked up (indexes lag).
     #[arg(long, env = "OPLEDGER_SETTLE_AFTER", default_value = "30s", value_parser = humantime::parse_duration)]
     pub settle_after: std::time::Duration,
+
+    /// How long an operation a provider accepted may stay pending there before people are asked to
+    /// look at it, per kind of provider: `stripe=72h` (the default); several separated by commas.
+    #[arg(long, env = "OPLEDGER_PENDING_LIMIT", value_delimiter = ',', value_parser = parse_pending_limit)]
+    pub pending_limit: Vec<(ProviderKind, chrono::Duration)>,
+}
+
+/// A `--pending-limit` value: `<provider kind>=<duration>`.
+fn parse_pending_limit(text: &str) -> Result<(ProviderKind, chrono::Duration), String> {
+    let (kind, limit) =
+        text.split_once('=').ok_or("write it as <kind>=<duration>, for example stripe=72h")?;
+    let kind =
+        ProviderKind::parse(kind.trim()).ok_or_else(|| format!("{kind:?} is not a kind of provider"))?;
+    let limit = humantime::parse_duration(limit.trim()).map_err(|e| e.to_string())?;
+    Ok((kind, chrono::Duration::from_std(limit).map_err(|_| "the limit is too long".to_owned())?))
 }
 
 impl ProviderArgs {
@@ -404,6 +433,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 demo: args.demo,
                 reconcile_every: (!args.reconcile_every.is_zero()).then_some(args.reconcile_every),
                 settle_after: args.settle.duration()?,
+                pending_limits: args.settle.pending_limit.clone(),
                 secure_cookies: args.secure_cookies,
                 provider_timeout: args.provider.provider_timeout,
                 approval_valid_for: chrono::Duration::from_std(args.approval_valid_for)
@@ -451,7 +481,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 "--stripe-base-url or --services-base-url (or OPLEDGER_STRIPE_BASE_URL, OPLEDGER_SERVICES_BASE_URL) is needed to look operations up"
             );
             let executor = wiring::executor(ledger.clone(), &providers);
-            let reconciler = Reconciler::new(executor, settle.duration()?);
+            let reconciler = reconciler(executor, settle.duration()?, &settle.pending_limit);
             if once {
                 let pass = reconciler.reconcile_once().await?;
                 ledger.seal_audit(None).await?;
@@ -663,6 +693,30 @@ async fn run_provider(command: ProviderCommand) -> anyhow::Result<()> {
             );
             Ok(())
         }
+        ProviderCommand::WebhookSecret { database, secret, tenant, name } => {
+            let tenant = TenantId::parse(&tenant)?;
+            let name = name.trim();
+            let mut line = String::new();
+            std::io::stdin()
+                .read_line(&mut line)
+                .context("could not read the signing secret from standard input")?;
+            let ledger = open_ledger(&database, &secret).await?;
+            match ledger.set_webhook_secret(&tenant, &Actor::system("cli"), name, &line).await {
+                Ok(()) => {
+                    println!(
+                        "The {name} webhooks of tenant {tenant} are verified with the new signing secret; \
+                         the provider posts them to /webhooks/providers/{tenant}/{name}."
+                    );
+                    Ok(())
+                }
+                Err(LedgerError::NotFound) => {
+                    anyhow::bail!(
+                        "tenant {tenant} has no {name} account of its own; set it first (provider set)"
+                    )
+                }
+                Err(error) => Err(error.into()),
+            }
+        }
         ProviderCommand::List { database, tenant } => {
             let tenant = TenantId::parse(&tenant)?;
             let connections = open_store(&database).await?.provider_connections(&tenant).await?;
@@ -671,13 +725,18 @@ async fn run_provider(command: ProviderCommand) -> anyhow::Result<()> {
             }
             for connection in connections {
                 println!(
-                    "{}\t{}\t{}\t…{}\tset by {} at {}",
+                    "{}\t{}\t{}\t…{}\tset by {} at {}\t{}",
                     connection.name,
                     connection.kind.as_str(),
                     connection.base_url,
                     connection.secret_last4,
                     connection.updated_by,
-                    connection.updated_at.to_rfc3339()
+                    connection.updated_at.to_rfc3339(),
+                    if connection.sealed_webhook_secret.is_some() {
+                        "webhook signing secret set"
+                    } else {
+                        "no webhook signing secret"
+                    }
                 );
             }
             Ok(())

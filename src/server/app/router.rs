@@ -27,7 +27,7 @@ use crate::server::http::health::healthz;
 use crate::server::http::limits::{LimitSettings, Limits};
 use crate::server::http::listed::ListedRouter;
 use crate::server::http::state::AppState;
-use crate::server::http::{auth, ledger_api, mcp, metrics, security};
+use crate::server::http::{auth, ledger_api, mcp, metrics, provider_webhooks, security};
 use crate::server::sandbox::Sandbox;
 use crate::server::telemetry;
 
@@ -77,14 +77,15 @@ pub fn router(state: AppState, sandboxes: &[(&str, &Sandbox)], secure_cookies: b
         .with_state(state)
 }
 
-/// The routes served by handlers of their own: health, the ledger API, sign-in and sign-out, live
-/// updates and exports.
+/// The routes served by handlers of their own: health, the ledger API, providers' webhooks, sign-in
+/// and sign-out, live updates and exports.
 fn http_routes(limits: Arc<Limits>) -> ListedRouter<AppState> {
     ListedRouter::default()
         .get("/healthz", healthz)
         .get("/metrics", metrics::scrape)
         .nest("/api/v1", ledger_api::routes(limits))
         .any("/mcp", mcp::endpoint)
+        .post("/webhooks/providers/{tenant}/{connection}", provider_webhooks::receive)
         .post("/login", auth::sign_in)
         .post("/logout", auth::sign_out)
         .get("/live/operations", live::operation_changes)

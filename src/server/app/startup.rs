@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::router::router;
 use super::wiring::{self, ProviderSettings};
+use crate::domain::connection::ProviderKind;
 use crate::server::demo;
 use crate::server::http::limits::{forget_idle_limits, LimitSettings, Limits};
 use crate::server::http::{auth, state::AppState};
@@ -41,6 +42,9 @@ pub struct Settings {
     pub reconcile_every: Option<std::time::Duration>,
     /// How long an unknown or silent submitted operation is left alone before it is looked up.
     pub settle_after: chrono::Duration,
+    /// How long an operation a kind of provider accepted may stay pending before people are asked
+    /// to look at it, where it differs from [`ProviderKind::pending_limit`].
+    pub pending_limits: Vec<(ProviderKind, chrono::Duration)>,
     /// How long the executor waits for a provider's answer before the result counts as unknown.
     pub provider_timeout: std::time::Duration,
     /// Mark the session cookie `Secure`: set when the console is served over TLS.
@@ -79,6 +83,7 @@ impl Settings {
             demo: false,
             reconcile_every: None,
             settle_after: chrono::Duration::seconds(30),
+            pending_limits: Vec::new(),
             provider_timeout: std::time::Duration::from_secs(10),
             secure_cookies: false,
             approval_valid_for: chrono::Duration::hours(24),
@@ -170,9 +175,9 @@ impl Application {
             None => providers,
         };
         let executor = wiring::executor(ledger.clone(), &providers);
-        let reconciler = settings
-            .reconcile_every
-            .map(|every| (Reconciler::new(executor.clone(), settings.settle_after), every));
+        let reconciler = settings.reconcile_every.map(|every| {
+            (reconciler(executor.clone(), settings.settle_after, &settings.pending_limits), every)
+        });
         if sandbox.is_some() {
             tracing::info!(
                 "sandbox provider at http://{local_addr}/sandbox; its secret key is {}",
@@ -369,4 +374,17 @@ pub async fn shutdown_signal() {
         () = interrupt => tracing::info!("Ctrl-C received, shutting down"),
         () = terminate => tracing::info!("SIGTERM received, shutting down"),
     }
+}
+
+/// The reconciler of `executor`, looking unknown results up after `settle_after` and handing
+/// operations accepted and still pending to people after `pending_limits` (each provider kind's own
+/// otherwise).
+pub fn reconciler(
+    executor: Executor,
+    settle_after: chrono::Duration,
+    pending_limits: &[(ProviderKind, chrono::Duration)],
+) -> Reconciler {
+    pending_limits.iter().fold(Reconciler::new(executor, settle_after), |reconciler, (kind, limit)| {
+        reconciler.with_pending_limit(*kind, *limit)
+    })
 }

@@ -323,7 +323,9 @@ fn is_sessionless(path: &str) -> bool {
         || path == "/metrics"
         || path == "/favicon.ico"
         || path == "/mcp"
-        || ["/pkg/", "/api/", "/sandbox/", "/sandbox-"].iter().any(|prefix| path.starts_with(prefix))
+        || ["/pkg/", "/api/", "/webhooks/", "/sandbox/", "/sandbox-"]
+            .iter()
+            .any(|prefix| path.starts_with(prefix))
 }
 
 /// Paths anyone may request: the sessionless ones, the sign-in page, and server functions and

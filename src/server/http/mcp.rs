@@ -92,6 +92,22 @@ pub struct LineItemArgs {
     pub line_item_id: String,
 }
 
+/// The refund of one line item; after a refund of it failed at the provider, its retry on purpose.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct RefundArgs {
+    /// The order's id in the shop, e.g. "1043".
+    pub order_id: String,
+    /// The line item's id in that order, e.g. "li_2".
+    pub line_item_id: String,
+    /// Only after an answer with status "failed_at_provider": true to refund the item again, on
+    /// purpose. Leave it out otherwise.
+    #[serde(default)]
+    pub retry_after_failure: bool,
+    /// With retry_after_failure: the op_id of the refund that failed, as the answer gave it.
+    #[serde(default)]
+    pub failed_op_id: Option<String>,
+}
+
 /// The pickup of one line item whose after-sale ticket exists.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct PickupArgs {
@@ -178,7 +194,7 @@ impl LedgerTools {
     }
 
     #[tool(
-        description = "Refund one line item of a customer's order, for the amount the customer paid for it (read from the shop; never pass an amount). Recorded before it is sent, under an id derived from the order and the line item, so calling again for the same item is safe: it never refunds twice and answers \"already done\". If the answer says the result is unknown, do not call again: the refund is being checked, and you can tell the customer it is being confirmed.",
+        description = "Refund one line item of a customer's order, for the amount the customer paid for it (read from the shop; never pass an amount). Recorded before it is sent, under an id derived from the order and the line item, so calling again for the same item is safe: it never refunds twice and answers \"already done\". If the answer says the result is unknown, or that the provider accepted it and the bank has not confirmed it, do not call again: it is being followed, and you can tell the customer it is being processed. Only if the answer's status is \"failed_at_provider\" (nothing moved) may you refund it again, with retry_after_failure: true and failed_op_id.",
         annotations(
             title = "Refund a line item",
             read_only_hint = false,
@@ -189,11 +205,16 @@ impl LedgerTools {
     )]
     async fn refund_item(
         &self,
-        Parameters(args): Parameters<LineItemArgs>,
+        Parameters(args): Parameters<RefundArgs>,
         Extension(parts): Extension<Parts>,
     ) -> Result<CallToolResult, ErrorData> {
         let (caller, state) = context(&parts)?;
-        let request = tools::LineItemRequest { order_id: args.order_id, line_item_id: args.line_item_id };
+        let request = tools::RefundRequest {
+            order_id: args.order_id,
+            line_item_id: args.line_item_id,
+            retry_after_failure: args.retry_after_failure,
+            failed_op_id: args.failed_op_id,
+        };
         Ok(result(tools::refund_item(State(state), caller, ApiJson(request)).await))
     }
 

@@ -26,7 +26,8 @@ use crate::server::store::StoreError;
 const TEXT_FORMAT: &str = "text/plain; version=0.0.4; charset=utf-8";
 
 /// The uncertain states whose oldest operation's age is a gauge.
-const AGED_STATES: [OperationState; 2] = [OperationState::Unknown, OperationState::NeedsReview];
+const AGED_STATES: [OperationState; 3] =
+    [OperationState::Accepted, OperationState::Unknown, OperationState::NeedsReview];
 
 /// The ledger's gauges as they are now.
 async fn ledger_gauges(ledger: &Ledger) -> Result<LedgerGauges, StoreError> {

@@ -1,6 +1,8 @@
 //! A tenant's own provider accounts: setting one (its secret sealed before it is stored, never
-//! logged or shown again but for its last four characters), removing one, opening a secret for the
-//! executor, and the start-up check that the server's key opens what is stored.
+//! logged or shown again but for its last four characters), setting the signing secret of the
+//! provider's webhooks to it (sealed the same way), removing one, opening a secret for the
+//! executor and the webhook intake, and the start-up check that the server's key opens what is
+//! stored.
 
 use serde_json::json;
 
@@ -74,6 +76,7 @@ impl Ledger {
             base_url: connection.base_url.trim_end_matches('/').to_owned(),
             updated_by: actor.name.clone(),
             updated_at: now(),
+            sealed_webhook_secret: None,
         };
         let evidence = json!({
             "name": record.name,
@@ -95,6 +98,48 @@ impl Ledger {
     ) -> Result<(), StoreError> {
         let audit = Self::action_entry(tenant, actor, "remove_provider_connection", json!({"name": name}));
         self.store.remove_provider_connection(tenant, name, audit).await
+    }
+
+    /// Sets the signing secret of the provider's webhooks to `tenant`'s connection `name`
+    /// (`whsec_…` for Stripe), sealed, with an audit event that names the connection and the
+    /// secret's last four characters; `NotFound` when the tenant has no such connection.
+    pub async fn set_webhook_secret(
+        &self,
+        tenant: &TenantId,
+        actor: &Actor,
+        name: &str,
+        secret: &str,
+    ) -> Result<(), LedgerError> {
+        let secret = secret.trim();
+        if secret.is_empty() {
+            return Err(LedgerError::Invalid("The signing secret is empty.".into()));
+        }
+        let secrets =
+            self.secrets.as_ref().ok_or_else(|| LedgerError::Invalid(SecretKeyError::Missing.to_string()))?;
+        let sealed = secrets.seal(tenant, &webhook_secret_name(name), secret);
+        let evidence = json!({"name": name, "webhook_secret": format!("…{}", last_four(secret))});
+        let audit = Self::action_entry(tenant, actor, "set_provider_webhook_secret", evidence);
+        match self.store.set_provider_webhook_secret(tenant, name, &sealed, audit).await {
+            Err(StoreError::NotFound) => Err(LedgerError::NotFound),
+            other => Ok(other?),
+        }
+    }
+
+    /// The kind of `tenant`'s connection `name` and the signing secret of the provider's webhooks
+    /// to it, opened; `None` when the tenant has no such connection or no secret is set for it.
+    pub async fn webhook_signing(
+        &self,
+        tenant: &TenantId,
+        name: &str,
+    ) -> Result<Option<(ProviderKind, String)>, LedgerError> {
+        let Some(connection) = self.store.provider_connection(tenant, name).await? else { return Ok(None) };
+        let Some(sealed) = &connection.sealed_webhook_secret else { return Ok(None) };
+        let secrets =
+            self.secrets.as_ref().ok_or_else(|| LedgerError::Invalid(SecretKeyError::Missing.to_string()))?;
+        let secret = secrets
+            .open(tenant, &webhook_secret_name(name), sealed)
+            .map_err(|error| LedgerError::Invalid(error.to_string()))?;
+        Ok(Some((connection.kind, secret)))
     }
 
     /// Whether this ledger can seal provider secrets (the server has an `OPLEDGER_SECRET_KEY`).
@@ -122,4 +167,10 @@ impl Ledger {
             None => Ok(()),
         }
     }
+}
+
+/// The name a connection's webhook signing secret is sealed under: its own, apart from the API
+/// secret's, so that one sealed value can never be opened as the other.
+fn webhook_secret_name(connection: &str) -> String {
+    format!("{connection}#webhook")
 }

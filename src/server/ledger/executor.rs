@@ -326,6 +326,19 @@ impl Executor {
     }
 }
 
+/// What the provider holds for `operation` now: its object read again by `external_id` when the
+/// provider gave one (an accepted operation), otherwise a lookup by its op id.
+pub async fn ask_provider(
+    connector: &dyn Connector,
+    operation: &OperationRecord,
+    external_id: Option<&str>,
+) -> crate::server::providers::Lookup {
+    match external_id {
+        Some(external_id) => connector.follow(operation, external_id).await,
+        None => connector.look_up(operation).await,
+    }
+}
+
 /// The attempt an operation has open, to be sent.
 fn open_attempt(operation: &OperationRecord) -> Result<AttemptNumber, LedgerError> {
     operation

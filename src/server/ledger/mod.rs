@@ -12,6 +12,7 @@
 pub mod accounts;
 pub mod connections;
 pub mod executor;
+pub mod provider_events;
 pub mod reconciler;
 pub mod requests;
 pub mod secrets;
@@ -268,7 +269,6 @@ impl Ledger {
 
     /// [`Ledger::register`] for a console request: a new operation's transaction also records
     /// `answer` to the request, so a resend after a crash gets it back.
-    #[tracing::instrument(name = "register", skip_all, fields(tenant = %tenant, op_id = %request.op_id))]
     pub async fn register_answering(
         &self,
         tenant: &TenantId,
@@ -276,7 +276,78 @@ impl Ledger {
         request: RegisterRequest,
         answer: Option<RequestAnswer>,
     ) -> Result<Registration, LedgerError> {
+        self.record(tenant, actor, request, None, answer).await
+    }
+
+    /// Why an operation's registration is recorded, as its audit entry says: the reason of a retry.
+    fn registration_reason(retry: &Option<(OpId, Option<String>)>) -> Option<String> {
+        retry
+            .as_ref()
+            .and_then(|(_, reason)| reason.as_deref())
+            .map(str::trim)
+            .filter(|r| !r.is_empty())
+            .map(str::to_owned)
+    }
+
+    /// Records a new operation that makes `failed` again on purpose, after it failed at the
+    /// provider or was refused there: the same kind, order, provider and parameters, under the op
+    /// id [`OpId::retry`] derives from the failed one (and so a downstream key of its own), linked
+    /// to it, sent by the server, and checked against the approval policy like any other. Refused,
+    /// changing nothing, unless `failed` is rejected: while it is accepted or unknown, its money may
+    /// still move. Asking twice answers with the retry already recorded. `reason`, when given, is
+    /// the retry's reason in the audit trail.
+    #[tracing::instrument(name = "register_retry", skip_all, fields(tenant = %tenant, failed = %failed))]
+    pub async fn register_retry(
+        &self,
+        tenant: &TenantId,
+        actor: &Actor,
+        failed: &OpId,
+        reason: Option<String>,
+        answer: Option<RequestAnswer>,
+    ) -> Result<Registration, LedgerError> {
+        let original = self.store.load_operation(tenant, failed).await?.ok_or(LedgerError::NotFound)?;
+        let state = original.snapshot.state;
+        if state != State::Rejected {
+            return Err(LedgerError::Invalid(match state {
+                State::Succeeded => format!("{failed} succeeded; there is nothing to make again."),
+                state if state.is_uncertain() => format!(
+                    "{failed} is {}: its result is not settled and it may still happen, so it is not made again.",
+                    state.label()
+                ),
+                state => format!(
+                    "{failed} is {}; only an operation that failed or was refused at the provider is made again.",
+                    state.label()
+                ),
+            }));
+        }
+        let op_id = original.op_id.retry().map_err(|e| LedgerError::Invalid(e.to_string()))?;
+        let request = RegisterRequest {
+            op_id,
+            kind: original.kind,
+            subject: original.subject,
+            provider: original.provider,
+            params: original.params,
+            requested_by: actor.name.clone(),
+            on_behalf_of: None,
+            server_sends: true,
+            compensates: original.compensates,
+            key_retention: original.snapshot.key_retention,
+        };
+        self.record(tenant, actor, request, Some((failed.clone(), reason)), answer).await
+    }
+
+    #[tracing::instrument(name = "register", skip_all, fields(tenant = %tenant, op_id = %request.op_id))]
+    async fn record(
+        &self,
+        tenant: &TenantId,
+        actor: &Actor,
+        request: RegisterRequest,
+        retry: Option<(OpId, Option<String>)>,
+        answer: Option<RequestAnswer>,
+    ) -> Result<Registration, LedgerError> {
         let at = now();
+        let reason = Self::registration_reason(&retry);
+        let retry_of = retry.map(|(failed, _)| failed);
         let subject = check_subject(&request.subject).map_err(|e| LedgerError::Invalid(e.to_string()))?;
         if let Some(parent) = &request.compensates {
             if self.store.load_operation(tenant, parent).await?.is_none() {
@@ -290,8 +361,7 @@ impl Ledger {
             requires_approval(&rules, &request.kind, &request.provider, request.params.money("amount"));
         let snapshot =
             Snapshot::new(&request.requested_by, fingerprint.clone(), needs_approval, request.key_retention);
-        let registered =
-            OperationStep { at, action: "register", from: None, to: snapshot.state, reason: None };
+        let registered = OperationStep { at, action: "register", from: None, to: snapshot.state, reason };
         let audit = Self::operation_entry(
             tenant,
             actor,
@@ -305,6 +375,7 @@ impl Ledger {
                     "requested_by": request.requested_by,
                     "on_behalf_of": request.on_behalf_of,
                     "compensates": request.compensates,
+                    "retry_of": retry_of,
             }),
         );
         let new = NewOperation {
@@ -316,6 +387,7 @@ impl Ledger {
             provider: request.provider,
             params: request.params.clone(),
             compensates: request.compensates,
+            retry_of,
             server_sends: request.server_sends,
             snapshot,
             at,

@@ -1,11 +1,16 @@
-//! The reconciler: settles operations whose result is unknown, and submitted operations whose
-//! sender went silent (it may have crashed between `submitted` and the send). After a settle window
-//! (an empty lookup right after a send proves nothing), it looks the operation up downstream by its
-//! op id: found means succeeded; not found while the provider still remembers the key means a
-//! re-send with the same key and the stored parameters, once they agree with the provider's facts
-//! and the approval policy (otherwise a person reviews it); a key past its retention or a cached
-//! 500 means a person must review it. A pass settles several operations at once, a bounded number
-//! per tenant's provider account.
+//! The reconciler: settles operations whose result is unknown, submitted operations whose
+//! sender went silent (it may have crashed between `submitted` and the send), and accepted ones
+//! whose outcome the provider has not settled. After a settle window (an empty lookup right after
+//! a send proves nothing), it looks an unknown operation up downstream by its op id: found is
+//! recorded in the status the provider gives the object (succeeded, accepted, or failed there);
+//! not found while the provider still remembers the key means a re-send with the same key and the
+//! stored parameters, once they agree with the provider's facts and the approval policy (otherwise
+//! a person reviews it); a key past its retention or a cached 500 means a person must review it.
+//! An accepted operation is read again by its id on a backoff (every half of its age, at least the
+//! settle window, at most an hour) until the provider settles it; one still pending past its
+//! provider's limit, or waiting for someone to act (Stripe's `requires_action`), goes to people
+//! with the reason. A pass settles several operations at once, a bounded number per tenant's
+//! provider account.
 //!
 //! Operations are leased, so several reconcilers never work on the same one at once; a holder
 //! renews its leases while it works (its heartbeat), so the claims of a stopped one are taken over
@@ -22,17 +27,18 @@ use std::time::Duration as StdDuration;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
-use super::executor::{Executor, SendCheck};
+use super::executor::{ask_provider, Executor, SendCheck};
 use super::workflows::run_bulk_query;
 use super::LedgerError;
 use crate::domain::{
+    connection::ProviderKind,
     failure::FailureClass,
     ids::{Actor, OpId, TenantId},
-    machine::{check, Command, CommandKind, State},
+    machine::{check, Command, CommandKind, ProviderStatus, State},
     operation::{AttemptReport, OperationRecord},
 };
 use crate::server::clock::now;
-use crate::server::providers::Lookup;
+use crate::server::providers::{Connector, Lookup};
 use crate::server::store::records::LeasedRows;
 
 /// How many operations of a pass are settled at once in all.
@@ -47,6 +53,9 @@ type ProviderSlots = Arc<std::sync::Mutex<HashMap<(TenantId, String), Arc<Semaph
 
 /// How long a claim stays out of other reconcilers' reach unless its holder renews it.
 const LEASE: Duration = Duration::seconds(15);
+
+/// The longest wait between two checks of an accepted operation.
+const LONGEST_CHECK_INTERVAL: Duration = Duration::hours(1);
 
 /// What a pass holds: the rows it leased, which its heartbeat renews.
 type Held = std::sync::Mutex<Vec<(LeasedRows, TenantId, String)>>;
@@ -72,6 +81,9 @@ pub struct Reconciler {
     actor: Actor,
     lease: Duration,
     provider_slots: ProviderSlots,
+    /// How long an accepted operation may stay pending, per kind of provider, where the
+    /// operator set it; [`ProviderKind::pending_limit`] otherwise.
+    pending_limits: Arc<HashMap<ProviderKind, Duration>>,
 }
 
 impl Reconciler {
@@ -83,7 +95,19 @@ impl Reconciler {
             actor: Actor::system("reconciler"),
             lease: LEASE,
             provider_slots: ProviderSlots::default(),
+            pending_limits: Arc::default(),
         }
+    }
+
+    /// The reconciler, handing accepted operations of a `kind` of provider to people once they
+    /// have been pending for `limit`.
+    pub fn with_pending_limit(mut self, kind: ProviderKind, limit: Duration) -> Self {
+        Arc::make_mut(&mut self.pending_limits).insert(kind, limit);
+        self
+    }
+
+    fn pending_limit(&self, kind: ProviderKind) -> Duration {
+        self.pending_limits.get(&kind).copied().unwrap_or_else(|| kind.pending_limit())
     }
 
     /// The reconciler, leasing what it claims for `lease` at a time.
@@ -236,7 +260,7 @@ impl Reconciler {
                     .into();
             operation = self.execute(tenant, op_id, Command::MarkUnknown { reason }).await?;
         }
-        if operation.snapshot.state != State::Unknown {
+        if !matches!(operation.snapshot.state, State::Unknown | State::Accepted) {
             return Ok(operation);
         }
         let slots = self.provider_slots(tenant, &operation.provider);
@@ -248,9 +272,12 @@ impl Reconciler {
                 return self.execute(tenant, op_id, Command::Escalate { reason }).await;
             }
         };
+        if operation.snapshot.state == State::Accepted {
+            return self.follow_accepted(tenant, operation, connector.as_ref()).await;
+        }
         match connector.look_up(&operation).await {
-            Lookup::Found { external_id, evidence } => {
-                self.execute(tenant, op_id, Command::ConfirmFound { external_id, evidence }).await
+            Lookup::Found { external_id, status, evidence } => {
+                self.record_found(tenant, op_id, external_id, status, evidence).await
             }
             Lookup::NotFound { evidence } => {
                 if let Err(refusal) =
@@ -297,6 +324,94 @@ impl Reconciler {
         }
     }
 
+    /// Records what the provider holds for the operation, in the status it gives it; an object
+    /// waiting for someone to act goes to people at once.
+    async fn record_found(
+        &self,
+        tenant: &TenantId,
+        op_id: &OpId,
+        external_id: String,
+        status: ProviderStatus,
+        evidence: String,
+    ) -> Result<OperationRecord, LedgerError> {
+        let needs_action = matches!(status, ProviderStatus::Pending { needs_action: true });
+        let pending = matches!(status, ProviderStatus::Pending { .. });
+        let store = self.executor.ledger().reads();
+        let current = store.load_operation(tenant, op_id).await?.ok_or(LedgerError::NotFound)?;
+        let found = if pending && current.snapshot.state == State::Accepted {
+            current
+        } else {
+            let command = Command::ConfirmFound { external_id: external_id.clone(), evidence, status };
+            self.execute(tenant, op_id, command).await?
+        };
+        if !needs_action {
+            return Ok(found);
+        }
+        let reason = format!(
+            "the provider holds {external_id} and says it waits for someone to act (requires_action); it will not settle by itself"
+        );
+        self.execute(tenant, op_id, Command::Escalate { reason }).await
+    }
+
+    /// Reads an accepted operation's object again: records its result once the provider settled
+    /// it, hands it to people when it needs action or has been pending past its provider's limit,
+    /// and otherwise sets when it is asked about next.
+    async fn follow_accepted(
+        &self,
+        tenant: &TenantId,
+        operation: OperationRecord,
+        connector: &dyn Connector,
+    ) -> Result<OperationRecord, LedgerError> {
+        let op_id = &operation.op_id;
+        let history = self.executor.ledger().reads().operation_history(tenant, op_id).await?;
+        let external_id = history.and_then(|h| h.external_refs.last().map(|r| r.external_id.clone()));
+        let at = now();
+        let accepted_at = operation.accepted_at.unwrap_or(operation.updated_at);
+        let pending_for = at - accepted_at;
+        let limit = self.pending_limit(connector.kind());
+        match ask_provider(connector, &operation, external_id.as_deref()).await {
+            Lookup::Found {
+                external_id, status: ProviderStatus::Pending { needs_action: false }, ..
+            } if pending_for >= limit => {
+                let reason = format!(
+                    "the provider accepted it as {external_id} {} ago and still has it pending, past the {} limit for {}",
+                    words_for(pending_for),
+                    words_for(limit),
+                    connector.kind().as_str()
+                );
+                self.execute(tenant, op_id, Command::Escalate { reason }).await
+            }
+            Lookup::Found { status: ProviderStatus::Pending { needs_action: false }, .. } => {
+                self.schedule_next_check(tenant, &operation, pending_for, at).await
+            }
+            Lookup::Found { external_id, status, evidence } => {
+                self.record_found(tenant, op_id, external_id, status, evidence).await
+            }
+            Lookup::NotFound { evidence } => {
+                let reason = format!("the provider accepted it, and now has no such object: {evidence}");
+                self.execute(tenant, op_id, Command::Escalate { reason }).await
+            }
+            Lookup::Unavailable { reason } => {
+                tracing::warn!(%reason, "the provider could not be asked about an accepted operation; later");
+                self.schedule_next_check(tenant, &operation, pending_for, at).await
+            }
+        }
+    }
+
+    /// Leaves an accepted operation for its next check: after half of how long it has been
+    /// pending, at least the settle window, at most [`LONGEST_CHECK_INTERVAL`].
+    async fn schedule_next_check(
+        &self,
+        tenant: &TenantId,
+        operation: &OperationRecord,
+        pending_for: Duration,
+        at: chrono::DateTime<chrono::Utc>,
+    ) -> Result<OperationRecord, LedgerError> {
+        let wait = (pending_for / 2).max(self.settle_after).min(LONGEST_CHECK_INTERVAL);
+        self.executor.ledger().store.schedule_check(tenant, &operation.op_id, at + wait).await?;
+        Ok(operation.clone())
+    }
+
     /// Runs passes every `interval` until `stop` is cancelled.
     pub async fn run_until(self, interval: StdDuration, stop: CancellationToken) {
         loop {
@@ -314,5 +429,16 @@ impl Reconciler {
                 () = tokio::time::sleep(interval) => {}
             }
         }
+    }
+}
+
+/// A span of time as people say it: `45 s`, `12 min`, `5 h`, `3 d`.
+fn words_for(span: Duration) -> String {
+    let seconds = span.num_seconds().max(0);
+    match seconds {
+        0..=119 => format!("{seconds} s"),
+        120..=7_199 => format!("{} min", seconds / 60),
+        7_200..=172_799 => format!("{} h", seconds / 3_600),
+        _ => format!("{} d", seconds / 86_400),
     }
 }

@@ -7,16 +7,16 @@
 //! A lookup that finds nothing changes nothing: right after a send, indexes lag, so absence proves
 //! nothing.
 
-use super::executor::{Executor, SendCheck};
+use super::executor::{ask_provider, Executor, SendCheck};
 use super::requests::ConsoleRequest;
 use super::{LedgerError, RegisterRequest, Registration, DEFAULT_KEY_RETENTION};
 use crate::domain::{
     compensation::{intent, still_offered, Compensation},
     ids::{Actor, ActorKind, OpId, TenantId},
-    machine::{cancel_message, check, Command, CommandKind, Rejection, RejectionCode, State},
+    machine::{cancel_message, check, Command, CommandKind, ProviderStatus, Rejection, RejectionCode, State},
     operation::{AttemptReport, CommittedOperation},
     params::CanonicalParams,
-    wording::capitalised,
+    wording::{capitalised, failure_reason_words},
 };
 use crate::server::clock::now;
 use crate::server::providers::orders::refund_params;
@@ -28,8 +28,11 @@ use std::sync::Arc;
 /// What a query of the provider found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum QueryOutcome {
-    /// The provider has it; the operation is now `succeeded` with this external id.
-    Confirmed { external_id: String },
+    /// The provider has it, in `status`; the operation now stands as that status says (succeeded,
+    /// accepted, or rejected after a failure at the provider).
+    Confirmed { external_id: String, status: ProviderStatus },
+    /// The provider has it, still pending, as already recorded: nothing changed.
+    StillPending { external_id: String },
     /// The provider answered and has nothing under this op id.
     NotFound { evidence: String },
     /// The provider could not be asked or did not answer clearly.
@@ -41,6 +44,7 @@ impl QueryOutcome {
     pub fn name(&self) -> &'static str {
         match self {
             QueryOutcome::Confirmed { .. } => "confirmed",
+            QueryOutcome::StillPending { .. } => "still pending",
             QueryOutcome::NotFound { .. } => "not found",
             QueryOutcome::Unavailable { .. } => "unavailable",
         }
@@ -48,9 +52,18 @@ impl QueryOutcome {
 
     pub fn sentence(&self, op_id: &OpId) -> String {
         match self {
-            QueryOutcome::Confirmed { external_id } => {
+            QueryOutcome::Confirmed { external_id, status: ProviderStatus::Succeeded } => {
                 format!("The provider has it as {external_id}: {op_id} is now succeeded.")
             }
+            QueryOutcome::Confirmed { external_id, status: ProviderStatus::Pending { .. } } => format!(
+                "The provider has it as {external_id}, still in progress: {op_id} is now accepted, not done; it is followed until the provider settles it."
+            ),
+            QueryOutcome::Confirmed { external_id, status: ProviderStatus::Failed { reason } } => format!(
+                "The provider has it as {external_id}, and it failed there ({reason}): {op_id} is now rejected; nothing moved."
+            ),
+            QueryOutcome::StillPending { external_id } => format!(
+                "The provider has it as {external_id}, still in progress: {op_id} stays accepted. Nothing was changed."
+            ),
             QueryOutcome::NotFound { evidence } => format!(
                 "The provider has nothing under {op_id} yet ({evidence}). Nothing was changed; absence right after a send proves nothing."
             ),
@@ -73,17 +86,26 @@ pub async fn query_provider(
     request: Option<&ConsoleRequest>,
 ) -> Result<QueryOutcome, LedgerError> {
     let ledger = executor.ledger();
-    let operation = ledger.reads().load_operation(tenant, op_id).await?.ok_or(LedgerError::NotFound)?;
+    let history = ledger.reads().operation_history(tenant, op_id).await?.ok_or(LedgerError::NotFound)?;
+    let operation = history.operation;
     check(&operation.snapshot, CommandKind::ConfirmFound, actor, now()).map_err(LedgerError::Rejected)?;
     let connector = match executor.connector(tenant, &operation.provider).await? {
         Ok(connector) => connector,
         Err(reason) => return Ok(QueryOutcome::Unavailable { reason }),
     };
-    match connector.look_up(&operation).await {
-        Lookup::Found { external_id, evidence } => {
+    let known = history.external_refs.last().map(|r| r.external_id.as_str());
+    let known = known.filter(|_| operation.snapshot.state == State::Accepted);
+    match ask_provider(connector.as_ref(), &operation, known).await {
+        Lookup::Found { external_id, status: ProviderStatus::Pending { .. }, .. }
+            if operation.snapshot.state == State::Accepted =>
+        {
+            Ok(QueryOutcome::StillPending { external_id })
+        }
+        Lookup::Found { external_id, status, evidence } => {
             let evidence = format!("{evidence} (queried by {} at {})", actor.name, now().to_rfc3339());
-            let command = Command::ConfirmFound { external_id: external_id.clone(), evidence };
-            let outcome = QueryOutcome::Confirmed { external_id };
+            let command =
+                Command::ConfirmFound { external_id: external_id.clone(), evidence, status: status.clone() };
+            let outcome = QueryOutcome::Confirmed { external_id, status };
             let answer = request.map(|request| request.answered(outcome.sentence(op_id)));
             ledger.execute_answering(tenant, op_id, command, actor, AttemptReport::default(), answer).await?;
             Ok(outcome)
@@ -105,9 +127,15 @@ fn standing(history: &CommittedOperation) -> String {
         State::Unknown => {
             format!("the result of {op_id} is unknown; it is being checked, do not send it again")
         }
-        State::Rejected => match snapshot.last_failure {
-            Some(failure) => format!("{op_id} was refused: {}", failure.explanation()),
-            None => format!("{op_id} is rejected"),
+        State::Accepted => format!(
+            "the provider accepted {op_id} and has not settled it yet; it is followed until it does, do not send it again"
+        ),
+        State::Rejected => match (snapshot.last_failure, &snapshot.failure_reason) {
+            (Some(failure), Some(reason)) => {
+                format!("{op_id} failed: {} ({})", failure.explanation(), failure_reason_words(reason))
+            }
+            (Some(failure), None) => format!("{op_id} was refused: {}", failure.explanation()),
+            (None, _) => format!("{op_id} is rejected"),
         },
         State::Planned | State::Approved => format!(
             "{op_id} could not be sent yet ({}); it stays {} and is not sent again by itself",
@@ -334,6 +362,52 @@ pub async fn compensate(
         )),
         Registration::Conflict { .. } => Err(LedgerError::Invalid(format!(
             "{op_id} is already recorded with other parameters; see Conflicts. Nothing was sent."
+        ))),
+    }
+}
+
+/// Records, in `actor`'s name and for `reason`, a new operation that makes `failed` again after it
+/// failed at the provider ([`Ledger::register_retry`]: an op id of its own, linked, checked
+/// against the approval policy), and sends it unless it waits for an approval. Asking twice finds
+/// the first retry and sends nothing more.
+///
+/// [`Ledger::register_retry`]: super::Ledger::register_retry
+#[tracing::instrument(skip_all, fields(tenant = %tenant, op_id = %failed, actor = %actor.name))]
+pub async fn retry_after_failure(
+    executor: &Executor,
+    tenant: &TenantId,
+    failed: &OpId,
+    actor: &Actor,
+    reason: &str,
+    console_request: &ConsoleRequest,
+) -> Result<String, LedgerError> {
+    may_act(actor, "make operations again")?;
+    if reason.trim().is_empty() {
+        return Err(LedgerError::Invalid("A reason is required: say why it is made again.".into()));
+    }
+    let answer = console_request.answered(format!(
+        "Recorded the retry of {failed}; its page shows whether it was sent or waits for approval."
+    ));
+    let ledger = executor.ledger();
+    match ledger.register_retry(tenant, actor, failed, Some(reason.to_owned()), Some(answer)).await? {
+        Registration::Created(created) if created.operation.snapshot.state == State::PendingApproval => {
+            Ok(format!(
+                "Recorded {} to make {failed} again; it waits for a manager's approval before it is sent.",
+                created.operation.op_id
+            ))
+        }
+        Registration::Created(created) => {
+            let sent = executor.run(tenant, &created.operation.op_id).await?;
+            Ok(format!("Made again as {}: {}.", created.operation.op_id, standing(&sent)))
+        }
+        Registration::Existing(existing) => Ok(format!(
+            "{failed} was already made again as {}, which is {}; nothing was sent again.",
+            existing.operation.op_id,
+            existing.operation.snapshot.state.label()
+        )),
+        Registration::Conflict { stored, .. } => Err(LedgerError::Invalid(format!(
+            "{} is already recorded with other parameters; see Conflicts. Nothing was sent.",
+            stored.operation.op_id
         ))),
     }
 }

@@ -34,16 +34,18 @@ impl Endpoint {
         }
     }
 
-    /// Sends `form` to `path` once, under `idempotency_key` (see [`post_form`]).
+    /// Sends `form` to `path` once, under `idempotency_key` (see [`post_form`]); `read` turns the
+    /// object a 2xx answer holds into the outcome, by its status.
     pub(super) async fn post_form(
         &self,
         path: &str,
         idempotency_key: &str,
         form: &[(String, String)],
+        read: fn(&Value) -> AttemptOutcome,
     ) -> Sent {
         let url = format!("{}{path}", self.base_url);
         let call = self.call_span("POST", &url, Some(idempotency_key));
-        let sent = post_form(&self.client, &url, &self.secret_key, idempotency_key, form)
+        let sent = post_form(&self.client, &url, &self.secret_key, idempotency_key, form, read)
             .instrument(call.clone())
             .await;
         call.record("http.response.status_code", sent.report.http_status);
@@ -101,13 +103,15 @@ pub(super) fn failed(failure: FailureClass, report: AttemptReport) -> Sent {
 }
 
 /// Sends `form` to `url` once, under `idempotency_key`, and classifies what came back: a refused
-/// connection was not sent; no answer in time is a timeout; the rest by status and error code.
+/// connection was not sent; no answer in time is a timeout; an error answer by its status and
+/// error code; a 2xx by the status of the object it holds, which `read` says (accepted is not done).
 async fn post_form(
     client: &reqwest::Client,
     url: &str,
     secret_key: &str,
     idempotency_key: &str,
     form: &[(String, String)],
+    read: fn(&Value) -> AttemptOutcome,
 ) -> Sent {
     let started = Instant::now();
     let answer = client
@@ -149,9 +153,12 @@ async fn post_form(
         AttemptReport { http_status: Some(status), latency_ms, retry_after_s, ..Default::default() };
     match classify_http_answer(status, error_code, retry_after_s) {
         None => {
-            let external_id = body.get("id").and_then(Value::as_str).map(str::to_owned);
-            report.external_id = external_id.clone();
-            Sent { outcome: AttemptOutcome::Succeeded { external_id }, report }
+            let outcome = read(&body);
+            report.external_id = outcome.external_id().map(str::to_owned);
+            if let AttemptOutcome::FailedAtProvider { reason, .. } = &outcome {
+                report.error = Some(reason.clone());
+            }
+            Sent { outcome, report }
         }
         Some(class) => {
             report.error = body.pointer("/error/message").and_then(Value::as_str).map(str::to_owned);

@@ -6,6 +6,7 @@ mod http;
 pub mod orders;
 mod services;
 mod stripe;
+pub mod stripe_events;
 
 use async_trait::async_trait;
 
@@ -16,7 +17,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::domain::connection::ProviderKind;
-use crate::domain::machine::AttemptOutcome;
+use crate::domain::machine::{AttemptOutcome, ProviderStatus};
 use crate::domain::money::Money;
 use crate::domain::operation::{AttemptReport, OperationRecord};
 
@@ -66,26 +67,33 @@ pub enum Checked {
     Unavailable { reason: String },
 }
 
+/// An object the provider holds, as it says it stands: its id, the metadata it was created with
+/// (where an operation wrote its op id and tenant) and its status, read from the object itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderObject {
+    pub external_id: String,
+    pub metadata: serde_json::Value,
+    pub status: ProviderStatus,
+}
+
 /// What a lookup downstream found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Lookup {
-    Found {
-        external_id: String,
-        evidence: String,
-    },
+    /// The operation's object, in the status the provider gives it (which may be pending or
+    /// failed: found is not done).
+    Found { external_id: String, status: ProviderStatus, evidence: String },
     /// The provider answered and has no object for the op id (which, right after a send, proves
     /// nothing: indexes lag).
-    NotFound {
-        evidence: String,
-    },
+    NotFound { evidence: String },
     /// The provider could not be asked or did not answer clearly.
-    Unavailable {
-        reason: String,
-    },
+    Unavailable { reason: String },
 }
 
 #[async_trait]
 pub trait Connector: Send + Sync {
+    /// The kind of API it speaks.
+    fn kind(&self) -> ProviderKind;
+
     /// Reads the provider's facts about what the operation would act on and checks the stored
     /// parameters against them, without sending anything.
     async fn check(&self, operation: &OperationRecord) -> Checked;
@@ -96,4 +104,17 @@ pub trait Connector: Send + Sync {
 
     /// Looks the operation up at the provider by its op id (written into the object's metadata).
     async fn look_up(&self, operation: &OperationRecord) -> Lookup;
+
+    /// Reads the operation's object again by the id the provider gave it, for its current status
+    /// (an accepted operation followed until it settles). Without a read by id, a lookup.
+    async fn follow(&self, operation: &OperationRecord, _external_id: &str) -> Lookup {
+        self.look_up(operation).await
+    }
+
+    /// The object the provider holds under `external_id`, as it stands now (`None` when it has
+    /// none): what the provider's webhooks are checked against, since an event may be late,
+    /// repeated or out of order. Providers without a read by id cannot say.
+    async fn object(&self, external_id: &str) -> Result<Option<ProviderObject>, String> {
+        Err(format!("this provider cannot be asked for {external_id} by its id"))
+    }
 }

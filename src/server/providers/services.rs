@@ -11,6 +11,7 @@ use super::http::{failed, Endpoint};
 use super::{metadata_fields, Checked, Connector, Lookup, Sent};
 use crate::domain::connection::ProviderKind;
 use crate::domain::failure::FailureClass;
+use crate::domain::machine::{AttemptOutcome, ProviderStatus};
 use crate::domain::operation::{AttemptReport, OperationRecord};
 
 pub struct ServicesConnector {
@@ -41,8 +42,18 @@ fn is_path_id(value: &str) -> bool {
         && value.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
 }
 
+/// The services answer a creating request once it is done: the ticket, cancellation or pickup
+/// in the answer exists.
+fn done(object: &Value) -> AttemptOutcome {
+    AttemptOutcome::Succeeded { external_id: object.get("id").and_then(Value::as_str).map(str::to_owned) }
+}
+
 #[async_trait]
 impl Connector for ServicesConnector {
+    fn kind(&self) -> ProviderKind {
+        ProviderKind::Services
+    }
+
     /// Tickets and pickups move no money; the one fact to check is that a ticket id stays one
     /// segment of the path it is sent to.
     async fn check(&self, operation: &OperationRecord) -> Checked {
@@ -91,13 +102,14 @@ impl Connector for ServicesConnector {
             }
         };
         form.extend(metadata_fields(operation));
-        self.endpoint.post_form(&path, &operation.idempotency_key, &form).await
+        self.endpoint.post_form(&path, &operation.idempotency_key, &form, done).await
     }
 
     async fn look_up(&self, operation: &OperationRecord) -> Lookup {
         let op_id = operation.op_id.as_str();
         let found = |object: &Value, evidence: String| Lookup::Found {
             external_id: object.get("id").and_then(Value::as_str).unwrap_or_default().to_owned(),
+            status: ProviderStatus::Succeeded,
             evidence,
         };
         if operation.kind == "cancel_aftersale" {

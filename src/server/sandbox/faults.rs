@@ -27,6 +27,11 @@ pub enum FaultKind {
     BusinessReject,
     /// Hide objects created under the key from lookups for `ms` after their creation.
     LookupLag,
+    /// Create the refund `pending`; after `ms` it settles to `then` (`succeeded`, `failed` with
+    /// `failure_reason`, or `canceled`), or stays pending without one.
+    Pending,
+    /// Create the refund `requires_action`, which it keeps.
+    RequiresAction,
 }
 
 /// One fault: what to do to requests whose idempotency key or op id matches `pattern`.
@@ -39,10 +44,33 @@ pub struct Fault {
     pub times: u32,
     #[serde(default)]
     pub ms: u64,
+    /// For `pending`: the status it settles to.
+    #[serde(default)]
+    pub then: Option<String>,
+    /// For `pending` that settles `failed`: Stripe's reason (`expired_or_canceled_card`, …).
+    #[serde(default)]
+    pub failure_reason: Option<String>,
 }
 
 fn one() -> u32 {
     1
+}
+
+impl Fault {
+    /// One use of `fault` for requests matching `pattern`, with `ms` where the fault takes it.
+    pub fn once(pattern: &str, fault: FaultKind, ms: u64) -> Fault {
+        Fault { pattern: pattern.to_owned(), fault, times: 1, ms, then: None, failure_reason: None }
+    }
+
+    /// A refund matching `pattern` created `pending`, settling after `ms` to `then` (`succeeded`,
+    /// `failed` for `failure_reason`, or `canceled`).
+    pub fn settling(pattern: &str, ms: u64, then: &str, failure_reason: Option<&str>) -> Fault {
+        Fault {
+            then: Some(then.to_owned()),
+            failure_reason: failure_reason.map(str::to_owned),
+            ..Fault::once(pattern, FaultKind::Pending, ms)
+        }
+    }
 }
 
 /// Whether `text` matches `pattern`, where `*` stands for any run of characters and `?` for one.
@@ -108,6 +136,9 @@ impl Sandbox {
 pub(super) async fn add_fault(State(sandbox): State<Sandbox>, Json(fault): Json<Fault>) -> impl IntoResponse {
     if fault.times == 0 {
         return (StatusCode::BAD_REQUEST, Json(json!({"error": {"message": "times must be at least 1"}})));
+    }
+    if let Err(problem) = super::payments::settled_status(fault.then.as_deref()) {
+        return (StatusCode::BAD_REQUEST, Json(json!({"error": {"message": problem}})));
     }
     let summary = json!({"match": fault.pattern, "times": fault.times, "ms": fault.ms});
     sandbox.lock().faults.push(fault);

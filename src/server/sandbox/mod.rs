@@ -9,6 +9,7 @@
 //! (see [`webhooks`]). It makes the demo
 //! and the tests real with no account anywhere; two sandboxes are two accounts.
 
+mod events;
 mod faults;
 mod idempotency;
 pub mod orders;
@@ -30,6 +31,7 @@ use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+pub use events::SentEvent;
 pub use faults::{Fault, FaultKind};
 pub use webhooks::ReceivedWebhook;
 
@@ -85,6 +87,9 @@ struct SandboxState {
     faults: Vec<Fault>,
     created: Vec<CreatedObject>,
     webhooks: webhooks::Receiver,
+    /// Where the sandbox posts its own Stripe events, once set.
+    event_destination: Option<events::EventDestination>,
+    sent_events: Vec<events::SentEvent>,
     next_id: u64,
 }
 
@@ -158,6 +163,8 @@ impl Sandbox {
             .route("/v1/_sandbox/ledger", get(ledger))
             .route("/v1/_sandbox/webhooks", get(webhooks::list))
             .route("/v1/_sandbox/webhooks/failures", post(webhooks::ask_failures))
+            .route("/v1/_sandbox/event_destination", post(events::set_destination))
+            .route("/v1/_sandbox/events", get(events::list))
             .layer(middleware::from_fn_with_state(self.clone(), require_secret_key))
             .route("/v1/_sandbox/webhooks", post(webhooks::receive))
             .with_state(self.clone())

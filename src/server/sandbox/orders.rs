@@ -62,6 +62,16 @@ const DEMO_ORDERS: &[SeedOrder] = &[
             ("li_3", "Audio cable", 9_000),
         ],
     ),
+    (
+        "1101",
+        "TWD",
+        "pi_1101",
+        &[
+            ("li_1", "Earbud tips", 45_000),
+            ("li_2", "Phone stand", 68_000),
+            ("li_3", "Screen protector", 38_000),
+        ],
+    ),
 ];
 
 /// The demo's orders, as the sandbox shop holds them.

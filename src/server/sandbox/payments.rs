@@ -1,5 +1,12 @@
 //! Stripe's refunds, as the sandbox serves them: payment intents with an amount, refunds that may
-//! not exceed it, and idempotency keys whose first result is stored and replayed.
+//! not exceed what is left of it (refunds that failed or were cancelled hold nothing back), and
+//! idempotency keys whose first result is stored and replayed. A refund is `succeeded` at once,
+//! unless a `pending` fault matches it: then it is created `pending` and settles after the fault's
+//! `ms` to its `then` status (`succeeded`, `failed` with a `failure_reason`, or `canceled`; it
+//! stays pending without one), or a `requires_action` fault, which it keeps. Its status is read
+//! at the time it is asked for, and each change is announced as Stripe would (see [`events`]).
+//!
+//! [`events`]: super::events
 
 use axum::{
     extract::{Path, Query, State},
@@ -12,7 +19,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
-use super::faults::request_names;
+use super::faults::{request_names, FaultKind};
 use super::idempotency::idempotent;
 use super::{json_response, stripe_error, CreatedObject, Sandbox};
 
@@ -33,11 +40,38 @@ pub(super) struct Refund {
     created_at: DateTime<Utc>,
     /// Lookups list the refund only from this time on (the `lookup_lag` fault).
     listed_from: DateTime<Utc>,
+    /// Its status when it was created: `succeeded`, `pending` or `requires_action`.
+    created_status: &'static str,
+    /// When a pending refund settles, and to what.
+    settles: Option<Settlement>,
+}
+
+/// A pending refund's settling: at `at`, to `status` (`succeeded`, `failed` or `canceled`).
+#[derive(Debug, Clone)]
+struct Settlement {
+    at: DateTime<Utc>,
+    status: &'static str,
+    failure_reason: Option<String>,
 }
 
 impl Refund {
-    fn to_json(&self) -> Value {
-        json!({
+    /// Its status at `now`, and the reason it failed, if it did.
+    fn status_at(&self, now: DateTime<Utc>) -> (&'static str, Option<&str>) {
+        match &self.settles {
+            Some(settled) if settled.at <= now => (settled.status, settled.failure_reason.as_deref()),
+            _ => (self.created_status, None),
+        }
+    }
+
+    /// Whether it holds money back from its payment at `now`: every refund but a failed or
+    /// cancelled one, as Stripe counts what is left to refund.
+    fn holds_money(&self, now: DateTime<Utc>) -> bool {
+        !matches!(self.status_at(now).0, "failed" | "canceled")
+    }
+
+    fn to_json(&self, now: DateTime<Utc>) -> Value {
+        let (status, failure_reason) = self.status_at(now);
+        let mut refund = json!({
             "id": self.id,
             "object": "refund",
             "amount": self.amount,
@@ -45,9 +79,24 @@ impl Refund {
             "payment_intent": self.payment_intent,
             "metadata": self.metadata,
             "reason": self.reason,
-            "status": "succeeded",
+            "status": status,
             "created": self.created_at.timestamp(),
-        })
+        });
+        if let Some(reason) = failure_reason {
+            refund["failure_reason"] = json!(reason);
+        }
+        refund
+    }
+}
+
+/// The status a `pending` fault's `then` names, or why it names none the sandbox knows.
+pub(super) fn settled_status(then: Option<&str>) -> Result<Option<&'static str>, String> {
+    match then {
+        None => Ok(None),
+        Some("succeeded") => Ok(Some("succeeded")),
+        Some("failed") => Ok(Some("failed")),
+        Some("canceled") => Ok(Some("canceled")),
+        Some(other) => Err(format!("then must be succeeded, failed or canceled, not {other:?}")),
     }
 }
 
@@ -81,7 +130,9 @@ fn create(
         .iter()
         .filter_map(|(k, v)| Some((k.strip_prefix("metadata[")?.strip_suffix(']')?.to_owned(), v.clone())))
         .collect();
-    let lag = sandbox.lookup_lag_ms(&request_names(key, fields));
+    let names = request_names(key, fields);
+    let lag = sandbox.lookup_lag_ms(&names);
+    let outcome = sandbox.take_fault(&names, &[FaultKind::Pending, FaultKind::RequiresAction]);
     let mut state = sandbox.lock();
     let Some(intent) = state.payment_intents.get(&payment_intent).cloned() else {
         return (
@@ -97,8 +148,12 @@ fn create(
                    "message": format!("The refund's currency must be the payment's ({}).", intent.currency.to_lowercase())}}),
         );
     }
-    let refunded: i64 =
-        state.refunds.iter().filter(|r| r.payment_intent == payment_intent).map(|r| r.amount).sum();
+    let refunded: i64 = state
+        .refunds
+        .iter()
+        .filter(|r| r.payment_intent == payment_intent && r.holds_money(now))
+        .map(|r| r.amount)
+        .sum();
     if refunded + amount > intent.amount {
         return (
             StatusCode::BAD_REQUEST,
@@ -106,6 +161,19 @@ fn create(
                    "message": format!("Refund amount ({amount}) is greater than what remains to refund ({}).", intent.amount - refunded)}}),
         );
     }
+    let (created_status, settles) = match &outcome {
+        Some(fault) if fault.fault == FaultKind::RequiresAction => ("requires_action", None),
+        Some(fault) => {
+            let settles = settled_status(fault.then.as_deref()).ok().flatten().map(|status| Settlement {
+                at: now + Duration::milliseconds(i64::try_from(fault.ms).unwrap_or(i64::MAX / 2)),
+                status,
+                failure_reason: (status == "failed")
+                    .then(|| fault.failure_reason.clone().unwrap_or_else(|| "unknown".to_owned())),
+            });
+            ("pending", settles)
+        }
+        None => ("succeeded", None),
+    };
     let refund = Refund {
         id: state.new_id("re"),
         payment_intent,
@@ -115,8 +183,10 @@ fn create(
         metadata: metadata.clone(),
         created_at: now,
         listed_from: now + Duration::milliseconds(i64::try_from(lag).unwrap_or(i64::MAX / 2)),
+        created_status,
+        settles,
     };
-    let body = refund.to_json();
+    let body = refund.to_json(now);
     state.created.push(CreatedObject {
         object_type: "refund".into(),
         id: refund.id.clone(),
@@ -126,7 +196,23 @@ fn create(
         metadata,
         created_at: now,
     });
+    let settles = refund.settles.clone().map(|settled| (settled, refund.clone()));
     state.refunds.push(refund);
+    drop(state);
+    sandbox.announce("refund.created", body.clone(), None);
+    if let Some((settled, refund)) = settles {
+        let sandbox = sandbox.clone();
+        tokio::spawn(async move {
+            let wait = (settled.at - Utc::now()).to_std().unwrap_or_default();
+            tokio::time::sleep(wait).await;
+            let now = Utc::now();
+            let previous = Some(json!({"status": refund.created_status}));
+            sandbox.announce("refund.updated", refund.to_json(now), previous.clone());
+            if settled.status == "failed" {
+                sandbox.announce("refund.failed", refund.to_json(now), previous);
+            }
+        });
+    }
     (StatusCode::OK, body)
 }
 
@@ -175,7 +261,7 @@ pub(super) async fn list_refunds(State(sandbox): State<Sandbox>, Query(query): Q
         },
         None => 0,
     };
-    let page: Vec<Value> = listed.iter().skip(start).take(limit).map(|r| r.to_json()).collect();
+    let page: Vec<Value> = listed.iter().skip(start).take(limit).map(|r| r.to_json(now)).collect();
     let has_more = listed.len() > start + page.len();
     json_response(
         StatusCode::OK,
@@ -208,7 +294,7 @@ pub(super) async fn retrieve_payment_intent(
 pub(super) async fn retrieve_refund(State(sandbox): State<Sandbox>, Path(id): Path<String>) -> Response {
     let state = sandbox.lock();
     match state.refunds.iter().find(|r| r.id == id) {
-        Some(refund) => json_response(StatusCode::OK, refund.to_json()),
+        Some(refund) => json_response(StatusCode::OK, refund.to_json(Utc::now())),
         None => stripe_error(
             StatusCode::NOT_FOUND,
             "invalid_request_error",

@@ -30,9 +30,10 @@ use crate::domain::machine::State;
 use crate::domain::operation::{AttemptRecord, CommittedOperation, OperationHistory, OperationRecord};
 use records::{
     ApiTokenRecord, ApprovalRuleRecord, AuditQuery, BulkRunRecord, ConflictRecord, ConflictWithStored,
-    DeliveryAttempt, LeasedRows, NewApiToken, NewBulkRun, NewConflict, NewOperation, NewUser,
-    OperationChange, OperationCount, OperationListItem, OperationQuery, PrefixHits, ProviderConnectionRecord,
-    Registered, RequestClaim, UserRecord, WebhookDeliveryRecord, WebhookEndpointRecord,
+    DeliveryAttempt, EventReceipt, LeasedRows, NewApiToken, NewBulkRun, NewConflict, NewOperation,
+    NewProviderEvent, NewUser, OperationChange, OperationCount, OperationListItem, OperationQuery,
+    PrefixHits, ProviderConnectionRecord, Registered, RequestClaim, UserRecord, WebhookDeliveryRecord,
+    WebhookEndpointRecord,
 };
 
 /// The database engine behind a store.
@@ -350,8 +351,10 @@ pub trait Store: Reads + Sessions {
 
     /// Claims up to `limit` operations that are `unknown` and unchanged since `settled_before`, or
     /// `submitted` and unchanged since then with every attempt's send deadline before it (a send
-    /// that may still be in flight is not presumed abandoned), oldest first, and leases them until `lease_until` so that no other
-    /// reconciler takes them meanwhile (`for update skip locked` on PostgreSQL).
+    /// that may still be in flight is not presumed abandoned), or `accepted`, unchanged since
+    /// then and due for their next check (see [`Store::schedule_check`]), oldest first, and leases
+    /// them until `lease_until` so that no other reconciler takes them meanwhile (`for update skip
+    /// locked` on PostgreSQL).
     async fn lease_due_for_reconcile(
         &self,
         settled_before: DateTime<Utc>,
@@ -359,6 +362,15 @@ pub trait Store: Reads + Sessions {
         lease_until: DateTime<Utc>,
         limit: u32,
     ) -> Result<Vec<(TenantId, OpId)>, StoreError>;
+
+    /// Sets when the reconciler asks the provider about an accepted operation next (its place in
+    /// its backoff), and gives up the claim on it. Not an audited change; its state is untouched.
+    async fn schedule_check(
+        &self,
+        tenant: &TenantId,
+        op_id: &OpId,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError>;
 
     /// Claims, as [`Store::lease_due_for_reconcile`] does, up to `limit` operations the server
     /// should have sent and has not: `approved` ones, and `planned` ones the server sends itself,
@@ -398,6 +410,31 @@ pub trait Store: Reads + Sessions {
         &self,
         connection: ProviderConnectionRecord,
         audit: AuditEntry,
+    ) -> Result<(), StoreError>;
+
+    /// Sets the sealed signing secret of the provider's webhooks to the tenant's connection
+    /// `name`, with its audit entry; `NotFound` when it has no such connection.
+    async fn set_provider_webhook_secret(
+        &self,
+        tenant: &TenantId,
+        name: &str,
+        sealed_secret: &str,
+        audit: AuditEntry,
+    ) -> Result<(), StoreError>;
+
+    /// Stores an event a provider posted, unless one with its id was stored for the connection
+    /// before; says which.
+    async fn receive_provider_event(&self, event: NewProviderEvent) -> Result<EventReceipt, StoreError>;
+
+    /// Records what processing a stored event came to (and the operation it was about, if any):
+    /// from then on it is processed.
+    async fn finish_provider_event(
+        &self,
+        tenant: &TenantId,
+        connection: &str,
+        event_id: &str,
+        outcome: &str,
+        op_id: Option<&OpId>,
     ) -> Result<(), StoreError>;
 
     /// Removes the tenant's connection to the provider `name`, with its audit entry; `NotFound`

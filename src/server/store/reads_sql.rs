@@ -405,7 +405,7 @@ macro_rules! store_reads {
 
             async fn provider_connections(&self, tenant: &TenantId) -> Result<Vec<ProviderConnectionRecord>, StoreError> {
                 let rows: Vec<ProviderConnectionRow> = sqlx::query_as(&format!(
-                    "select {PROVIDER_CONNECTION_COLUMNS} from provider_connections where tenant = $1 order by name"
+                    "select {PROVIDER_CONNECTION_READ} from provider_connections where tenant = $1 order by name"
                 ))
                 .bind(tenant.as_str())
                 .fetch_all(&self.pool)
@@ -419,7 +419,7 @@ macro_rules! store_reads {
                 name: &str,
             ) -> Result<Option<ProviderConnectionRecord>, StoreError> {
                 let row: Option<ProviderConnectionRow> = sqlx::query_as(&format!(
-                    "select {PROVIDER_CONNECTION_COLUMNS} from provider_connections where tenant = $1 and name = $2"
+                    "select {PROVIDER_CONNECTION_READ} from provider_connections where tenant = $1 and name = $2"
                 ))
                 .bind(tenant.as_str())
                 .bind(name)
@@ -430,7 +430,7 @@ macro_rules! store_reads {
 
             async fn any_provider_connection(&self) -> Result<Option<ProviderConnectionRecord>, StoreError> {
                 let row: Option<ProviderConnectionRow> = sqlx::query_as(&format!(
-                    "select {PROVIDER_CONNECTION_COLUMNS} from provider_connections order by tenant, name limit 1"
+                    "select {PROVIDER_CONNECTION_READ} from provider_connections order by tenant, name limit 1"
                 ))
                 .fetch_optional(&self.pool)
                 .await?;

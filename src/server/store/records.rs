@@ -26,6 +26,8 @@ pub struct NewOperation {
     pub provider: String,
     pub params: CanonicalParams,
     pub compensates: Option<OpId>,
+    /// The operation that failed at the provider and that this one makes again.
+    pub retry_of: Option<OpId>,
     /// The server sends it (a tool call, a console action, a compensation), not the agent that
     /// registered it; the dispatcher picks it up again when it is left unsent.
     pub server_sends: bool,
@@ -159,6 +161,10 @@ pub struct OperationListItem {
     pub attempts: u32,
     pub external_ids: Vec<String>,
     pub compensates: Option<OpId>,
+    /// The provider's reason, when it failed there after accepting it.
+    pub failure_reason: Option<String>,
+    /// The failed operation this one makes again, on purpose.
+    pub retry_of: Option<OpId>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -193,9 +199,36 @@ pub struct ProviderConnectionRecord {
     pub secret_last4: String,
     pub updated_by: String,
     pub updated_at: DateTime<Utc>,
+    /// The signing secret of the provider's webhooks to this connection, sealed, once set.
+    pub sealed_webhook_secret: Option<String>,
 }
 
-/// A tenant's webhook endpoint, with its signing secret sealed.
+/// An event a provider posted to one of a tenant's connections, as received.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewProviderEvent {
+    pub tenant: TenantId,
+    /// The connection's name (`stripe`).
+    pub connection: String,
+    /// The provider's id of the event (`evt_…`), unique per connection.
+    pub event_id: String,
+    pub event_type: String,
+    /// The object it is about (`re_…`), when it names one.
+    pub object_id: Option<String>,
+    /// The body as received.
+    pub payload: String,
+    pub received_at: DateTime<Utc>,
+}
+
+/// Whether an event was seen before.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventReceipt {
+    /// First seen now, and stored.
+    New,
+    /// Stored before, and its processing did not finish: it is processed now.
+    Unfinished,
+    /// Processed before, with this outcome: nothing is done again.
+    Processed { outcome: String },
+}
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WebhookEndpointRecord {
     pub tenant: TenantId,

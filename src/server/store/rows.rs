@@ -48,8 +48,8 @@ pub(super) fn corrupt(what: &str) -> impl FnOnce(String) -> StoreError + '_ {
 pub(super) const OPERATION_COLUMNS: &str = "tenant, op_id, kind, subject, provider, params, fingerprint, \
     amount_minor, amount_currency, state, idempotency_key, key_first_sent_at_us, key_retention_s, \
     requested_by, compensates, approved_by, approved_fingerprint, approval_granted_at_us, \
-    approval_expires_at_us, open_attempt, last_attempt, last_failure, cancel_requested, version, \
-    created_at_us, updated_at_us";
+    approval_expires_at_us, open_attempt, last_attempt, last_failure, cancel_requested, failure_reason, \
+    accepted_at_us, retry_of, version, created_at_us, updated_at_us";
 
 #[derive(sqlx::FromRow)]
 pub(super) struct OperationRow {
@@ -74,6 +74,9 @@ pub(super) struct OperationRow {
     last_attempt: Option<i64>,
     last_failure: Option<String>,
     cancel_requested: bool,
+    failure_reason: Option<String>,
+    accepted_at_us: Option<i64>,
+    retry_of: Option<String>,
     version: i64,
     created_at_us: i64,
     updated_at_us: i64,
@@ -120,7 +123,10 @@ impl OperationRow {
             key_first_sent_at: self.key_first_sent_at_us.map(time).transpose()?,
             key_retention: chrono::Duration::seconds(self.key_retention_s),
             cancel_requested: self.cancel_requested,
+            failure_reason: self.failure_reason,
         };
+        let op_id =
+            |what: &'static str, text: String| OpId::parse(&text).map_err(|e| corrupt(what)(e.to_string()));
         Ok(OperationRecord {
             tenant: TenantId::parse(&self.tenant).map_err(|e| corrupt("tenant")(e.to_string()))?,
             op_id: OpId::parse(&self.op_id).map_err(|e| corrupt("op_id")(e.to_string()))?,
@@ -129,10 +135,9 @@ impl OperationRow {
             provider: self.provider,
             params,
             idempotency_key: self.idempotency_key,
-            compensates: self
-                .compensates
-                .map(|c| OpId::parse(&c).map_err(|e| corrupt("compensates")(e.to_string())))
-                .transpose()?,
+            compensates: self.compensates.map(|c| op_id("compensates", c)).transpose()?,
+            retry_of: self.retry_of.map(|r| op_id("retry_of", r)).transpose()?,
+            accepted_at: self.accepted_at_us.map(time).transpose()?,
             snapshot,
             version: self.version,
             created_at: time(self.created_at_us)?,
@@ -141,7 +146,7 @@ impl OperationRow {
     }
 }
 
-/// The snapshot's columns: parameters `$1..$10` of [`UPDATE_OPERATION`] and `$15..$24` of
+/// The snapshot's columns: parameters `$1..$11` of [`UPDATE_OPERATION`] and `$15..$25` of
 /// [`INSERT_OPERATION`].
 pub(super) struct SnapshotColumns {
     pub state: &'static str,
@@ -154,6 +159,7 @@ pub(super) struct SnapshotColumns {
     pub last_attempt: Option<i64>,
     pub last_failure: Option<String>,
     pub cancel_requested: bool,
+    pub failure_reason: Option<String>,
 }
 
 impl SnapshotColumns {
@@ -172,6 +178,7 @@ impl SnapshotColumns {
                 .last_failure
                 .map(|f| serde_json::to_string(&f).expect("failure classes serialize")),
             cancel_requested: snapshot.cancel_requested,
+            failure_reason: snapshot.failure_reason.clone(),
         }
     }
 }
@@ -180,16 +187,17 @@ pub(super) const INSERT_OPERATION: &str = "insert into operations (tenant, op_id
     params, fingerprint, amount_minor, amount_currency, idempotency_key, key_retention_s, requested_by, \
     compensates, version, created_at_us, updated_at_us, state, key_first_sent_at_us, approved_by, \
     approved_fingerprint, approval_granted_at_us, approval_expires_at_us, open_attempt, last_attempt, \
-    last_failure, cancel_requested, server_sends) \
+    last_failure, cancel_requested, failure_reason, server_sends, retry_of) \
     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 1, $14, $14, $15, $16, $17, $18, $19, \
-    $20, $21, $22, $23, $24, $25) on conflict (tenant, op_id) do nothing returning ";
+    $20, $21, $22, $23, $24, $25, $26, $27) on conflict (tenant, op_id) do nothing returning ";
 
 pub(super) const UPDATE_OPERATION: &str = "update operations set state = $1, key_first_sent_at_us = $2, \
     approved_by = $3, approved_fingerprint = $4, approval_granted_at_us = $5, approval_expires_at_us = $6, \
-    open_attempt = $7, last_attempt = $8, last_failure = $9, cancel_requested = $10, \
-    version = version + 1, updated_at_us = $11, \
-    unknown_since_us = case when $1 = 'unknown' then coalesce(unknown_since_us, $11) else unknown_since_us end \
-    where tenant = $12 and op_id = $13 and version = $14 returning unknown_since_us, ";
+    open_attempt = $7, last_attempt = $8, last_failure = $9, cancel_requested = $10, failure_reason = $11, \
+    version = version + 1, updated_at_us = $12, \
+    unknown_since_us = case when $1 = 'unknown' then coalesce(unknown_since_us, $12) else unknown_since_us end, \
+    accepted_at_us = case when $1 = 'accepted' then coalesce(accepted_at_us, $12) else accepted_at_us end \
+    where tenant = $13 and op_id = $14 and version = $15 returning unknown_since_us, ";
 
 /// An operation as a change left it, with when it first became unknown (if it did).
 #[derive(sqlx::FromRow)]
@@ -903,8 +911,20 @@ pub(super) fn projection(
             ],
             "",
         )],
-        Event::AttemptSucceeded { attempt, external_id } => {
-            let mut statements = vec![finish(attempt.0, "succeeded", &change.report)];
+        Event::AttemptSucceeded { attempt, external_id } | Event::AttemptAccepted { attempt, external_id } => {
+            let outcome = if matches!(event, Event::AttemptAccepted { .. }) { "accepted" } else { "succeeded" };
+            let mut statements = vec![finish(attempt.0, outcome, &change.report)];
+            if let Some(id) = external_id.as_deref().or(change.report.external_id.as_deref()) {
+                statements.push(external_ref(id));
+            }
+            statements
+        }
+        Event::AttemptFailedAtProvider { attempt, external_id, reason } => {
+            let report = AttemptReport {
+                error: Some(change.report.error.clone().unwrap_or_else(|| reason.clone())),
+                ..change.report.clone()
+            };
+            let mut statements = vec![finish(attempt.0, FailureClass::FailedAtProvider.as_str(), &report)];
             if let Some(id) = external_id.as_deref().or(change.report.external_id.as_deref()) {
                 statements.push(external_ref(id));
             }
@@ -983,7 +1003,7 @@ pub(super) const NEEDS_ATTENTION: &str =
 
 pub(super) const LIST_COLUMNS: &str =
     "op_id, kind, subject, provider, state, amount_minor, amount_currency, \
-    last_attempt, compensates, created_at_us, updated_at_us";
+    last_attempt, compensates, failure_reason, retry_of, created_at_us, updated_at_us";
 
 /// `columns` of up to `limit` operations in `state`, the longest unchanged first: one index range.
 fn in_state_by_age(columns: &str, tenant: &TenantId, state: State, limit: u32) -> QueryText {
@@ -1210,6 +1230,8 @@ pub(super) struct ListRow {
     amount_currency: Option<String>,
     last_attempt: Option<i64>,
     compensates: Option<String>,
+    failure_reason: Option<String>,
+    retry_of: Option<String>,
     created_at_us: i64,
     updated_at_us: i64,
 }
@@ -1237,6 +1259,11 @@ impl ListRow {
             compensates: self
                 .compensates
                 .map(|c| OpId::parse(&c).map_err(|e| corrupt("compensates")(e.to_string())))
+                .transpose()?,
+            failure_reason: self.failure_reason,
+            retry_of: self
+                .retry_of
+                .map(|r| OpId::parse(&r).map_err(|e| corrupt("retry_of")(e.to_string())))
                 .transpose()?,
             created_at: time(self.created_at_us)?,
             updated_at: time(self.updated_at_us)?,
@@ -1311,10 +1338,16 @@ pub(super) struct ProviderConnectionRow {
     secret_last4: String,
     updated_by: String,
     updated_at_us: i64,
+    sealed_webhook_secret: Option<String>,
 }
 
+/// The columns a connection is written with; it is read with its webhook signing secret besides
+/// ([`PROVIDER_CONNECTION_READ`]).
 pub(super) const PROVIDER_CONNECTION_COLUMNS: &str =
     "tenant, name, kind, base_url, sealed_secret, secret_last4, updated_by, updated_at_us";
+
+pub(super) const PROVIDER_CONNECTION_READ: &str =
+    "tenant, name, kind, base_url, sealed_secret, secret_last4, updated_by, updated_at_us, sealed_webhook_secret";
 
 impl ProviderConnectionRow {
     pub(super) fn into_record(self) -> Result<ProviderConnectionRecord, StoreError> {
@@ -1327,6 +1360,7 @@ impl ProviderConnectionRow {
             secret_last4: self.secret_last4,
             updated_by: self.updated_by,
             updated_at: time(self.updated_at_us)?,
+            sealed_webhook_secret: self.sealed_webhook_secret,
         })
     }
 }

@@ -193,6 +193,7 @@ macro_rules! sql_store {
                 .bind(columns.last_attempt)
                 .bind(columns.last_failure)
                 .bind(columns.cancel_requested)
+                .bind(columns.failure_reason)
         }
 
         /// Fills in the external ids of the listed operations with one query.

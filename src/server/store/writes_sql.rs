@@ -75,6 +75,7 @@ macro_rules! store_writes {
                     .bind(micros(new.at));
                 let inserted: Option<OperationRow> = bind_snapshot(insert, columns)
                     .bind(i64::from(new.server_sends))
+                    .bind(new.retry_of.as_ref().map(OpId::as_str))
                     .fetch_optional(&mut *tx)
                     .await?;
                 let Some(inserted) = inserted else {
@@ -154,11 +155,30 @@ macro_rules! store_writes {
                 limit: u32,
             ) -> Result<Vec<(TenantId, OpId)>, StoreError> {
                 let due = concat!(
-                    "state in ('submitted', 'unknown') and updated_at_us <= $2 ",
-                    "and (state = 'unknown' or coalesce((select max(a.deadline_at_us) from attempts a ",
-                    "where a.tenant = o.tenant and a.op_id = o.op_id), 0) <= $2)"
+                    "state in ('submitted', 'unknown', 'accepted') and updated_at_us <= $2 ",
+                    "and (state = 'unknown' ",
+                    "or (state = 'accepted' and coalesce(next_check_at_us, 0) <= $3) ",
+                    "or (state = 'submitted' and coalesce((select max(a.deadline_at_us) from attempts a ",
+                    "where a.tenant = o.tenant and a.op_id = o.op_id), 0) <= $2))"
                 );
                 lease_operations(self, due, settled_before, now, lease_until, limit).await
+            }
+
+            async fn schedule_check(
+                &self,
+                tenant: &TenantId,
+                op_id: &OpId,
+                at: chrono::DateTime<chrono::Utc>,
+            ) -> Result<(), StoreError> {
+                let mut tx = $begin(self).await?;
+                sqlx::query("update operations set next_check_at_us = $1, lease_until_us = null where tenant = $2 and op_id = $3")
+                    .bind(micros(at))
+                    .bind(tenant.as_str())
+                    .bind(op_id.as_str())
+                    .execute(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                Ok(())
             }
 
             async fn lease_due_for_dispatch(
@@ -279,6 +299,90 @@ macro_rules! store_writes {
                 .execute(&mut *tx)
                 .await?;
                 append_audit(&mut tx, tenant, vec![audit]).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn set_provider_webhook_secret(
+                &self,
+                tenant: &TenantId,
+                name: &str,
+                sealed_secret: &str,
+                audit: AuditEntry,
+            ) -> Result<(), StoreError> {
+                let mut tx = $begin(self).await?;
+                let updated = sqlx::query(
+                    "update provider_connections set sealed_webhook_secret = $1 where tenant = $2 and name = $3",
+                )
+                .bind(sealed_secret)
+                .bind(tenant.as_str())
+                .bind(name)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+                if updated == 0 {
+                    return Err(StoreError::NotFound);
+                }
+                append_audit(&mut tx, tenant, vec![audit]).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn receive_provider_event(&self, event: NewProviderEvent) -> Result<EventReceipt, StoreError> {
+                let mut tx = $begin(self).await?;
+                let inserted = sqlx::query(
+                    "insert into provider_events (tenant, connection, event_id, event_type, object_id, payload, received_at_us) \
+                     values ($1, $2, $3, $4, $5, $6, $7) on conflict (tenant, connection, event_id) do nothing",
+                )
+                .bind(event.tenant.as_str())
+                .bind(&event.connection)
+                .bind(&event.event_id)
+                .bind(&event.event_type)
+                .bind(&event.object_id)
+                .bind(&event.payload)
+                .bind(micros(event.received_at))
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+                let receipt = if inserted == 1 {
+                    EventReceipt::New
+                } else {
+                    let outcome: Option<String> = sqlx::query_scalar(
+                        "select outcome from provider_events where tenant = $1 and connection = $2 and event_id = $3",
+                    )
+                    .bind(event.tenant.as_str())
+                    .bind(&event.connection)
+                    .bind(&event.event_id)
+                    .fetch_one(&mut *tx)
+                    .await?;
+                    match outcome {
+                        Some(outcome) => EventReceipt::Processed { outcome },
+                        None => EventReceipt::Unfinished,
+                    }
+                };
+                tx.commit().await?;
+                Ok(receipt)
+            }
+
+            async fn finish_provider_event(
+                &self,
+                tenant: &TenantId,
+                connection: &str,
+                event_id: &str,
+                outcome: &str,
+                op_id: Option<&OpId>,
+            ) -> Result<(), StoreError> {
+                let mut tx = $begin(self).await?;
+                sqlx::query(
+                    "update provider_events set outcome = $1, op_id = $2 where tenant = $3 and connection = $4 and event_id = $5",
+                )
+                .bind(outcome)
+                .bind(op_id.map(OpId::as_str))
+                .bind(tenant.as_str())
+                .bind(connection)
+                .bind(event_id)
+                .execute(&mut *tx)
+                .await?;
                 tx.commit().await?;
                 Ok(())
             }

@@ -13,6 +13,7 @@ use crate::console::admin::{
 };
 use crate::console::connections::{
     provider_connections, ConnectionView, RemoveProviderConnection, SetProviderConnection,
+    SetProviderWebhookSecret,
 };
 use crate::console::webhooks::{
     webhook_endpoints, AddWebhookEndpoint, EndpointView, RemoveWebhookEndpoint, ResendWebhook,
@@ -204,6 +205,7 @@ fn AddRuleForm(
 fn ProviderAccounts() -> impl IntoView {
     let set = ServerAction::<SetProviderConnection>::new();
     let remove = ServerAction::<RemoveProviderConnection>::new();
+    let set_webhook_secret = ServerAction::<SetProviderWebhookSecret>::new();
     let connections = Resource::new(|| (), |_| provider_connections());
     let viewer = expect_context::<ViewerResource>();
     view! {
@@ -215,7 +217,7 @@ fn ProviderAccounts() -> impl IntoView {
                     let csrf = viewer.await.ok().flatten().map(|v| v.csrf).unwrap_or_default();
                     match connections.await {
                         Ok(connections) => view! {
-                            <ConnectionList connections remove csrf=csrf.clone()/>
+                            <ConnectionList connections remove set_webhook_secret csrf=csrf.clone()/>
                             <SetConnectionForm set csrf/>
                         }.into_any(),
                         Err(error) => view! { <ErrorPanel error/> }.into_any(),
@@ -231,6 +233,7 @@ fn ProviderAccounts() -> impl IntoView {
 fn ConnectionList(
     connections: Vec<ConnectionView>,
     remove: ServerAction<RemoveProviderConnection>,
+    set_webhook_secret: ServerAction<SetProviderWebhookSecret>,
     csrf: String,
 ) -> impl IntoView {
     if connections.is_empty() {
@@ -239,10 +242,11 @@ fn ConnectionList(
     view! {
         <div class="table-wrap">
         <table class="table" data-testid="connections">
-            <thead><tr><th scope="col">"Provider"</th><th scope="col">"Kind"</th><th scope="col">"Base URL"</th><th scope="col">"Secret"</th><th scope="col">"Set"</th><th scope="col">"Actions"</th></tr></thead>
+            <thead><tr><th scope="col">"Provider"</th><th scope="col">"Kind"</th><th scope="col">"Base URL"</th><th scope="col">"Secret"</th><th scope="col">"Set"</th><th scope="col">"Provider's webhooks"</th><th scope="col">"Actions"</th></tr></thead>
             <tbody>
                 {connections.into_iter().map(|c| {
                     let csrf = csrf.clone();
+                    let (webhook_csrf, webhook_name) = (csrf.clone(), c.name.clone());
                     view! {
                         <tr>
                             <td>{c.name.clone()}</td>
@@ -250,6 +254,20 @@ fn ConnectionList(
                             <td><code>{c.base_url}</code></td>
                             <td><code>"…"{c.secret_last4}</code></td>
                             <td>{c.updated_by}" "<Time at=c.updated_at/></td>
+                            <td data-testid="provider-webhook">
+                                <code class="break">{c.webhook_url}</code>
+                                <p class="muted">{if c.webhook_secret_set {
+                                    "Signing secret set: its events settle accepted operations."
+                                } else {
+                                    "No signing secret yet: its events are refused until one is set."
+                                }}</p>
+                                <ActionForm action=set_webhook_secret attr:class="inline-form" attr:data-answer-to="accounts-result">
+                                    <input type="hidden" name="csrf" value=webhook_csrf/>
+                                    <input type="hidden" name="name" value=webhook_name/>
+                                    <label>"Signing secret"<input type="password" name="secret" required autocomplete="off" placeholder="whsec_…" size="12"/></label>
+                                    <button type="submit" class="button button-quiet">"Save secret"</button>
+                                </ActionForm>
+                            </td>
                             <td>
                                 <ActionForm action=remove attr:class="inline-form" attr:data-answer-to="accounts-result">
                                     <input type="hidden" name="csrf" value=csrf/>

@@ -7,11 +7,13 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
-use crate::console::operation::{operation, Act, AuditView, LinkedOperation, OperationDetail};
+use crate::console::operation::{
+    operation, Act, AuditView, LinkedOperation, OperationDetail, RetryAfterFailure, RETRY,
+};
 use crate::console::orders::Compensate;
 use crate::domain::wording::attempt_outcome;
 use crate::ui::components::actions::{
-    ActionResult, CompensationForms, ConfirmPanel, OperationActions, Typed,
+    key_for, ActionResult, CompensationForms, ConfirmPanel, OperationActions, Typed,
 };
 use crate::ui::components::live::LivePage;
 use crate::ui::components::widgets::{ErrorPanel, StateBadge, Time, ViewerResource};
@@ -22,6 +24,7 @@ pub fn OperationPage() -> impl IntoView {
     let op_id = move || params.with(|p| p.get("op_id").unwrap_or_default());
     let act = ServerAction::<Act>::new();
     let compensate = ServerAction::<Compensate>::new();
+    let retry = ServerAction::<RetryAfterFailure>::new();
     let detail = Resource::new(op_id, operation);
     let viewer = expect_context::<ViewerResource>();
     view! {
@@ -32,7 +35,7 @@ pub fn OperationPage() -> impl IntoView {
             {move || Suspend::new(async move {
                 let csrf = viewer.await.ok().flatten().map(|v| v.csrf).unwrap_or_default();
                 match detail.await {
-                    Ok(detail) => view! { <Detail detail act compensate csrf/> }.into_any(),
+                    Ok(detail) => view! { <Detail detail act compensate retry csrf/> }.into_any(),
                     Err(error) => view! { <h1 class="mono">{op_id()}</h1><ErrorPanel error/> }.into_any(),
                 }
             })}
@@ -57,6 +60,7 @@ fn Detail(
     detail: OperationDetail,
     act: ServerAction<Act>,
     compensate: ServerAction<Compensate>,
+    retry: ServerAction<RetryAfterFailure>,
     csrf: String,
 ) -> impl IntoView {
     let query = use_query_map();
@@ -67,10 +71,15 @@ fn Detail(
         evidence: q.get("evidence").unwrap_or_default(),
         date: q.get("date").unwrap_or_default(),
     });
-    let confirm = asked.map(|asked| confirm_panel(&detail, act, compensate, asked, typed, csrf.clone()));
+    let retry_asked = asked.as_deref() == Some(RETRY);
+    let retry_panel = retry_panel(&detail, retry, &csrf, retry_asked.then(|| typed.reason.clone()));
+    let confirm = asked
+        .filter(|asked| asked != RETRY)
+        .map(|asked| confirm_panel(&detail, act, compensate, asked, typed, csrf.clone()));
     view! {
         {page_head(&detail)}
         {confirm}
+        {retry_panel}
         {actions_panel(&detail, act, compensate, &csrf)}
         {params_and_timeline(&detail)}
         {attempts_panel(&detail)}
@@ -110,6 +119,43 @@ fn page_head(detail: &OperationDetail) -> AnyView {
 
     }
     .into_any()
+}
+
+/// For an operation that failed at the provider: making it again on purpose, with a reason, as a
+/// new operation linked to this one. Asked to confirm in a dialog, or, without JavaScript, on this
+/// page again (`confirming` holds the reason typed).
+fn retry_panel(
+    detail: &OperationDetail,
+    retry: ServerAction<RetryAfterFailure>,
+    csrf: &str,
+    confirming: Option<String>,
+) -> Option<AnyView> {
+    let consequence = detail.retry.clone()?;
+    let op_id = detail.row.op_id.clone();
+    let key = key_for(&detail.form_key, &op_id, RETRY);
+    let confirmed = confirming.is_some();
+    let reason = confirming.unwrap_or_default();
+    let csrf = csrf.to_owned();
+    Some(
+        view! {
+            <section class="panel" class:confirm=confirmed id=confirmed.then_some("confirm") data-testid="retry">
+                <h2>{if confirmed { "Confirm: make it again" } else { "Make it again" }}</h2>
+                <p class="consequence">{consequence.clone()}</p>
+                <ActionForm action=retry attr:class="action-form" attr:data-confirm=(!confirmed).then_some(consequence)>
+                    <input type="hidden" name="csrf" value=csrf/>
+                    <input type="hidden" name="key" value=key/>
+                    <input type="hidden" name="op_id" value=op_id/>
+                    <input type="hidden" name="confirmed" value=if confirmed { "yes" } else { "" }/>
+                    <label>"Reason"<input type="text" name="reason" required value=reason size="40" autocomplete="off"
+                        placeholder="the customer gave a new card"/></label>
+                    <button type="submit" class="button" data-testid=confirmed.then_some("confirm-yes")>
+                        {if confirmed { "Yes, make it again" } else { "Make it again…" }}
+                    </button>
+                </ActionForm>
+            </section>
+        }
+        .into_any(),
+    )
 }
 
 /// The confirmation asked for a risky action, with its consequences.
@@ -270,6 +316,8 @@ fn external_and_approval(detail: &OperationDetail) -> AnyView {
                     None => view! { <p class="muted">"No approval recorded."</p> }.into_any(),
                 }}
                 {detail.compensates.as_ref().map(|parent| view! { <p>"Compensates:"</p><ul class="compact-list">{linked(parent)}</ul> })}
+                {detail.retry_of.as_ref().map(|failed| view! { <p>"Makes again, after it failed:"</p><ul class="compact-list">{linked(failed)}</ul> })}
+                {detail.retried_by.as_ref().map(|retry| view! { <p>"Made again by:"</p><ul class="compact-list" data-testid="retried-by">{linked(retry)}</ul> })}
                 {(!detail.compensated_by.is_empty()).then(|| view! {
                     <p>"Compensated by:"</p>
                     <ul class="compact-list">{detail.compensated_by.iter().map(linked).collect_view()}</ul>

@@ -50,7 +50,7 @@ pub fn routes(limits: Arc<Limits>) -> ListedRouter<AppState> {
     paths(operations::register, operations::read_operation, operations::begin_attempt, operations::record_outcome, operations::cancel, operations::subject_operations, tools::refund_item, tools::create_aftersale, tools::schedule_pickup),
     components(schemas(ErrorEnvelope, ErrorDetail, RegisterBody, OutcomeBody, OutcomeName, CancelBody, OperationView, AttemptRecord, KeyView, AttemptStarted, BeginBody, OperationAnswer, SubjectView,
          tools::ToolAnswer, tools::ToolStatus,
-        tools::LineItemRequest, tools::PickupRequest)),
+        tools::LineItemRequest, tools::RefundRequest, tools::PickupRequest)),
     modifiers(&BearerToken),
     security(("bearer" = [])),
 )]

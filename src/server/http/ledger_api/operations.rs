@@ -238,6 +238,10 @@ pub async fn begin_attempt(
 #[serde(rename_all = "snake_case")]
 pub enum OutcomeName {
     Succeeded,
+    /// The provider has it and says it is still in progress (a Stripe refund `pending`).
+    Accepted,
+    /// The provider created it and says it failed there; `error` carries its reason.
+    FailedAtProvider,
     Rejected,
     Invalid,
     Forbidden,
@@ -247,7 +251,10 @@ pub enum OutcomeName {
     ServerError,
 }
 
-/// The outcome of one attempt. `timeout` and `server_error` make the operation unknown.
+/// The outcome of one attempt, read from the provider's object where it answered with one:
+/// `succeeded` when its status says done, `accepted` while it says pending, `failed_at_provider`
+/// (with the provider's reason in `error`) when it says failed. `timeout` and `server_error` make
+/// the operation unknown.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OutcomeBody {
@@ -269,6 +276,15 @@ impl OutcomeBody {
         let failure = match self.outcome {
             OutcomeName::Succeeded => {
                 return AttemptOutcome::Succeeded { external_id: self.external_id.clone() };
+            }
+            OutcomeName::Accepted => {
+                return AttemptOutcome::Accepted { external_id: self.external_id.clone() }
+            }
+            OutcomeName::FailedAtProvider => {
+                return AttemptOutcome::FailedAtProvider {
+                    external_id: self.external_id.clone(),
+                    reason: self.error.clone().unwrap_or_default(),
+                }
             }
             OutcomeName::Rejected => FailureClass::BusinessRejection,
             OutcomeName::Invalid => FailureClass::InvalidParams,

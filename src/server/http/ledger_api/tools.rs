@@ -5,6 +5,9 @@
 //! to tell the customer.
 //!
 //! - `refund_item {order_id, line_item_id}`: op `refund-<order>-<line item>`, the item's amount;
+//!   after that refund failed at the provider, `{…, retry_after_failure: true, failed_op_id}` makes
+//!   it again on purpose under the op id derived from the failed one (`…-retry-2`, see
+//!   `OpId::retry`), never by itself;
 //! - `create_aftersale {order_id, line_item_id}`: op `aftersale-<order>-<line item>`;
 //! - `schedule_pickup {order_id, line_item_id, date}`: op `pickup-<order>-<line item>-<date>` for
 //!   the item's after-sale ticket (another date is another intent).
@@ -25,7 +28,7 @@ use crate::domain::{
     money::{Currency, Money},
     operation::{ExternalRef, OperationRecord},
     params::CanonicalParams,
-    wording::{tell, Described},
+    wording::{concerns_line_item, tell, Described},
 };
 use crate::server::http::state::AppState;
 use crate::server::ledger::{RegisterRequest, Registration, DEFAULT_KEY_RETENTION};
@@ -45,7 +48,12 @@ pub enum ToolStatus {
     Succeeded,
     AlreadyDone,
     PendingApproval,
+    /// The provider accepted it and has not settled it: not done, and not to be sent again.
+    Accepted,
     Rejected,
+    /// The provider accepted it, then it failed there: nothing moved. It is made again only when
+    /// asked for explicitly.
+    FailedAtProvider,
     Unknown,
     Cancelled,
     /// Nothing was sent (the provider could not be reached); it is safe to try again later.
@@ -72,20 +80,29 @@ fn answer(
     let op_id = operation.op_id.to_string();
     let external_id = external_refs.last().map(|r| r.external_id.clone());
     let state = operation.snapshot.state;
-    let told = tell(&subject.described, state);
+    let failure_reason = operation.snapshot.failure_reason.as_deref();
+    let told = tell(&subject.described, state, failure_reason);
     let status = match state {
         OpState::Succeeded if ran_now => ToolStatus::Succeeded,
         OpState::Succeeded => ToolStatus::AlreadyDone,
         OpState::PendingApproval => ToolStatus::PendingApproval,
+        OpState::Accepted => ToolStatus::Accepted,
         OpState::Submitted | OpState::Unknown | OpState::NeedsReview => ToolStatus::Unknown,
+        OpState::Rejected if failure_reason.is_some() => ToolStatus::FailedAtProvider,
         OpState::Rejected | OpState::Denied => ToolStatus::Rejected,
         OpState::Cancelled => ToolStatus::Cancelled,
         OpState::Planned | OpState::Approved => ToolStatus::NotSent,
     };
     let earlier = if status == ToolStatus::AlreadyDone { "Already done earlier. " } else { "" };
     let reference = external_id.as_deref().map(|id| format!(" ({id})")).unwrap_or_default();
+    let again = match (status, subject.described.kind) {
+        (ToolStatus::FailedAtProvider, "refund") => format!(
+            " To refund it again, call refund_item with retry_after_failure: true and failed_op_id: \"{op_id}\"; it is never made again by itself."
+        ),
+        _ => String::new(),
+    };
     let message = format!(
-        "{earlier}{} Order {}{reference}. Tell the customer: \u{201c}{}\u{201d}",
+        "{earlier}{} Order {}{reference}.{again} Tell the customer: \u{201c}{}\u{201d}",
         told.status, subject.order_id, told.for_customer
     );
     ToolAnswer { status, op_id, external_id, message }
@@ -97,21 +114,37 @@ struct Subject<'a> {
     order_id: &'a str,
 }
 
+/// Refund one line item of an order.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RefundRequest {
+    pub order_id: String,
+    pub line_item_id: String,
+    /// Make the refund again on purpose, after the refund `failed_op_id` of this line item failed
+    /// at the provider. Never needed otherwise, and never done without it.
+    #[serde(default)]
+    pub retry_after_failure: bool,
+    /// The op id of the refund that failed, as a tool answered it.
+    #[serde(default)]
+    pub failed_op_id: Option<String>,
+}
+
 /// Refund one line item of an order: the op id and the amount come from the order, never from
-/// the caller.
-#[utoipa::path(post, path = "/api/v1/tools/refund_item", request_body = LineItemRequest, tag = "tools", responses(
+/// the caller. After a refund of the item failed at the provider, it is made again only when the
+/// caller asks for it with the failed op id.
+#[utoipa::path(post, path = "/api/v1/tools/refund_item", request_body = RefundRequest, tag = "tools", responses(
     (status = 200, body = ToolAnswer),
-    (status = 422, description = "No such order or line item", body = ErrorEnvelope),
+    (status = 422, description = "No such order or line item, or a retry that is not of a failed refund of this item", body = ErrorEnvelope),
 ))]
 pub async fn refund_item(
     State(state): State<AppState>,
     caller: Caller,
-    ApiJson(request): ApiJson<LineItemRequest>,
+    ApiJson(request): ApiJson<RefundRequest>,
 ) -> Result<Json<ToolAnswer>, ApiError> {
     let (order, item) =
         order_and_item(&state, &caller.tenant, REFUNDS_PROVIDER, &request.order_id, &request.line_item_id)
             .await?;
-    let op_id = OpId::for_line_item("refund", &order.id, &item.id).map_err(ApiError::invalid)?;
+    let first = OpId::for_line_item("refund", &order.id, &item.id).map_err(ApiError::invalid)?;
     let currency = Currency::parse(&order.currency).map_err(ApiError::invalid)?;
     let subject = Subject {
         described: Described {
@@ -122,9 +155,43 @@ pub async fn refund_item(
         },
         order_id: &order.id,
     };
+    if request.retry_after_failure {
+        let failed = request.failed_op_id.as_deref().ok_or_else(|| {
+            ApiError::Invalid("failed_op_id: a retry after a failure names the refund that failed".into())
+        })?;
+        let failed = OpId::parse(failed).map_err(ApiError::invalid)?;
+        if !concerns_line_item(failed.as_str(), &order.id, &item.id) {
+            return Err(ApiError::Invalid(format!(
+                "failed_op_id: {failed} is not a refund of line item {} of order {}",
+                item.id, order.id
+            )));
+        }
+        let retry = state.ledger.register_retry(&caller.tenant, &caller.actor, &failed, None, None).await?;
+        return Ok(Json(run_registered(&state, &caller, retry, &subject).await?));
+    }
+    if request.failed_op_id.is_some() {
+        return Err(ApiError::Invalid(
+            "failed_op_id is read only with retry_after_failure: true; nothing was recorded or sent".into(),
+        ));
+    }
+    let op_id = latest_retry(&state, &caller.tenant, first).await?;
     let params = CanonicalParams::from_value(refund_params(&order, &item)).map_err(ApiError::invalid)?;
     let registration = registration(&caller, op_id, "refund", REFUNDS_PROVIDER, &order.id, params);
     Ok(Json(run(&state, &caller, registration, &subject).await?))
+}
+
+/// The last operation of the chain that starts at `first` and goes on through its retries after
+/// failures (`…-retry-2`, `…-retry-3`): the one a new call about the same line item is about.
+async fn latest_retry(state: &AppState, tenant: &TenantId, first: OpId) -> Result<OpId, ApiError> {
+    let reads = state.ledger.reads();
+    let mut latest = first;
+    loop {
+        let next = latest.retry().map_err(ApiError::invalid)?;
+        match reads.load_operation(tenant, &next).await? {
+            Some(retry) if retry.retry_of.as_ref() == Some(&latest) => latest = next,
+            _ => return Ok(latest),
+        }
+    }
 }
 
 fn registration(
@@ -157,15 +224,27 @@ async fn run(
     registration: RegisterRequest,
     subject: &Subject<'_>,
 ) -> Result<ToolAnswer, ApiError> {
-    let op_id = registration.op_id.clone();
-    let recorded = match state.ledger.register(&caller.tenant, &caller.actor, registration).await? {
+    let registered = state.ledger.register(&caller.tenant, &caller.actor, registration).await?;
+    run_registered(state, caller, registered, subject).await
+}
+
+/// Sends what `registered` recorded unless it was already sent, and says how it stands.
+async fn run_registered(
+    state: &AppState,
+    caller: &Caller,
+    registered: Registration,
+    subject: &Subject<'_>,
+) -> Result<ToolAnswer, ApiError> {
+    let recorded = match registered {
         Registration::Created(recorded) | Registration::Existing(recorded) => recorded,
-        Registration::Conflict { .. } => {
+        Registration::Conflict { stored, .. } => {
             return Err(ApiError::Invalid(format!(
-                "{op_id} is recorded with other parameters than the order now has; a person must review it"
+                "{} is recorded with other parameters than the order now has; a person must review it",
+                stored.operation.op_id
             )))
         }
     };
+    let op_id = recorded.operation.op_id.clone();
     if !matches!(recorded.operation.snapshot.state, OpState::Planned | OpState::Approved) {
         return Ok(answer(&recorded.operation, &recorded.external_refs, false, subject));
     }

@@ -11,6 +11,7 @@ use crate::domain::{
     money::Money,
     operation::{AttemptRecord, CommittedOperation, OperationHistory, OperationRecord},
     policy::Approval,
+    wording::failure_reason_words,
 };
 
 /// The downstream idempotency key's validity.
@@ -39,6 +40,12 @@ pub struct OperationView {
     pub idempotency_key: String,
     pub requested_by: String,
     pub compensates: Option<String>,
+    /// The failed operation this one makes again, on purpose.
+    pub retry_of: Option<String>,
+    /// When the provider accepted it and it failed there: the provider's reason
+    /// (`expired_or_canceled_card`), and the same in words.
+    pub failure_reason: Option<String>,
+    pub failure: Option<String>,
     pub cancel_requested: bool,
     #[schema(value_type = Option<Object>)]
     pub approval: Option<Approval>,
@@ -75,6 +82,7 @@ impl OperationView {
             params,
             idempotency_key,
             compensates,
+            retry_of,
             snapshot,
             version,
             created_at,
@@ -95,6 +103,9 @@ impl OperationView {
             idempotency_key,
             requested_by: snapshot.requested_by.clone(),
             compensates: compensates.map(|c| c.to_string()),
+            retry_of: retry_of.map(|r| r.to_string()),
+            failure: snapshot.failure_reason.as_deref().map(failure_reason_words),
+            failure_reason: snapshot.failure_reason.clone(),
             cancel_requested: snapshot.cancel_requested,
             approval: snapshot.approval.clone(),
             key: KeyView {
