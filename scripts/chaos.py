@@ -123,6 +123,7 @@ class Server:
             [self.binary, "serve", "--database-url", self.database_url, "--addr", f"127.0.0.1:{self.port}",
              "--site-root", self.site_root, "--stripe-base-url", self.sandbox_url,
              "--services-base-url", self.sandbox_url, "--stripe-secret-key", SANDBOX_KEY,
+             "--default-tenant", TENANT,
              "--provider-timeout", f"{PROVIDER_TIMEOUT_S}s", "--settle-after", f"{SETTLE_S}s",
              "--reconcile-every", "1s", "--api-calls-per-second", "10000"],
             stdout=self.log, stderr=self.log, env={**os.environ, "OPLEDGER_SECRET_KEY": SECRET_KEY},

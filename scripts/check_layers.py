@@ -19,6 +19,7 @@ SRC = pathlib.Path(__file__).resolve().parent.parent / "src"
 ROOMS = {
     "crate::domain": 0,
     "crate::server::clock": 0,
+    "crate::server::egress": 0,
     "crate::server::telemetry": 0,
     "crate::server::metrics": 0,
     "crate::server::store": 1,

@@ -108,8 +108,8 @@ pub(crate) mod ssr {
     use crate::console::guard::{actor, reads, unavailable, SignedIn};
     use crate::domain::connection::{REFUNDS_PROVIDER, SERVICES_PROVIDER};
     use crate::domain::money::{Currency, Money};
-    use crate::domain::policy::ApprovalRule;
     use crate::domain::policy::Role;
+    use crate::domain::policy::{ApprovalRule, ANY_KIND};
     use crate::domain::wording::capitalised;
     use crate::server::clock::now;
     use crate::server::http::state::AppState;
@@ -219,7 +219,7 @@ pub(crate) mod ssr {
         if kind.is_empty() {
             return Err(AppError::Invalid(format!("Choose a kind, for example {}.", kinds.join(", "))));
         }
-        if !kinds.iter().any(|known| known == kind) {
+        if kind != ANY_KIND && !kinds.iter().any(|known| known == kind) {
             return Err(AppError::Invalid(format!(
                 "No operation of kind “{kind}” is recorded or made by the tools; choose one of {}.",
                 kinds.join(", ")

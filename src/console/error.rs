@@ -34,12 +34,14 @@ impl FromServerFnError for AppError {
     type Encoder = JsonEncoding;
 
     /// A request whose arguments the server could not read (a missing field, the CSRF token
-    /// included, or bad encoding) is refused with a 4xx and words, the decoder's own text kept
-    /// for the log; anything else is a call that did not come back.
+    /// included, bad encoding, or bytes that are not text) is refused with a 4xx and words, the
+    /// decoder's own text kept for the log; anything else is a call that did not come back.
     fn from_server_fn_error(value: ServerFnErrorErr) -> Self {
         match value {
             #[cfg(feature = "ssr")]
-            ServerFnErrorErr::Args(_) | ServerFnErrorErr::MissingArg(_) => {
+            ServerFnErrorErr::Args(_)
+            | ServerFnErrorErr::MissingArg(_)
+            | ServerFnErrorErr::Deserialization(_) => {
                 tracing::info!(error = %value, "a server function request could not be read");
                 let error = AppError::Invalid(
                     "The request could not be read: a field is missing or malformed. Reload the page and try again."
@@ -63,6 +65,9 @@ mod tests {
         assert_eq!(std::str::from_utf8(&bytes).unwrap(), r#"{"code":"unavailable"}"#);
         assert_eq!(AppError::de(bytes), AppError::Unavailable);
         let garbage = AppError::de("<html>proxy error</html>".into());
-        assert!(matches!(garbage, AppError::Transport(_)));
+        assert!(
+            matches!(garbage, AppError::Invalid(_)),
+            "on the server, what cannot be decoded is a request it could not read: {garbage:?}"
+        );
     }
 }

@@ -2,7 +2,8 @@
 //! says `changed` whenever the signed-in user's tenant's operations change, so that an open list
 //! refreshes without a reload. Every open page of a tenant follows the one poller of that tenant
 //! on this instance (`server::http::changes`). A stream ends when its session does (signed out,
-//! or expired), checked every few seconds.
+//! or expired): the session is checked on a fixed clock, every [`SESSION_CHECK_EVERY`] whatever
+//! the traffic, so a busy tenant's stream stops within that bound after sign-out too.
 
 use axum::{
     extract::State,
@@ -30,15 +31,18 @@ pub async fn operation_changes(State(state): State<AppState>, session: Session) 
         return (StatusCode::UNAUTHORIZED, "Sign in to follow live updates.").into_response();
     };
     let changes = state.live.follow(state.ledger.reads(), &user.tenant).await;
-    let follower = Follower { sessions: state.sessions.clone(), session, changes };
+    let next_check = tokio::time::Instant::now() + SESSION_CHECK_EVERY;
+    let follower = Follower { sessions: state.sessions.clone(), session, changes, next_check };
     Sse::new(change_events(follower)).keep_alive(KeepAlive::default()).into_response()
 }
 
-/// One open page: its tenant's changes, and the session that must stay signed in.
+/// One open page: its tenant's changes, the session that must stay signed in, and when that is
+/// checked next.
 struct Follower {
     sessions: Arc<dyn Sessions>,
     session: Session,
     changes: watch::Receiver<Latest>,
+    next_check: tokio::time::Instant,
 }
 
 fn change_events(follower: Follower) -> impl Stream<Item = Result<Event, Infallible>> {
@@ -53,10 +57,11 @@ fn change_events(follower: Follower) -> impl Stream<Item = Result<Event, Infalli
                     let at = latest.map(|at| at.to_rfc3339()).unwrap_or_default();
                     return Some((Ok(Event::default().event("changed").data(at)), follower));
                 }
-                () = tokio::time::sleep(SESSION_CHECK_EVERY) => {
+                () = tokio::time::sleep_until(follower.next_check) => {
                     if !still_signed_in(follower.sessions.as_ref(), follower.session.id()).await {
                         return None;
                     }
+                    follower.next_check += SESSION_CHECK_EVERY;
                 }
             }
         }

@@ -106,6 +106,8 @@ pub struct OperationDetail {
     pub retry_of: Option<LinkedOperation>,
     /// The operation that made this one again after it failed.
     pub retried_by: Option<LinkedOperation>,
+    /// Who sends it, and what that means for the approval policy, in words.
+    pub sender: String,
     /// The idempotency key prefix of this page's forms.
     pub form_key: String,
 }
@@ -404,6 +406,7 @@ pub(crate) mod ssr {
             retry,
             retry_of,
             retried_by,
+            sender: sender_words(operation),
             form_key: form_key(),
         })
     }
@@ -471,6 +474,23 @@ pub(crate) mod ssr {
         } else {
             tracing::warn!(user = %user.name, role = user.role.as_str(), "refused: this role changes no operation");
             Err(AppError::Forbidden)
+        }
+    }
+
+    /// Who sends `operation`, and what the server's approval policy can and cannot do about it.
+    fn sender_words(operation: &crate::domain::operation::OperationRecord) -> String {
+        match (&operation.action, operation.server_sends) {
+            (None, _) => format!(
+                "No connector performs \u{201c}{}\u{201d} at {}: opledger never sends it itself. It records what the agent reports; people decide what became of it.",
+                operation.kind, operation.provider
+            ),
+            (Some(action), true) => format!(
+                "opledger sends it itself, as a {action} at {}: the approval policy and four-eyes apply to that, and to the money it moves as {} holds it.",
+                operation.provider, operation.provider
+            ),
+            (Some(action), false) => format!(
+                "The agent sends it itself: opledger holds its send while an approval the policy asks for is missing, records what the agent reports, and settles unknown results (a re-send goes out only as the {action} it was bound to, within the policy). An agent that sends without asking is outside opledger's control."
+            ),
         }
     }
 

@@ -37,6 +37,22 @@ impl ProviderKind {
         ProviderKind::ALL.into_iter().find(|kind| kind.as_str() == text)
     }
 
+    /// The kinds of operation a connector of this kind performs when the server sends one: the
+    /// actions an operation can be bound to. Anything else it is asked to send is refused.
+    pub fn performs(self) -> &'static [&'static str] {
+        match self {
+            ProviderKind::Stripe => &["refund"],
+            ProviderKind::Services => &["create_aftersale", "cancel_aftersale", "schedule_pickup"],
+            ProviderKind::Orders => &[],
+        }
+    }
+
+    /// The action an operation of `kind` is bound to at a provider of this kind, or `None` when
+    /// this kind of provider performs nothing of the sort (the server then never sends it).
+    pub fn action_for(self, kind: &str) -> Option<&'static str> {
+        self.performs().iter().copied().find(|action| *action == kind)
+    }
+
     /// How long an operation the provider accepted may stay pending there before people are
     /// asked to look at it (the reconciler follows it meanwhile). Stripe holds a refund pending
     /// while its balance cannot cover it or the payment has not settled: three days is long past
@@ -46,6 +62,16 @@ impl ProviderKind {
             ProviderKind::Stripe => chrono::Duration::days(3),
             ProviderKind::Services | ProviderKind::Orders => chrono::Duration::hours(1),
         }
+    }
+}
+
+/// The kind of the server's own connection for `provider`, which a tenant it serves uses when it
+/// has none of its own: refunds at `stripe`, after-sale tickets and pickups at `sandbox`.
+pub fn server_kind_of(provider: &str) -> Option<ProviderKind> {
+    match provider {
+        REFUNDS_PROVIDER => Some(ProviderKind::Stripe),
+        SERVICES_PROVIDER => Some(ProviderKind::Services),
+        _ => None,
     }
 }
 
@@ -76,6 +102,18 @@ mod tests {
         assert!(!valid_provider_name("Stripe"));
         assert!(!valid_provider_name(""));
         assert!(!valid_provider_name(&"x".repeat(33)));
+    }
+
+    #[test]
+    fn an_operation_is_bound_only_to_what_its_provider_performs_never_to_a_label() {
+        assert_eq!(ProviderKind::Stripe.action_for("refund"), Some("refund"));
+        assert_eq!(ProviderKind::Stripe.action_for("refund_manual"), None);
+        assert_eq!(ProviderKind::Stripe.action_for("create_aftersale"), None);
+        assert_eq!(ProviderKind::Services.action_for("schedule_pickup"), Some("schedule_pickup"));
+        assert_eq!(ProviderKind::Services.action_for("refund"), None);
+        assert_eq!(ProviderKind::Orders.action_for("refund"), None);
+        assert_eq!(server_kind_of("stripe"), Some(ProviderKind::Stripe));
+        assert_eq!(server_kind_of("stripe-eu"), None);
     }
 
     #[test]

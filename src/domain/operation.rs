@@ -27,6 +27,13 @@ pub struct OperationRecord {
     pub compensates: Option<OpId>,
     /// The operation that failed at the provider and that this one makes again, on purpose.
     pub retry_of: Option<OpId>,
+    /// What the server does when it sends it, bound when it was recorded from what its provider's
+    /// connector performs (`refund`); `None` for a kind no connector performs, which the server
+    /// never sends.
+    pub action: Option<String>,
+    /// The server sends it (a tool call, a console action, a compensation), not the agent that
+    /// registered it.
+    pub server_sends: bool,
     pub snapshot: Snapshot,
     /// When the provider first accepted it with its outcome pending, if it ever did.
     pub accepted_at: Option<DateTime<Utc>>,
@@ -156,6 +163,8 @@ mod tests {
             idempotency_key: key.into(),
             compensates: None,
             retry_of: None,
+            action: Some("refund".into()),
+            server_sends: false,
             accepted_at: None,
             snapshot: Snapshot::new("agent-7", params.fingerprint(), false, chrono::Duration::hours(24)),
             params,

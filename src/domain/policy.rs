@@ -150,9 +150,11 @@ pub fn is_own_request(requested_by: &str, approver: &str) -> bool {
     requested_by == approver
 }
 
-/// One rule of an approval policy: operations of `kind` (at `provider`, if set) need a manager's
-/// approval when their `amount` reaches `threshold`. A threshold applies to amounts in its own
-/// currency only; a rule without a threshold applies to every amount.
+/// One rule of an approval policy: operations of `kind` ([`ANY_KIND`] for every kind) at
+/// `provider`, if set, need a manager's approval when their `amount` reaches `threshold`. The kind
+/// is what the server does when it sends the operation (`refund`), as it was bound when the
+/// operation was recorded, never a label the caller chose. A threshold applies to amounts in its
+/// own currency only; a rule without a threshold applies to every amount.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApprovalRule {
     pub kind: String,
@@ -160,16 +162,25 @@ pub struct ApprovalRule {
     pub threshold: Option<Money>,
 }
 
+/// The kind of a rule that applies to operations of every kind.
+pub const ANY_KIND: &str = "*";
+
 impl ApprovalRule {
     /// The rule in words: `refund operations at stripe from TWD 1,000.00 up need a manager's approval`.
     pub fn sentence(&self) -> String {
         let at = self.provider.as_deref().map(|p| format!(" at {p}")).unwrap_or_default();
         let from = self.threshold.map(|t| format!(" from {t} up")).unwrap_or_default();
-        format!("{} operations{at}{from} need a manager's approval", self.kind)
+        let kind = if self.kind == ANY_KIND {
+            "Operations of any kind"
+        } else {
+            &format!("{} operations", self.kind)
+        };
+        format!("{kind}{at}{from} need a manager's approval")
     }
 
     pub fn applies_to(&self, kind: &str, provider: &str, amount: Option<Money>) -> bool {
-        if self.kind != kind || self.provider.as_deref().is_some_and(|p| p != provider) {
+        let kind_matches = self.kind == ANY_KIND || self.kind == kind;
+        if !kind_matches || self.provider.as_deref().is_some_and(|p| p != provider) {
             return false;
         }
         match (self.threshold, amount) {
@@ -224,6 +235,22 @@ mod tests {
         let cny = Money::new(120_000, Currency::parse("CNY").unwrap());
         assert!(!requires_approval(&rules, "refund", "stripe", Some(cny)));
         assert!(!requires_approval(&[], "refund", "stripe", Some(twd(1_000_000))));
+    }
+
+    #[test]
+    fn a_rule_by_provider_only_catches_every_kind_there() {
+        let rules = vec![ApprovalRule {
+            kind: ANY_KIND.into(),
+            provider: Some("stripe".into()),
+            threshold: Some(twd(100_000)),
+        }];
+        assert!(requires_approval(&rules, "refund_manual", "stripe", Some(twd(150_000))));
+        assert!(requires_approval(&rules, "refund", "stripe", Some(twd(150_000))));
+        assert!(!requires_approval(&rules, "refund", "sandbox", Some(twd(150_000))));
+        assert_eq!(
+            rules[0].sentence(),
+            "Operations of any kind at stripe from TWD 1000.00 up need a manager's approval"
+        );
     }
 
     #[test]

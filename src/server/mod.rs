@@ -3,11 +3,13 @@
 //! write passes through, with the executor and the reconciler) builds on them; [`http`] (sessions,
 //! the shared request state, the agents' API) and [`demo`] build on the ledger; the console's
 //! server functions (in `crate::console`) build on those; [`app`] wires everything together.
-//! [`clock`], [`metrics`] and [`telemetry`] are leaves that anything may use.
+//! [`clock`], [`egress`] (which addresses tenants' URLs may reach), [`metrics`] and [`telemetry`]
+//! are leaves that anything may use.
 
 pub mod app;
 pub mod clock;
 pub mod demo;
+pub mod egress;
 pub mod http;
 pub mod ledger;
 pub mod metrics;

@@ -114,9 +114,15 @@ async fn the_demo_shows_every_state_and_the_reconciler_settles_it() {
         "the demo tenant's own is untouched"
     );
 
-    let connector = StripeConnector::new(&app.url("/sandbox"), "sk_test_sandbox", Duration::from_secs(5));
+    let connector = StripeConnector::new(
+        &app.url("/sandbox"),
+        "sk_test_sandbox",
+        Duration::from_secs(5),
+        &opledger::server::egress::EgressPolicy::unrestricted(),
+    );
     let executor = Executor::new(app.ledger.clone(), RetryPolicy::default())
-        .with_connector("stripe", Arc::new(connector));
+        .with_connector("stripe", Arc::new(connector))
+        .serving([TenantId::parse("demo").unwrap()]);
     Reconciler::new(executor, chrono::Duration::zero()).reconcile_once().await.unwrap();
     assert_eq!(
         state_of(&app, "refund-A1042-li_3").await,

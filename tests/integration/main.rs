@@ -4,6 +4,7 @@
 mod assets;
 mod audit;
 mod authorization;
+mod boundaries;
 mod cli;
 mod connections;
 mod console_words;

@@ -105,8 +105,10 @@ crate::sandboxed_tests! {
         assert_eq!(again.structured_content.as_ref().unwrap()["status"], "unknown");
         assert_eq!(sandbox_refunds(&app).await.len(), 1, "the second call sent nothing");
 
-        let connector = StripeConnector::new(&app.url("/sandbox"), "sk_test_sandbox", Duration::from_secs(5));
-        let executor = Executor::new(app.ledger.clone(), RetryPolicy::default()).with_connector("stripe", Arc::new(connector));
+        let connector = StripeConnector::new(&app.url("/sandbox"), "sk_test_sandbox", Duration::from_secs(5), &opledger::server::egress::EgressPolicy::unrestricted());
+        let executor = Executor::new(app.ledger.clone(), RetryPolicy::default())
+            .with_connector("stripe", Arc::new(connector))
+            .serving([opledger::domain::ids::TenantId::parse("acme").unwrap()]);
         let reconciler = Reconciler::new(executor, chrono::Duration::zero());
         let deadline = Instant::now() + Duration::from_secs(30);
         while state_of(&app, "refund-1043-li_2").await != State::Succeeded {

@@ -493,7 +493,7 @@ mod kill_between_change_and_delivery {
         let child = Process::new(env!("CARGO_BIN_EXE_opledger"))
             .args(["serve", "--database-url", database_url, "--addr", &format!("127.0.0.1:{port}")])
             .args(["--site-root", &site.display().to_string(), "--reconcile-every", "0s"])
-            .args(["--deliver-webhooks-every", deliver_every])
+            .args(["--deliver-webhooks-every", deliver_every, "--allow-egress", "127.0.0.1"])
             .env("OPLEDGER_SECRET_KEY", SECRET_KEY)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -515,7 +515,7 @@ mod kill_between_change_and_delivery {
             let url = database.url().to_owned();
             let (receiver, inbox) = start_receiver().await;
             opledger(&["migrate", "--database-url", &url]);
-            let added = opledger(&["webhook", "add", "--database-url", &url, "--tenant", "acme", "--url", &receiver, "--events", "operation.planned"]);
+            let added = opledger(&["webhook", "add", "--database-url", &url, "--tenant", "acme", "--url", &receiver, "--events", "operation.planned", "--allow-egress", "127.0.0.1"]);
             let secret = added.lines().find_map(|line| line.split(": ").nth(1).filter(|s| s.starts_with("whsec_"))).expect("the secret is printed").to_owned();
             let listed = opledger(&["webhook", "list", "--database-url", &url, "--tenant", "acme"]);
             assert!(listed.contains(&receiver) && listed.contains("operation.planned"), "{listed}");

@@ -32,6 +32,7 @@ async fn app(engine: Engine) -> Option<(TestApp, Reconciler)> {
     })
     .await?;
     let providers = ProviderSettings {
+        tenants: vec![tenant("acme")],
         stripe_base_url: Some(app.url("/sandbox")),
         services_base_url: Some(app.url("/sandbox")),
         secret_key: SANDBOX_KEY.into(),

@@ -152,6 +152,11 @@ impl TestApp {
         let mut settings = Settings::new(database.url(), "127.0.0.1:0".parse().expect("address"));
         settings.site_root = site_root.path().display().to_string();
         settings.secret_key = Some(SECRET_KEY.into());
+        // The server's own providers serve `acme` (as a single-shop install's do), and tenants'
+        // URLs may reach the sandboxes the tests start on 127.0.0.1 (any port); the egress tests
+        // take both away.
+        settings.default_tenants = vec![TenantId::parse("acme").unwrap()];
+        settings.allow_egress = vec![opledger::server::egress::Allowed::parse("127.0.0.1").unwrap()];
         adjust(&mut settings);
         let application = Application::build(settings).await.expect("the application starts");
         let addr = application.local_addr();
@@ -485,7 +490,8 @@ macro_rules! sandboxed_tests {
 }
 
 /// The sandbox provider on its own port, with an executor and a reconciler of `app`'s ledger
-/// pointed at it through the Stripe connector (which gives up waiting after 2 s).
+/// pointed at it through the Stripe connector (which gives up waiting after 2 s): the server's
+/// own account, which serves the tenants `acme` and `globex`.
 pub struct ProviderHarness {
     pub sandbox: opledger::server::sandbox::Sandbox,
     pub base_url: String,
@@ -507,7 +513,9 @@ impl ProviderHarness {
         let base_url = format!("http://{}", listener.local_addr().expect("address"));
         let router = sandbox.router();
         tokio::spawn(async move { axum::serve(listener, router).await });
-        let connector = StripeConnector::new(&base_url, "sk_test_x", std::time::Duration::from_millis(2000));
+        let operator = opledger::server::egress::EgressPolicy::unrestricted();
+        let connector =
+            StripeConnector::new(&base_url, "sk_test_x", std::time::Duration::from_millis(2000), &operator);
         let retry = RetryPolicy {
             max_sends: 3,
             base_delay: std::time::Duration::from_millis(10),
@@ -518,10 +526,12 @@ impl ProviderHarness {
             &base_url,
             "sk_test_x",
             std::time::Duration::from_millis(2000),
+            &operator,
         );
         let executor = Executor::new(ledger.clone(), retry)
             .with_connector("stripe", std::sync::Arc::new(connector))
-            .with_connector("sandbox", std::sync::Arc::new(services));
+            .with_connector("sandbox", std::sync::Arc::new(services))
+            .serving([TenantId::parse("acme").unwrap(), TenantId::parse("globex").unwrap()]);
         let reconciler = Reconciler::new(executor.clone(), chrono::Duration::zero());
         ProviderHarness { sandbox, base_url, executor, reconciler }
     }

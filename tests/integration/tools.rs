@@ -90,6 +90,15 @@ mod two_tenants {
 
     crate::sandboxed_tests! {
         two_tenants_refunding_the_same_op_id_at_one_account_make_two_refunds_under_two_keys(app) {
+            let globex_account = opledger::server::ledger::connections::NewConnection {
+                name: "stripe".into(),
+                kind: opledger::domain::connection::ProviderKind::Stripe,
+                base_url: app.url("/sandbox"),
+                secret: "sk_test_sandbox".into(),
+            };
+            let globex = opledger::domain::ids::TenantId::parse("globex").unwrap();
+            let admin = opledger::domain::ids::Actor::system("test");
+            app.ledger.set_provider_connection(&globex, &admin, globex_account).await.unwrap();
             let call = json!({"order_id": "1043", "line_item_id": "li_2"});
             let (_, acme) = app.post_as(&app.token, "/api/v1/tools/refund_item", &call).await;
             let (_, globex) = app.post_as(&app.other_token, "/api/v1/tools/refund_item", &call).await;

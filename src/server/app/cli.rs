@@ -13,6 +13,7 @@ use crate::domain::ids::Actor;
 use crate::domain::ids::TenantId;
 use crate::domain::policy::Role;
 use crate::server::demo;
+use crate::server::egress::{Allowed, EgressPolicy};
 use crate::server::http::limits::LimitSettings;
 use crate::server::ledger::connections::NewConnection;
 use crate::server::ledger::{Ledger, LedgerError};
@@ -73,6 +74,8 @@ pub enum Command {
         secret: SecretArgs,
         #[command(flatten)]
         settle: SettleArgs,
+        #[command(flatten)]
+        egress: EgressArgs,
         /// One pass, then exit (for scripts and cron); without it, a pass every 10 seconds until stopped.
         #[arg(long)]
         once: bool,
@@ -108,9 +111,11 @@ pub enum WebhookCommand {
         database: DatabaseArgs,
         #[command(flatten)]
         secret: SecretArgs,
+        #[command(flatten)]
+        egress: EgressArgs,
         #[arg(long)]
         tenant: String,
-        /// Where the events are POSTed (http or https).
+        /// Where the events are POSTed: a public https address, or one --allow-egress allows.
         #[arg(long)]
         url: String,
         /// The event types, comma-separated, or * for all: operation.<state> (operation.pending_approval,
@@ -148,6 +153,8 @@ pub enum ProviderCommand {
         database: DatabaseArgs,
         #[command(flatten)]
         secret: SecretArgs,
+        #[command(flatten)]
+        egress: EgressArgs,
         /// The tenant whose account this is.
         #[arg(long)]
         tenant: String,
@@ -282,6 +289,9 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub secret: SecretArgs,
 
+    #[command(flatten)]
+    pub egress: EgressArgs,
+
     /// Address and port to listen on.
     #[arg(long, env = "OPLEDGER_ADDR", default_value = "127.0.0.1:3000")]
     pub addr: SocketAddr,
@@ -362,6 +372,31 @@ pub struct ProviderArgs {
     /// How long to wait for a provider's answer before the result counts as unknown.
     #[arg(long, env = "OPLEDGER_PROVIDER_TIMEOUT", default_value = "10s", value_parser = humantime::parse_duration)]
     pub provider_timeout: std::time::Duration,
+
+    /// The tenant the server's own provider settings (--stripe-base-url, --services-base-url, the
+    /// mounted sandbox) belong to, e.g. a single-shop install's tenant; several separated by commas.
+    /// Every other tenant uses only connections of its own. `serve --demo` adds `demo`.
+    #[arg(long, env = "OPLEDGER_DEFAULT_TENANT", value_delimiter = ',', value_parser = parse_tenant)]
+    pub default_tenant: Vec<TenantId>,
+}
+
+#[derive(Debug, Args)]
+pub struct EgressArgs {
+    /// Addresses the URLs tenants set (provider accounts, shops' orders, webhook endpoints) may reach
+    /// besides public https ones, over http too: networks, addresses or address:port,
+    /// comma-separated (e.g. 127.0.0.1:8080,10.0.0.0/8).
+    #[arg(long, env = "OPLEDGER_ALLOW_EGRESS", value_delimiter = ',', value_parser = Allowed::parse)]
+    pub allow_egress: Vec<Allowed>,
+}
+
+impl EgressArgs {
+    fn policy(&self) -> EgressPolicy {
+        EgressPolicy::new(self.allow_egress.clone())
+    }
+}
+
+fn parse_tenant(text: &str) -> Result<TenantId, String> {
+    TenantId::parse(text.trim()).map_err(|e| e.to_string())
 }
 
 #[derive(Debug, Args)]
@@ -389,6 +424,7 @@ fn parse_pending_limit(text: &str) -> Result<(ProviderKind, chrono::Duration), S
 impl ProviderArgs {
     fn settings(self) -> ProviderSettings {
         ProviderSettings {
+            tenants: self.default_tenant,
             stripe_base_url: self.stripe_base_url,
             services_base_url: self.services_base_url,
             secret_key: self.stripe_secret_key.unwrap_or_else(|| SandboxConfig::default().secret_key),
@@ -429,6 +465,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 stripe_base_url: args.provider.stripe_base_url,
                 stripe_secret_key: args.provider.stripe_secret_key.unwrap_or_else(new_secret_key),
                 services_base_url: args.provider.services_base_url,
+                default_tenants: args.provider.default_tenant,
+                allow_egress: args.egress.allow_egress,
                 sandbox: args.sandbox,
                 demo: args.demo,
                 reconcile_every: (!args.reconcile_every.is_zero()).then_some(args.reconcile_every),
@@ -471,9 +509,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             axum::serve(listener, sandbox.router()).with_graceful_shutdown(shutdown_signal()).await?;
             Ok(())
         }
-        Command::Reconcile { database, provider, secret, settle, once } => {
+        Command::Reconcile { database, provider, secret, settle, egress, once } => {
             settle.at_least(provider.provider_timeout)?;
-            let ledger = open_ledger(&database, &secret).await?;
+            let ledger = open_ledger(&database, &secret).await?.with_egress(egress.policy());
             let providers = provider.settings();
             let own_connections = ledger.reads().any_provider_connection().await?.is_some();
             anyhow::ensure!(
@@ -617,6 +655,7 @@ async fn run_demo(database: &DatabaseArgs) -> anyhow::Result<()> {
     let router = sandbox.router();
     tokio::spawn(async move { axum::serve(listener, router).await });
     let providers = ProviderSettings {
+        tenants: vec![TenantId::parse(demo::DEMO_TENANT)?],
         stripe_base_url: Some(base_url.clone()),
         services_base_url: Some(base_url),
         secret_key,
@@ -671,7 +710,7 @@ async fn open_ledger(database: &DatabaseArgs, secret: &SecretArgs) -> anyhow::Re
 
 async fn run_provider(command: ProviderCommand) -> anyhow::Result<()> {
     match command {
-        ProviderCommand::Set { database, secret, tenant, name, kind, base_url } => {
+        ProviderCommand::Set { database, secret, egress, tenant, name, kind, base_url } => {
             let tenant = TenantId::parse(&tenant)?;
             let kind = ProviderKind::parse(&kind).context("--kind is stripe or services")?;
             let mut line = String::new();
@@ -684,7 +723,7 @@ async fn run_provider(command: ProviderCommand) -> anyhow::Result<()> {
                 base_url,
                 secret: line.trim().to_owned(),
             };
-            let ledger = open_ledger(&database, &secret).await?;
+            let ledger = open_ledger(&database, &secret).await?.with_egress(egress.policy());
             ledger.set_provider_connection(&tenant, &Actor::system("cli"), connection).await?;
             println!(
                 "Tenant {tenant} now uses its own {} account ({kind}).",
@@ -765,9 +804,9 @@ async fn run_provider(command: ProviderCommand) -> anyhow::Result<()> {
 
 async fn run_webhook(command: WebhookCommand) -> anyhow::Result<()> {
     match command {
-        WebhookCommand::Add { database, secret, tenant, url, events } => {
+        WebhookCommand::Add { database, secret, egress, tenant, url, events } => {
             let tenant = TenantId::parse(&tenant)?;
-            let ledger = open_ledger(&database, &secret).await?;
+            let ledger = open_ledger(&database, &secret).await?.with_egress(egress.policy());
             let added = ledger.add_webhook_endpoint(&tenant, &Actor::system("cli"), &url, &events).await?;
             println!("Added endpoint {} of tenant {tenant}: {}", added.endpoint.id, added.endpoint.url);
             println!("Events: {}", added.endpoint.event_types.join(", "));

@@ -10,7 +10,9 @@ use tokio_util::sync::CancellationToken;
 use super::router::router;
 use super::wiring::{self, ProviderSettings};
 use crate::domain::connection::ProviderKind;
+use crate::domain::ids::TenantId;
 use crate::server::demo;
+use crate::server::egress::{Allowed, EgressPolicy};
 use crate::server::http::limits::{forget_idle_limits, LimitSettings, Limits};
 use crate::server::http::{auth, state::AppState};
 use crate::server::ledger::executor::Executor;
@@ -34,6 +36,12 @@ pub struct Settings {
     /// Where the after-sale and pickup services are (provider `sandbox`); the mounted sandbox's
     /// when `None` and `sandbox` is set.
     pub services_base_url: Option<String>,
+    /// The tenants the server's own providers serve (`--default-tenant`); `demo` is added with
+    /// `demo`. Every other tenant uses connections of its own only.
+    pub default_tenants: Vec<TenantId>,
+    /// What the URLs tenants set may reach besides public https addresses (`--allow-egress`); the
+    /// server's own address is added while it mounts the sandbox, which tenants may point at.
+    pub allow_egress: Vec<Allowed>,
     /// Mount the sandbox provider at `/sandbox`.
     pub sandbox: bool,
     /// Seed the demo tenant through the mounted sandbox (implies `sandbox`).
@@ -79,6 +87,8 @@ impl Settings {
             stripe_base_url: None,
             stripe_secret_key: SandboxConfig::default().secret_key,
             services_base_url: None,
+            default_tenants: Vec::new(),
+            allow_egress: Vec::new(),
             sandbox: false,
             demo: false,
             reconcile_every: None,
@@ -155,8 +165,12 @@ impl Application {
             None => None,
         };
         let sessions: Arc<dyn Sessions> = store.clone();
+        let mounted = settings.sandbox || settings.demo;
+        let own_address = mounted.then_some(Allowed::Address(local_addr));
+        let egress = EgressPolicy::new(settings.allow_egress.clone()).allowing(own_address);
         let ledger = wiring::ledger(store, settings.secret_key.as_deref())
-            .map_err(|error| StartupError::SecretKey(error.to_string()))?;
+            .map_err(|error| StartupError::SecretKey(error.to_string()))?
+            .with_egress(egress);
         ledger.check_secret_key().await.map_err(|error| StartupError::SecretKey(error.to_string()))?;
         let sandbox = (settings.sandbox || settings.demo).then(|| {
             Sandbox::seeded(SandboxConfig {
@@ -164,7 +178,12 @@ impl Application {
                 ..SandboxConfig::default()
             })
         });
+        let mut tenants = settings.default_tenants.clone();
+        if settings.demo {
+            tenants.extend(TenantId::parse(demo::DEMO_TENANT).ok());
+        }
         let providers = ProviderSettings {
+            tenants,
             stripe_base_url: settings.stripe_base_url.clone(),
             services_base_url: settings.services_base_url.clone(),
             secret_key: settings.stripe_secret_key.clone(),

@@ -6,6 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::domain::connection::{ProviderKind, REFUNDS_PROVIDER, SERVICES_PROVIDER};
+use crate::domain::ids::TenantId;
+use crate::server::egress::EgressPolicy;
 use crate::server::ledger::executor::{Executor, RetryPolicy};
 use crate::server::ledger::secrets::{SecretBox, SecretKeyError};
 use crate::server::ledger::Ledger;
@@ -13,9 +15,12 @@ use crate::server::providers::connector_for;
 use crate::server::providers::orders::order_source_for;
 use crate::server::store::Store;
 
-/// Where the providers are and how long to wait for them.
+/// Where the server's own providers are, whom they serve, and how long to wait for them.
 #[derive(Debug, Clone)]
 pub struct ProviderSettings {
+    /// The tenants the server's own connections serve (a single-shop install's tenant, the demo's);
+    /// every other tenant reaches providers through connections of its own only.
+    pub tenants: Vec<TenantId>,
     /// The Stripe-compatible refunds API; no refunds connector without it.
     pub stripe_base_url: Option<String>,
     /// The after-sale and pickup services; no services connector without it.
@@ -53,21 +58,27 @@ pub fn ledger(store: Arc<dyn Store>, secret_key: Option<&str>) -> Result<Ledger,
 }
 
 /// The executor of `ledger`, with a connector for every provider that `providers` gives an address,
-/// and the server's Stripe account's Checkout as the order source of tenants without their own.
+/// and the server's Stripe account's Checkout as the order source, for the tenants `providers`
+/// names that have none of their own. The operator's own addresses are not held to the egress
+/// policy, which is for the URLs tenants set.
 pub fn executor(ledger: Ledger, providers: &ProviderSettings) -> Executor {
     let (secret, timeout) = (&providers.secret_key, providers.timeout);
-    let mut executor = Executor::new(ledger, RetryPolicy::default()).with_provider_timeout(timeout);
+    let operator = EgressPolicy::unrestricted();
+    let mut executor = Executor::new(ledger, RetryPolicy::default())
+        .with_provider_timeout(timeout)
+        .serving(providers.tenants.iter().cloned());
     let defaults = [
         (REFUNDS_PROVIDER, ProviderKind::Stripe, &providers.stripe_base_url),
         (SERVICES_PROVIDER, ProviderKind::Services, &providers.services_base_url),
     ];
     for (name, kind, base_url) in defaults {
         let Some(base_url) = base_url else { continue };
-        tracing::info!(%base_url, provider = name, "the server's own connection, for tenants without one");
-        if let Some(connector) = connector_for(kind, base_url, secret, timeout) {
+        let tenants: Vec<&str> = providers.tenants.iter().map(TenantId::as_str).collect();
+        tracing::info!(%base_url, provider = name, ?tenants, "the server's own connection, for these tenants when they have none of their own");
+        if let Some(connector) = connector_for(kind, base_url, secret, timeout, &operator) {
             executor = executor.with_connector(name, connector);
         }
-        if let Some(orders) = order_source_for(kind, base_url, secret, timeout) {
+        if let Some(orders) = order_source_for(kind, base_url, secret, timeout, &operator) {
             executor = executor.with_orders(orders);
         }
     }

@@ -13,6 +13,7 @@ use crate::domain::{
     ids::{Actor, TenantId},
 };
 use crate::server::clock::now;
+use crate::server::egress::EgressPolicy;
 use crate::server::store::records::ProviderConnectionRecord;
 use crate::server::store::StoreError;
 
@@ -36,17 +37,16 @@ impl std::fmt::Debug for NewConnection {
     }
 }
 
-fn check(connection: &NewConnection) -> Result<(), LedgerError> {
+async fn check(connection: &NewConnection, egress: &EgressPolicy) -> Result<(), LedgerError> {
     if !valid_provider_name(&connection.name) {
         return Err(LedgerError::Invalid(
             "A provider name is 1 to 32 lowercase letters, digits, '-' or '_', for example stripe.".into(),
         ));
     }
-    let url = reqwest::Url::parse(&connection.base_url)
-        .map_err(|_| LedgerError::Invalid(format!("{:?} is not a URL.", connection.base_url)))?;
-    if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
-        return Err(LedgerError::Invalid("The base URL must be an http or https address.".into()));
-    }
+    egress
+        .check_url(&connection.base_url)
+        .await
+        .map_err(|why| LedgerError::Invalid(format!("The base URL is refused: {why}.")))?;
     if connection.secret.trim().is_empty() {
         return Err(LedgerError::Invalid("The secret key is empty.".into()));
     }
@@ -63,7 +63,7 @@ impl Ledger {
         actor: &Actor,
         connection: NewConnection,
     ) -> Result<(), LedgerError> {
-        check(&connection)?;
+        check(&connection, &self.egress).await?;
         let secrets =
             self.secrets.as_ref().ok_or_else(|| LedgerError::Invalid(SecretKeyError::Missing.to_string()))?;
         let secret = connection.secret.trim();

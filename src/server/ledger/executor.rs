@@ -6,7 +6,7 @@
 //! deadline.
 
 use chrono::{DateTime, Utc};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -71,10 +71,13 @@ pub type Reachable = Result<Arc<dyn Connector>, String>;
 #[derive(Clone)]
 pub struct Executor {
     ledger: Ledger,
-    /// The server's own connections, for tenants that have none of their own.
+    /// The server's own connections, for the tenants it serves ([`Executor::serving`]) that have
+    /// none of their own.
     connectors: Arc<BTreeMap<String, Arc<dyn Connector>>>,
-    /// The server's own order source (its Stripe account's Checkout), for tenants without one.
+    /// The server's own order source (its Stripe account's Checkout), for the same tenants.
     orders: Option<Arc<dyn OrderSource>>,
+    /// The tenants the server's own connections belong to; every other tenant has only its own.
+    server_tenants: Arc<BTreeSet<TenantId>>,
     /// Tenants' own connections as built, by tenant and provider name.
     tenant_connections: Arc<Mutex<HashMap<(TenantId, String), BuiltAt>>>,
     provider_timeout: Duration,
@@ -88,6 +91,7 @@ impl Executor {
             ledger,
             connectors: Arc::new(BTreeMap::new()),
             orders: None,
+            server_tenants: Arc::default(),
             tenant_connections: Arc::default(),
             provider_timeout: Duration::from_secs(10),
             retry,
@@ -104,6 +108,16 @@ impl Executor {
     /// Reads the orders of tenants without an order source of their own from `orders`.
     pub fn with_orders(self, orders: Arc<dyn OrderSource>) -> Self {
         Self { orders: Some(orders), ..self }
+    }
+
+    /// Lets the server's own connections serve `tenants` (and no other tenant).
+    pub fn serving(self, tenants: impl IntoIterator<Item = TenantId>) -> Self {
+        Self { server_tenants: Arc::new(tenants.into_iter().collect()), ..self }
+    }
+
+    /// Whether the server's own connections serve `tenant`.
+    fn served_by_the_server(&self, tenant: &TenantId) -> bool {
+        self.server_tenants.contains(tenant)
     }
 
     /// Waits `timeout` for providers reached through tenants' own connections.
@@ -147,17 +161,18 @@ impl Executor {
         };
         let (kind, base_url, timeout) =
             (connection.kind, connection.base_url.as_str(), self.provider_timeout);
+        let egress = self.ledger.egress();
         let built = Arc::new(Built {
-            connector: connector_for(kind, base_url, &secret, timeout),
-            orders: order_source_for(kind, base_url, &secret, timeout),
+            connector: connector_for(kind, base_url, &secret, timeout, egress),
+            orders: order_source_for(kind, base_url, &secret, timeout, egress),
         });
         cache.insert(key, (connection.updated_at, built.clone()));
         Ok(Some(Ok(built)))
     }
 
     /// The connector that serves `tenant`'s operations at `provider`: the tenant's own connection
-    /// when it has one, otherwise the server's; when there is none, or the tenant's secret does
-    /// not open, the reason in words.
+    /// when it has one, otherwise the server's when it serves the tenant; when there is none, or
+    /// the tenant's secret does not open, the reason in words.
     pub async fn connector(&self, tenant: &TenantId, provider: &str) -> Result<Reachable, LedgerError> {
         Ok(match self.own_connection(tenant, provider).await? {
             Some(Ok(built)) => built.connector.clone().ok_or_else(|| {
@@ -169,13 +184,15 @@ impl Executor {
             None => self
                 .connectors
                 .get(provider)
+                .filter(|_| self.served_by_the_server(tenant))
                 .cloned()
                 .ok_or_else(|| format!("no {provider} provider is connected for tenant {tenant}")),
         })
     }
 
     /// Where `tenant`'s orders are read: its own `orders` connection, else the Stripe account that
-    /// serves its refunds (its own, else the server's); when there is none, the reason in words.
+    /// serves its refunds (its own, else the server's when it serves the tenant); when there is
+    /// none, the reason in words.
     pub async fn orders(
         &self,
         tenant: &TenantId,
@@ -191,7 +208,8 @@ impl Executor {
                 None => {}
             }
         }
-        Ok(self.orders.clone().ok_or_else(|| format!("no shop's orders are connected for tenant {tenant}")))
+        let server_orders = self.orders.clone().filter(|_| self.served_by_the_server(tenant));
+        Ok(server_orders.ok_or_else(|| format!("no shop's orders are connected for tenant {tenant}")))
     }
 
     /// The order `subject` names (`order:1043`) as `tenant`'s shop has it, waiting at most `wait`
@@ -242,9 +260,12 @@ impl Executor {
         }
     }
 
-    /// Whether the server may send `operation` through `connector` now: its parameters agree with
-    /// the provider's facts (read through the tenant's own connection), and the tenant's approval
-    /// policy, applied to the amount as the provider holds it, asks for no approval it lacks.
+    /// Whether the server may send `operation` through `connector` now: it was bound, when it was
+    /// recorded, to an action this connector performs (an operation whose kind no connector
+    /// performs is never sent by the server, whatever it is called); its parameters agree with the
+    /// provider's facts (read through the tenant's own connection); and the tenant's approval
+    /// policy, applied to that action and to the amount as the provider holds it, asks for no
+    /// approval it lacks.
     #[tracing::instrument(skip_all, fields(tenant = %tenant, op_id = %operation.op_id))]
     pub async fn may_send(
         &self,
@@ -252,6 +273,23 @@ impl Executor {
         operation: &OperationRecord,
         connector: &dyn Connector,
     ) -> Result<SendCheck, LedgerError> {
+        let performs = connector.kind().action_for(&operation.kind);
+        let action = match (operation.action.as_deref(), performs) {
+            (Some(bound), Some(performed)) if bound == performed => bound,
+            (None, _) => {
+                return Ok(SendCheck::Refused(format!(
+                    "opledger never sends a \u{201c}{}\u{201d} operation itself: no connector performs it, so a person decides what became of it",
+                    operation.kind
+                )))
+            }
+            (Some(bound), _) => {
+                return Ok(SendCheck::Refused(format!(
+                    "it was recorded as a {bound}, and the {} connection performs {}",
+                    operation.provider,
+                    connector.kind().performs().join(", ")
+                )))
+            }
+        };
         let amount = match connector.check(operation).await {
             Checked::Valid { amount } => amount,
             Checked::Invalid { reason } => return Ok(SendCheck::Refused(reason)),
@@ -264,7 +302,7 @@ impl Executor {
         let rules: Vec<_> =
             self.ledger.store.approval_rules(tenant).await?.into_iter().map(|record| record.rule).collect();
         let unapproved = operation.snapshot.approval.is_none();
-        match rule_requiring_approval(&rules, &operation.kind, &operation.provider, amount) {
+        match rule_requiring_approval(&rules, action, &operation.provider, amount) {
             Some(rule) if unapproved => Ok(SendCheck::Refused(format!(
                 "the approval policy asks a manager to approve it ({}), and it has no approval",
                 rule.sentence()

@@ -25,6 +25,7 @@ use serde_json::{json, Value};
 use std::sync::Arc;
 
 use super::clock::now;
+use super::egress::EgressPolicy;
 use super::metrics::Metrics;
 use super::store::records::{
     ApprovalRuleRecord, NewBulkRun, NewConflict, NewOperation, OperationChange, Registered, RequestAnswer,
@@ -32,6 +33,7 @@ use super::store::records::{
 use super::store::{Reads, Store, StoreError};
 use crate::domain::{
     audit::{AuditEntry, AuditRecord},
+    connection::server_kind_of,
     ids::{check_subject, Actor, OpId, TenantId},
     machine::{decide, Command, Rejection, Snapshot, State},
     operation::{AttemptReport, CommittedOperation, OperationHistory},
@@ -106,6 +108,9 @@ pub struct Ledger {
     secrets: Option<SecretBox>,
     /// The application's metrics, which the executor, the reconciler and the HTTP layer record too.
     metrics: Metrics,
+    /// Which addresses the URLs tenants set may reach: checked when one is saved, and by every
+    /// client built for one.
+    egress: EgressPolicy,
 }
 
 /// One step in an operation's audit trail: what was done, when, from which state to which, and why.
@@ -136,7 +141,17 @@ fn reason_of(command: &Command) -> Option<String> {
 
 impl Ledger {
     pub fn new(store: Arc<dyn Store>) -> Self {
-        Self { store, secrets: None, metrics: Metrics::new() }
+        Self { store, secrets: None, metrics: Metrics::new(), egress: EgressPolicy::default() }
+    }
+
+    /// The ledger, letting tenants' URLs reach what `egress` allows.
+    pub fn with_egress(self, egress: EgressPolicy) -> Self {
+        Self { egress, ..self }
+    }
+
+    /// Which addresses the URLs tenants set may reach.
+    pub fn egress(&self) -> &EgressPolicy {
+        &self.egress
     }
 
     /// The application's metrics.
@@ -355,10 +370,15 @@ impl Ledger {
             }
         }
         let fingerprint = request.params.fingerprint();
+        let action = self.bound_action(tenant, &request.provider, &request.kind).await?;
         let rules: Vec<ApprovalRule> =
             self.store.approval_rules(tenant).await?.into_iter().map(|record| record.rule).collect();
-        let needs_approval =
-            requires_approval(&rules, &request.kind, &request.provider, request.params.money("amount"));
+        let needs_approval = requires_approval(
+            &rules,
+            action.as_deref().unwrap_or(&request.kind),
+            &request.provider,
+            request.params.money("amount"),
+        );
         let snapshot =
             Snapshot::new(&request.requested_by, fingerprint.clone(), needs_approval, request.key_retention);
         let registered = OperationStep { at, action: "register", from: None, to: snapshot.state, reason };
@@ -376,6 +396,7 @@ impl Ledger {
                     "on_behalf_of": request.on_behalf_of,
                     "compensates": request.compensates,
                     "retry_of": retry_of,
+                    "action": action,
             }),
         );
         let new = NewOperation {
@@ -388,6 +409,7 @@ impl Ledger {
             params: request.params.clone(),
             compensates: request.compensates,
             retry_of,
+            action,
             server_sends: request.server_sends,
             snapshot,
             at,
@@ -428,6 +450,23 @@ impl Ledger {
                 Ok(Registration::Conflict { stored, diff })
             }
         }
+    }
+
+    /// What the server would do sending an operation of `kind` at `provider` for `tenant`: the
+    /// action its connector performs for that kind (the tenant's own connection of that name, or
+    /// the server's), or `None` when it performs nothing of the sort, so that the server never
+    /// sends it. This, never the kind's label, is what the approval policy is applied to.
+    async fn bound_action(
+        &self,
+        tenant: &TenantId,
+        provider: &str,
+        kind: &str,
+    ) -> Result<Option<String>, LedgerError> {
+        let connection_kind = match self.store.provider_connection(tenant, provider).await? {
+            Some(connection) => Some(connection.kind),
+            None => server_kind_of(provider),
+        };
+        Ok(connection_kind.and_then(|connection| connection.action_for(kind)).map(str::to_owned))
     }
 
     /// Decides `command` by `actor` on one operation and commits the result with its audit entry;

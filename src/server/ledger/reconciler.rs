@@ -263,6 +263,13 @@ impl Reconciler {
         if !matches!(operation.snapshot.state, State::Unknown | State::Accepted) {
             return Ok(operation);
         }
+        if operation.action.is_none() {
+            let reason = format!(
+                "no connector performs \u{201c}{}\u{201d} at {}: opledger never sends it nor looks it up; a person decides what became of it",
+                operation.kind, operation.provider
+            );
+            return self.execute(tenant, op_id, Command::Escalate { reason }).await;
+        }
         let slots = self.provider_slots(tenant, &operation.provider);
         let Ok(_slot) = slots.acquire().await else { return Ok(operation) };
         let connector = match self.executor.connector(tenant, &operation.provider).await? {

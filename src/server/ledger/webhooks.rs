@@ -15,6 +15,8 @@ use futures::stream::{self, StreamExt};
 use hmac::{Hmac, Mac};
 use serde_json::json;
 use sha2::Sha256;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration as StdDuration;
 use tokio_util::sync::CancellationToken;
 
@@ -23,6 +25,7 @@ use super::{Ledger, LedgerError};
 use crate::domain::ids::{Actor, TenantId};
 use crate::domain::webhook::{parse_event_types, wait_after_failure};
 use crate::server::clock::now;
+use crate::server::egress::EgressPolicy;
 use crate::server::store::records::{DeliveryAttempt, WebhookDeliveryRecord, WebhookEndpointRecord};
 use crate::server::store::StoreError;
 
@@ -78,13 +81,12 @@ pub fn sign(secret: &str, id: &str, timestamp: i64, body: &str) -> Result<String
     Ok(format!("v1,{}", BASE64.encode(mac.finalize().into_bytes())))
 }
 
-fn check_url(url: &str) -> Result<(), LedgerError> {
-    let parsed = reqwest::Url::parse(url.trim())
-        .map_err(|_| LedgerError::Invalid(format!("{url:?} is not a URL.")))?;
-    if !matches!(parsed.scheme(), "http" | "https") || parsed.host().is_none() {
-        return Err(LedgerError::Invalid("A webhook URL must be an http or https address.".into()));
-    }
-    Ok(())
+/// Whether `url` is one a tenant's webhook endpoint may have, as the egress policy says.
+async fn check_url(url: &str, egress: &EgressPolicy) -> Result<(), LedgerError> {
+    egress
+        .check_url(url)
+        .await
+        .map_err(|why| LedgerError::Invalid(format!("The webhook URL is refused: {why}.")))
 }
 
 impl Ledger {
@@ -98,7 +100,7 @@ impl Ledger {
         url: &str,
         event_types: &str,
     ) -> Result<AddedEndpoint, LedgerError> {
-        check_url(url)?;
+        check_url(url, &self.egress).await?;
         let event_types = parse_event_types(event_types).map_err(LedgerError::Invalid)?;
         let secrets =
             self.secrets.as_ref().ok_or_else(|| LedgerError::Invalid(SecretKeyError::Missing.to_string()))?;
@@ -153,25 +155,35 @@ impl Ledger {
     }
 }
 
-/// Delivers the outbox: every pass leases what is due and sends it.
+/// Delivers the outbox: every pass leases what is due and sends it, each endpoint through a client
+/// of its own that reaches only what the egress policy allows.
 #[derive(Clone)]
 pub struct WebhookDispatcher {
     ledger: Ledger,
-    client: reqwest::Client,
+    clients: Arc<Mutex<HashMap<String, reqwest::Client>>>,
     /// How long a delivery waits after its first failed attempt (doubled after each further one).
     first_wait_s: i64,
 }
 
 impl WebhookDispatcher {
     pub fn new(ledger: Ledger, first_wait: StdDuration) -> Self {
-        let client = reqwest::Client::builder()
-            .timeout(SEND_TIMEOUT)
-            .connect_timeout(SEND_TIMEOUT)
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .expect("a TLS-less HTTP client always builds");
         let first_wait_s = i64::try_from(first_wait.as_secs()).unwrap_or(i64::MAX).max(1);
-        Self { ledger, client, first_wait_s }
+        Self { ledger, clients: Arc::default(), first_wait_s }
+    }
+
+    /// The client for the endpoint at `url`, or why the egress policy refuses it.
+    fn client_for(&self, url: &str) -> Result<reqwest::Client, String> {
+        let mut clients = self.clients.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(client) = clients.get(url) {
+            return Ok(client.clone());
+        }
+        let client = self
+            .ledger
+            .egress()
+            .client(url, SEND_TIMEOUT, SEND_TIMEOUT)
+            .map_err(|why| format!("refused by the egress policy: {why}"))?;
+        clients.insert(url.to_owned(), client.clone());
+        Ok(client)
     }
 
     /// Runs a pass every `every` until `stop`; a pass that fails is logged and the next one runs.
@@ -265,8 +277,8 @@ impl WebhookDispatcher {
         let secret = self.ledger.open_webhook_secret(endpoint).map_err(|error| error.to_string())?;
         let timestamp = now().timestamp();
         let signature = sign(&secret, &delivery.message_id, timestamp, &delivery.payload)?;
-        let response = self
-            .client
+        let client = self.client_for(&endpoint.url)?;
+        let response = client
             .post(&endpoint.url)
             .header("content-type", "application/json")
             .header("webhook-id", &delivery.message_id)
@@ -276,8 +288,11 @@ impl WebhookDispatcher {
             .send()
             .await
             .map_err(|error| {
+                let chain = crate::server::telemetry::cause_chain(&error);
                 if error.is_timeout() {
                     format!("no answer within {}s", SEND_TIMEOUT.as_secs())
+                } else if let Some(at) = chain.find("refused by the egress policy") {
+                    chain[at..].to_owned()
                 } else {
                     "could not connect".to_owned()
                 }
@@ -301,12 +316,5 @@ mod tests {
         .unwrap();
         assert_eq!(signature, "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=");
         assert!(sign("whsec_not base64!", "msg_1", 1, "{}").is_err());
-    }
-
-    #[test]
-    fn only_http_addresses_with_a_host_are_endpoints() {
-        assert!(check_url("https://hooks.example.com/opledger").is_ok());
-        assert!(check_url("ftp://example.com").is_err());
-        assert!(check_url("not a url").is_err());
     }
 }

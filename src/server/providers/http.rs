@@ -9,29 +9,32 @@ use super::Sent;
 use crate::domain::connection::ProviderKind;
 use crate::domain::operation::AttemptReport;
 use crate::domain::{failure::classify_http_answer, failure::FailureClass, machine::AttemptOutcome};
+use crate::server::egress::EgressPolicy;
 
 /// A provider's API: which kind it is, its base URL, the secret key sent as a bearer token, and a
-/// client that gives up on an answer after the timeout (and on connecting after at most 5 s).
+/// client that gives up on an answer after the timeout (and on connecting after at most 5 s),
+/// reaching only what the egress policy allows and following no redirect; or, when the policy
+/// refuses the base URL, why, and every request fails without leaving.
 pub(super) struct Endpoint {
     provider: ProviderKind,
     base_url: String,
     secret_key: String,
-    client: reqwest::Client,
+    client: Result<reqwest::Client, String>,
 }
 
 impl Endpoint {
-    pub(super) fn new(provider: ProviderKind, base_url: &str, secret_key: &str, timeout: Duration) -> Self {
-        let client = reqwest::Client::builder()
-            .timeout(timeout)
-            .connect_timeout(timeout.min(Duration::from_secs(5)))
-            .build()
-            .expect("a TLS-less HTTP client always builds");
-        Self {
-            provider,
-            base_url: base_url.trim_end_matches('/').to_owned(),
-            secret_key: secret_key.to_owned(),
-            client,
-        }
+    pub(super) fn new(
+        provider: ProviderKind,
+        base_url: &str,
+        secret_key: &str,
+        timeout: Duration,
+        egress: &EgressPolicy,
+    ) -> Self {
+        let base_url = base_url.trim_end_matches('/').to_owned();
+        let client = egress
+            .client(&base_url, timeout, timeout.min(Duration::from_secs(5)))
+            .map_err(|why| format!("{base_url} is refused by the egress policy: {why}"));
+        Self { provider, base_url, secret_key: secret_key.to_owned(), client }
     }
 
     /// Sends `form` to `path` once, under `idempotency_key` (see [`post_form`]); `read` turns the
@@ -44,8 +47,16 @@ impl Endpoint {
         read: fn(&Value) -> AttemptOutcome,
     ) -> Sent {
         let url = format!("{}{path}", self.base_url);
+        let client = match &self.client {
+            Ok(client) => client,
+            Err(refused) => {
+                let report =
+                    AttemptReport { error: Some(format!("not sent: {refused}")), ..Default::default() };
+                return failed(FailureClass::Forbidden, report);
+            }
+        };
         let call = self.call_span("POST", &url, Some(idempotency_key));
-        let sent = post_form(&self.client, &url, &self.secret_key, idempotency_key, form, read)
+        let sent = post_form(client, &url, &self.secret_key, idempotency_key, form, read)
             .instrument(call.clone())
             .await;
         call.record("http.response.status_code", sent.report.http_status);
@@ -67,8 +78,9 @@ impl Endpoint {
     /// (see [`get_json`]).
     async fn fetch_json(&self, path: &str, query: &[(&str, &str)]) -> Result<Option<Value>, String> {
         let url = format!("{}{path}", self.base_url);
+        let client = self.client.as_ref().map_err(Clone::clone)?;
         let call = self.call_span("GET", &url, None);
-        let answer = get_json(&self.client, &url, &self.secret_key, query).instrument(call.clone()).await;
+        let answer = get_json(client, &url, &self.secret_key, query).instrument(call.clone()).await;
         call.record(
             "outcome",
             match &answer {

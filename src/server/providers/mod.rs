@@ -20,6 +20,7 @@ use crate::domain::connection::ProviderKind;
 use crate::domain::machine::{AttemptOutcome, ProviderStatus};
 use crate::domain::money::Money;
 use crate::domain::operation::{AttemptReport, OperationRecord};
+use crate::server::egress::EgressPolicy;
 
 /// The operation's downstream metadata as form fields: `metadata[op_id]`, `metadata[tenant]`.
 fn metadata_fields(operation: &OperationRecord) -> Vec<(String, String)> {
@@ -30,17 +31,21 @@ fn metadata_fields(operation: &OperationRecord) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The connector for an API of `kind` at `base_url`, authenticating with `secret_key` and giving up
-/// waiting for an answer after `timeout`; `None` for a shop's orders endpoint, which sends nothing.
+/// The connector for an API of `kind` at `base_url`, authenticating with `secret_key`, giving up
+/// waiting for an answer after `timeout` and reaching only what `egress` allows; `None` for a
+/// shop's orders endpoint, which sends nothing.
 pub fn connector_for(
     kind: ProviderKind,
     base_url: &str,
     secret_key: &str,
     timeout: Duration,
+    egress: &EgressPolicy,
 ) -> Option<Arc<dyn Connector>> {
     match kind {
-        ProviderKind::Stripe => Some(Arc::new(StripeConnector::new(base_url, secret_key, timeout))),
-        ProviderKind::Services => Some(Arc::new(ServicesConnector::new(base_url, secret_key, timeout))),
+        ProviderKind::Stripe => Some(Arc::new(StripeConnector::new(base_url, secret_key, timeout, egress))),
+        ProviderKind::Services => {
+            Some(Arc::new(ServicesConnector::new(base_url, secret_key, timeout, egress)))
+        }
         ProviderKind::Orders => None,
     }
 }

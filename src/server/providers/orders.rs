@@ -14,6 +14,7 @@ use std::time::Duration;
 use super::http::Endpoint;
 use crate::domain::connection::ProviderKind;
 use crate::domain::money::{Currency, Money};
+use crate::server::egress::EgressPolicy;
 
 /// One line of an order, with what the customer paid for it in minor units.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -72,14 +73,15 @@ pub trait OrderSource: Send + Sync {
 }
 
 /// The order source for a connection of `kind`: a Stripe account's Checkout, or a shop's own
-/// orders endpoint; `None` for kinds that hold no orders.
+/// orders endpoint, reaching only what `egress` allows; `None` for kinds that hold no orders.
 pub fn order_source_for(
     kind: ProviderKind,
     base_url: &str,
     secret_key: &str,
     timeout: Duration,
+    egress: &EgressPolicy,
 ) -> Option<Arc<dyn OrderSource>> {
-    let endpoint = Endpoint::new(kind, base_url, secret_key, timeout);
+    let endpoint = Endpoint::new(kind, base_url, secret_key, timeout, egress);
     match kind {
         ProviderKind::Stripe => Some(Arc::new(CheckoutOrders { endpoint })),
         ProviderKind::Orders => Some(Arc::new(ShopOrders { endpoint })),

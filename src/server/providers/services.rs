@@ -13,14 +13,15 @@ use crate::domain::connection::ProviderKind;
 use crate::domain::failure::FailureClass;
 use crate::domain::machine::{AttemptOutcome, ProviderStatus};
 use crate::domain::operation::{AttemptReport, OperationRecord};
+use crate::server::egress::EgressPolicy;
 
 pub struct ServicesConnector {
     endpoint: Endpoint,
 }
 
 impl ServicesConnector {
-    pub fn new(base_url: &str, secret_key: &str, timeout: Duration) -> Self {
-        Self { endpoint: Endpoint::new(ProviderKind::Services, base_url, secret_key, timeout) }
+    pub fn new(base_url: &str, secret_key: &str, timeout: Duration, egress: &EgressPolicy) -> Self {
+        Self { endpoint: Endpoint::new(ProviderKind::Services, base_url, secret_key, timeout, egress) }
     }
 }
 

@@ -20,6 +20,7 @@ use crate::domain::failure::FailureClass;
 use crate::domain::machine::{AttemptOutcome, ProviderStatus};
 use crate::domain::money::Money;
 use crate::domain::operation::{AttemptReport, OperationRecord};
+use crate::server::egress::EgressPolicy;
 
 pub struct StripeConnector {
     endpoint: Endpoint,
@@ -27,9 +28,9 @@ pub struct StripeConnector {
 
 impl StripeConnector {
     /// A connector to `base_url` (`https://api.stripe.com` or the sandbox's address) that gives up
-    /// waiting for an answer after `timeout`.
-    pub fn new(base_url: &str, secret_key: &str, timeout: Duration) -> Self {
-        Self { endpoint: Endpoint::new(ProviderKind::Stripe, base_url, secret_key, timeout) }
+    /// waiting for an answer after `timeout` and reaches only what `egress` allows.
+    pub fn new(base_url: &str, secret_key: &str, timeout: Duration, egress: &EgressPolicy) -> Self {
+        Self { endpoint: Endpoint::new(ProviderKind::Stripe, base_url, secret_key, timeout, egress) }
     }
 }
 
@@ -46,6 +47,12 @@ fn is_stripe_id(value: &str) -> bool {
 /// amount with its currency, the reason, the other parameters as metadata, and the op id and
 /// tenant; or why it cannot be sent as recorded.
 fn refund_form(operation: &OperationRecord) -> Result<(String, Money, Vec<(String, String)>), String> {
+    if operation.action.as_deref() != Some("refund") {
+        return Err(format!(
+            "the Stripe connection performs refunds, and {} was not recorded as one ({:?})",
+            operation.op_id, operation.kind
+        ));
+    }
     let params = operation.params.as_value();
     let payment_intent = params
         .get("payment_intent")

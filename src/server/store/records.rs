@@ -28,6 +28,8 @@ pub struct NewOperation {
     pub compensates: Option<OpId>,
     /// The operation that failed at the provider and that this one makes again.
     pub retry_of: Option<OpId>,
+    /// What the server does when it sends it, from what its provider's connector performs.
+    pub action: Option<String>,
     /// The server sends it (a tool call, a console action, a compensation), not the agent that
     /// registered it; the dispatcher picks it up again when it is left unsent.
     pub server_sends: bool,

@@ -49,7 +49,7 @@ pub(super) const OPERATION_COLUMNS: &str = "tenant, op_id, kind, subject, provid
     amount_minor, amount_currency, state, idempotency_key, key_first_sent_at_us, key_retention_s, \
     requested_by, compensates, approved_by, approved_fingerprint, approval_granted_at_us, \
     approval_expires_at_us, open_attempt, last_attempt, last_failure, cancel_requested, failure_reason, \
-    accepted_at_us, retry_of, version, created_at_us, updated_at_us";
+    accepted_at_us, retry_of, action, (server_sends <> 0) as server_sends, version, created_at_us, updated_at_us";
 
 #[derive(sqlx::FromRow)]
 pub(super) struct OperationRow {
@@ -77,6 +77,8 @@ pub(super) struct OperationRow {
     failure_reason: Option<String>,
     accepted_at_us: Option<i64>,
     retry_of: Option<String>,
+    action: Option<String>,
+    server_sends: bool,
     version: i64,
     created_at_us: i64,
     updated_at_us: i64,
@@ -137,6 +139,8 @@ impl OperationRow {
             idempotency_key: self.idempotency_key,
             compensates: self.compensates.map(|c| op_id("compensates", c)).transpose()?,
             retry_of: self.retry_of.map(|r| op_id("retry_of", r)).transpose()?,
+            action: self.action,
+            server_sends: self.server_sends,
             accepted_at: self.accepted_at_us.map(time).transpose()?,
             snapshot,
             version: self.version,
@@ -187,9 +191,9 @@ pub(super) const INSERT_OPERATION: &str = "insert into operations (tenant, op_id
     params, fingerprint, amount_minor, amount_currency, idempotency_key, key_retention_s, requested_by, \
     compensates, version, created_at_us, updated_at_us, state, key_first_sent_at_us, approved_by, \
     approved_fingerprint, approval_granted_at_us, approval_expires_at_us, open_attempt, last_attempt, \
-    last_failure, cancel_requested, failure_reason, server_sends, retry_of) \
+    last_failure, cancel_requested, failure_reason, server_sends, retry_of, action) \
     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 1, $14, $14, $15, $16, $17, $18, $19, \
-    $20, $21, $22, $23, $24, $25, $26, $27) on conflict (tenant, op_id) do nothing returning ";
+    $20, $21, $22, $23, $24, $25, $26, $27, $28) on conflict (tenant, op_id) do nothing returning ";
 
 pub(super) const UPDATE_OPERATION: &str = "update operations set state = $1, key_first_sent_at_us = $2, \
     approved_by = $3, approved_fingerprint = $4, approval_granted_at_us = $5, approval_expires_at_us = $6, \

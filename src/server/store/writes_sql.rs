@@ -76,6 +76,7 @@ macro_rules! store_writes {
                 let inserted: Option<OperationRow> = bind_snapshot(insert, columns)
                     .bind(i64::from(new.server_sends))
                     .bind(new.retry_of.as_ref().map(OpId::as_str))
+                    .bind(new.action.as_deref())
                     .fetch_optional(&mut *tx)
                     .await?;
                 let Some(inserted) = inserted else {

@@ -178,6 +178,7 @@ fn AddRuleForm(
             <label>"Kind"
                 <select name="kind" required data-testid="rule-kind">
                     <option value="">"choose…"</option>
+                    <option value="*">"any kind"</option>
                     {kinds.into_iter().map(|kind| view! { <option value=kind.clone()>{kind.clone()}</option> }).collect_view()}
                 </select>
             </label>
@@ -211,7 +212,7 @@ fn ProviderAccounts() -> impl IntoView {
     view! {
         <section class="panel" data-testid="provider-accounts">
             <h2>"Provider accounts"</h2>
-            <p class="muted">"This tenant's own accounts: refunds at "<code>"stripe"</code>" and after-sale tickets and pickups at "<code>"sandbox"</code>" go to them. Without one, the server's connection is used. A secret is sealed when it is saved and never shown again, only its last four characters."</p>
+            <p class="muted">"This tenant's own accounts: refunds at "<code>"stripe"</code>" and after-sale tickets and pickups at "<code>"sandbox"</code>" go to them. Without one, only a tenant the operator gave the server's own account to (--default-tenant) can send anything. Base URLs must be public https addresses, unless the operator allowed more. A secret is sealed when it is saved and never shown again, only its last four characters."</p>
             <Transition>
                 {move || Suspend::new(async move {
                     let csrf = viewer.await.ok().flatten().map(|v| v.csrf).unwrap_or_default();
@@ -237,7 +238,7 @@ fn ConnectionList(
     csrf: String,
 ) -> impl IntoView {
     if connections.is_empty() {
-        return view! { <p class="empty-state">"No accounts of its own: this tenant uses the server's connections. Add one below."</p> }.into_any();
+        return view! { <p class="empty-state">"No accounts of its own yet: add one below. Until then this tenant sends nothing, unless the operator gave it the server's own account."</p> }.into_any();
     }
     view! {
         <div class="table-wrap">
