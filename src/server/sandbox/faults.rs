@@ -52,6 +52,17 @@ pub struct Fault {
     pub failure_reason: Option<String>,
 }
 
+/// The status a `pending` fault's `then` names, or why it names none the sandbox knows.
+pub(super) fn settled_status(then: Option<&str>) -> Result<Option<&'static str>, String> {
+    match then {
+        None => Ok(None),
+        Some("succeeded") => Ok(Some("succeeded")),
+        Some("failed") => Ok(Some("failed")),
+        Some("canceled") => Ok(Some("canceled")),
+        Some(other) => Err(format!("then must be succeeded, failed or canceled, not {other:?}")),
+    }
+}
+
 fn one() -> u32 {
     1
 }
@@ -137,7 +148,7 @@ pub(super) async fn add_fault(State(sandbox): State<Sandbox>, Json(fault): Json<
     if fault.times == 0 {
         return (StatusCode::BAD_REQUEST, Json(json!({"error": {"message": "times must be at least 1"}})));
     }
-    if let Err(problem) = super::payments::settled_status(fault.then.as_deref()) {
+    if let Err(problem) = settled_status(fault.then.as_deref()) {
         return (StatusCode::BAD_REQUEST, Json(json!({"error": {"message": problem}})));
     }
     let summary = json!({"match": fault.pattern, "times": fault.times, "ms": fault.ms});

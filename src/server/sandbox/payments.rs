@@ -19,7 +19,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
-use super::faults::{request_names, FaultKind};
+use super::faults::{request_names, settled_status, FaultKind};
 use super::idempotency::idempotent;
 use super::{json_response, stripe_error, CreatedObject, Sandbox};
 
@@ -86,17 +86,6 @@ impl Refund {
             refund["failure_reason"] = json!(reason);
         }
         refund
-    }
-}
-
-/// The status a `pending` fault's `then` names, or why it names none the sandbox knows.
-pub(super) fn settled_status(then: Option<&str>) -> Result<Option<&'static str>, String> {
-    match then {
-        None => Ok(None),
-        Some("succeeded") => Ok(Some("succeeded")),
-        Some("failed") => Ok(Some("failed")),
-        Some("canceled") => Ok(Some("canceled")),
-        Some(other) => Err(format!("then must be succeeded, failed or canceled, not {other:?}")),
     }
 }
 
