@@ -22,7 +22,7 @@ use opledger::server::clock::now;
 use opledger::server::ledger::{
     executor::{Executor, RetryPolicy},
     reconciler::Reconciler,
-    Ledger, RegisterRequest, DEFAULT_KEY_RETENTION,
+    Ledger, RegisterRequest,
 };
 use opledger::server::providers::orders::{LineItem, Order};
 use opledger::server::providers::{Connector, StripeConnector};
@@ -74,7 +74,7 @@ async fn record_unknowns(ledger: &Ledger, tenant: &TenantId, base_url: &str) {
             on_behalf_of: None,
             server_sends: false,
             compensates: None,
-            key_retention: DEFAULT_KEY_RETENTION,
+            key_retention: None,
         };
         ledger.register(tenant, &agent, request).await.unwrap();
         let report = AttemptReport {

@@ -2,21 +2,25 @@
 """Kills `opledger serve` with SIGKILL at random moments while agents work, then checks that
 nothing was lost, nothing was done twice and nothing is stuck.
 
-The sandbox provider runs as a process of its own and is the ground truth: it outlives every
-kill and lists every refund it made. Agents of two kinds work on orders added to it, each
-retrying a call the server did not answer: tool callers (`POST /api/v1/tools/refund_item`, the
-server sends) and agents that follow the ledger protocol and send themselves (register, begin an
-attempt with a declared send deadline, POST the refund with the key the ledger gave, report the
-outcome). A share of their requests meets the sandbox's faults: a delay longer than the
-provider timeout, an answer dropped after the refund was made, a 500 after it was made.
+The sandbox providers run as processes of their own and are the ground truth: they outlive every
+kill and list every refund they made. Two shops work on orders added to them: tenant `acme` on the
+Stripe sandbox (the server's own account), and tenant `nl-chaos` on an Adyen sandbox (its own
+account, set with `opledger provider set`), which answers every refund `received` and says the
+outcome only in signed notifications to the server, sent again until one is accepted. Agents of
+two kinds work, each retrying a call the server did not answer: tool callers of both shops
+(`POST /api/v1/tools/refund_item`, the server sends) and agents of `acme` that follow the ledger
+protocol and send themselves (register, begin an attempt with a declared send deadline, POST the
+refund with the key the ledger gave, report the outcome). A share of their requests meets the
+sandboxes' faults: a delay longer than the provider timeout, an answer dropped after the refund
+was made, a 500 after it was made.
 
 After the last kill the agents stop, the server settles what is open, and the run checks:
   lost      an acknowledged registration, or an acknowledged "succeeded", that the ledger lacks;
   doubled   a (tenant, op id) with more than one refund at the provider;
   mismatch  an operation that is succeeded without a refund at the provider, or not succeeded
             (and not handed to a person) with one, or succeeded under another refund's id;
-  stuck     an operation still planned by the server, approved, submitted or unknown;
-  audit     the tenant's audit chain, exported and verified by `opledger audit verify`;
+  stuck     an operation still planned by the server, approved, submitted, unknown or accepted;
+  audit     each tenant's audit chain, exported and verified by `opledger audit verify`;
   integrity SQLite's `pragma integrity_check`.
 It prints its figures and exits 1 when any check fails. Loopback only; standard library only.
 """
@@ -42,6 +46,10 @@ import urllib.request
 SANDBOX_KEY = "sk_test_chaos"
 SECRET_KEY = "6f" * 32
 TENANT = "acme"
+ADYEN_TENANT = "nl-chaos"
+ADYEN_KEY = "AQE_chaos_api_key"
+ADYEN_MERCHANT = "ChaosECOM"
+ADYEN_HMAC = "44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056"
 PROVIDER_TIMEOUT_S = 2
 SETTLE_S = 2
 AGENT_SEND_TIMEOUT_S = 3
@@ -57,8 +65,8 @@ class Unreachable(Exception):
     """The server did not answer: it is down, restarting or was killed mid-request."""
 
 
-def call(method, url, body=None, *, token=None, form=None, key=None, timeout=10.0):
-    headers = {}
+def call(method, url, body=None, *, token=None, form=None, key=None, timeout=10.0, headers=None):
+    headers = dict(headers or {})
     data = None
     if body is not None:
         data = json.dumps(body).encode()
@@ -123,7 +131,7 @@ class Server:
             [self.binary, "serve", "--database-url", self.database_url, "--addr", f"127.0.0.1:{self.port}",
              "--site-root", self.site_root, "--stripe-base-url", self.sandbox_url,
              "--services-base-url", self.sandbox_url, "--stripe-secret-key", SANDBOX_KEY,
-             "--default-tenant", TENANT,
+             "--default-tenant", TENANT, "--allow-egress", "127.0.0.1",
              "--provider-timeout", f"{PROVIDER_TIMEOUT_S}s", "--settle-after", f"{SETTLE_S}s",
              "--reconcile-every", "1s", "--api-calls-per-second", "10000"],
             stdout=self.log, stderr=self.log, env={**os.environ, "OPLEDGER_SECRET_KEY": SECRET_KEY},
@@ -148,9 +156,10 @@ class Server:
 class Run:
     """One engine's run: the servers, the agents, what the agents were told, and the checks."""
 
-    def __init__(self, args, engine, database_url, servers, sandbox_url, token):
+    def __init__(self, args, engine, database_url, servers, sandbox_url, adyen_url, tokens):
         self.args, self.engine, self.database_url = args, engine, database_url
-        self.servers, self.sandbox_url, self.token = servers, sandbox_url, token
+        self.servers, self.sandbox_url, self.adyen_url, self.tokens = servers, sandbox_url, adyen_url, tokens
+        self.tenant_of = {}
         self.stop_agents = threading.Event()
         self.lock = threading.Lock()
         self.registered = set()
@@ -161,12 +170,12 @@ class Run:
         self.next_order = 0
         self.agent_calls = (0, 0)
 
-    def api(self, method, path, body=None, timeout=15.0):
+    def api(self, method, path, body=None, timeout=15.0, tenant=TENANT):
         server = random.choice(self.servers)
         with self.lock:
             self.calls += 1
         try:
-            status, answer = call(method, f"{server.url}/api/v1{path}", body, token=self.token, timeout=timeout)
+            status, answer = call(method, f"{server.url}/api/v1{path}", body, token=self.tokens[tenant], timeout=timeout)
         except Unreachable:
             with self.lock:
                 self.unanswered += 1
@@ -175,25 +184,35 @@ class Run:
             raise Unreachable("rate limited")
         return status, answer
 
-    def until_answered(self, method, path, body=None):
+    def until_answered(self, method, path, body=None, tenant=TENANT):
         """Calls until the server answers; an agent that was not answered tries again."""
         while True:
             try:
-                status, answer = self.api(method, path, body)
+                status, answer = self.api(method, path, body, tenant=tenant)
                 if status < 500:
                     return status, answer
             except Unreachable:
                 pass
             time.sleep(random.uniform(0.05, 0.3))
 
-    def new_order(self):
+    def new_order(self, tenant=TENANT):
         with self.lock:
             number = self.next_order
             self.next_order += 1
         order_id = f"C{number}"
-        order = {"id": order_id, "currency": "TWD", "payment_intent": f"pi_chaos_{number}",
-                 "line_items": [{"id": "li_1", "name": "Kettle", "amount_minor": 120000},
-                                {"id": "li_2", "name": "Filter", "amount_minor": 38000}]}
+        items = [{"id": "li_1", "name": "Kettle", "amount_minor": 120000},
+                 {"id": "li_2", "name": "Filter", "amount_minor": 38000}]
+        if tenant == ADYEN_TENANT:
+            order = {"id": order_id, "currency": "EUR", "payment": f"88{number:014d}", "line_items": items}
+            adyen = {"X-API-Key": ADYEN_KEY}
+            status, answer = call("POST", f"{self.adyen_url}/_sandbox/orders", order, headers=adyen)
+            assert status == 201, answer
+            for op_id in (f"refund-{order_id}-li_1", f"refund-{order_id}-li_2"):
+                if random.random() < self.args.fault_share:
+                    fault = {"match": f"{ADYEN_TENANT}:{op_id}", "times": 1, **random.choice(FAULTS)}
+                    call("POST", f"{self.adyen_url}/_sandbox/faults", fault, headers=adyen)
+            return order_id
+        order = {"id": order_id, "currency": "TWD", "payment_intent": f"pi_chaos_{number}", "line_items": items}
         status, answer = call("POST", f"{self.sandbox_url}/v1/_sandbox/orders", order, token=SANDBOX_KEY)
         assert status == 201, answer
         for op_id in (f"refund-{order_id}-li_1", f"refund-{order_id}-li_2"):
@@ -202,13 +221,15 @@ class Run:
                 call("POST", f"{self.sandbox_url}/v1/_sandbox/faults", fault, token=SANDBOX_KEY)
         return order_id
 
-    def tool_caller(self):
+    def tool_caller(self, tenant=TENANT):
         while not self.stop_agents.is_set():
-            order_id = self.new_order()
-            status, answer = self.until_answered("POST", "/tools/refund_item", {"order_id": order_id, "line_item_id": "li_1"})
+            order_id = self.new_order(tenant)
+            status, answer = self.until_answered("POST", "/tools/refund_item", {"order_id": order_id, "line_item_id": "li_1"},
+                                                 tenant=tenant)
             if status == 200:
                 with self.lock:
                     self.op_ids.add(answer["op_id"])
+                    self.tenant_of[answer["op_id"]] = tenant
                     self.registered.add(answer["op_id"])
                     if answer["status"] == "succeeded":
                         self.acknowledged_success[answer["op_id"]] = answer.get("external_id")
@@ -222,6 +243,7 @@ class Run:
                                "amount": {"minor": 38000, "currency": "TWD"}}}
             with self.lock:
                 self.op_ids.add(op_id)
+                self.tenant_of[op_id] = TENANT
             status, answer = self.until_answered("POST", "/operations", body)
             if status not in (200, 201):
                 continue
@@ -271,6 +293,8 @@ class Run:
     def work(self):
         agents = [threading.Thread(target=self.tool_caller, daemon=True) for _ in range(self.args.agents)]
         agents += [threading.Thread(target=self.protocol_agent, daemon=True) for _ in range(self.args.agents)]
+        agents += [threading.Thread(target=self.tool_caller, args=(ADYEN_TENANT,), daemon=True)
+                   for _ in range(self.args.agents)]
         for agent in agents:
             agent.start()
         started = time.monotonic()
@@ -284,14 +308,14 @@ class Run:
     def ledger_states(self):
         states = {}
         for op_id in sorted(self.op_ids):
-            status, view = self.until_answered("GET", f"/operations/{op_id}")
+            status, view = self.until_answered("GET", f"/operations/{op_id}", tenant=self.tenant_of[op_id])
             if status == 200:
                 refs = [r.rsplit("/", 1)[-1] for r in view.get("external_refs", [])]
                 states[op_id] = (view["state"], view.get("attempts", []), refs)
         return states
 
     def settled(self):
-        open_states = {"submitted", "unknown", "approved"}
+        open_states = {"submitted", "unknown", "approved", "accepted"}
         states = self.ledger_states()
         return states, [op for op, (state, _, _) in states.items() if state in open_states or
                         (state == "planned" and op.endswith("-li_1"))]
@@ -308,6 +332,11 @@ class Run:
         for made_object in made["data"]:
             if made_object["type"] == "refund" and made_object["metadata"].get("tenant") == TENANT:
                 refunds.setdefault(made_object["metadata"].get("op_id"), []).append(made_object["id"])
+        status, made = call("GET", f"{self.adyen_url}/_sandbox/ledger", headers={"X-API-Key": ADYEN_KEY})
+        for made_object in made["data"]:
+            tenant, _, op_id = (made_object["idempotency_key"] or "").partition(":")
+            if tenant == ADYEN_TENANT:
+                refunds.setdefault(op_id, []).append(made_object["id"])
         lost = [op for op in self.registered if op not in states]
         lost += [op for op, external in self.acknowledged_success.items()
                  if op not in states or states[op][0] != "succeeded" or (external and external not in states[op][2])]
@@ -324,7 +353,8 @@ class Run:
         integrity = self.integrity()
         print(f"\n{self.engine} ({len(self.servers)} serve instance{'s' if len(self.servers) > 1 else ''})")
         print(f"  kills                 {sum(s.kills for s in self.servers)} in {elapsed:.0f} s")
-        print(f"  operations            {len(states)} ({len(refunds)} refunded at the provider)")
+        adyen_ops = sum(1 for op in states if self.tenant_of[op] == ADYEN_TENANT)
+        print(f"  operations            {len(states)}, {adyen_ops} of them on Adyen ({len(refunds)} refunded at the providers)")
         print(f"  agents' API calls     {self.agent_calls[0]} ({self.agent_calls[1]} unanswered, tried again)")
         print(f"  settled after agents  {drained:.1f} s")
         counts = {}
@@ -344,14 +374,17 @@ class Run:
         return not lost and not doubled and not mismatch and not stuck and audit_ok and integrity in ("ok", "n/a")
 
     def audit_verifies(self):
-        export = subprocess.run([self.args.binary, "audit", "export", "--database-url", self.database_url,
-                                 "--tenant", TENANT], capture_output=True, check=False)
-        if export.returncode != 0:
-            print(export.stderr.decode(errors="replace"), file=sys.stderr)
-            return False
-        verify = subprocess.run([self.args.binary, "audit", "verify", "-"], input=export.stdout,
-                                capture_output=True, check=False)
-        return verify.returncode == 0
+        for tenant in self.tokens:
+            export = subprocess.run([self.args.binary, "audit", "export", "--database-url", self.database_url,
+                                     "--tenant", tenant], capture_output=True, check=False)
+            if export.returncode != 0:
+                print(export.stderr.decode(errors="replace"), file=sys.stderr)
+                return False
+            verify = subprocess.run([self.args.binary, "audit", "verify", "-"], input=export.stdout,
+                                    capture_output=True, check=False)
+            if verify.returncode != 0:
+                return False
+        return True
 
     def integrity(self):
         if not self.database_url.startswith("sqlite://"):
@@ -361,10 +394,31 @@ class Run:
             return connection.execute("pragma integrity_check").fetchone()[0]
 
 
-def create_token(binary, database_url):
-    created = subprocess.run([binary, "token", "create", "--database-url", database_url, "--tenant", TENANT,
+def create_token(binary, database_url, tenant):
+    created = subprocess.run([binary, "token", "create", "--database-url", database_url, "--tenant", tenant,
                               "--name", "chaos-agent"], capture_output=True, check=True, text=True)
     return next(word for word in created.stdout.split() if word.startswith("opl_"))
+
+
+def connect_adyen_shop(binary, database_url, adyen_url):
+    """Gives the Adyen shop its own account, its orders endpoint and the notifications' HMAC key."""
+    env = {**os.environ, "OPLEDGER_SECRET_KEY": SECRET_KEY}
+    common = ["--database-url", database_url, "--tenant", ADYEN_TENANT]
+    egress = ["--allow-egress", "127.0.0.1"]
+    subprocess.run([binary, "provider", "set", *common, *egress, "--name", "adyen", "--kind", "adyen",
+                    "--base-url", f"{adyen_url}/v71", "--account", ADYEN_MERCHANT],
+                   input=ADYEN_KEY + "\n", env=env, check=True, capture_output=True, text=True)
+    subprocess.run([binary, "provider", "set", *common, *egress, "--name", "orders", "--kind", "orders",
+                    "--base-url", adyen_url], input=ADYEN_KEY + "\n", env=env, check=True, capture_output=True, text=True)
+    subprocess.run([binary, "provider", "webhook-secret", *common, "--name", "adyen"],
+                   input=ADYEN_HMAC + "\n", env=env, check=True, capture_output=True, text=True)
+
+
+def start_sandbox(binary, workdir, name, kind_args):
+    port = free_port()
+    log = open(os.path.join(workdir, f"{name}.log"), "ab")
+    process = subprocess.Popen([binary, "sandbox", "--addr", f"127.0.0.1:{port}", *kind_args], stdout=log, stderr=log)
+    return process, f"http://127.0.0.1:{port}"
 
 
 def postgres_database(admin_url, name):
@@ -374,33 +428,40 @@ def postgres_database(admin_url, name):
 
 
 def run_engine(args, engine, workdir):
-    sandbox_port = free_port()
-    sandbox_url = f"http://127.0.0.1:{sandbox_port}"
-    sandbox_log = open(os.path.join(workdir, f"sandbox-{engine}.log"), "ab")
-    sandbox = subprocess.Popen([args.binary, "sandbox", "--addr", f"127.0.0.1:{sandbox_port}",
-                                "--secret-key", SANDBOX_KEY], stdout=sandbox_log, stderr=sandbox_log)
+    sandbox, sandbox_url = start_sandbox(args.binary, workdir, f"sandbox-{engine}", ["--secret-key", SANDBOX_KEY])
+    adyen, adyen_url = start_sandbox(args.binary, workdir, f"adyen-{engine}",
+                                     ["--kind", "adyen", "--secret-key", ADYEN_KEY, "--account", ADYEN_MERCHANT,
+                                      "--hmac-key", ADYEN_HMAC])
+    adyen_key = {"X-API-Key": ADYEN_KEY}
     servers = []
     try:
         wait_until(lambda: call("GET", f"{sandbox_url}/v1/_sandbox/ledger", token=SANDBOX_KEY)[0] == 200, 30,
                    "the sandbox answering")
+        wait_until(lambda: call("GET", f"{adyen_url}/_sandbox/ledger", headers=adyen_key)[0] == 200, 30,
+                   "the Adyen sandbox answering")
         if engine == "sqlite":
             database_url = f"sqlite://{os.path.join(workdir, 'chaos.db')}"
         else:
             database_url = postgres_database(args.postgres_url, f"opledger_chaos_{engine.replace('-', '_')}_{os.getpid()}")
         instances = 2 if engine == "postgres-pair" else 1
         subprocess.run([args.binary, "migrate", "--database-url", database_url], check=True, capture_output=True)
-        token = create_token(args.binary, database_url)
+        tokens = {tenant: create_token(args.binary, database_url, tenant) for tenant in (TENANT, ADYEN_TENANT)}
+        connect_adyen_shop(args.binary, database_url, adyen_url)
         servers = [Server(args.binary, database_url, sandbox_url, workdir, f"serve-{engine}-{n}") for n in range(instances)]
         for server in servers:
             server.start()
-        run = Run(args, engine, database_url, servers, sandbox_url, token)
+        destination = {"url": f"{servers[0].url}/webhooks/providers/{ADYEN_TENANT}/adyen"}
+        status, answer = call("POST", f"{adyen_url}/_sandbox/notification_destination", destination, headers=adyen_key)
+        assert status == 200, answer
+        run = Run(args, engine, database_url, servers, sandbox_url, adyen_url, tokens)
         elapsed = run.work()
         return run.check(elapsed)
     finally:
         for server in servers:
             server.stop()
-        sandbox.terminate()
-        sandbox.wait()
+        for process in (sandbox, adyen):
+            process.terminate()
+            process.wait()
 
 
 def main():

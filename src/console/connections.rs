@@ -17,6 +17,12 @@ pub struct ConnectionView {
     pub base_url: String,
     /// The last four characters of the secret.
     pub secret_last4: String,
+    /// What it names besides its secret: Adyen's merchant account, PayPal's client id.
+    pub account: Option<String>,
+    /// How long its provider remembers a key, in words (the provider's window unless set).
+    pub key_retention: String,
+    /// What the provider calls the secret its webhooks are verified with.
+    pub webhook_secret_name: String,
     pub updated_by: String,
     pub updated_at: DateTime<Utc>,
     /// Where the provider posts its events about this connection, on the address the page was
@@ -41,12 +47,13 @@ pub async fn set_provider_connection(
     kind: String,
     base_url: String,
     secret: String,
+    #[server(default)] account: String,
+    #[server(default)] key_retention: String,
 ) -> Result<String, AppError> {
     use crate::domain::policy::Section;
     let admin = crate::console::guard::require_for_change(Section::Admin, &csrf).await?;
-    ssr::set_provider_connection(&admin, &name, &kind, &base_url, secret)
-        .await
-        .inspect_err(crate::console::guard::set_error_status)
+    let settings = ssr::ConnectionForm { name, kind, base_url, secret, account, key_retention };
+    ssr::set_provider_connection(&admin, settings).await.inspect_err(crate::console::guard::set_error_status)
 }
 
 /// Sets the signing secret that verifies the provider's webhooks to the connection `name`.
@@ -92,6 +99,24 @@ pub(crate) mod ssr {
                 kind: c.kind.as_str().to_owned(),
                 base_url: c.base_url,
                 secret_last4: c.secret_last4,
+                account: c.account,
+                key_retention: match c.key_retention {
+                    Some(retention) => {
+                        humantime::format_duration(retention.to_std().unwrap_or_default()).to_string()
+                    }
+                    None => format!(
+                        "{} (the provider's window)",
+                        humantime::format_duration(
+                            c.kind.capabilities().key_retention.to_std().unwrap_or_default()
+                        )
+                    ),
+                },
+                webhook_secret_name: match c.kind {
+                    ProviderKind::Adyen => "HMAC key",
+                    ProviderKind::PayPal => "Webhook id",
+                    _ => "Signing secret",
+                }
+                .to_owned(),
                 updated_by: c.updated_by,
                 updated_at: c.updated_at,
             })
@@ -125,18 +150,44 @@ pub(crate) mod ssr {
         }
     }
 
-    pub async fn set_provider_connection(
-        admin: &SignedIn,
-        name: &str,
-        kind: &str,
-        base_url: &str,
-        secret: String,
-    ) -> Result<String, AppError> {
-        let kind = ProviderKind::parse(kind.trim())
-            .ok_or_else(|| AppError::Invalid(format!("There is no provider kind “{kind}”.")))?;
-        let name = name.trim().to_owned();
-        let connection =
-            NewConnection { name: name.clone(), kind, base_url: base_url.trim().to_owned(), secret };
+    /// The admin page's form for a connection, as posted.
+    pub struct ConnectionForm {
+        pub name: String,
+        pub kind: String,
+        pub base_url: String,
+        pub secret: String,
+        /// Empty when the provider names no account besides the secret.
+        pub account: String,
+        /// Empty for the provider's published window; otherwise `7d`, `48h`.
+        pub key_retention: String,
+    }
+
+    pub async fn set_provider_connection(admin: &SignedIn, form: ConnectionForm) -> Result<String, AppError> {
+        let kind = ProviderKind::parse(form.kind.trim())
+            .ok_or_else(|| AppError::Invalid(format!("There is no provider kind “{}”.", form.kind)))?;
+        let key_retention = match form.key_retention.trim() {
+            "" => None,
+            text => Some(
+                humantime::parse_duration(text)
+                    .ok()
+                    .and_then(|retention| chrono::Duration::from_std(retention).ok())
+                    .ok_or_else(|| {
+                        AppError::Invalid(format!(
+                            "“{text}” is not a length of time: write it as 24h, 7d or 45days."
+                        ))
+                    })?,
+            ),
+        };
+        let account = Some(form.account.trim().to_owned()).filter(|account| !account.is_empty());
+        let name = form.name.trim().to_owned();
+        let connection = NewConnection {
+            name: name.clone(),
+            kind,
+            base_url: form.base_url.trim().to_owned(),
+            secret: form.secret,
+            account,
+            key_retention,
+        };
         let ledger = expect_context::<AppState>().ledger;
         ledger
             .set_provider_connection(&admin.tenant, &actor(admin), connection)

@@ -108,6 +108,9 @@ pub struct OperationDetail {
     pub retried_by: Option<LinkedOperation>,
     /// Who sends it, and what that means for the approval policy, in words.
     pub sender: String,
+    /// How its provider settles an unknown or accepted result, in words, when the provider is
+    /// connected.
+    pub settling: Option<String>,
     /// The idempotency key prefix of this page's forms.
     pub form_key: String,
 }
@@ -210,7 +213,8 @@ pub(crate) mod ssr {
         machine::{allowed_commands, Command, Snapshot},
         money::Money,
         wording::{
-            compensation_consequence, consequence, needs_confirmation, retry_consequence, tell, Described,
+            compensation_consequence, consequence, needs_confirmation, retry_consequence, settling, tell,
+            Described,
         },
     };
     use crate::server::clock::now;
@@ -407,6 +411,12 @@ pub(crate) mod ssr {
             retry_of,
             retried_by,
             sender: sender_words(operation),
+            settling: executor
+                .connector(&user.tenant, &operation.provider)
+                .await
+                .ok()
+                .and_then(Result::ok)
+                .map(|connector| settling(connector.kind(), &operation.provider)),
             form_key: form_key(),
         })
     }

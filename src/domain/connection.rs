@@ -1,7 +1,12 @@
-//! Provider connections: which kind of API a tenant's provider speaks, and the rules for a
+//! Provider connections: which kind of API a tenant's provider speaks, what each kind can answer
+//! (how long it remembers an idempotency key and how long a key may be, whether an operation can
+//! be looked up, whether outcomes come later), the key each kind is sent, and the rules for a
+//! provider's name. The state machine and the reconciler read these capabilities, never a
 //! provider's name. The secret itself never enters the domain.
 
+use chrono::Duration;
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 
 /// The provider name of refunds (a Stripe account).
 pub const REFUNDS_PROVIDER: &str = "stripe";
@@ -20,17 +25,89 @@ pub enum ProviderKind {
     Services,
     /// A shop's own orders endpoint (`GET {base}/orders/{id}`), for shops not on Stripe Checkout.
     Orders,
+    /// Adyen's Checkout API (refunds of a payment by its pspReference), or its sandbox.
+    Adyen,
+    /// PayPal's Payments v2 API (refunds of a capture), or its sandbox.
+    PayPal,
+}
+
+/// What a kind of provider can answer, which the state machine and the reconciler go by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Capabilities {
+    /// How long the provider remembers an idempotency key: within it a re-send with the same key
+    /// is answered with the first result; past it a re-send could do the thing twice.
+    pub key_retention: Duration,
+    /// The longest idempotency key it takes.
+    pub key_max_len: usize,
+    /// Whether an operation can be looked up at the provider by what it wrote there.
+    pub lookup: bool,
+    /// Whether the provider's payment can be read before a refund (the amount left to refund);
+    /// without it the shop's order and the ledger's own refunds say what is left.
+    pub payment_read: bool,
+    /// Whether the business result may come later than the answer (pending, then a webhook).
+    pub outcomes_later: bool,
 }
 
 impl ProviderKind {
-    pub const ALL: [ProviderKind; 3] = [ProviderKind::Stripe, ProviderKind::Services, ProviderKind::Orders];
+    pub const ALL: [ProviderKind; 5] = [
+        ProviderKind::Stripe,
+        ProviderKind::Adyen,
+        ProviderKind::PayPal,
+        ProviderKind::Services,
+        ProviderKind::Orders,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             ProviderKind::Stripe => "stripe",
             ProviderKind::Services => "services",
             ProviderKind::Orders => "orders",
+            ProviderKind::Adyen => "adyen",
+            ProviderKind::PayPal => "paypal",
         }
+    }
+
+    /// What this kind of provider remembers, takes and answers: Stripe keeps a key at least 24 h
+    /// (255 characters); Adyen at least 31 days (64 characters), and has no lookup in its Checkout
+    /// API, so outcomes come by webhook; PayPal 45 days, with `PayPal-Request-Id` of up to 108
+    /// characters. The services are this project's own after-sale API.
+    pub fn capabilities(self) -> Capabilities {
+        match self {
+            ProviderKind::Stripe => Capabilities {
+                key_retention: Duration::hours(24),
+                key_max_len: 255,
+                lookup: true,
+                payment_read: true,
+                outcomes_later: true,
+            },
+            ProviderKind::Adyen => Capabilities {
+                key_retention: Duration::days(31),
+                key_max_len: 64,
+                lookup: false,
+                payment_read: false,
+                outcomes_later: true,
+            },
+            ProviderKind::PayPal => Capabilities {
+                key_retention: Duration::days(45),
+                key_max_len: 108,
+                lookup: true,
+                payment_read: true,
+                outcomes_later: true,
+            },
+            ProviderKind::Services | ProviderKind::Orders => Capabilities {
+                key_retention: Duration::hours(24),
+                key_max_len: 255,
+                lookup: true,
+                payment_read: true,
+                outcomes_later: false,
+            },
+        }
+    }
+
+    /// Whether a connection of this kind names an account besides its secret: Adyen's merchant
+    /// account, PayPal's client id.
+    pub fn needs_account(self) -> bool {
+        matches!(self, ProviderKind::Adyen | ProviderKind::PayPal)
     }
 
     pub fn parse(text: &str) -> Option<ProviderKind> {
@@ -41,7 +118,7 @@ impl ProviderKind {
     /// actions an operation can be bound to. Anything else it is asked to send is refused.
     pub fn performs(self) -> &'static [&'static str] {
         match self {
-            ProviderKind::Stripe => &["refund"],
+            ProviderKind::Stripe | ProviderKind::Adyen | ProviderKind::PayPal => &["refund"],
             ProviderKind::Services => &["create_aftersale", "cancel_aftersale", "schedule_pickup"],
             ProviderKind::Orders => &[],
         }
@@ -55,14 +132,31 @@ impl ProviderKind {
 
     /// How long an operation the provider accepted may stay pending there before people are
     /// asked to look at it (the reconciler follows it meanwhile). Stripe holds a refund pending
-    /// while its balance cannot cover it or the payment has not settled: three days is long past
-    /// the usual. The services answer once done, so nothing of theirs is pending.
-    pub fn pending_limit(self) -> chrono::Duration {
+    /// while its balance cannot cover it or the payment has not settled, and PayPal an eCheck's:
+    /// three days is long past the usual. Adyen sends a refund's outcome by webhook, usually
+    /// within hours: a day without one needs a person. The services answer once done, so nothing
+    /// of theirs is pending.
+    pub fn pending_limit(self) -> Duration {
         match self {
-            ProviderKind::Stripe => chrono::Duration::days(3),
-            ProviderKind::Services | ProviderKind::Orders => chrono::Duration::hours(1),
+            ProviderKind::Stripe | ProviderKind::PayPal => Duration::days(3),
+            ProviderKind::Adyen => Duration::days(1),
+            ProviderKind::Services | ProviderKind::Orders => Duration::hours(1),
         }
     }
+}
+
+/// The idempotency key `full` (`<tenant>:<op id>`, see `OpId::downstream_key`) as a provider
+/// that takes keys of at most `max_len` characters is sent it: `full` itself when it fits;
+/// otherwise its first `max_len - 43` characters, `~`, and the first 42 hexadecimal digits of the
+/// SHA-256 of `full` (168 bits, so two intents never share a key), exactly `max_len` characters.
+/// The same intent always makes the same key.
+pub fn fitted_key(full: &str, max_len: usize) -> String {
+    if full.chars().count() <= max_len {
+        return full.to_owned();
+    }
+    let digest = hex::encode(Sha256::digest(full.as_bytes()));
+    let kept: String = full.chars().take(max_len.saturating_sub(43)).collect();
+    format!("{kept}~{}", &digest[..42])
 }
 
 /// The kind of the server's own connection for `provider`, which a tenant it serves uses when it
@@ -97,7 +191,8 @@ mod tests {
         for kind in ProviderKind::ALL {
             assert_eq!(ProviderKind::parse(kind.as_str()), Some(kind));
         }
-        assert_eq!(ProviderKind::parse("paypal"), None);
+        assert_eq!(ProviderKind::parse("paypal"), Some(ProviderKind::PayPal));
+        assert_eq!(ProviderKind::parse("braintree"), None);
         assert!(valid_provider_name("stripe-eu"));
         assert!(!valid_provider_name("Stripe"));
         assert!(!valid_provider_name(""));
@@ -114,6 +209,22 @@ mod tests {
         assert_eq!(ProviderKind::Orders.action_for("refund"), None);
         assert_eq!(server_kind_of("stripe"), Some(ProviderKind::Stripe));
         assert_eq!(server_kind_of("stripe-eu"), None);
+    }
+
+    #[test]
+    fn each_provider_gets_a_key_within_its_length_from_one_rule() {
+        let short = "acme:refund-1043-li_2";
+        assert_eq!(fitted_key(short, 64), short, "a key that fits is sent as it is");
+        let longest = format!("{}:{}", "t".repeat(64), "o".repeat(128));
+        assert_eq!(longest.len(), 193);
+        let adyen = fitted_key(&longest, ProviderKind::Adyen.capabilities().key_max_len);
+        assert_eq!(adyen.len(), 64);
+        assert!(adyen.starts_with(&"t".repeat(21)) && adyen.chars().nth(21) == Some('~'), "{adyen}");
+        assert_eq!(fitted_key(&longest, 64), adyen, "the same intent, the same key");
+        let other = format!("{}:{}", "t".repeat(64), "o".repeat(127) + "p");
+        assert_ne!(fitted_key(&other, 64), adyen, "another intent, another key");
+        assert_eq!(fitted_key(&longest, ProviderKind::PayPal.capabilities().key_max_len).len(), 108);
+        assert_eq!(fitted_key(&longest, ProviderKind::Stripe.capabilities().key_max_len), longest);
     }
 
     #[test]

@@ -93,7 +93,8 @@ impl FailureClass {
 /// Classifies a provider's HTTP answer, with the provider's error code where it gave one. `None`
 /// for a success (2xx). Answers that prove nothing was done are final or retryable; answers that
 /// leave the effect in doubt (a 5xx after sending, a 409 because another request with the key is
-/// still running) are unknown.
+/// still running, PayPal's `DUPLICATE_INVOICE_ID` because a refund of this very intent exists)
+/// are unknown.
 pub fn classify_http_answer(
     status: u16,
     error_code: Option<&str>,
@@ -105,6 +106,7 @@ pub fn classify_http_answer(
         401 | 403 => FailureClass::Forbidden,
         402 => FailureClass::BusinessRejection,
         409 => FailureClass::Timeout,
+        422 if error_code == Some("DUPLICATE_INVOICE_ID") => FailureClass::Timeout,
         400 | 404 | 422
             if matches!(
                 error_code,
@@ -114,6 +116,10 @@ pub fn classify_http_answer(
                         | "refund_declined"
                         | "ticket_already_cancelled"
                         | "ticket_not_open"
+                        | "REFUND_AMOUNT_EXCEEDED"
+                        | "CAPTURE_FULLY_REFUNDED"
+                        | "REFUND_TIME_LIMIT_EXCEEDED"
+                        | "REFUND_NOT_ALLOWED"
                 )
             ) =>
         {
@@ -153,6 +159,15 @@ mod tests {
         );
         assert_eq!(classify_http_answer(401, None, None), Some(FailureClass::Forbidden));
         assert_eq!(classify_http_answer(402, None, None), Some(FailureClass::BusinessRejection));
+        assert_eq!(
+            classify_http_answer(422, Some("REFUND_AMOUNT_EXCEEDED"), None),
+            Some(FailureClass::BusinessRejection)
+        );
+        assert_eq!(
+            classify_http_answer(422, Some("DUPLICATE_INVOICE_ID"), None),
+            Some(FailureClass::Timeout),
+            "PayPal holds a refund of this intent already: only a lookup says how it stands"
+        );
     }
 
     #[test]

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::compensation::Compensation;
-use super::connection::{REFUNDS_PROVIDER, SERVICES_PROVIDER};
+use super::connection::{ProviderKind, REFUNDS_PROVIDER, SERVICES_PROVIDER};
 use super::machine::{CommandKind, State};
 use super::money::Money;
 
@@ -39,8 +39,35 @@ pub fn provider_name(provider: &str) -> String {
     match provider {
         REFUNDS_PROVIDER => "Stripe".to_owned(),
         SERVICES_PROVIDER => "the after-sale service".to_owned(),
+        "paypal" => "PayPal".to_owned(),
         other => capitalised(other),
     }
+}
+
+/// How an unknown or accepted result is settled at a provider of `kind`, in words: whether it can
+/// be asked, how long it remembers a key, and what says an accepted operation's outcome.
+pub fn settling(kind: ProviderKind, provider: &str) -> String {
+    let name = provider_name(provider);
+    let capabilities = kind.capabilities();
+    let hours = capabilities.key_retention.num_hours();
+    let window = if hours < 48 { format!("{hours} hours") } else { format!("{} days", hours / 24) };
+    let asked = if capabilities.lookup {
+        format!("A lost answer is found by asking {name} for the op id it was sent with")
+    } else {
+        format!("{name} cannot be asked about it: a lost answer is settled by re-sending with the same key")
+    };
+    let later = match kind {
+        ProviderKind::Adyen => " Adyen answers every refund \u{201c}received\u{201d}: its REFUND webhook says whether it was done.",
+        ProviderKind::PayPal => " A PENDING refund is read again by its id until PayPal completes or fails it.",
+        ProviderKind::Stripe => " A pending refund is read again by its id, or settled by Stripe's webhook, until it succeeds or fails.",
+        ProviderKind::Services | ProviderKind::Orders => "",
+    };
+    let left = if capabilities.payment_read || !capabilities.outcomes_later {
+        String::new()
+    } else {
+        format!(" What is left to refund comes from the shop's order and this ledger's refunds, since {name} has no read of the payment.")
+    };
+    format!("{asked}; {name} remembers a key {window}, after which nothing is re-sent without a person.{later}{left}")
 }
 
 /// The action of a kind: its noun for the agent, its verb for "do not … again", and its noun for
@@ -333,6 +360,20 @@ pub fn concerns_line_item(op_id: &str, order: &str, line_item: &str) -> bool {
 mod tests {
     use super::*;
     use crate::domain::money::Currency;
+
+    #[test]
+    fn each_provider_is_said_to_settle_by_its_own_means() {
+        let adyen = settling(ProviderKind::Adyen, "adyen");
+        assert!(adyen.starts_with("Adyen cannot be asked about it"), "{adyen}");
+        assert!(adyen.contains("remembers a key 31 days") && adyen.contains("REFUND webhook"), "{adyen}");
+        assert!(adyen.contains("from the shop's order and this ledger's refunds"), "{adyen}");
+        let paypal = settling(ProviderKind::PayPal, "paypal");
+        assert!(paypal.starts_with("A lost answer is found by asking PayPal"), "{paypal}");
+        assert!(paypal.contains("PayPal remembers a key 45 days"), "{paypal}");
+        assert!(!paypal.contains("shop's order"), "PayPal's capture is read: {paypal}");
+        let stripe = settling(ProviderKind::Stripe, "stripe");
+        assert!(stripe.contains("Stripe remembers a key 24 hours"), "{stripe}");
+    }
 
     fn refund(state: State) -> Told {
         let amount = Some(Money::new(38_000, Currency::parse("TWD").unwrap()));

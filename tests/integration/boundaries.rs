@@ -242,8 +242,14 @@ mod egress {
     }
 
     async fn connect(app: &TestApp, name: &str, kind: ProviderKind, base_url: &str) -> Result<(), String> {
-        let connection =
-            NewConnection { name: name.into(), kind, base_url: base_url.into(), secret: "sk_test_x".into() };
+        let connection = NewConnection {
+            name: name.into(),
+            kind,
+            base_url: base_url.into(),
+            secret: "sk_test_x".into(),
+            account: None,
+            key_retention: None,
+        };
         app.ledger
             .set_provider_connection(&acme(), &Actor::human("alex", Role::Admin), connection)
             .await

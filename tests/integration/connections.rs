@@ -31,6 +31,8 @@ async fn connect(app: &TestApp, tenant: &str, base_url: &str, secret: &str) {
         kind: ProviderKind::Stripe,
         base_url: base_url.into(),
         secret: secret.into(),
+        account: None,
+        key_retention: None,
     };
     app.ledger
         .set_provider_connection(&TenantId::parse(tenant).unwrap(), &Actor::system("test"), connection)

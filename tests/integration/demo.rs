@@ -114,6 +114,33 @@ async fn the_demo_shows_every_state_and_the_reconciler_settles_it() {
         "the demo tenant's own is untouched"
     );
 
+    let state_in = |tenant: &'static str, id: &'static str| {
+        let ledger = app.ledger.clone();
+        async move {
+            let tenant = TenantId::parse(tenant).unwrap();
+            ledger.reads().load_operation(&tenant, &op(id)).await.unwrap().map(|o| o.snapshot.state)
+        }
+    };
+    let deadline = Instant::now() + Duration::from_secs(40);
+    while !(state_in("nl-shop", "refund-1043-li_1").await == Some(State::Succeeded)
+        && state_in("nl-shop", "refund-1043-li_2").await == Some(State::Rejected)
+        && state_in("tw-shop", "refund-1043-li_1").await == Some(State::Succeeded))
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the Adyen and PayPal shops were not seeded and settled within 40 s: {:?} {:?} {:?}",
+            state_in("nl-shop", "refund-1043-li_1").await,
+            state_in("nl-shop", "refund-1043-li_2").await,
+            state_in("tw-shop", "refund-1043-li_1").await
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert_eq!(
+        state_in("tw-shop", "refund-1043-li_2").await,
+        Some(State::Accepted),
+        "PayPal holds it PENDING for 20 s"
+    );
+
     let connector = StripeConnector::new(
         &app.url("/sandbox"),
         "sk_test_sandbox",

@@ -1,6 +1,7 @@
 //! Integration tests: the real application on a real socket, on a fresh SQLite file or a fresh
 //! PostgreSQL database per test, and the real binary for the command line.
 
+mod adyen_paypal;
 mod assets;
 mod audit;
 mod authorization;

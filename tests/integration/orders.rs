@@ -24,8 +24,14 @@ async fn empty_account(secret_key: &str) -> (Sandbox, String) {
 }
 
 async fn connect(app: &TestApp, tenant: &str, name: &str, kind: ProviderKind, base_url: &str, secret: &str) {
-    let connection =
-        NewConnection { name: name.into(), kind, base_url: base_url.into(), secret: secret.into() };
+    let connection = NewConnection {
+        name: name.into(),
+        kind,
+        base_url: base_url.into(),
+        secret: secret.into(),
+        account: None,
+        key_retention: None,
+    };
     app.ledger
         .set_provider_connection(&TenantId::parse(tenant).unwrap(), &Actor::system("test"), connection)
         .await

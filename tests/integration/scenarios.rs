@@ -488,7 +488,7 @@ mod paging {
 mod dispatcher {
     use super::*;
     use opledger::domain::{params::CanonicalParams, policy::Role};
-    use opledger::server::ledger::{RegisterRequest, DEFAULT_KEY_RETENTION};
+    use opledger::server::ledger::RegisterRequest;
 
     pub(super) fn refund_request(op_id: &str, minor: i64, server_sends: bool) -> RegisterRequest {
         let params = json!({"payment_intent": "pi_1043", "amount": {"minor": minor, "currency": "TWD"}});
@@ -502,7 +502,7 @@ mod dispatcher {
             on_behalf_of: None,
             server_sends,
             compensates: None,
-            key_retention: DEFAULT_KEY_RETENTION,
+            key_retention: None,
         }
     }
 

@@ -7,7 +7,7 @@ use opledger::domain::{
     params::CanonicalParams,
 };
 use opledger::server::clock::now;
-use opledger::server::ledger::{RegisterRequest, Registration, DEFAULT_KEY_RETENTION};
+use opledger::server::ledger::{RegisterRequest, Registration};
 use opledger::server::store::{records::OperationChange, StoreError};
 use serde_json::json;
 
@@ -29,7 +29,7 @@ fn request(op_id: &str, minor: i64) -> RegisterRequest {
         compensates: None,
         on_behalf_of: None,
         server_sends: false,
-        key_retention: DEFAULT_KEY_RETENTION,
+        key_retention: None,
     }
 }
 

@@ -4,7 +4,7 @@
 use opledger::domain::ids::{OpId, TenantId};
 use opledger::domain::params::CanonicalParams;
 use opledger::server::app::startup::{Application, Settings};
-use opledger::server::ledger::{Ledger, RegisterRequest, DEFAULT_KEY_RETENTION};
+use opledger::server::ledger::{Ledger, RegisterRequest};
 use serde_json::{json, Value};
 use std::net::SocketAddr;
 use tempfile::TempDir;
@@ -568,7 +568,7 @@ pub fn refund_request(n: usize) -> RegisterRequest {
         on_behalf_of: None,
         server_sends: false,
         compensates: None,
-        key_retention: DEFAULT_KEY_RETENTION,
+        key_retention: None,
     }
 }
 

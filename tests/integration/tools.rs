@@ -95,6 +95,8 @@ mod two_tenants {
                 kind: opledger::domain::connection::ProviderKind::Stripe,
                 base_url: app.url("/sandbox"),
                 secret: "sk_test_sandbox".into(),
+                account: None,
+                key_retention: None,
             };
             let globex = opledger::domain::ids::TenantId::parse("globex").unwrap();
             let admin = opledger::domain::ids::Actor::system("test");

@@ -9,7 +9,7 @@ use opledger::domain::{
     params::CanonicalParams,
     policy::Role,
 };
-use opledger::server::ledger::{RegisterRequest, Registration, DEFAULT_KEY_RETENTION};
+use opledger::server::ledger::{RegisterRequest, Registration};
 use serde_json::{json, Value};
 
 use crate::support::{Console, TestApp};
@@ -231,7 +231,7 @@ crate::sandboxed_tests! {
             on_behalf_of: None,
             server_sends: true,
             compensates: None,
-            key_retention: DEFAULT_KEY_RETENTION,
+            key_retention: None,
         };
         let registered = app.ledger.register(&acme(), &Actor::human("maria", Role::Manager), own).await.unwrap();
         assert!(matches!(registered, Registration::Created(h) if h.operation.snapshot.state == State::PendingApproval));

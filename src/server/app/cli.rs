@@ -17,6 +17,8 @@ use crate::server::egress::{Allowed, EgressPolicy};
 use crate::server::http::limits::LimitSettings;
 use crate::server::ledger::connections::NewConnection;
 use crate::server::ledger::{Ledger, LedgerError};
+use crate::server::sandbox::adyen::{AdyenConfig, AdyenSandbox};
+use crate::server::sandbox::paypal::{PayPalConfig, PayPalSandbox};
 use crate::server::sandbox::{new_secret_key, Sandbox, SandboxConfig};
 use crate::server::store::records::AuditQuery;
 use crate::server::store::{self, Store, StoreError};
@@ -51,17 +53,29 @@ pub enum Command {
     Serve(ServeArgs),
     /// Apply pending database migrations, then exit.
     Migrate(DatabaseArgs),
-    /// Run the sandbox provider alone: Stripe's refunds subset with fault injection (see README).
+    /// Run a sandbox provider alone, with fault injection (see README): Stripe's refunds subset
+    /// with the after-sale and pickup services, or Adyen's or PayPal's refunds with a shop's
+    /// orders endpoint (`--kind`).
     Sandbox {
         /// Address and port to listen on.
         #[arg(long, default_value = "127.0.0.1:12111")]
         addr: SocketAddr,
-        /// The secret key callers must send.
+        /// Which provider's API it speaks.
+        #[arg(long, value_parser = ["stripe", "adyen", "paypal"], default_value = "stripe")]
+        kind: String,
+        /// The secret callers must send: Stripe's secret key, Adyen's API key (`X-API-Key`),
+        /// PayPal's client secret.
         #[arg(long, default_value = "sk_test_sandbox")]
         secret_key: String,
-        /// How long idempotency keys are remembered.
-        #[arg(long, default_value = "24h", value_parser = humantime::parse_duration)]
-        key_retention: std::time::Duration,
+        /// The account: Adyen's merchant account, PayPal's client id.
+        #[arg(long, default_value = "SandboxECOM")]
+        account: String,
+        /// Adyen's webhook HMAC key (hexadecimal) that notifications are signed with.
+        #[arg(long, default_value = "44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056")]
+        hmac_key: String,
+        /// How long idempotency keys are remembered (default: the provider's own window).
+        #[arg(long, value_parser = humantime::parse_duration)]
+        key_retention: Option<std::time::Duration>,
     },
     /// Settle unknown results: look them up at the provider, re-send with the same key while it is
     /// remembered, hand the rest to a person.
@@ -158,15 +172,27 @@ pub enum ProviderCommand {
         /// The tenant whose account this is.
         #[arg(long)]
         tenant: String,
-        /// The provider name its operations carry: stripe (refunds) or sandbox (after-sale and pickups).
+        /// The provider name its operations carry: stripe, adyen or paypal (refunds), sandbox
+        /// (after-sale and pickups), orders (the shop's orders endpoint).
         #[arg(long)]
         name: String,
-        /// The API it speaks: stripe or services.
-        #[arg(long, value_parser = ["stripe", "services"])]
+        /// The API it speaks: stripe, adyen (Checkout API), paypal (Payments v2), services, or
+        /// orders (the shop's `GET /orders/{id}`).
+        #[arg(long, value_parser = ["stripe", "adyen", "paypal", "services", "orders"])]
         kind: String,
-        /// Where the API is, for example https://api.stripe.com.
+        /// Where the API is: https://api.stripe.com, https://checkout-test.adyen.com/v71,
+        /// https://api-m.sandbox.paypal.com, or the shop's address.
         #[arg(long)]
         base_url: String,
+        /// The account the secret belongs to, where the provider names one: Adyen's merchant
+        /// account, PayPal's REST app client id (its secret is the line read).
+        #[arg(long)]
+        account: Option<String>,
+        /// How long the provider remembers an idempotency key, when the account's contract says
+        /// otherwise than the provider's published window (Stripe 24h, Adyen 31 days, PayPal 45
+        /// days), e.g. 7d.
+        #[arg(long, value_parser = humantime::parse_duration)]
+        key_retention: Option<std::time::Duration>,
     },
     /// List a tenant's own provider accounts (the secrets show only their last four characters).
     List {
@@ -498,15 +524,43 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             tracing::info!("stopped");
             Ok(())
         }
-        Command::Sandbox { addr, secret_key, key_retention } => {
-            let key_retention =
-                chrono::Duration::from_std(key_retention).context("--key-retention is too long")?;
-            let sandbox = Sandbox::seeded(SandboxConfig { secret_key, key_retention });
+        Command::Sandbox { addr, kind, secret_key, account, hmac_key, key_retention } => {
+            let retention = |default: chrono::Duration| {
+                key_retention
+                    .map(chrono::Duration::from_std)
+                    .transpose()
+                    .map(|retention| retention.unwrap_or(default))
+                    .context("--key-retention is too long")
+            };
+            let router = match kind.as_str() {
+                "adyen" => {
+                    let config = AdyenConfig {
+                        api_key: secret_key,
+                        merchant_account: account,
+                        hmac_key,
+                        key_retention: retention(chrono::Duration::days(31))?,
+                    };
+                    AdyenSandbox::new(config, demo::accounts::adyen_orders()).router()
+                }
+                "paypal" => {
+                    let config = PayPalConfig {
+                        client_id: account,
+                        client_secret: secret_key,
+                        key_retention: retention(chrono::Duration::days(45))?,
+                    };
+                    PayPalSandbox::new(config, demo::accounts::paypal_orders()).router()
+                }
+                _ => Sandbox::seeded(SandboxConfig {
+                    secret_key,
+                    key_retention: retention(chrono::Duration::hours(24))?,
+                })
+                .router(),
+            };
             let listener = tokio::net::TcpListener::bind(addr)
                 .await
                 .with_context(|| format!("could not listen on {addr}"))?;
-            tracing::info!(%addr, "sandbox provider at http://{addr}");
-            axum::serve(listener, sandbox.router()).with_graceful_shutdown(shutdown_signal()).await?;
+            tracing::info!(%addr, kind, "sandbox provider at http://{addr}");
+            axum::serve(listener, router).with_graceful_shutdown(shutdown_signal()).await?;
             Ok(())
         }
         Command::Reconcile { database, provider, secret, settle, egress, once } => {
@@ -710,9 +764,24 @@ async fn open_ledger(database: &DatabaseArgs, secret: &SecretArgs) -> anyhow::Re
 
 async fn run_provider(command: ProviderCommand) -> anyhow::Result<()> {
     match command {
-        ProviderCommand::Set { database, secret, egress, tenant, name, kind, base_url } => {
+        ProviderCommand::Set {
+            database,
+            secret,
+            egress,
+            tenant,
+            name,
+            kind,
+            base_url,
+            account,
+            key_retention,
+        } => {
             let tenant = TenantId::parse(&tenant)?;
-            let kind = ProviderKind::parse(&kind).context("--kind is stripe or services")?;
+            let kind =
+                ProviderKind::parse(&kind).context("--kind is stripe, adyen, paypal, services or orders")?;
+            let key_retention = key_retention
+                .map(chrono::Duration::from_std)
+                .transpose()
+                .context("--key-retention is too long")?;
             let mut line = String::new();
             std::io::stdin()
                 .read_line(&mut line)
@@ -722,6 +791,8 @@ async fn run_provider(command: ProviderCommand) -> anyhow::Result<()> {
                 kind,
                 base_url,
                 secret: line.trim().to_owned(),
+                account,
+                key_retention,
             };
             let ledger = open_ledger(&database, &secret).await?.with_egress(egress.policy());
             ledger.set_provider_connection(&tenant, &Actor::system("cli"), connection).await?;

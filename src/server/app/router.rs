@@ -28,7 +28,6 @@ use crate::server::http::limits::{LimitSettings, Limits};
 use crate::server::http::listed::ListedRouter;
 use crate::server::http::state::AppState;
 use crate::server::http::{auth, ledger_api, mcp, metrics, provider_webhooks, security};
-use crate::server::sandbox::Sandbox;
 use crate::server::telemetry;
 
 /// How hard answers are gzipped: level 4 keeps nearly all of the gain at a small fraction of the
@@ -49,14 +48,14 @@ static ROUTES: std::sync::LazyLock<Vec<leptos_axum::AxumRouteListing>> =
 /// The whole HTTP surface, with each of `sandboxes` mounted at its path (`/sandbox`). Console pages
 /// need a session (signed-out requests go to `/login`); the session cookie is `Secure` when
 /// `secure_cookies`.
-pub fn router(state: AppState, sandboxes: &[(&str, &Sandbox)], secure_cookies: bool) -> Router {
+pub fn router(state: AppState, sandboxes: Vec<(&str, Router)>, secure_cookies: bool) -> Router {
     let routes = ROUTES.clone();
     let options = state.leptos_options.clone();
     let sessions = auth::session_layer(state.sessions.clone(), secure_cookies);
     let request_metrics = state.ledger.metrics().clone();
     let base = sandboxes
-        .iter()
-        .fold(Router::new(), |router, (path, sandbox)| router.nest_service(path, sandbox.router()));
+        .into_iter()
+        .fold(Router::new(), |router, (path, sandbox)| router.nest_service(path, sandbox));
     base.merge(http_routes(state.limits.clone()).into_router())
         .leptos_routes(&state, routes, move || shell(options.clone()))
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))

@@ -147,6 +147,7 @@ struct DemoSeed {
     sandbox: Sandbox,
     second_account_url: String,
     second_account_key: String,
+    accounts: Arc<demo::accounts::DemoAccounts>,
 }
 
 impl Application {
@@ -213,15 +214,19 @@ impl Application {
                     sandbox,
                     second_account_url: format!("http://{local_addr}{}", demo::SECOND_ACCOUNT_PATH),
                     second_account_key,
+                    accounts: Arc::new(demo::accounts::DemoAccounts::new()),
                 })
             })
             .flatten();
-        let mut sandboxes: Vec<(&str, &Sandbox)> = Vec::new();
+        let mut sandboxes: Vec<(&str, Router)> = Vec::new();
         if let Some(sandbox) = &sandbox {
-            sandboxes.push(("/sandbox", sandbox));
+            sandboxes.push(("/sandbox", sandbox.router()));
         }
         if let Some(account) = &second_account {
-            sandboxes.push((demo::SECOND_ACCOUNT_PATH, account));
+            sandboxes.push((demo::SECOND_ACCOUNT_PATH, account.router()));
+        }
+        if let Some(seed) = &demo_seed {
+            sandboxes.extend(seed.accounts.routers());
         }
         let limits = Limits::new(settings.limits);
         let state = AppState {
@@ -241,7 +246,7 @@ impl Application {
             .map(|every| (WebhookDispatcher::new(ledger.clone(), settings.webhook_retry_after), every));
         Ok(Self {
             listener,
-            router: router(state, &sandboxes, settings.secure_cookies),
+            router: router(state, sandboxes, settings.secure_cookies),
             local_addr,
             ledger,
             sessions,
@@ -299,7 +304,9 @@ impl Application {
                 }
             });
         }
-        if let Some(DemoSeed { executor, sandbox, second_account_url, second_account_key }) = self.demo {
+        if let Some(DemoSeed { executor, sandbox, second_account_url, second_account_key, accounts }) =
+            self.demo
+        {
             let mcp_url = format!("http://{}/mcp", self.local_addr);
             tokio::spawn(async move {
                 let progress = |step: &str| tracing::info!(step, "seeding the demo");
@@ -329,6 +336,10 @@ impl Application {
                     demo::seed_second_tenant(&executor, &second_account_url, &second_account_key).await
                 {
                     tracing::error!(error = %error, "could not seed the second demo tenant");
+                }
+                let console = mcp_url.trim_end_matches("/mcp");
+                if let Err(error) = accounts.seed(&executor, console).await {
+                    tracing::error!(error = %error, "could not seed the Adyen and PayPal demo tenants");
                 }
             });
         }

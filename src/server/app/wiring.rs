@@ -11,8 +11,8 @@ use crate::server::egress::EgressPolicy;
 use crate::server::ledger::executor::{Executor, RetryPolicy};
 use crate::server::ledger::secrets::{SecretBox, SecretKeyError};
 use crate::server::ledger::Ledger;
-use crate::server::providers::connector_for;
 use crate::server::providers::orders::order_source_for;
+use crate::server::providers::{connector_for, ConnectionSettings};
 use crate::server::store::Store;
 
 /// Where the server's own providers are, whom they serve, and how long to wait for them.
@@ -75,10 +75,12 @@ pub fn executor(ledger: Ledger, providers: &ProviderSettings) -> Executor {
         let Some(base_url) = base_url else { continue };
         let tenants: Vec<&str> = providers.tenants.iter().map(TenantId::as_str).collect();
         tracing::info!(%base_url, provider = name, ?tenants, "the server's own connection, for these tenants when they have none of their own");
-        if let Some(connector) = connector_for(kind, base_url, secret, timeout, &operator) {
+        let settings =
+            ConnectionSettings { kind, base_url, secret, account: None, timeout, egress: &operator };
+        if let Some(connector) = connector_for(&settings) {
             executor = executor.with_connector(name, connector);
         }
-        if let Some(orders) = order_source_for(kind, base_url, secret, timeout, &operator) {
+        if let Some(orders) = order_source_for(&settings) {
             executor = executor.with_orders(orders);
         }
     }

@@ -89,7 +89,7 @@ mod tests {
         ids::{Actor, OpId},
         params::CanonicalParams,
     };
-    use crate::server::ledger::{Ledger, RegisterRequest, DEFAULT_KEY_RETENTION};
+    use crate::server::ledger::{Ledger, RegisterRequest};
 
     async fn register(ledger: &Ledger, tenant: &TenantId, op_id: &str) {
         let request = RegisterRequest {
@@ -105,7 +105,7 @@ mod tests {
             on_behalf_of: None,
             server_sends: false,
             compensates: None,
-            key_retention: DEFAULT_KEY_RETENTION,
+            key_retention: None,
         };
         ledger.register(tenant, &Actor::agent("agent"), request).await.unwrap();
     }

@@ -1,10 +1,13 @@
 //! `POST /webhooks/providers/{tenant}/{connection}`: where a provider posts its events about a
 //! tenant's own connection (the URL the admin page shows, to paste into the provider's dashboard).
-//! Nothing is read before the signature is verified under the signing secret set for that
-//! connection: a bad or missing signature, an old timestamp or a connection without a secret is
-//! refused with 400 or 404 and changes nothing. A verified event is handed to the ledger, which
-//! stores it once and settles the operation it concerns by the provider's current word; the answer
-//! is 200 with what it came to, or 503 when the provider could not be asked (it sends again).
+//! Nothing is read before the event is verified with what is set for that connection: Stripe's
+//! `Stripe-Signature` under the endpoint's signing secret (within 5 minutes), each of Adyen's
+//! notification items by its HMAC under the webhook's HMAC key, PayPal's event by asking PayPal
+//! (`verify-webhook-signature`, with the webhook's id). A bad or missing signature, an old
+//! timestamp or a connection without a secret is refused with 400 or 404 and changes nothing. A
+//! verified event is handed to the ledger, which stores it once and settles the operation it
+//! concerns by the provider's word; the answer is 200 (Adyen's `[accepted]`), or 503 when the
+//! provider could not be asked (it sends again).
 
 use axum::{
     body::Bytes,
@@ -19,7 +22,7 @@ use super::state::AppState;
 use crate::domain::{connection::ProviderKind, ids::TenantId};
 use crate::server::clock::now;
 use crate::server::ledger::provider_events::EventError;
-use crate::server::providers::stripe_events;
+use crate::server::providers::{adyen_events, stripe_events};
 use crate::server::telemetry::cause_chain;
 
 fn refused(status: StatusCode, message: impl Into<String>) -> Response {
@@ -46,8 +49,14 @@ pub async fn receive(
             );
         }
     };
-    if kind != ProviderKind::Stripe {
-        return no_webhook();
+    let payload = String::from_utf8_lossy(&body).into_owned();
+    match kind {
+        ProviderKind::Stripe => {}
+        ProviderKind::Adyen => return adyen(&state, &tenant, &connection, &secret, &body, payload).await,
+        ProviderKind::PayPal => {
+            return paypal(&state, &tenant, &connection, &secret, &headers, &body, payload).await
+        }
+        ProviderKind::Services | ProviderKind::Orders => return no_webhook(),
     }
     let signature = headers.get("stripe-signature").and_then(|value| value.to_str().ok());
     if let Err(problem) = stripe_events::verify(&body, signature, &secret, now()) {
@@ -60,24 +69,123 @@ pub async fn receive(
             return refused(StatusCode::BAD_REQUEST, format!("The event was not accepted: {problem}."))
         }
     };
-    let payload = String::from_utf8_lossy(&body).into_owned();
     match state.executor.receive_stripe_event(&tenant, &connection, event, payload).await {
         Ok(processed) => {
             (StatusCode::OK, Json(json!({"received": true, "outcome": processed.outcome}))).into_response()
         }
-        Err(EventError::ProviderUnavailable { object, reason }) => {
+        Err(error) => not_now(&tenant, &connection, error),
+    }
+}
+
+/// The answer to an event that could not be processed now: 503, so that the provider sends it
+/// again.
+fn not_now(tenant: &TenantId, connection: &str, error: EventError) -> Response {
+    match error {
+        EventError::ProviderUnavailable { object, reason } => {
             tracing::warn!(%tenant, connection, object, reason, "a provider event waits for the provider");
             refused(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "The provider could not be asked about the event now; send it again later.",
             )
         }
-        Err(EventError::Ledger(error)) => {
+        EventError::InFlight { op_id } => {
+            tracing::info!(%tenant, connection, %op_id, "a provider event waits for the send in flight");
+            refused(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "The operation has a send in flight; send the event again later.",
+            )
+        }
+        EventError::Ledger(error) => {
             tracing::error!(error = %cause_chain(&error), "a provider event could not be processed");
             refused(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "The event could not be processed now; send it again later.",
             )
         }
+    }
+}
+
+/// An Adyen notification: every item verified by its HMAC under `hmac_key` before any is
+/// processed, then each processed once; `[accepted]` in answer.
+async fn adyen(
+    state: &AppState,
+    tenant: &TenantId,
+    connection: &str,
+    hmac_key: &str,
+    body: &[u8],
+    payload: String,
+) -> Response {
+    let items = match adyen_events::parse(body) {
+        Ok(items) => items,
+        Err(problem) => {
+            return refused(StatusCode::BAD_REQUEST, format!("The notification was not accepted: {problem}."))
+        }
+    };
+    if let Some(forged) = items.iter().find(|item| !item.verifies(hmac_key)) {
+        tracing::warn!(%tenant, connection, item = %forged.event_id(), "an Adyen notification item did not verify");
+        return refused(
+            StatusCode::BAD_REQUEST,
+            "The notification was not accepted: an item's HMAC signature does not match.",
+        );
+    }
+    for item in items {
+        if let Err(error) = state.executor.receive_adyen_item(tenant, connection, item, payload.clone()).await
+        {
+            return not_now(tenant, connection, error);
+        }
+    }
+    (StatusCode::OK, adyen_events::ACCEPTED).into_response()
+}
+
+/// A PayPal event: PayPal is asked whether it sent it (for the webhook `webhook_id`), then it is
+/// processed once.
+async fn paypal(
+    state: &AppState,
+    tenant: &TenantId,
+    connection: &str,
+    webhook_id: &str,
+    headers: &HeaderMap,
+    body: &[u8],
+    payload: String,
+) -> Response {
+    let Ok(event) = serde_json::from_slice::<serde_json::Value>(body) else {
+        return refused(StatusCode::BAD_REQUEST, "The event was not accepted: the body is not JSON.");
+    };
+    let connector = match state.executor.connector(tenant, connection).await {
+        Ok(Ok(connector)) => connector,
+        _ => {
+            return refused(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "The event could not be processed now; send it again later.",
+            )
+        }
+    };
+    let transmitted: Vec<(String, String)> = headers
+        .iter()
+        .filter(|(name, _)| name.as_str().starts_with("paypal-"))
+        .filter_map(|(name, value)| Some((name.as_str().to_owned(), value.to_str().ok()?.to_owned())))
+        .collect();
+    match connector.verify_webhook(&transmitted, &event, webhook_id).await {
+        Ok(true) => {}
+        Ok(false) => {
+            tracing::warn!(%tenant, connection, "a PayPal event was not confirmed by PayPal");
+            return refused(
+                StatusCode::BAD_REQUEST,
+                "The event was not accepted: PayPal does not confirm it sent it.",
+            );
+        }
+        Err(reason) => {
+            tracing::warn!(%tenant, connection, reason, "PayPal could not be asked about an event");
+            return refused(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "PayPal could not be asked about the event now; send it again later.",
+            );
+        }
+    }
+    match state.executor.receive_paypal_event(tenant, connection, event, payload).await {
+        Ok(processed) => {
+            (StatusCode::OK, Json(json!({"received": true, "outcome": processed.outcome}))).into_response()
+        }
+        Err(error) => not_now(tenant, connection, error),
     }
 }

@@ -25,6 +25,11 @@ pub struct NewConnection {
     pub kind: ProviderKind,
     pub base_url: String,
     pub secret: String,
+    /// What the connection names besides its secret: Adyen's merchant account, PayPal's client id.
+    pub account: Option<String>,
+    /// How long the provider remembers an idempotency key, where it is not the provider's
+    /// published window.
+    pub key_retention: Option<chrono::Duration>,
 }
 
 impl std::fmt::Debug for NewConnection {
@@ -33,6 +38,8 @@ impl std::fmt::Debug for NewConnection {
             .field("name", &self.name)
             .field("kind", &self.kind)
             .field("base_url", &self.base_url)
+            .field("account", &self.account)
+            .field("key_retention", &self.key_retention)
             .finish_non_exhaustive()
     }
 }
@@ -49,6 +56,25 @@ async fn check(connection: &NewConnection, egress: &EgressPolicy) -> Result<(), 
         .map_err(|why| LedgerError::Invalid(format!("The base URL is refused: {why}.")))?;
     if connection.secret.trim().is_empty() {
         return Err(LedgerError::Invalid("The secret key is empty.".into()));
+    }
+    let account = connection.account.as_deref().map(str::trim).filter(|account| !account.is_empty());
+    match (connection.kind, account) {
+        (ProviderKind::Adyen, None) => {
+            return Err(LedgerError::Invalid("An Adyen account names its merchant account.".into()))
+        }
+        (ProviderKind::PayPal, None) => {
+            return Err(LedgerError::Invalid("A PayPal account names its REST app's client id.".into()))
+        }
+        (kind, Some(_)) if !kind.needs_account() => {
+            return Err(LedgerError::Invalid(format!(
+                "A {} account names no account besides its secret.",
+                kind.as_str()
+            )))
+        }
+        _ => {}
+    }
+    if connection.key_retention.is_some_and(|retention| retention <= chrono::Duration::zero()) {
+        return Err(LedgerError::Invalid("How long keys are remembered must be more than nothing.".into()));
     }
     Ok(())
 }
@@ -76,6 +102,11 @@ impl Ledger {
             base_url: connection.base_url.trim_end_matches('/').to_owned(),
             updated_by: actor.name.clone(),
             updated_at: now(),
+            account: connection
+                .account
+                .map(|account| account.trim().to_owned())
+                .filter(|account| !account.is_empty()),
+            key_retention: connection.key_retention,
             sealed_webhook_secret: None,
         };
         let evidence = json!({

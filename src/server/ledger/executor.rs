@@ -12,16 +12,20 @@ use std::time::{Duration, Instant};
 
 use super::{Ledger, LedgerError};
 use crate::domain::{
-    connection::{ORDERS_PROVIDER, REFUNDS_PROVIDER},
+    connection::{ProviderKind, ORDERS_PROVIDER, REFUNDS_PROVIDER},
     failure::FailureClass,
     ids::{Actor, AttemptNumber, OpId, TenantId},
     machine::{AttemptOutcome, Command, State},
+    money::Money,
     operation::{AttemptReport, CommittedOperation, OperationRecord, RetryBudget},
     policy::rule_requiring_approval,
 };
 use crate::server::clock::now;
 use crate::server::providers::orders::{order_source_for, Order, OrderSource};
-use crate::server::providers::{connector_for, Checked, Connector, Sent};
+use crate::server::providers::{connector_for, Checked, ConnectionSettings, Connector, Sent};
+
+/// How long the executor waits for a tenant's shop when it reads an order to check a refund.
+const SHOP_WAIT: Duration = Duration::from_secs(5);
 
 /// How many sends one run may make and how long it may take.
 #[derive(Debug, Clone)]
@@ -159,13 +163,16 @@ impl Executor {
             Ok(secret) => secret,
             Err(error) => return Ok(Some(Err(error.to_string()))),
         };
-        let (kind, base_url, timeout) =
-            (connection.kind, connection.base_url.as_str(), self.provider_timeout);
-        let egress = self.ledger.egress();
-        let built = Arc::new(Built {
-            connector: connector_for(kind, base_url, &secret, timeout, egress),
-            orders: order_source_for(kind, base_url, &secret, timeout, egress),
-        });
+        let settings = ConnectionSettings {
+            kind: connection.kind,
+            base_url: &connection.base_url,
+            secret: &secret,
+            account: connection.account.as_deref(),
+            timeout: self.provider_timeout,
+            egress: self.ledger.egress(),
+        };
+        let built =
+            Arc::new(Built { connector: connector_for(&settings), orders: order_source_for(&settings) });
         cache.insert(key, (connection.updated_at, built.clone()));
         Ok(Some(Ok(built)))
     }
@@ -188,6 +195,30 @@ impl Executor {
                 .cloned()
                 .ok_or_else(|| format!("no {provider} provider is connected for tenant {tenant}")),
         })
+    }
+
+    /// The connection `tenant`'s refunds go through, with the kind of provider it is: its own
+    /// `stripe` connection, else another of its own that performs refunds (`adyen`, `paypal`),
+    /// else the server's `stripe` when it serves the tenant; `None` when it has none.
+    pub async fn refund_provider(
+        &self,
+        tenant: &TenantId,
+    ) -> Result<Option<(String, ProviderKind)>, LedgerError> {
+        let mut own: Vec<(String, ProviderKind)> = self
+            .ledger
+            .store
+            .provider_connections(tenant)
+            .await?
+            .into_iter()
+            .filter(|connection| connection.kind.action_for("refund").is_some())
+            .map(|connection| (connection.name, connection.kind))
+            .collect();
+        own.sort_by_key(|(name, _)| name != REFUNDS_PROVIDER);
+        if let Some(first) = own.into_iter().next() {
+            return Ok(Some(first));
+        }
+        let served = self.served_by_the_server(tenant) && self.connectors.contains_key(REFUNDS_PROVIDER);
+        Ok(served.then(|| (REFUNDS_PROVIDER.to_owned(), ProviderKind::Stripe)))
     }
 
     /// Where `tenant`'s orders are read: its own `orders` connection, else the Stripe account that
@@ -299,6 +330,11 @@ impl Executor {
                 )))
             }
         };
+        if let (Some(amount), false) = (amount, connector.kind().capabilities().payment_read) {
+            if let Some(refusal) = self.left_by_the_ledger(tenant, operation, amount).await? {
+                return Ok(refusal);
+            }
+        }
         let rules: Vec<_> =
             self.ledger.store.approval_rules(tenant).await?.into_iter().map(|record| record.rule).collect();
         let unapproved = operation.snapshot.approval.is_none();
@@ -309,6 +345,55 @@ impl Executor {
             ))),
             _ => Ok(SendCheck::Allowed),
         }
+    }
+
+    /// For a provider whose payment cannot be read (Adyen): whether `amount` is at most what is
+    /// left of the payment as the shop's order and this ledger know it: what the order was paid,
+    /// less every refund of it this ledger holds that moved or may have moved money (succeeded,
+    /// accepted, in flight or unknown). `None` when it is; a refusal or why it could not be told
+    /// otherwise.
+    async fn left_by_the_ledger(
+        &self,
+        tenant: &TenantId,
+        operation: &OperationRecord,
+        amount: Money,
+    ) -> Result<Option<SendCheck>, LedgerError> {
+        let order = match self.order_of_subject(tenant, &operation.subject, SHOP_WAIT).await {
+            Ok(order) => order,
+            Err(reason) => {
+                return Ok(Some(SendCheck::Unavailable(format!(
+                    "the shop's order could not be read: {reason}"
+                ))))
+            }
+        };
+        let payment = operation.params.as_value().get("payment").and_then(serde_json::Value::as_str);
+        if payment != Some(order.payment_intent.as_str()) || order.currency != amount.currency.as_str() {
+            return Ok(Some(SendCheck::Refused(format!(
+                "the refund names another payment or currency than order {} was paid with ({} in {})",
+                order.id, order.payment_intent, order.currency
+            ))));
+        }
+        let subject = std::slice::from_ref(&operation.subject);
+        let others = self.ledger.reads().subjects_operations(tenant, subject).await?;
+        let refunded: i64 = others
+            .iter()
+            .filter(|other| other.op_id != operation.op_id && other.provider == operation.provider)
+            .filter(|other| {
+                other.kind == "refund" && (other.state == State::Succeeded || other.state.is_uncertain())
+            })
+            .filter_map(|other| other.amount.filter(|money| money.currency == amount.currency))
+            .map(|money| money.minor)
+            .sum();
+        let left = order.paid_minor() - refunded;
+        if amount.minor > left {
+            return Ok(Some(SendCheck::Refused(format!(
+                "the refund of {amount} is more than the {} left of order {}, as the shop's order and this ledger's refunds of it say ({} cannot be asked)",
+                Money::new(left.max(0), amount.currency),
+                order.id,
+                operation.provider
+            ))));
+        }
+        Ok(None)
     }
 
     /// Sends the operation's open attempt and records its outcome. Nothing is sent without a

@@ -33,7 +33,7 @@ use super::store::records::{
 use super::store::{Reads, Store, StoreError};
 use crate::domain::{
     audit::{AuditEntry, AuditRecord},
-    connection::server_kind_of,
+    connection::{fitted_key, server_kind_of, ProviderKind},
     ids::{check_subject, Actor, OpId, TenantId},
     machine::{decide, Command, Rejection, Snapshot, State},
     operation::{AttemptReport, CommittedOperation, OperationHistory},
@@ -42,15 +42,19 @@ use crate::domain::{
 };
 use secrets::SecretBox;
 
+/// What an operation's provider is, as far as recording it needs: the kind of its connection, and
+/// how long it remembers keys where the operator said so.
+struct Downstream {
+    kind: Option<ProviderKind>,
+    key_retention: Option<Duration>,
+}
+
 /// How often a command is re-decided after losing a race before the caller is told to retry.
 const MAX_RACES: usize = 16;
 
 /// The longest an audit entry waits for its place in the chain while the server runs: the sealer
 /// seals every entry committed since its last pass this often.
 pub const SEALING_DELAY: std::time::Duration = std::time::Duration::from_secs(1);
-
-/// Stripe remembers an idempotency key for at least 24 hours.
-pub const DEFAULT_KEY_RETENTION: Duration = Duration::hours(24);
 
 /// A request to record an operation.
 #[derive(Debug, Clone)]
@@ -68,7 +72,10 @@ pub struct RegisterRequest {
     /// The server sends it (a tool call, a console action, a compensation), not the caller.
     pub server_sends: bool,
     pub compensates: Option<OpId>,
-    pub key_retention: Duration,
+    /// How long the provider remembers the operation's key, when the caller knows better than
+    /// the provider's published window (an agent that sends through an account of its own);
+    /// `None` for the window of the provider the operation is recorded at.
+    pub key_retention: Option<Duration>,
 }
 
 /// What registering did.
@@ -346,7 +353,7 @@ impl Ledger {
             on_behalf_of: None,
             server_sends: true,
             compensates: original.compensates,
-            key_retention: original.snapshot.key_retention,
+            key_retention: None,
         };
         self.record(tenant, actor, request, Some((failed.clone(), reason)), answer).await
     }
@@ -370,7 +377,15 @@ impl Ledger {
             }
         }
         let fingerprint = request.params.fingerprint();
-        let action = self.bound_action(tenant, &request.provider, &request.kind).await?;
+        let downstream = self.downstream(tenant, &request.provider).await?;
+        let action = downstream.kind.and_then(|kind| kind.action_for(&request.kind)).map(str::to_owned);
+        let capabilities = downstream.kind.map(ProviderKind::capabilities);
+        let key_retention = request
+            .key_retention
+            .or(downstream.key_retention)
+            .or(capabilities.map(|capabilities| capabilities.key_retention))
+            .unwrap_or(ProviderKind::Stripe.capabilities().key_retention);
+        let key_max_len = capabilities.map_or(usize::MAX, |capabilities| capabilities.key_max_len);
         let rules: Vec<ApprovalRule> =
             self.store.approval_rules(tenant).await?.into_iter().map(|record| record.rule).collect();
         let needs_approval = requires_approval(
@@ -380,7 +395,7 @@ impl Ledger {
             request.params.money("amount"),
         );
         let snapshot =
-            Snapshot::new(&request.requested_by, fingerprint.clone(), needs_approval, request.key_retention);
+            Snapshot::new(&request.requested_by, fingerprint.clone(), needs_approval, key_retention);
         let registered = OperationStep { at, action: "register", from: None, to: snapshot.state, reason };
         let audit = Self::operation_entry(
             tenant,
@@ -402,7 +417,7 @@ impl Ledger {
         let new = NewOperation {
             tenant: tenant.clone(),
             op_id: request.op_id.clone(),
-            idempotency_key: request.op_id.downstream_key(tenant),
+            idempotency_key: fitted_key(&request.op_id.downstream_key(tenant), key_max_len),
             kind: request.kind,
             subject,
             provider: request.provider,
@@ -452,21 +467,18 @@ impl Ledger {
         }
     }
 
-    /// What the server would do sending an operation of `kind` at `provider` for `tenant`: the
-    /// action its connector performs for that kind (the tenant's own connection of that name, or
-    /// the server's), or `None` when it performs nothing of the sort, so that the server never
-    /// sends it. This, never the kind's label, is what the approval policy is applied to.
-    async fn bound_action(
-        &self,
-        tenant: &TenantId,
-        provider: &str,
-        kind: &str,
-    ) -> Result<Option<String>, LedgerError> {
-        let connection_kind = match self.store.provider_connection(tenant, provider).await? {
-            Some(connection) => Some(connection.kind),
-            None => server_kind_of(provider),
-        };
-        Ok(connection_kind.and_then(|connection| connection.action_for(kind)).map(str::to_owned))
+    /// What an operation at `provider` of `tenant` is recorded against: the kind of the provider's
+    /// connection (the tenant's own of that name, else the server's), from which it is bound to
+    /// the action the connector performs for its kind (never to the kind's label: the approval
+    /// policy is applied to that action), gets its key within the provider's length, and the time
+    /// the provider remembers that key (the connection's own, where the operator set one).
+    async fn downstream(&self, tenant: &TenantId, provider: &str) -> Result<Downstream, LedgerError> {
+        Ok(match self.store.provider_connection(tenant, provider).await? {
+            Some(connection) => {
+                Downstream { kind: Some(connection.kind), key_retention: connection.key_retention }
+            }
+            None => Downstream { kind: server_kind_of(provider), key_retention: None },
+        })
     }
 
     /// Decides `command` by `actor` on one operation and commits the result with its audit entry;

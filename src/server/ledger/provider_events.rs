@@ -14,9 +14,10 @@ use super::LedgerError;
 use crate::domain::{
     ids::{Actor, OpId, TenantId},
     machine::{Command, ProviderStatus, State},
-    operation::AttemptReport,
+    operation::{AttemptReport, OperationRecord},
 };
 use crate::server::clock::now;
+use crate::server::providers::adyen_events::AdyenItem;
 use crate::server::providers::stripe_events::StripeEvent;
 use crate::server::store::records::{EventReceipt, NewProviderEvent};
 
@@ -34,6 +35,11 @@ pub struct EventOutcome {
 pub enum EventError {
     #[error("the provider could not be asked about {object}: {reason}")]
     ProviderUnavailable { object: String, reason: String },
+    /// The operation the event settles has a send in flight whose answer the provider's event
+    /// cannot replace (Adyen: the answer only says the refund was received): the provider is
+    /// asked to send the event again, when the send's answer is recorded.
+    #[error("{op_id} has a send in flight")]
+    InFlight { op_id: OpId },
     #[error(transparent)]
     Ledger(#[from] LedgerError),
 }
@@ -50,7 +56,6 @@ impl Executor {
         event: StripeEvent,
         payload: String,
     ) -> Result<EventOutcome, EventError> {
-        let store = &self.ledger().store;
         let received = NewProviderEvent {
             tenant: tenant.clone(),
             connection: connection.to_owned(),
@@ -60,36 +65,8 @@ impl Executor {
             payload,
             received_at: now(),
         };
-        if let EventReceipt::Processed { outcome } =
-            store.receive_provider_event(received).await.map_err(LedgerError::from)?
-        {
-            return Ok(EventOutcome { outcome: format!("already processed: {outcome}"), op_id: None });
-        }
-        let processed = self.process_stripe_event(tenant, connection, &event).await?;
-        store
-            .finish_provider_event(
-                tenant,
-                connection,
-                &event.id,
-                &processed.outcome,
-                processed.op_id.as_ref(),
-            )
+        self.receive_once(tenant, connection, received, self.process_stripe_event(tenant, connection, &event))
             .await
-            .map_err(LedgerError::from)?;
-        if processed.op_id.is_none() {
-            let evidence = json!({
-                "connection": connection,
-                "event": event.id,
-                "type": event.event_type,
-                "object": event.object_id,
-                "outcome": processed.outcome,
-            });
-            self.ledger()
-                .record_action(tenant, &webhook_actor(connection), "receive_provider_event", evidence)
-                .await
-                .map_err(LedgerError::from)?;
-        }
-        Ok(processed)
     }
 
     async fn process_stripe_event(
@@ -129,40 +106,58 @@ impl Executor {
         if operation.provider != connection || !operation.created(metadata) {
             return unmatched(format!("refund {object} was not made by {op_id} of this connection"));
         }
-        let settled = |outcome: String| Ok(EventOutcome { outcome, op_id: Some(op_id.clone()) });
-        let state = operation.snapshot.state;
-        let status = refund.status;
-        match state {
-            State::Accepted | State::Unknown | State::NeedsReview => {}
-            State::Submitted => {
-                return settled(format!(
-                    "{op_id} has a send in flight; its answer, or the reconciler after it, records refund {object} ({})",
-                    status.as_str()
-                ))
-            }
-            settled_already => {
-                return settled(format!(
-                    "{op_id} is already {}; Stripe says refund {object} is {}",
-                    settled_already.label(),
-                    status.as_str()
-                ))
-            }
-        }
-        if state == State::Accepted && matches!(status, ProviderStatus::Pending { needs_action: false }) {
-            return settled(format!("{op_id} stays accepted: refund {object} is still pending at Stripe"));
-        }
-        let needs_action = matches!(status, ProviderStatus::Pending { needs_action: true });
         let evidence = format!(
             "Stripe event {} ({}); GET /v1/refunds/{object} says {}",
             event.id,
             event.event_type,
-            status.as_str()
+            refund.status.as_str()
         );
+        self.settle_by_event(tenant, connection, &operation, &refund.external_id, refund.status, evidence)
+            .await
+    }
+
+    /// Settles `operation` by what its provider says of the object `object` (`status`), as a
+    /// lookup would: recorded when the operation is accepted, unknown or waiting for review; one
+    /// still pending and already accepted changes nothing; one waiting for someone to act goes to
+    /// people; a send in flight or a settled operation is left as it is, with what the provider
+    /// said kept with the event.
+    async fn settle_by_event(
+        &self,
+        tenant: &TenantId,
+        connection: &str,
+        operation: &OperationRecord,
+        object: &str,
+        status: ProviderStatus,
+        evidence: String,
+    ) -> Result<EventOutcome, EventError> {
+        let op_id = &operation.op_id;
+        let settled = |outcome: String| Ok(EventOutcome { outcome, op_id: Some(op_id.clone()) });
+        let state = operation.snapshot.state;
+        match state {
+            State::Accepted | State::Unknown | State::NeedsReview => {}
+            State::Submitted => return settled(format!(
+                "{op_id} has a send in flight; its answer, or the reconciler after it, records {object} ({})",
+                status.as_str()
+            )),
+            settled_already => {
+                if settled_already == State::Succeeded && matches!(status, ProviderStatus::Failed { .. }) {
+                    tracing::warn!(%tenant, %op_id, object, "the provider says a refund that succeeded failed afterwards");
+                }
+                return settled(format!(
+                    "{op_id} is already {}; the provider says {object} is {}",
+                    settled_already.label(),
+                    status.as_str()
+                ));
+            }
+        }
+        if state == State::Accepted && matches!(status, ProviderStatus::Pending { needs_action: false }) {
+            return settled(format!("{op_id} stays accepted: {object} is still pending at the provider"));
+        }
+        let needs_action = matches!(status, ProviderStatus::Pending { needs_action: true });
         let actor = webhook_actor(connection);
-        let command = Command::ConfirmFound { external_id: refund.external_id, evidence, status };
+        let command = Command::ConfirmFound { external_id: object.to_owned(), evidence, status };
         let ledger = self.ledger();
-        let mut after = match ledger.execute(tenant, &op_id, command, &actor, AttemptReport::default()).await
-        {
+        let mut after = match ledger.execute(tenant, op_id, command, &actor, AttemptReport::default()).await {
             Ok(committed) => committed.operation.snapshot.state,
             Err(LedgerError::Rejected(refusal)) => {
                 return settled(format!("nothing changed for {op_id}: {}", refusal.message))
@@ -170,17 +165,177 @@ impl Executor {
             Err(error) => return Err(error.into()),
         };
         if needs_action && after == State::Accepted {
-            let reason = format!("Stripe says refund {object} waits for someone to act (requires_action)");
-            let escalated = ledger.execute(
-                tenant,
-                &op_id,
-                Command::Escalate { reason },
-                &actor,
-                AttemptReport::default(),
-            );
+            let reason = format!("the provider says {object} waits for someone to act");
+            let escalated =
+                ledger.execute(tenant, op_id, Command::Escalate { reason }, &actor, AttemptReport::default());
             after = escalated.await?.operation.snapshot.state;
         }
-        settled(format!("{op_id} is now {} (refund {object})", after.label()))
+        settled(format!("{op_id} is now {} ({object})", after.label()))
+    }
+
+    /// Stores `event_id` of `connection` once, and processes it with `process` unless it was
+    /// processed before; an event about no operation is kept in the audit trail too.
+    async fn receive_once(
+        &self,
+        tenant: &TenantId,
+        connection: &str,
+        received: NewProviderEvent,
+        process: impl std::future::Future<Output = Result<EventOutcome, EventError>>,
+    ) -> Result<EventOutcome, EventError> {
+        let store = &self.ledger().store;
+        let (event_id, event_type, object) =
+            (received.event_id.clone(), received.event_type.clone(), received.object_id.clone());
+        if let EventReceipt::Processed { outcome } =
+            store.receive_provider_event(received).await.map_err(LedgerError::from)?
+        {
+            return Ok(EventOutcome { outcome: format!("already processed: {outcome}"), op_id: None });
+        }
+        let processed = process.await?;
+        store
+            .finish_provider_event(
+                tenant,
+                connection,
+                &event_id,
+                &processed.outcome,
+                processed.op_id.as_ref(),
+            )
+            .await
+            .map_err(LedgerError::from)?;
+        if processed.op_id.is_none() {
+            let evidence = json!({"connection": connection, "event": event_id, "type": event_type, "object": object, "outcome": processed.outcome});
+            self.ledger()
+                .record_action(tenant, &webhook_actor(connection), "receive_provider_event", evidence)
+                .await
+                .map_err(LedgerError::from)?;
+        }
+        Ok(processed)
+    }
+
+    /// Receives one item of an Adyen notification to `tenant`'s connection `connection`, verified:
+    /// Adyen cannot be asked about a refund, so the signed item itself is its word, and it is
+    /// never dropped: while the operation's send is in flight it waits for Adyen to send it again. A `REFUND`
+    /// settles the operation whose key is its merchantReference (succeeded, or failed with
+    /// Adyen's reason); a `REFUND_FAILED` fails one still unsettled. Once per item.
+    #[tracing::instrument(skip_all, fields(tenant = %tenant, connection, event = %item.event_id()))]
+    pub async fn receive_adyen_item(
+        &self,
+        tenant: &TenantId,
+        connection: &str,
+        item: AdyenItem,
+        payload: String,
+    ) -> Result<EventOutcome, EventError> {
+        let received = NewProviderEvent {
+            tenant: tenant.clone(),
+            connection: connection.to_owned(),
+            event_id: item.event_id(),
+            event_type: item.event_code.clone(),
+            object_id: Some(item.psp_reference.clone()),
+            payload,
+            received_at: now(),
+        };
+        let process = async {
+            let unmatched = |outcome: String| Ok(EventOutcome { outcome, op_id: None });
+            let status = match (item.event_code.as_str(), item.success) {
+                ("REFUND", true) => ProviderStatus::Succeeded,
+                ("REFUND", false) | ("REFUND_FAILED", _) => ProviderStatus::Failed {
+                    reason: if item.reason.trim().is_empty() {
+                        item.event_code.to_lowercase()
+                    } else {
+                        item.reason.clone()
+                    },
+                },
+                (other, _) => {
+                    return unmatched(format!("not followed: {other} is not about a refund's outcome"))
+                }
+            };
+            let reads = self.ledger().reads();
+            let operation =
+                reads.operation_by_key(tenant, &item.merchant_reference).await.map_err(LedgerError::from)?;
+            let Some(operation) = operation.filter(|operation| operation.provider == connection) else {
+                return unmatched(format!(
+                    "refund {} names no operation of this connection",
+                    item.psp_reference
+                ));
+            };
+            if operation.snapshot.state == State::Submitted {
+                return Err(EventError::InFlight { op_id: operation.op_id });
+            }
+            let evidence = format!(
+                "Adyen {} notification for {} (payment {}), success {}{}",
+                item.event_code,
+                item.psp_reference,
+                item.original_reference,
+                item.success,
+                if item.reason.is_empty() { String::new() } else { format!(", reason {}", item.reason) }
+            );
+            self.settle_by_event(tenant, connection, &operation, &item.psp_reference, status, evidence).await
+        };
+        self.receive_once(tenant, connection, received, process).await
+    }
+
+    /// Receives a PayPal event posted to `tenant`'s connection `connection`, which PayPal has just
+    /// confirmed it sent: a `PAYMENT.CAPTURE.REFUNDED` (and the other refund events) settles the
+    /// operation whose key is the refund's `custom_id`, by the refund as PayPal holds it now.
+    #[tracing::instrument(skip_all, fields(tenant = %tenant, connection))]
+    pub async fn receive_paypal_event(
+        &self,
+        tenant: &TenantId,
+        connection: &str,
+        event: serde_json::Value,
+        payload: String,
+    ) -> Result<EventOutcome, EventError> {
+        let text =
+            |pointer: &str| event.pointer(pointer).and_then(serde_json::Value::as_str).map(str::to_owned);
+        let event_type = text("/event_type").unwrap_or_default();
+        let received = NewProviderEvent {
+            tenant: tenant.clone(),
+            connection: connection.to_owned(),
+            event_id: text("/id").unwrap_or_default(),
+            event_type: event_type.clone(),
+            object_id: text("/resource/id"),
+            payload,
+            received_at: now(),
+        };
+        let process = async {
+            let unmatched = |outcome: String| Ok(EventOutcome { outcome, op_id: None });
+            if !matches!(
+                event_type.as_str(),
+                "PAYMENT.CAPTURE.REFUNDED" | "PAYMENT.REFUND.PENDING" | "PAYMENT.REFUND.FAILED"
+            ) {
+                return unmatched(format!("not followed: {event_type} is not about a refund"));
+            }
+            let Some(refund_id) = text("/resource/id") else {
+                return unmatched("the event names no refund".into());
+            };
+            let connector = match self.connector(tenant, connection).await? {
+                Ok(connector) => connector,
+                Err(reason) => return unmatched(format!("not processed: {reason}")),
+            };
+            let refund = match connector.object(&refund_id).await {
+                Ok(Some(refund)) => refund,
+                Ok(None) => return unmatched(format!("PayPal has no refund {refund_id}")),
+                Err(reason) => return Err(EventError::ProviderUnavailable { object: refund_id, reason }),
+            };
+            let key = refund
+                .metadata
+                .get("custom_id")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            let reads = self.ledger().reads();
+            let operation = reads.operation_by_key(tenant, &key).await.map_err(LedgerError::from)?;
+            let Some(operation) = operation.filter(|operation| operation.provider == connection) else {
+                return unmatched(format!("refund {refund_id} names no operation of this connection"));
+            };
+            let evidence = format!(
+                "PayPal event {} ({event_type}); GET /v2/payments/refunds/{refund_id} says {}",
+                text("/id").unwrap_or_default(),
+                refund.status.as_str()
+            );
+            self.settle_by_event(tenant, connection, &operation, &refund.external_id, refund.status, evidence)
+                .await
+        };
+        self.receive_once(tenant, connection, received, process).await
     }
 }
 

@@ -282,39 +282,35 @@ impl Reconciler {
         if operation.snapshot.state == State::Accepted {
             return self.follow_accepted(tenant, operation, connector.as_ref()).await;
         }
+        let settled = self.settle_unknown(tenant, operation, connector.as_ref()).await?;
+        if settled.snapshot.state == State::Accepted {
+            return self.schedule_next_check(tenant, &settled, Duration::zero(), now()).await;
+        }
+        Ok(settled)
+    }
+
+    /// Settles an unknown operation by its provider's means: a lookup by its op id, or, where the
+    /// provider cannot be asked, a re-send with the same key within its window.
+    async fn settle_unknown(
+        &self,
+        tenant: &TenantId,
+        operation: OperationRecord,
+        connector: &dyn Connector,
+    ) -> Result<OperationRecord, LedgerError> {
+        let op_id = &operation.op_id.clone();
+        if !connector.kind().capabilities().lookup {
+            let evidence = format!(
+                "{} cannot be asked about it; a re-send with the same key within its window is answered with the first result",
+                connector.kind().as_str()
+            );
+            return self.resend_or_escalate(tenant, operation, connector, &evidence).await;
+        }
         match connector.look_up(&operation).await {
             Lookup::Found { external_id, status, evidence } => {
                 self.record_found(tenant, op_id, external_id, status, evidence).await
             }
             Lookup::NotFound { evidence } => {
-                if let Err(refusal) =
-                    check(&operation.snapshot, CommandKind::ResendSameKey, &self.actor, now())
-                {
-                    let reason = format!("{evidence}. {}", refusal.message);
-                    return self.execute(tenant, op_id, Command::Escalate { reason }).await;
-                }
-                match self.executor.may_send(tenant, &operation, connector.as_ref()).await? {
-                    SendCheck::Allowed => {
-                        let ledger = self.executor.ledger();
-                        let report = self.executor.resend_report();
-                        let resent = ledger
-                            .execute(tenant, op_id, Command::ResendSameKey, &self.actor, report)
-                            .await?;
-                        let sent = self
-                            .executor
-                            .send_allowed_attempt(tenant, &resent.operation, connector.as_ref())
-                            .await?;
-                        Ok(sent.operation)
-                    }
-                    SendCheck::Refused(refusal) => {
-                        let reason = format!("{evidence}. opledger will not send it again: {refusal}");
-                        self.execute(tenant, op_id, Command::Escalate { reason }).await
-                    }
-                    SendCheck::Unavailable(reason) => {
-                        tracing::warn!(%reason, "not re-sent before the provider's facts are read; next pass");
-                        Ok(operation)
-                    }
-                }
+                self.resend_or_escalate(tenant, operation, connector, &evidence).await
             }
             Lookup::Unavailable { reason } => {
                 let hopeless = operation.snapshot.last_failure == Some(FailureClass::ServerError)
@@ -327,6 +323,41 @@ impl Reconciler {
                     tracing::warn!(%reason, "lookup failed; trying again on the next pass");
                     Ok(operation)
                 }
+            }
+        }
+    }
+
+    /// Re-sends an unknown operation with the same key and its stored parameters while the provider
+    /// still remembers the key and they agree with the provider's facts and the approval policy;
+    /// otherwise hands it to people with `evidence` and the reason.
+    async fn resend_or_escalate(
+        &self,
+        tenant: &TenantId,
+        operation: OperationRecord,
+        connector: &dyn Connector,
+        evidence: &str,
+    ) -> Result<OperationRecord, LedgerError> {
+        let op_id = &operation.op_id;
+        if let Err(refusal) = check(&operation.snapshot, CommandKind::ResendSameKey, &self.actor, now()) {
+            let reason = format!("{evidence}. {}", refusal.message);
+            return self.execute(tenant, op_id, Command::Escalate { reason }).await;
+        }
+        match self.executor.may_send(tenant, &operation, connector).await? {
+            SendCheck::Allowed => {
+                let ledger = self.executor.ledger();
+                let report = self.executor.resend_report();
+                let resent =
+                    ledger.execute(tenant, op_id, Command::ResendSameKey, &self.actor, report).await?;
+                let sent = self.executor.send_allowed_attempt(tenant, &resent.operation, connector).await?;
+                Ok(sent.operation)
+            }
+            SendCheck::Refused(refusal) => {
+                let reason = format!("{evidence}. opledger will not send it again: {refusal}");
+                self.execute(tenant, op_id, Command::Escalate { reason }).await
+            }
+            SendCheck::Unavailable(reason) => {
+                tracing::warn!(%reason, "not re-sent before the provider's facts are read; next pass");
+                Ok(operation)
             }
         }
     }
@@ -376,6 +407,18 @@ impl Reconciler {
         let accepted_at = operation.accepted_at.unwrap_or(operation.updated_at);
         let pending_for = at - accepted_at;
         let limit = self.pending_limit(connector.kind());
+        if !connector.kind().capabilities().lookup {
+            if pending_for < limit {
+                return self.schedule_next_check(tenant, &operation, pending_for, at).await;
+            }
+            let reason = format!(
+                "{} accepted it {} ago and cannot be asked about it; no outcome came by its webhook within the {} limit",
+                connector.kind().as_str(),
+                words_for(pending_for),
+                words_for(limit)
+            );
+            return self.execute(tenant, op_id, Command::Escalate { reason }).await;
+        }
         match ask_provider(connector, &operation, external_id.as_deref()).await {
             Lookup::Found {
                 external_id, status: ProviderStatus::Pending { needs_action: false }, ..

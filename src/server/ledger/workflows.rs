@@ -9,7 +9,7 @@
 
 use super::executor::{ask_provider, Executor, SendCheck};
 use super::requests::ConsoleRequest;
-use super::{LedgerError, RegisterRequest, Registration, DEFAULT_KEY_RETENTION};
+use super::{LedgerError, RegisterRequest, Registration};
 use crate::domain::{
     compensation::{intent, still_offered, Compensation},
     ids::{Actor, ActorKind, OpId, TenantId},
@@ -307,8 +307,15 @@ pub async fn compensate(
             earlier.join(", ")
         )));
     }
+    let mut provider = planned.provider.to_owned();
     let params = match compensation {
         Compensation::RefundLineItem => {
+            let (refunds_at, kind) = executor.refund_provider(tenant).await?.ok_or_else(|| {
+                LedgerError::Invalid(format!(
+                    "No refund provider is connected for tenant {tenant}; nothing was sent."
+                ))
+            })?;
+            provider = refunds_at;
             let orders = executor.orders(tenant).await?.map_err(LedgerError::Invalid)?;
             let order_id = planned.params["order"].as_str().unwrap_or_default();
             let order = orders.order(order_id).await.map_err(|reason| {
@@ -320,7 +327,7 @@ pub async fn compensate(
                 .as_ref()
                 .and_then(|o| planned.params["line_item"].as_str().and_then(|i| o.line_item(i)));
             match (&order, item) {
-                (Some(order), Some(item)) => refund_params(order, item),
+                (Some(order), Some(item)) => refund_params(kind, order, item),
                 _ => {
                     return Err(LedgerError::Invalid(format!(
                         "Order {order_id} or its line item is not in this tenant's shop; nothing was sent."
@@ -335,13 +342,13 @@ pub async fn compensate(
         op_id: op_id.clone(),
         kind: planned.kind.to_owned(),
         subject: operation.subject.clone(),
-        provider: planned.provider.to_owned(),
+        provider,
         params: CanonicalParams::from_value(params).map_err(|e| LedgerError::Invalid(e.to_string()))?,
         requested_by: actor.name.clone(),
         compensates: Some(original.clone()),
         on_behalf_of: None,
         server_sends: true,
-        key_retention: DEFAULT_KEY_RETENTION,
+        key_retention: None,
     };
     let answer = console_request.answered(format!(
         "Recorded {op_id} to compensate {original}; its page shows whether it was sent or waits for approval."

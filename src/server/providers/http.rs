@@ -1,5 +1,7 @@
-//! The HTTP exchange every connector shares: a form-encoded `POST` under an `Idempotency-Key`,
-//! classified into an outcome, and a `GET` for lookups and orders; each one a `provider_call` span.
+//! The HTTP exchange every connector shares: a `POST` (form-encoded or JSON) under an idempotency
+//! key header, classified into an outcome, and a `GET` for lookups and orders; each one a
+//! `provider_call` span. How a provider is authenticated (a bearer secret, an API key header, an
+//! OAuth token) and how its error answers name their code are the connector's to say.
 
 use serde_json::Value;
 use std::time::{Duration, Instant};
@@ -11,10 +13,36 @@ use crate::domain::operation::AttemptReport;
 use crate::domain::{failure::classify_http_answer, failure::FailureClass, machine::AttemptOutcome};
 use crate::server::egress::EgressPolicy;
 
-/// A provider's API: which kind it is, its base URL, the secret key sent as a bearer token, and a
-/// client that gives up on an answer after the timeout (and on connecting after at most 5 s),
-/// reaching only what the egress policy allows and following no redirect; or, when the policy
-/// refuses the base URL, why, and every request fails without leaving.
+/// How a request proves who sends it.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Credentials<'a> {
+    /// `Authorization: Bearer <secret>` (Stripe, the services, a shop's orders; PayPal's token).
+    Bearer(&'a str),
+    /// A header of its own carrying the secret (Adyen's `X-API-Key`).
+    Header(&'static str, &'a str),
+}
+
+/// What a `POST` carries.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Body<'a> {
+    Form(&'a [(String, String)]),
+    Json(&'a Value),
+}
+
+/// How one provider's answers are read: the outcome of an object a 2xx answer holds, by its
+/// status, and the code an error answer gives (Stripe's `error.code`, Adyen's `errorCode`,
+/// PayPal's `details[0].issue`).
+#[derive(Clone, Copy)]
+pub(super) struct Reading {
+    pub outcome: fn(&Value) -> AttemptOutcome,
+    pub error_code: fn(&Value) -> Option<String>,
+    pub error_message: fn(&Value) -> Option<String>,
+}
+
+/// A provider's API: which kind it is, its base URL, the secret, and a client that gives up on
+/// an answer after the timeout (and on connecting after at most 5 s), reaching only what the
+/// egress policy allows and following no redirect; or, when the policy refuses the base URL, why,
+/// and every request fails without leaving.
 pub(super) struct Endpoint {
     provider: ProviderKind,
     base_url: String,
@@ -37,8 +65,28 @@ impl Endpoint {
         Self { provider, base_url, secret_key: secret_key.to_owned(), client }
     }
 
-    /// Sends `form` to `path` once, under `idempotency_key` (see [`post_form`]); `read` turns the
-    /// object a 2xx answer holds into the outcome, by its status.
+    /// The secret this endpoint was built with.
+    pub(super) fn secret(&self) -> &str {
+        &self.secret_key
+    }
+
+    /// The secret as a bearer token.
+    pub(super) fn bearer(&self) -> Credentials<'_> {
+        Credentials::Bearer(&self.secret_key)
+    }
+
+    /// The client, or why the egress policy refuses this endpoint.
+    pub(super) fn client(&self) -> Result<&reqwest::Client, String> {
+        self.client.as_ref().map_err(Clone::clone)
+    }
+
+    /// The full URL of `path`.
+    pub(super) fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base_url)
+    }
+
+    /// Sends `form` to `path` once, under `Idempotency-Key: <idempotency_key>`, with the secret as a
+    /// bearer token; `read` turns the object a 2xx answer holds into the outcome, by its status.
     pub(super) async fn post_form(
         &self,
         path: &str,
@@ -46,7 +94,24 @@ impl Endpoint {
         form: &[(String, String)],
         read: fn(&Value) -> AttemptOutcome,
     ) -> Sent {
-        let url = format!("{}{path}", self.base_url);
+        let reading =
+            Reading { outcome: read, error_code: stripe_error_code, error_message: stripe_error_message };
+        self.post(path, ("Idempotency-Key", idempotency_key), Body::Form(form), self.bearer(), &[], reading)
+            .await
+    }
+
+    /// Sends `body` to `path` once, under `key` (`(header, value)`), proving who sends it with
+    /// `credentials` and adding `headers`, and classifies what came back (see [`post`]).
+    pub(super) async fn post(
+        &self,
+        path: &str,
+        key: (&str, &str),
+        body: Body<'_>,
+        credentials: Credentials<'_>,
+        headers: &[(&str, &str)],
+        reading: Reading,
+    ) -> Sent {
+        let url = self.url(path);
         let client = match &self.client {
             Ok(client) => client,
             Err(refused) => {
@@ -55,10 +120,16 @@ impl Endpoint {
                 return failed(FailureClass::Forbidden, report);
             }
         };
-        let call = self.call_span("POST", &url, Some(idempotency_key));
-        let sent = post_form(client, &url, &self.secret_key, idempotency_key, form, read)
-            .instrument(call.clone())
-            .await;
+        let call = self.call_span("POST", &url, Some(key.1));
+        let mut request = authenticated(client.post(&url), credentials).header(key.0, key.1);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        request = match body {
+            Body::Form(form) => request.form(form),
+            Body::Json(json) => request.json(json),
+        };
+        let sent = post(request, reading).instrument(call.clone()).await;
         call.record("http.response.status_code", sent.report.http_status);
         call.record("outcome", sent.outcome.as_str());
         sent
@@ -66,21 +137,29 @@ impl Endpoint {
 
     /// `GET path?query` as JSON (see [`get_json`]).
     pub(super) async fn get_json(&self, path: &str, query: &[(&str, &str)]) -> Result<Value, String> {
-        self.fetch_json(path, query).await?.ok_or_else(|| "the lookup answered 404 Not Found".into())
+        self.fetch_json(path, query, self.bearer())
+            .await?
+            .ok_or_else(|| "the lookup answered 404 Not Found".into())
     }
 
     /// `GET path` as JSON, or `None` when the provider answers 404.
     pub(super) async fn get_json_or_missing(&self, path: &str) -> Result<Option<Value>, String> {
-        self.fetch_json(path, &[]).await
+        self.fetch_json(path, &[], self.bearer()).await
     }
 
-    /// `GET path?query` as JSON in a `provider_call` span, or `None` when the provider answers 404
-    /// (see [`get_json`]).
-    async fn fetch_json(&self, path: &str, query: &[(&str, &str)]) -> Result<Option<Value>, String> {
-        let url = format!("{}{path}", self.base_url);
-        let client = self.client.as_ref().map_err(Clone::clone)?;
+    /// `GET path?query` as JSON with `credentials` in a `provider_call` span, or `None` when the
+    /// provider answers 404 (see [`get_json`]).
+    pub(super) async fn fetch_json(
+        &self,
+        path: &str,
+        query: &[(&str, &str)],
+        credentials: Credentials<'_>,
+    ) -> Result<Option<Value>, String> {
+        let url = self.url(path);
+        let client = self.client()?;
         let call = self.call_span("GET", &url, None);
-        let answer = get_json(client, &url, &self.secret_key, query).instrument(call.clone()).await;
+        let request = authenticated(client.get(&url), credentials).query(query);
+        let answer = get_json(request).instrument(call.clone()).await;
         call.record(
             "outcome",
             match &answer {
@@ -95,7 +174,7 @@ impl Endpoint {
     /// The span of one exchange with the provider: which provider, the method and the URL's path
     /// (never its query, nor the secret key), the idempotency key a send goes under; the answer's
     /// status and what it came to are recorded when it comes.
-    fn call_span(&self, method: &str, url: &str, idempotency_key: Option<&str>) -> tracing::Span {
+    pub(super) fn call_span(&self, method: &str, url: &str, idempotency_key: Option<&str>) -> tracing::Span {
         let path = reqwest::Url::parse(url).map(|url| url.path().to_owned()).unwrap_or_default();
         tracing::info_span!(
             "provider_call",
@@ -110,29 +189,31 @@ impl Endpoint {
     }
 }
 
+fn authenticated(request: reqwest::RequestBuilder, credentials: Credentials<'_>) -> reqwest::RequestBuilder {
+    match credentials {
+        Credentials::Bearer(token) => request.bearer_auth(token),
+        Credentials::Header(name, secret) => request.header(name, secret),
+    }
+}
+
+fn stripe_error_code(body: &Value) -> Option<String> {
+    body.pointer("/error/code").and_then(Value::as_str).map(str::to_owned)
+}
+
+fn stripe_error_message(body: &Value) -> Option<String> {
+    body.pointer("/error/message").and_then(Value::as_str).map(str::to_owned)
+}
+
 pub(super) fn failed(failure: FailureClass, report: AttemptReport) -> Sent {
     Sent { outcome: AttemptOutcome::Failed { failure }, report }
 }
 
-/// Sends `form` to `url` once, under `idempotency_key`, and classifies what came back: a refused
-/// connection was not sent; no answer in time is a timeout; an error answer by its status and
-/// error code; a 2xx by the status of the object it holds, which `read` says (accepted is not done).
-async fn post_form(
-    client: &reqwest::Client,
-    url: &str,
-    secret_key: &str,
-    idempotency_key: &str,
-    form: &[(String, String)],
-    read: fn(&Value) -> AttemptOutcome,
-) -> Sent {
+/// Sends `request` once and classifies what came back: a refused connection was not sent; no
+/// answer in time is a timeout; an error answer by its status and error code; a 2xx by the status
+/// of the object it holds, which `reading` says (accepted is not done).
+async fn post(request: reqwest::RequestBuilder, reading: Reading) -> Sent {
     let started = Instant::now();
-    let answer = client
-        .post(url)
-        .bearer_auth(secret_key)
-        .header("Idempotency-Key", idempotency_key)
-        .form(form)
-        .send()
-        .await;
+    let answer = request.send().await;
     let latency_ms = Some(u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX));
     let response = match answer {
         Ok(response) => response,
@@ -160,12 +241,12 @@ async fn post_form(
             return failed(FailureClass::Timeout, report);
         }
     };
-    let error_code = body.pointer("/error/code").and_then(Value::as_str);
+    let error_code = (reading.error_code)(&body);
     let mut report =
         AttemptReport { http_status: Some(status), latency_ms, retry_after_s, ..Default::default() };
-    match classify_http_answer(status, error_code, retry_after_s) {
+    match classify_http_answer(status, error_code.as_deref(), retry_after_s) {
         None => {
-            let outcome = read(&body);
+            let outcome = (reading.outcome)(&body);
             report.external_id = outcome.external_id().map(str::to_owned);
             if let AttemptOutcome::FailedAtProvider { reason, .. } = &outcome {
                 report.error = Some(reason.clone());
@@ -173,27 +254,16 @@ async fn post_form(
             Sent { outcome, report }
         }
         Some(class) => {
-            report.error = body.pointer("/error/message").and_then(Value::as_str).map(str::to_owned);
+            report.error = (reading.error_message)(&body).or(error_code);
             failed(class, report)
         }
     }
 }
 
-/// `GET url?query` as JSON (`None` for a 404), or why it could not be had; the answer's status is
-/// recorded on the current span (the call's).
-async fn get_json(
-    client: &reqwest::Client,
-    url: &str,
-    secret_key: &str,
-    query: &[(&str, &str)],
-) -> Result<Option<Value>, String> {
-    let response = client
-        .get(url)
-        .bearer_auth(secret_key)
-        .query(query)
-        .send()
-        .await
-        .map_err(|error| format!("the lookup failed: {error}"))?;
+/// Sends `request` and reads its answer as JSON (`None` for a 404), or why it could not be had;
+/// the answer's status is recorded on the current span (the call's).
+async fn get_json(request: reqwest::RequestBuilder) -> Result<Option<Value>, String> {
+    let response = request.send().await.map_err(|error| format!("the lookup failed: {error}"))?;
     tracing::Span::current().record("http.response.status_code", response.status().as_u16());
     if response.status() == reqwest::StatusCode::NOT_FOUND {
         return Ok(None);

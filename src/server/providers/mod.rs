@@ -2,14 +2,19 @@
 //! and stored parameters, looks it up again by its op id, and maps every answer onto the domain's
 //! failure classes; and the order sources the tools read a tenant's orders from. They know the domain, not the store.
 
+mod adyen;
+pub mod adyen_events;
 mod http;
 pub mod orders;
+mod paypal;
 mod services;
 mod stripe;
 pub mod stripe_events;
 
 use async_trait::async_trait;
 
+pub use adyen::AdyenConnector;
+pub use paypal::{paypal_value, PayPalConnector};
 pub use services::ServicesConnector;
 pub use stripe::StripeConnector;
 
@@ -31,21 +36,32 @@ fn metadata_fields(operation: &OperationRecord) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The connector for an API of `kind` at `base_url`, authenticating with `secret_key`, giving up
-/// waiting for an answer after `timeout` and reaching only what `egress` allows; `None` for a
-/// shop's orders endpoint, which sends nothing.
-pub fn connector_for(
-    kind: ProviderKind,
-    base_url: &str,
-    secret_key: &str,
-    timeout: Duration,
-    egress: &EgressPolicy,
-) -> Option<Arc<dyn Connector>> {
+/// What a connection is built from: the kind of API, where it is, its secret, the account it
+/// names besides (Adyen's merchant account, PayPal's client id), how long to wait for an answer,
+/// and what it may reach.
+pub struct ConnectionSettings<'a> {
+    pub kind: ProviderKind,
+    pub base_url: &'a str,
+    pub secret: &'a str,
+    pub account: Option<&'a str>,
+    pub timeout: Duration,
+    pub egress: &'a EgressPolicy,
+}
+
+/// The connector a connection's settings describe; `None` for a shop's orders endpoint, which
+/// sends nothing.
+pub fn connector_for(settings: &ConnectionSettings) -> Option<Arc<dyn Connector>> {
+    let ConnectionSettings { kind, base_url, secret, account, timeout, egress } = *settings;
+    let account = account.unwrap_or_default();
     match kind {
-        ProviderKind::Stripe => Some(Arc::new(StripeConnector::new(base_url, secret_key, timeout, egress))),
-        ProviderKind::Services => {
-            Some(Arc::new(ServicesConnector::new(base_url, secret_key, timeout, egress)))
+        ProviderKind::Stripe => Some(Arc::new(StripeConnector::new(base_url, secret, timeout, egress))),
+        ProviderKind::Adyen => {
+            Some(Arc::new(AdyenConnector::new(base_url, secret, account, timeout, egress)))
         }
+        ProviderKind::PayPal => {
+            Some(Arc::new(PayPalConnector::new(base_url, secret, account, timeout, egress)))
+        }
+        ProviderKind::Services => Some(Arc::new(ServicesConnector::new(base_url, secret, timeout, egress))),
         ProviderKind::Orders => None,
     }
 }
@@ -114,6 +130,18 @@ pub trait Connector: Send + Sync {
     /// (an accepted operation followed until it settles). Without a read by id, a lookup.
     async fn follow(&self, operation: &OperationRecord, _external_id: &str) -> Lookup {
         self.look_up(operation).await
+    }
+
+    /// Asks the provider whether `event`, posted to a webhook with `headers`, is its own: PayPal's
+    /// `verify-webhook-signature`, for the webhook `webhook_id`. Providers whose webhooks are
+    /// verified otherwise (a signature under a shared secret) cannot be asked.
+    async fn verify_webhook(
+        &self,
+        _headers: &[(String, String)],
+        _event: &serde_json::Value,
+        _webhook_id: &str,
+    ) -> Result<bool, String> {
+        Err(format!("{} webhooks are not verified by asking the provider", self.kind().as_str()))
     }
 
     /// The object the provider holds under `external_id`, as it stands now (`None` when it has

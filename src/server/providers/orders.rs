@@ -9,12 +9,11 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::Arc;
-use std::time::Duration;
 
 use super::http::Endpoint;
+use super::ConnectionSettings;
 use crate::domain::connection::ProviderKind;
 use crate::domain::money::{Currency, Money};
-use crate::server::egress::EgressPolicy;
 
 /// One line of an order, with what the customer paid for it in minor units.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,6 +29,9 @@ pub struct Order {
     pub id: String,
     /// ISO 4217, upper case.
     pub currency: String,
+    /// The provider's reference of the payment: a Stripe PaymentIntent (`pi_…`), an Adyen
+    /// payment's pspReference, a PayPal capture id. Shops may send it as `payment` too.
+    #[serde(alias = "payment")]
     pub payment_intent: String,
     pub line_items: Vec<LineItem>,
 }
@@ -52,11 +54,18 @@ impl Order {
     }
 }
 
-/// The parameters of the refund of one line item, the same whoever asks for it (an agent's tool,
-/// a compensation, the demo), so that one intent always has one fingerprint.
-pub fn refund_params(order: &Order, item: &LineItem) -> Value {
+/// The parameters of the refund of one line item at a provider of `kind`, the same whoever asks
+/// for it (an agent's tool, a compensation, the demo), so that one intent always has one
+/// fingerprint: the payment under the name the provider gives it (`payment_intent` at Stripe,
+/// `payment` at Adyen, `capture` at PayPal), the amount paid for the item, the order and the item.
+pub fn refund_params(kind: ProviderKind, order: &Order, item: &LineItem) -> Value {
+    let payment = match kind {
+        ProviderKind::Adyen => "payment",
+        ProviderKind::PayPal => "capture",
+        ProviderKind::Stripe | ProviderKind::Services | ProviderKind::Orders => "payment_intent",
+    };
     serde_json::json!({
-        "payment_intent": order.payment_intent,
+        (payment): order.payment_intent,
         "amount": {"minor": item.amount_minor, "currency": order.currency},
         "order": order.id,
         "line_item": item.id,
@@ -72,20 +81,16 @@ pub trait OrderSource: Send + Sync {
     async fn order(&self, id: &str) -> Result<Option<Order>, String>;
 }
 
-/// The order source for a connection of `kind`: a Stripe account's Checkout, or a shop's own
-/// orders endpoint, reaching only what `egress` allows; `None` for kinds that hold no orders.
-pub fn order_source_for(
-    kind: ProviderKind,
-    base_url: &str,
-    secret_key: &str,
-    timeout: Duration,
-    egress: &EgressPolicy,
-) -> Option<Arc<dyn OrderSource>> {
-    let endpoint = Endpoint::new(kind, base_url, secret_key, timeout, egress);
+/// The order source a connection's settings describe: a Stripe account's Checkout, or a shop's
+/// own orders endpoint; `None` for kinds that hold no orders (a shop on Adyen or PayPal keeps its
+/// orders in its own system: an `orders` connection).
+pub fn order_source_for(settings: &ConnectionSettings) -> Option<Arc<dyn OrderSource>> {
+    let ConnectionSettings { kind, base_url, secret, timeout, egress, .. } = *settings;
+    let endpoint = || Endpoint::new(kind, base_url, secret, timeout, egress);
     match kind {
-        ProviderKind::Stripe => Some(Arc::new(CheckoutOrders { endpoint })),
-        ProviderKind::Orders => Some(Arc::new(ShopOrders { endpoint })),
-        ProviderKind::Services => None,
+        ProviderKind::Stripe => Some(Arc::new(CheckoutOrders { endpoint: endpoint() })),
+        ProviderKind::Orders => Some(Arc::new(ShopOrders { endpoint: endpoint() })),
+        ProviderKind::Services | ProviderKind::Adyen | ProviderKind::PayPal => None,
     }
 }
 

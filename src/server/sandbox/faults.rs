@@ -3,12 +3,12 @@
 //! lets one pattern (`refund-1043-*`) catch every tenant's key for those operations.
 
 use axum::{extract::State, http::StatusCode, response::IntoResponse, Json};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::Sandbox;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FaultKind {
     /// Commit the request, then never answer: the caller times out.
@@ -118,18 +118,29 @@ fn matches_any(pattern: &str, names: &[&str]) -> bool {
     names.iter().any(|name| glob_matches(pattern, name))
 }
 
+/// Takes one use of the first of `faults` of `kinds` whose pattern matches one of `names`.
+pub(super) fn take(faults: &mut Vec<Fault>, names: &[&str], kinds: &[FaultKind]) -> Option<Fault> {
+    let index = faults.iter().position(|f| kinds.contains(&f.fault) && matches_any(&f.pattern, names))?;
+    let fault = faults[index].clone();
+    faults[index].times -= 1;
+    if faults[index].times == 0 {
+        faults.remove(index);
+    }
+    Some(fault)
+}
+
+/// Whether `fault` may be set: used at least once, and a status to settle to that exists.
+pub(super) fn check(fault: &Fault) -> Result<(), String> {
+    if fault.times == 0 {
+        return Err("times must be at least 1".into());
+    }
+    settled_status(fault.then.as_deref()).map(|_| ())
+}
+
 impl Sandbox {
     /// Takes one use of the first fault of `kinds` whose pattern matches one of `names`.
     pub(super) fn take_fault(&self, names: &[&str], kinds: &[FaultKind]) -> Option<Fault> {
-        let mut state = self.lock();
-        let index =
-            state.faults.iter().position(|f| kinds.contains(&f.fault) && matches_any(&f.pattern, names))?;
-        let fault = state.faults[index].clone();
-        state.faults[index].times -= 1;
-        if state.faults[index].times == 0 {
-            state.faults.remove(index);
-        }
-        Some(fault)
+        take(&mut self.lock().faults, names, kinds)
     }
 
     /// The lag set for one of `names`, without using the fault up (a lag applies to every lookup).
@@ -145,10 +156,7 @@ impl Sandbox {
 }
 
 pub(super) async fn add_fault(State(sandbox): State<Sandbox>, Json(fault): Json<Fault>) -> impl IntoResponse {
-    if fault.times == 0 {
-        return (StatusCode::BAD_REQUEST, Json(json!({"error": {"message": "times must be at least 1"}})));
-    }
-    if let Err(problem) = settled_status(fault.then.as_deref()) {
+    if let Err(problem) = check(&fault) {
         return (StatusCode::BAD_REQUEST, Json(json!({"error": {"message": problem}})));
     }
     let summary = json!({"match": fault.pattern, "times": fault.times, "ms": fault.ms});

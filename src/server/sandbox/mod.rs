@@ -9,11 +9,13 @@
 //! (see [`webhooks`]). It makes the demo
 //! and the tests real with no account anywhere; two sandboxes are two accounts.
 
+pub mod adyen;
 mod events;
 mod faults;
 mod idempotency;
 pub mod orders;
 mod payments;
+pub mod paypal;
 mod services;
 mod webhooks;
 

@@ -111,6 +111,14 @@ pub trait Reads: Send + Sync {
         op_id: &OpId,
     ) -> Result<Option<OperationRecord>, StoreError>;
 
+    /// The operation of `tenant` sent under the idempotency key `key` (what a provider's webhook
+    /// names it by: Adyen's merchantReference, PayPal's custom_id).
+    async fn operation_by_key(
+        &self,
+        tenant: &TenantId,
+        key: &str,
+    ) -> Result<Option<OperationRecord>, StoreError>;
+
     /// An operation with its attempts, external references and audit trail.
     async fn operation_history(
         &self,

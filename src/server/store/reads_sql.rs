@@ -39,6 +39,17 @@ macro_rules! store_reads {
                 row.map(OperationRow::into_record).transpose()
             }
 
+            async fn operation_by_key(&self, tenant: &TenantId, key: &str) -> Result<Option<OperationRecord>, StoreError> {
+                let row: Option<OperationRow> = sqlx::query_as(&format!(
+                    "select {OPERATION_COLUMNS} from operations where tenant = $1 and idempotency_key = $2"
+                ))
+                .bind(tenant.as_str())
+                .bind(key)
+                .fetch_optional(&self.pool)
+                .await?;
+                row.map(OperationRow::into_record).transpose()
+            }
+
             async fn operation_history(&self, tenant: &TenantId, op_id: &OpId) -> Result<Option<OperationHistory>, StoreError> {
                 let mut connection = self.pool.acquire().await?;
                 history_in(&mut connection, tenant, op_id).await

@@ -201,6 +201,11 @@ pub struct ProviderConnectionRecord {
     pub secret_last4: String,
     pub updated_by: String,
     pub updated_at: DateTime<Utc>,
+    /// What it names besides its secret: Adyen's merchant account, PayPal's client id.
+    pub account: Option<String>,
+    /// How long its provider remembers an idempotency key, where the operator says otherwise than
+    /// the provider's published window.
+    pub key_retention: Option<chrono::Duration>,
     /// The signing secret of the provider's webhooks to this connection, sealed, once set.
     pub sealed_webhook_secret: Option<String>,
 }

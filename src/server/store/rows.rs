@@ -1342,16 +1342,19 @@ pub(super) struct ProviderConnectionRow {
     secret_last4: String,
     updated_by: String,
     updated_at_us: i64,
+    account: Option<String>,
+    key_retention_s: Option<i64>,
     sealed_webhook_secret: Option<String>,
 }
 
 /// The columns a connection is written with; it is read with its webhook signing secret besides
 /// ([`PROVIDER_CONNECTION_READ`]).
 pub(super) const PROVIDER_CONNECTION_COLUMNS: &str =
-    "tenant, name, kind, base_url, sealed_secret, secret_last4, updated_by, updated_at_us";
+    "tenant, name, kind, base_url, sealed_secret, secret_last4, updated_by, updated_at_us, account, key_retention_s";
 
 pub(super) const PROVIDER_CONNECTION_READ: &str =
-    "tenant, name, kind, base_url, sealed_secret, secret_last4, updated_by, updated_at_us, sealed_webhook_secret";
+    "tenant, name, kind, base_url, sealed_secret, secret_last4, \
+    updated_by, updated_at_us, account, key_retention_s, sealed_webhook_secret";
 
 impl ProviderConnectionRow {
     pub(super) fn into_record(self) -> Result<ProviderConnectionRecord, StoreError> {
@@ -1364,6 +1367,8 @@ impl ProviderConnectionRow {
             secret_last4: self.secret_last4,
             updated_by: self.updated_by,
             updated_at: time(self.updated_at_us)?,
+            account: self.account,
+            key_retention: self.key_retention_s.map(chrono::Duration::seconds),
             sealed_webhook_secret: self.sealed_webhook_secret,
         })
     }

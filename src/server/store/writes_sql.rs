@@ -284,10 +284,11 @@ macro_rules! store_writes {
                 let tenant = &connection.tenant;
                 let mut tx = begin_write_creating(self, &tenant, connection.updated_at).await?;
                 sqlx::query(&format!(
-                    "insert into provider_connections ({PROVIDER_CONNECTION_COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8) \
+                    "insert into provider_connections ({PROVIDER_CONNECTION_COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) \
                      on conflict (tenant, name) do update set kind = excluded.kind, base_url = excluded.base_url, \
                      sealed_secret = excluded.sealed_secret, secret_last4 = excluded.secret_last4, \
-                     updated_by = excluded.updated_by, updated_at_us = excluded.updated_at_us"
+                     updated_by = excluded.updated_by, updated_at_us = excluded.updated_at_us, \
+                     account = excluded.account, key_retention_s = excluded.key_retention_s"
                 ))
                 .bind(tenant.as_str())
                 .bind(&connection.name)
@@ -297,6 +298,8 @@ macro_rules! store_writes {
                 .bind(&connection.secret_last4)
                 .bind(&connection.updated_by)
                 .bind(micros(connection.updated_at))
+                .bind(&connection.account)
+                .bind(connection.key_retention.map(|retention| retention.num_seconds()))
                 .execute(&mut *tx)
                 .await?;
                 append_audit(&mut tx, tenant, vec![audit]).await?;

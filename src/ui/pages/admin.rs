@@ -212,7 +212,7 @@ fn ProviderAccounts() -> impl IntoView {
     view! {
         <section class="panel" data-testid="provider-accounts">
             <h2>"Provider accounts"</h2>
-            <p class="muted">"This tenant's own accounts: refunds at "<code>"stripe"</code>" and after-sale tickets and pickups at "<code>"sandbox"</code>" go to them. Without one, only a tenant the operator gave the server's own account to (--default-tenant) can send anything. Base URLs must be public https addresses, unless the operator allowed more. A secret is sealed when it is saved and never shown again, only its last four characters."</p>
+            <p class="muted">"This tenant's own accounts: refunds at "<code>"stripe"</code>", "<code>"adyen"</code>" or "<code>"paypal"</code>", the shop's orders at "<code>"orders"</code>", and after-sale tickets and pickups at "<code>"sandbox"</code>" go to them. Without one, only a tenant the operator gave the server's own account to (--default-tenant) can send anything. Base URLs must be public https addresses, unless the operator allowed more. A secret is sealed when it is saved and never shown again, only its last four characters."</p>
             <Transition>
                 {move || Suspend::new(async move {
                     let csrf = viewer.await.ok().flatten().map(|v| v.csrf).unwrap_or_default();
@@ -243,7 +243,7 @@ fn ConnectionList(
     view! {
         <div class="table-wrap">
         <table class="table" data-testid="connections">
-            <thead><tr><th scope="col">"Provider"</th><th scope="col">"Kind"</th><th scope="col">"Base URL"</th><th scope="col">"Secret"</th><th scope="col">"Set"</th><th scope="col">"Provider's webhooks"</th><th scope="col">"Actions"</th></tr></thead>
+            <thead><tr><th scope="col">"Provider"</th><th scope="col">"Kind"</th><th scope="col">"Base URL"</th><th scope="col">"Secret"</th><th scope="col">"Keys remembered"</th><th scope="col">"Set"</th><th scope="col">"Provider's webhooks"</th><th scope="col">"Actions"</th></tr></thead>
             <tbody>
                 {connections.into_iter().map(|c| {
                     let csrf = csrf.clone();
@@ -253,7 +253,11 @@ fn ConnectionList(
                             <td>{c.name.clone()}</td>
                             <td>{c.kind}</td>
                             <td><code>{c.base_url}</code></td>
-                            <td><code>"…"{c.secret_last4}</code></td>
+                            <td>
+                                <code>"…"{c.secret_last4}</code>
+                                {c.account.map(|account| view! { <div class="muted small">"account "<code>{account}</code></div> })}
+                            </td>
+                            <td>{c.key_retention}</td>
                             <td>{c.updated_by}" "<Time at=c.updated_at/></td>
                             <td data-testid="provider-webhook">
                                 <code class="break">{c.webhook_url}</code>
@@ -265,7 +269,7 @@ fn ConnectionList(
                                 <ActionForm action=set_webhook_secret attr:class="inline-form" attr:data-answer-to="accounts-result">
                                     <input type="hidden" name="csrf" value=webhook_csrf/>
                                     <input type="hidden" name="name" value=webhook_name/>
-                                    <label>"Signing secret"<input type="password" name="secret" required autocomplete="off" placeholder="whsec_…" size="12"/></label>
+                                    <label>{c.webhook_secret_name}<input type="password" name="secret" required autocomplete="off" size="12"/></label>
                                     <button type="submit" class="button button-quiet">"Save secret"</button>
                                 </ActionForm>
                             </td>
@@ -300,6 +304,9 @@ fn SetConnectionForm(set: ServerAction<SetProviderConnection>, csrf: String) -> 
             </label>
             <label>"Base URL"<input type="url" name="base_url" required placeholder="https://api.stripe.com" size="28" autocomplete="off"/></label>
             <label>"Secret key"<input type="password" name="secret" required autocomplete="off"/></label>
+            <label>"Account"<input type="text" name="account" placeholder="Adyen merchant account, PayPal client id" size="24" autocomplete="off" aria-describedby="account-hint"/></label>
+            <label>"Keys remembered"<input type="text" name="key_retention" placeholder="the provider's window" size="12" autocomplete="off" aria-describedby="account-hint"/></label>
+            <p class="muted small hint" id="account-hint">"Adyen names a merchant account and PayPal the REST app's client id (its secret is the secret key); Stripe and the others none. Set how long keys are remembered (7d, 48h) only when the account's contract differs from the provider's window: 24 hours at Stripe, 31 days at Adyen, 45 days at PayPal."</p>
             <div class="filter-actions"><button type="submit" class="button">"Save account"</button></div>
         </ActionForm>
     }

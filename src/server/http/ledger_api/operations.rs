@@ -27,7 +27,7 @@ use crate::domain::{
 };
 use crate::server::clock::now;
 use crate::server::http::state::AppState;
-use crate::server::ledger::{RegisterRequest, Registration, DEFAULT_KEY_RETENTION};
+use crate::server::ledger::{RegisterRequest, Registration};
 
 /// A request to record an operation before anything is sent.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -86,8 +86,8 @@ impl RegisterBody {
             .map(|c| OpId::parse(&c).map_err(|e| ApiError::Invalid(format!("compensates: {e}"))))
             .transpose()?;
         let key_retention = match self.key_retention_s {
-            None => DEFAULT_KEY_RETENTION,
-            Some(seconds) if seconds >= 1 => Duration::seconds(i64::from(seconds)),
+            None => None,
+            Some(seconds) if seconds >= 1 => Some(Duration::seconds(i64::from(seconds))),
             Some(_) => return Err(ApiError::Invalid("key_retention_s must be at least 1".into())),
         };
         Ok(RegisterRequest {

@@ -31,7 +31,7 @@ use crate::domain::{
     wording::{concerns_line_item, tell, Described},
 };
 use crate::server::http::state::AppState;
-use crate::server::ledger::{RegisterRequest, Registration, DEFAULT_KEY_RETENTION};
+use crate::server::ledger::{RegisterRequest, Registration};
 use crate::server::providers::orders::{refund_params, LineItem, Order};
 
 pub fn routes() -> ListedRouter<AppState> {
@@ -141,9 +141,14 @@ pub async fn refund_item(
     caller: Caller,
     ApiJson(request): ApiJson<RefundRequest>,
 ) -> Result<Json<ToolAnswer>, ApiError> {
+    let Some((provider, kind)) = state.executor.refund_provider(&caller.tenant).await? else {
+        return Err(ApiError::NotConnected(format!(
+            "no refund provider is connected for tenant {}; nothing was recorded or sent",
+            caller.tenant
+        )));
+    };
     let (order, item) =
-        order_and_item(&state, &caller.tenant, REFUNDS_PROVIDER, &request.order_id, &request.line_item_id)
-            .await?;
+        order_and_item(&state, &caller.tenant, &provider, &request.order_id, &request.line_item_id).await?;
     let first = OpId::for_line_item("refund", &order.id, &item.id).map_err(ApiError::invalid)?;
     let currency = Currency::parse(&order.currency).map_err(ApiError::invalid)?;
     let subject = Subject {
@@ -151,7 +156,7 @@ pub async fn refund_item(
             kind: "refund",
             amount: Some(Money::new(item.amount_minor, currency)),
             item: Some(&item.name),
-            provider: REFUNDS_PROVIDER,
+            provider: &provider,
         },
         order_id: &order.id,
     };
@@ -175,8 +180,9 @@ pub async fn refund_item(
         ));
     }
     let op_id = latest_retry(&state, &caller.tenant, first).await?;
-    let params = CanonicalParams::from_value(refund_params(&order, &item)).map_err(ApiError::invalid)?;
-    let registration = registration(&caller, op_id, "refund", REFUNDS_PROVIDER, &order.id, params);
+    let params =
+        CanonicalParams::from_value(refund_params(kind, &order, &item)).map_err(ApiError::invalid)?;
+    let registration = registration(&caller, op_id, "refund", &provider, &order.id, params);
     Ok(Json(run(&state, &caller, registration, &subject).await?))
 }
 
@@ -212,7 +218,7 @@ fn registration(
         compensates: None,
         on_behalf_of: None,
         server_sends: true,
-        key_retention: DEFAULT_KEY_RETENTION,
+        key_retention: None,
     }
 }
 

@@ -10,7 +10,10 @@
 //! pickup failed, one of them compensated by cancelling its ticket (a cancellation whose first
 //! answer is lost). `serve --demo` runs it through the mounted sandbox; `opledger demo` (in
 //! `app::cli`) through a sandbox of its own, with a progress bar. `serve --demo` also seeds a
-//! second tenant with its own shop and Stripe account, whose op ids are the demo's.
+//! second tenant with its own shop and Stripe account, whose op ids are the demo's, and two more
+//! on Adyen and PayPal (see [`accounts`]).
+
+pub mod accounts;
 
 use serde_json::json;
 
@@ -19,7 +22,7 @@ use super::ledger::accounts::AccountError;
 use super::ledger::connections::NewConnection;
 use super::ledger::executor::Executor;
 use super::ledger::reconciler::Reconciler;
-use super::ledger::{Ledger, LedgerError, RegisterRequest, DEFAULT_KEY_RETENTION};
+use super::ledger::{Ledger, LedgerError, RegisterRequest};
 use super::providers::orders::{refund_params, LineItem, Order};
 use super::sandbox::orders::demo_order;
 use super::sandbox::{Fault, FaultKind, Sandbox, SandboxConfig};
@@ -78,7 +81,7 @@ fn refund_request(
     let item = order
         .line_item(line_item_id)
         .ok_or_else(|| LedgerError::Invalid(format!("no line item {line_item_id}")))?;
-    let mut params = refund_params(&order, item);
+    let mut params = refund_params(ProviderKind::Stripe, &order, item);
     if let Some(minor) = minor_override {
         params["amount"]["minor"] = json!(minor);
     }
@@ -94,7 +97,7 @@ fn refund_request(
         compensates: None,
         on_behalf_of: None,
         server_sends: false,
-        key_retention: DEFAULT_KEY_RETENTION,
+        key_retention: None,
     })
 }
 
@@ -153,7 +156,7 @@ pub async fn seed(
 
     progress("a sender that stopped, found only after its key expired");
     let mut expiring = refund_request("1060", "li_3", None)?;
-    expiring.key_retention = chrono::Duration::seconds(1);
+    expiring.key_retention = Some(chrono::Duration::seconds(1));
     let expiring_id = expiring.op_id.clone();
     ledger.register(&tenant, &agent, expiring).await?;
     ledger.execute(&tenant, &expiring_id, Command::BeginAttempt, &agent, AttemptReport::default()).await?;
@@ -292,7 +295,7 @@ fn service_request(
         compensates: None,
         on_behalf_of: None,
         server_sends: false,
-        key_retention: DEFAULT_KEY_RETENTION,
+        key_retention: None,
     })
 }
 
@@ -411,6 +414,8 @@ pub async fn seed_second_tenant(
         kind: ProviderKind::Stripe,
         base_url: base_url.into(),
         secret: secret_key.into(),
+        account: None,
+        key_retention: None,
     };
     ledger.set_provider_connection(&tenant, &Actor::system("demo"), connection).await?;
     send_account_events_to_console(ledger, &tenant, base_url, secret_key).await?;
@@ -422,13 +427,13 @@ pub async fn seed_second_tenant(
             kind: "refund".into(),
             subject: format!("order:{}", order.id),
             provider: REFUNDS_PROVIDER.into(),
-            params: CanonicalParams::from_value(refund_params(order, item))
+            params: CanonicalParams::from_value(refund_params(ProviderKind::Stripe, order, item))
                 .map_err(|e| LedgerError::Invalid(e.to_string()))?,
             requested_by: "eu-agent".into(),
             compensates: None,
             on_behalf_of: None,
             server_sends: false,
-            key_retention: DEFAULT_KEY_RETENTION,
+            key_retention: None,
         })
     };
     let same_op_id = refund(&order.line_items[1])?;

@@ -1,0 +1,648 @@
+//! The PayPal sandbox: the part of PayPal's REST API a refund needs, as PayPal's Payments v2
+//! reference and its server SDK describe it, with a shop of its own and PayPal's webhooks.
+//! `POST /v1/oauth2/token` (client credentials, HTTP basic) gives a bearer token;
+//! `POST /v2/payments/captures/{id}/refund` takes `PayPal-Request-Id` (the first answer replayed
+//! for 45 days; a second request while the first runs is `409 PREVIOUS_REQUEST_IN_PROGRESS`) and
+//! `{"amount": {"value", "currency_code"}, "invoice_id", "custom_id"}` (TWD, JPY and HUF in whole
+//! units), answers `201` with the refund in `status` `COMPLETED` or, on demand, `PENDING` that
+//! settles later to `COMPLETED`, `FAILED` or `CANCELLED`, and refuses with `422` and
+//! `details[0].issue` (`REFUND_AMOUNT_EXCEEDED`, `DUPLICATE_INVOICE_ID`, …). `GET
+//! /v2/payments/refunds/{id}`, `GET /v2/payments/captures/{id}` (naming its order) and `GET
+//! /v2/checkout/orders/{id}` (its captures and refunds) read them back. Completed refunds are
+//! announced as `PAYMENT.CAPTURE.REFUNDED` events to the destination set, and
+//! `POST /v1/notifications/verify-webhook-signature` confirms exactly the events it sent, for the
+//! webhook id they were sent for. Faults as the Stripe sandbox's. `GET /orders/{id}` is the shop's
+//! orders endpoint (the client secret as a bearer token); `POST /_sandbox/orders` adds an order.
+
+use axum::{
+    extract::{Path, State},
+    http::{HeaderMap, StatusCode},
+    response::{IntoResponse, Response},
+    routing::{get, post},
+    Form, Json, Router,
+};
+use base64::{engine::general_purpose::STANDARD as BASE64, Engine};
+use chrono::{DateTime, Duration, Utc};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use super::faults::{check, take, Fault, FaultKind};
+use super::CreatedObject;
+use crate::domain::money::{Currency, Money};
+use crate::server::providers::orders::Order;
+use crate::server::providers::paypal_value;
+
+/// How a PayPal sandbox account is set up.
+#[derive(Debug, Clone)]
+pub struct PayPalConfig {
+    pub client_id: String,
+    pub client_secret: String,
+    /// How long a `PayPal-Request-Id` is remembered: PayPal keeps them 45 days.
+    pub key_retention: Duration,
+}
+
+#[derive(Debug, Clone)]
+struct Refund {
+    id: String,
+    capture: String,
+    amount: Money,
+    invoice_id: Option<String>,
+    custom_id: Option<String>,
+    created_status: &'static str,
+    settles: Option<(DateTime<Utc>, &'static str)>,
+}
+
+impl Refund {
+    fn status_at(&self, now: DateTime<Utc>) -> &'static str {
+        match self.settles {
+            Some((at, status)) if at <= now => status,
+            _ => self.created_status,
+        }
+    }
+
+    fn to_json(&self, now: DateTime<Utc>) -> Value {
+        json!({
+            "id": self.id,
+            "status": self.status_at(now),
+            "amount": {"value": paypal_value(self.amount).unwrap_or_default(), "currency_code": self.amount.currency.as_str()},
+            "invoice_id": self.invoice_id,
+            "custom_id": self.custom_id,
+            "links": [{"href": format!("/v2/payments/refunds/{}", self.id), "rel": "self", "method": "GET"}],
+        })
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Stored {
+    request: Value,
+    status: StatusCode,
+    body: Value,
+    at: DateTime<Utc>,
+}
+
+#[derive(Debug, Default)]
+struct PayPalState {
+    orders: BTreeMap<String, Order>,
+    tokens: BTreeSet<String>,
+    refunds: Vec<Refund>,
+    keys: BTreeMap<String, Stored>,
+    keys_in_use: BTreeSet<String>,
+    faults: Vec<Fault>,
+    destination: Option<(String, String)>,
+    /// Events sent, by transmission id: their webhook id and signature, for verification.
+    transmissions: BTreeMap<String, (String, String)>,
+    created: Vec<CreatedObject>,
+    next_id: u64,
+}
+
+/// A running PayPal sandbox account.
+#[derive(Clone)]
+pub struct PayPalSandbox {
+    config: Arc<PayPalConfig>,
+    state: Arc<Mutex<PayPalState>>,
+}
+
+fn paypal_error(status: StatusCode, name: &str, issue: &str, message: &str) -> Response {
+    let body = json!({
+        "name": name, "message": message, "debug_id": "sandbox",
+        "details": [{"issue": issue, "description": message}],
+    });
+    (status, Json(body)).into_response()
+}
+
+/// A capture's id in the sandbox is its order's `payment_intent`; its PayPal order is `O-` and the
+/// shop's order id.
+fn paypal_order_id(order: &Order) -> String {
+    format!("O{}", order.id.chars().filter(char::is_ascii_alphanumeric).collect::<String>())
+}
+
+impl PayPalSandbox {
+    /// An account holding `orders` (each order's `payment_intent` is its capture's id).
+    pub fn new(config: PayPalConfig, orders: Vec<Order>) -> Self {
+        let sandbox = Self { config: Arc::new(config), state: Arc::default() };
+        sandbox.lock().orders = orders.into_iter().map(|order| (order.id.clone(), order)).collect();
+        sandbox
+    }
+
+    fn lock(&self) -> MutexGuard<'_, PayPalState> {
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Sets a fault, as `POST /_sandbox/faults` does.
+    pub fn inject(&self, fault: Fault) {
+        self.lock().faults.push(fault);
+    }
+
+    /// Posts the account's events to `url`, for the webhook `webhook_id`, from now on.
+    pub fn send_events_to(&self, url: &str, webhook_id: &str) {
+        self.lock().destination = Some((url.to_owned(), webhook_id.to_owned()));
+    }
+
+    /// Every refund the account really made.
+    pub fn created_objects(&self) -> Vec<CreatedObject> {
+        self.lock().created.clone()
+    }
+
+    pub fn router(&self) -> Router {
+        Router::new()
+            .route("/v1/oauth2/token", post(token))
+            .route("/v2/payments/captures/{id}/refund", post(refund))
+            .route("/v2/payments/captures/{id}", get(capture))
+            .route("/v2/payments/refunds/{id}", get(read_refund))
+            .route("/v2/checkout/orders/{id}", get(paypal_order))
+            .route("/v1/notifications/verify-webhook-signature", post(verify))
+            .route("/orders/{id}", get(shop_order))
+            .route("/_sandbox/faults", post(add_fault).delete(clear_faults))
+            .route("/_sandbox/orders", post(add_order))
+            .route("/_sandbox/webhook_destination", post(set_destination))
+            .route("/_sandbox/ledger", get(ledger))
+            .with_state(self.clone())
+    }
+
+    fn bearer_ok(&self, headers: &HeaderMap) -> bool {
+        let Some(token) = headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+        else {
+            return false;
+        };
+        token == self.config.client_secret || self.lock().tokens.contains(token)
+    }
+
+    fn order_of_capture(&self, capture: &str) -> Option<Order> {
+        self.lock().orders.values().find(|order| order.payment_intent == capture).cloned()
+    }
+
+    /// Posts a `PAYMENT.CAPTURE.REFUNDED` event about `refund` (as it stands at `at`), when a
+    /// destination is set.
+    fn announce(&self, refund: &Refund, at: DateTime<Utc>) {
+        let Some((url, webhook_id)) = self.lock().destination.clone() else { return };
+        let transmission = uuid::Uuid::new_v4().to_string();
+        let signature = BASE64.encode(uuid::Uuid::new_v4().as_bytes());
+        self.lock().transmissions.insert(transmission.clone(), (webhook_id, signature.clone()));
+        let event = json!({
+            "id": format!("WH-{}", uuid::Uuid::new_v4().simple()),
+            "event_version": "1.0",
+            "create_time": at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            "resource_type": "refund",
+            "event_type": "PAYMENT.CAPTURE.REFUNDED",
+            "summary": format!("A {} refund", refund.amount),
+            "resource": refund.to_json(at),
+        });
+        tokio::spawn(async move {
+            let client = reqwest::Client::builder().timeout(std::time::Duration::from_secs(10)).build();
+            let Ok(client) = client else { return };
+            let sent = client
+                .post(&url)
+                .header("paypal-transmission-id", &transmission)
+                .header("paypal-transmission-time", Utc::now().to_rfc3339())
+                .header("paypal-transmission-sig", &signature)
+                .header("paypal-cert-url", "https://api.sandbox.paypal.com/v1/notifications/certs/sandbox")
+                .header("paypal-auth-algo", "SHA256withRSA")
+                .json(&event)
+                .send()
+                .await;
+            if let Err(error) = sent {
+                tracing::warn!(%url, %error, "the PayPal sandbox could not post its event");
+            }
+        });
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct TokenRequest {
+    grant_type: String,
+}
+
+async fn token(
+    State(sandbox): State<PayPalSandbox>,
+    headers: HeaderMap,
+    Form(request): Form<TokenRequest>,
+) -> Response {
+    let expected = format!(
+        "Basic {}",
+        BASE64.encode(format!("{}:{}", sandbox.config.client_id, sandbox.config.client_secret))
+    );
+    if headers.get("authorization").and_then(|v| v.to_str().ok()) != Some(expected.as_str()) {
+        return (
+            StatusCode::UNAUTHORIZED,
+            Json(json!({"error": "invalid_client", "error_description": "Client Authentication failed"})),
+        )
+            .into_response();
+    }
+    if request.grant_type != "client_credentials" {
+        return (StatusCode::BAD_REQUEST, Json(json!({"error": "unsupported_grant_type"}))).into_response();
+    }
+    let token = format!("A21AA{}", uuid::Uuid::new_v4().simple());
+    sandbox.lock().tokens.insert(token.clone());
+    Json(json!({
+        "scope": "https://uri.paypal.com/services/payments/refund",
+        "access_token": token, "token_type": "Bearer", "app_id": "APP-SANDBOX", "expires_in": 32400, "nonce": "sandbox",
+    }))
+    .into_response()
+}
+
+async fn refund(
+    State(sandbox): State<PayPalSandbox>,
+    Path(capture): Path<String>,
+    headers: HeaderMap,
+    Json(request): Json<Value>,
+) -> Response {
+    if !sandbox.bearer_ok(&headers) {
+        return paypal_error(StatusCode::UNAUTHORIZED, "AUTHENTICATION_FAILURE", "INVALID_TOKEN", "Authentication failed due to invalid authentication credentials or a missing Authorization header.");
+    }
+    let key = headers.get("paypal-request-id").and_then(|v| v.to_str().ok()).map(str::to_owned);
+    let handled = tokio::spawn(handle_refund(sandbox, capture, key, request));
+    handled.await.unwrap_or_else(|_| {
+        paypal_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "INTERNAL_SERVER_ERROR",
+            "INTERNAL_SERVICE_ERROR",
+            "An internal server error occurred.",
+        )
+    })
+}
+
+/// Handles a refund request to the end, whether or not the caller still waits for the answer (a
+/// provider finishes what it started when a client goes away).
+async fn handle_refund(
+    sandbox: PayPalSandbox,
+    capture: String,
+    key: Option<String>,
+    request: Value,
+) -> Response {
+    let now = Utc::now();
+    let stored_request = json!({"capture": capture, "body": request});
+    if let Some(key) = &key {
+        let stored = sandbox.lock().keys.get(key).cloned();
+        if let Some(stored) = stored.filter(|stored| now - stored.at < sandbox.config.key_retention) {
+            if stored.request == stored_request {
+                return (stored.status, Json(stored.body)).into_response();
+            }
+        }
+        if !sandbox.lock().keys_in_use.insert(key.clone()) {
+            return paypal_error(
+                StatusCode::CONFLICT,
+                "RESOURCE_CONFLICT",
+                "PREVIOUS_REQUEST_IN_PROGRESS",
+                "A previous request with this PayPal-Request-Id is still in progress.",
+            );
+        }
+    }
+    let names: Vec<&str> =
+        key.iter().map(String::as_str).chain(request.get("custom_id").and_then(Value::as_str)).collect();
+    let (fault, outcome) = {
+        let mut state = sandbox.lock();
+        let kinds =
+            [FaultKind::Delay, FaultKind::DropResponse, FaultKind::Error500After, FaultKind::RateLimit];
+        (take(&mut state.faults, &names, &kinds), take(&mut state.faults, &names, &[FaultKind::Pending]))
+    };
+    let answer = match fault.as_ref().map(|f| (f.fault, f.ms)) {
+        Some((FaultKind::RateLimit, _)) => (
+            StatusCode::TOO_MANY_REQUESTS,
+            json!({"name": "RATE_LIMIT_REACHED", "message": "Too many requests.", "debug_id": "sandbox"}),
+        ),
+        Some((FaultKind::Delay, ms)) => {
+            tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+            make_refund(&sandbox, &capture, &request, key.as_deref(), outcome)
+        }
+        _ => make_refund(&sandbox, &capture, &request, key.as_deref(), outcome),
+    };
+    let answer = match fault.as_ref().map(|f| f.fault) {
+        Some(FaultKind::Error500After) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            json!({"name": "INTERNAL_SERVER_ERROR", "message": "An internal server error occurred.", "debug_id": "sandbox"}),
+        ),
+        _ => answer,
+    };
+    if let Some(key) = &key {
+        let mut state = sandbox.lock();
+        state.keys_in_use.remove(key);
+        if answer.0 != StatusCode::TOO_MANY_REQUESTS {
+            state.keys.insert(
+                key.clone(),
+                Stored { request: stored_request, status: answer.0, body: answer.1.clone(), at: now },
+            );
+        }
+    }
+    if let Some((FaultKind::DropResponse, ms)) = fault.map(|f| (f.fault, f.ms)) {
+        tokio::time::sleep(std::time::Duration::from_millis(if ms == 0 { 120_000 } else { ms })).await;
+    }
+    (answer.0, Json(answer.1)).into_response()
+}
+
+/// Checks the request against the capture and the refunds made, and makes the refund.
+fn make_refund(
+    sandbox: &PayPalSandbox,
+    capture: &str,
+    request: &Value,
+    key: Option<&str>,
+    outcome: Option<Fault>,
+) -> (StatusCode, Value) {
+    let unprocessable = |issue: &str, message: &str| {
+        (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            json!({"name": "UNPROCESSABLE_ENTITY", "message": "The requested action could not be performed, semantically incorrect, or failed business validation.", "debug_id": "sandbox", "details": [{"issue": issue, "description": message}]}),
+        )
+    };
+    let Some(order) = sandbox.order_of_capture(capture) else {
+        return (
+            StatusCode::NOT_FOUND,
+            json!({"name": "RESOURCE_NOT_FOUND", "message": "The specified resource does not exist.", "debug_id": "sandbox", "details": [{"issue": "INVALID_RESOURCE_ID"}]}),
+        );
+    };
+    let amount = request.get("amount").and_then(|amount| {
+        let currency = Currency::parse(amount.get("currency_code")?.as_str()?).ok()?;
+        let value = amount.get("value")?.as_str()?;
+        let money = Money::parse_major(value, currency).ok()?;
+        (paypal_value(money).ok()? == value).then_some(money)
+    });
+    let Some(amount) = amount.filter(|money| money.minor > 0) else {
+        return unprocessable(
+            "DECIMAL_PRECISION",
+            "The value of the amount is not in the currency's PayPal format.",
+        );
+    };
+    if amount.currency.as_str() != order.currency {
+        return unprocessable(
+            "REFUND_CURRENCY_MISMATCH",
+            "Refund must be in the same currency as the capture.",
+        );
+    }
+    let invoice_id = request.get("invoice_id").and_then(Value::as_str).map(str::to_owned);
+    let custom_id = request.get("custom_id").and_then(Value::as_str).map(str::to_owned);
+    let now = Utc::now();
+    let mut state = sandbox.lock();
+    if let Some(invoice) = &invoice_id {
+        if state.refunds.iter().any(|refund| refund.invoice_id.as_ref() == Some(invoice)) {
+            return unprocessable(
+                "DUPLICATE_INVOICE_ID",
+                "Requested invoice number has been previously used.",
+            );
+        }
+    }
+    let refunded: i64 = state
+        .refunds
+        .iter()
+        .filter(|refund| {
+            refund.capture == capture && !matches!(refund.status_at(now), "FAILED" | "CANCELLED")
+        })
+        .map(|refund| refund.amount.minor)
+        .sum();
+    if refunded + amount.minor > order.paid_minor() {
+        return unprocessable("REFUND_AMOUNT_EXCEEDED", "The refund amount must be less than or equal to the capture amount that has not yet been refunded.");
+    }
+    state.next_id += 1;
+    let id = format!("{:017X}", 0x1A2B_3C4D_5E6F_u64 + state.next_id * 7919);
+    let (created_status, settles) = match &outcome {
+        Some(fault) => {
+            let settled = match fault.then.as_deref() {
+                Some("succeeded") => Some("COMPLETED"),
+                Some("failed") => Some("FAILED"),
+                Some("canceled") => Some("CANCELLED"),
+                _ => None,
+            };
+            (
+                "PENDING",
+                settled.map(|status| {
+                    (now + Duration::milliseconds(i64::try_from(fault.ms).unwrap_or(0)), status)
+                }),
+            )
+        }
+        None => ("COMPLETED", None),
+    };
+    let refund = Refund {
+        id: id.clone(),
+        capture: capture.to_owned(),
+        amount,
+        invoice_id,
+        custom_id: custom_id.clone(),
+        created_status,
+        settles,
+    };
+    state.created.push(CreatedObject {
+        object_type: "refund".into(),
+        id,
+        amount: Some(amount.minor),
+        currency: Some(amount.currency.as_str().to_owned()),
+        idempotency_key: key.map(str::to_owned),
+        metadata: custom_id.into_iter().map(|custom| ("custom_id".to_owned(), custom)).collect(),
+        created_at: now,
+    });
+    state.refunds.push(refund.clone());
+    drop(state);
+    if created_status == "COMPLETED" {
+        sandbox.announce(&refund, now);
+    } else if let Some((at, "COMPLETED")) = refund.settles {
+        let (sandbox, refund) = (sandbox.clone(), refund.clone());
+        tokio::spawn(async move {
+            tokio::time::sleep((at - Utc::now()).to_std().unwrap_or_default()).await;
+            sandbox.announce(&refund, Utc::now());
+        });
+    }
+    (StatusCode::CREATED, refund.to_json(now))
+}
+
+async fn read_refund(
+    State(sandbox): State<PayPalSandbox>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    if !sandbox.bearer_ok(&headers) {
+        return paypal_error(
+            StatusCode::UNAUTHORIZED,
+            "AUTHENTICATION_FAILURE",
+            "INVALID_TOKEN",
+            "Authentication failed.",
+        );
+    }
+    let found = sandbox.lock().refunds.iter().find(|refund| refund.id == id).cloned();
+    match found {
+        Some(refund) => Json(refund.to_json(Utc::now())).into_response(),
+        None => paypal_error(
+            StatusCode::NOT_FOUND,
+            "RESOURCE_NOT_FOUND",
+            "INVALID_RESOURCE_ID",
+            "Specified resource ID does not exist.",
+        ),
+    }
+}
+
+async fn capture(
+    State(sandbox): State<PayPalSandbox>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    if !sandbox.bearer_ok(&headers) {
+        return paypal_error(
+            StatusCode::UNAUTHORIZED,
+            "AUTHENTICATION_FAILURE",
+            "INVALID_TOKEN",
+            "Authentication failed.",
+        );
+    }
+    let Some(order) = sandbox.order_of_capture(&id) else {
+        return paypal_error(
+            StatusCode::NOT_FOUND,
+            "RESOURCE_NOT_FOUND",
+            "INVALID_RESOURCE_ID",
+            "Specified resource ID does not exist.",
+        );
+    };
+    let paid = Currency::parse(&order.currency).map(|currency| Money::new(order.paid_minor(), currency));
+    let value = paid.ok().and_then(|money| paypal_value(money).ok()).unwrap_or_default();
+    Json(json!({
+        "id": id, "status": "COMPLETED",
+        "amount": {"value": value, "currency_code": order.currency},
+        "supplementary_data": {"related_ids": {"order_id": paypal_order_id(&order)}},
+    }))
+    .into_response()
+}
+
+async fn paypal_order(
+    State(sandbox): State<PayPalSandbox>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    if !sandbox.bearer_ok(&headers) {
+        return paypal_error(
+            StatusCode::UNAUTHORIZED,
+            "AUTHENTICATION_FAILURE",
+            "INVALID_TOKEN",
+            "Authentication failed.",
+        );
+    }
+    let now = Utc::now();
+    let state = sandbox.lock();
+    let Some(order) = state.orders.values().find(|order| paypal_order_id(order) == id) else {
+        return paypal_error(
+            StatusCode::NOT_FOUND,
+            "RESOURCE_NOT_FOUND",
+            "INVALID_RESOURCE_ID",
+            "Specified resource ID does not exist.",
+        );
+    };
+    let refunds: Vec<Value> = state
+        .refunds
+        .iter()
+        .filter(|refund| refund.capture == order.payment_intent)
+        .map(|refund| refund.to_json(now))
+        .collect();
+    Json(json!({
+        "id": id, "status": "COMPLETED",
+        "purchase_units": [{"reference_id": order.id, "payments": {"captures": [{"id": order.payment_intent, "status": "COMPLETED"}], "refunds": refunds}}],
+    }))
+    .into_response()
+}
+
+#[derive(Debug, Deserialize)]
+struct Verification {
+    transmission_id: String,
+    transmission_sig: String,
+    webhook_id: String,
+}
+
+async fn verify(
+    State(sandbox): State<PayPalSandbox>,
+    headers: HeaderMap,
+    Json(request): Json<Verification>,
+) -> Response {
+    if !sandbox.bearer_ok(&headers) {
+        return paypal_error(
+            StatusCode::UNAUTHORIZED,
+            "AUTHENTICATION_FAILURE",
+            "INVALID_TOKEN",
+            "Authentication failed.",
+        );
+    }
+    let sent = sandbox.lock().transmissions.get(&request.transmission_id).cloned();
+    let verified = sent.is_some_and(|(webhook, signature)| {
+        webhook == request.webhook_id && signature == request.transmission_sig
+    });
+    Json(json!({"verification_status": if verified { "SUCCESS" } else { "FAILURE" }})).into_response()
+}
+
+async fn shop_order(
+    State(sandbox): State<PayPalSandbox>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let expected = format!("Bearer {}", sandbox.config.client_secret);
+    if headers.get("authorization").and_then(|v| v.to_str().ok()) != Some(expected.as_str()) {
+        return (StatusCode::UNAUTHORIZED, Json(json!({"error": "unauthorized"}))).into_response();
+    }
+    match sandbox.lock().orders.get(&id) {
+        Some(order) => Json(json!({
+            "id": order.id, "currency": order.currency, "payment": order.payment_intent, "line_items": order.line_items,
+        }))
+        .into_response(),
+        None => (StatusCode::NOT_FOUND, Json(json!({"error": "no such order"}))).into_response(),
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct Destination {
+    url: String,
+    webhook_id: String,
+}
+
+async fn set_destination(
+    State(sandbox): State<PayPalSandbox>,
+    headers: HeaderMap,
+    Json(destination): Json<Destination>,
+) -> Response {
+    if !sandbox.bearer_ok(&headers) {
+        return StatusCode::UNAUTHORIZED.into_response();
+    }
+    sandbox.send_events_to(&destination.url, &destination.webhook_id);
+    Json(json!({"url": destination.url})).into_response()
+}
+
+async fn add_fault(
+    State(sandbox): State<PayPalSandbox>,
+    headers: HeaderMap,
+    Json(fault): Json<Fault>,
+) -> Response {
+    if !sandbox.bearer_ok(&headers) {
+        return StatusCode::UNAUTHORIZED.into_response();
+    }
+    if let Err(problem) = check(&fault) {
+        return (StatusCode::BAD_REQUEST, Json(json!({"message": problem}))).into_response();
+    }
+    let summary = json!({"match": fault.pattern, "fault": fault.fault, "times": fault.times});
+    sandbox.inject(fault);
+    (StatusCode::CREATED, Json(summary)).into_response()
+}
+
+async fn clear_faults(State(sandbox): State<PayPalSandbox>, headers: HeaderMap) -> StatusCode {
+    if !sandbox.bearer_ok(&headers) {
+        return StatusCode::UNAUTHORIZED;
+    }
+    sandbox.lock().faults.clear();
+    StatusCode::NO_CONTENT
+}
+
+async fn ledger(State(sandbox): State<PayPalSandbox>, headers: HeaderMap) -> Response {
+    if !sandbox.bearer_ok(&headers) {
+        return StatusCode::UNAUTHORIZED.into_response();
+    }
+    Json(json!({"data": sandbox.created_objects()})).into_response()
+}
+
+/// `POST /_sandbox/orders`: adds a paid order to the shop (its `payment_intent`, or `payment`, is
+/// the payment's reference here).
+async fn add_order(
+    State(sandbox): State<PayPalSandbox>,
+    headers: HeaderMap,
+    Json(order): Json<Order>,
+) -> Response {
+    if !sandbox.bearer_ok(&headers) {
+        return StatusCode::UNAUTHORIZED.into_response();
+    }
+    let id = order.id.clone();
+    sandbox.lock().orders.insert(id.clone(), order);
+    (StatusCode::CREATED, Json(json!({"id": id}))).into_response()
+}
