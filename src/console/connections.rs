@@ -19,8 +19,11 @@ pub struct ConnectionView {
     pub secret_last4: String,
     /// What it names besides its secret: Adyen's merchant account, PayPal's client id.
     pub account: Option<String>,
-    /// How long its provider remembers a key, in words (the provider's window unless set).
-    pub key_retention: String,
+    /// How long its provider remembers a key, in words (the provider's window unless set); none
+    /// for a shop's orders endpoint, which is only read.
+    pub key_retention: Option<String>,
+    /// Whether the provider posts webhooks about this connection (its refunds' outcomes).
+    pub has_webhooks: bool,
     /// What the provider calls the secret its webhooks are verified with.
     pub webhook_secret_name: String,
     pub updated_by: String,
@@ -82,6 +85,7 @@ pub(crate) mod ssr {
     use super::*;
     use crate::console::guard::{actor, reads, refused, unavailable, SignedIn};
     use crate::domain::connection::ProviderKind;
+    use crate::domain::wording::retention_words;
     use crate::server::http::state::AppState;
     use crate::server::ledger::connections::NewConnection;
     use crate::server::ledger::LedgerError;
@@ -100,17 +104,17 @@ pub(crate) mod ssr {
                 base_url: c.base_url,
                 secret_last4: c.secret_last4,
                 account: c.account,
-                key_retention: match c.key_retention {
-                    Some(retention) => {
-                        humantime::format_duration(retention.to_std().unwrap_or_default()).to_string()
-                    }
+                key_retention: (c.kind != ProviderKind::Orders).then(|| match c.key_retention {
+                    Some(retention) => retention_words(retention),
                     None => format!(
                         "{} (the provider's window)",
-                        humantime::format_duration(
-                            c.kind.capabilities().key_retention.to_std().unwrap_or_default()
-                        )
+                        retention_words(c.kind.capabilities().key_retention)
                     ),
-                },
+                }),
+                has_webhooks: matches!(
+                    c.kind,
+                    ProviderKind::Stripe | ProviderKind::Adyen | ProviderKind::PayPal
+                ),
                 webhook_secret_name: match c.kind {
                     ProviderKind::Adyen => "HMAC key",
                     ProviderKind::PayPal => "Webhook id",

@@ -44,13 +44,24 @@ pub fn provider_name(provider: &str) -> String {
     }
 }
 
+/// How long a key is remembered, in whole hours or days: "24 hours", "31 days", "90 minutes".
+pub fn retention_words(retention: chrono::Duration) -> String {
+    let (minutes, hours) = (retention.num_minutes(), retention.num_hours());
+    if minutes % 60 != 0 || hours == 0 {
+        format!("{minutes} minutes")
+    } else if hours < 48 || hours % 24 != 0 {
+        format!("{hours} hours")
+    } else {
+        format!("{} days", hours / 24)
+    }
+}
+
 /// How an unknown or accepted result is settled at a provider of `kind`, in words: whether it can
 /// be asked, how long it remembers a key, and what says an accepted operation's outcome.
 pub fn settling(kind: ProviderKind, provider: &str) -> String {
     let name = provider_name(provider);
     let capabilities = kind.capabilities();
-    let hours = capabilities.key_retention.num_hours();
-    let window = if hours < 48 { format!("{hours} hours") } else { format!("{} days", hours / 24) };
+    let window = retention_words(capabilities.key_retention);
     let asked = if capabilities.lookup {
         format!("A lost answer is found by asking {name} for the op id it was sent with")
     } else {
@@ -373,6 +384,9 @@ mod tests {
         assert!(!paypal.contains("shop's order"), "PayPal's capture is read: {paypal}");
         let stripe = settling(ProviderKind::Stripe, "stripe");
         assert!(stripe.contains("Stripe remembers a key 24 hours"), "{stripe}");
+        assert_eq!(retention_words(chrono::Duration::days(45)), "45 days");
+        assert_eq!(retention_words(chrono::Duration::hours(36)), "36 hours");
+        assert_eq!(retention_words(chrono::Duration::minutes(90)), "90 minutes");
     }
 
     fn refund(state: State) -> Told {

@@ -103,6 +103,38 @@ crate::engine_tests! {
         assert!(app.ledger.reads().provider_connection(&TenantId::parse("acme").unwrap(), "stripe").await.unwrap().is_some());
     }
 
+    an_adyen_account_names_its_merchant_account_and_its_window(app) {
+        let admin = app.signed_in("alex", Role::Admin).await;
+        let csrf = admin.csrf().await;
+        let adyen = [("csrf", csrf.as_str()), ("name", "adyen"), ("kind", "adyen"), ("base_url", "https://checkout-test.adyen.com/v71"), ("secret", "AQE_key_7e1d")];
+        let (status, body) = admin.call("set_provider_connection", &adyen).await;
+        assert_eq!(status, 422, "an Adyen account without its merchant account is refused: {body}");
+        assert!(body.contains("merchant account"), "{body}");
+        let with_account = [&adyen[..], &[("account", "ShopECOM")]].concat();
+        let (status, body) = admin.call("set_provider_connection", &with_account).await;
+        assert_eq!(status, 200, "{body}");
+        let too_long = [&with_account[..], &[("key_retention", "two weeks")]].concat();
+        let (status, body) = admin.call("set_provider_connection", &too_long).await;
+        assert_eq!(status, 422, "{body}");
+        assert!(body.contains("is not a length of time"), "{body}");
+        let orders = [("csrf", csrf.as_str()), ("name", "orders"), ("kind", "orders"), ("base_url", "https://shop.example/api"), ("secret", "shop_token")];
+        assert_eq!(admin.call("set_provider_connection", &orders).await.0, 200);
+        let (_, listed) = admin.call("provider_connections", &[]).await;
+        let listed: serde_json::Value = serde_json::from_str(&listed).unwrap();
+        let adyen = listed.as_array().unwrap().iter().find(|c| c["name"] == "adyen").unwrap();
+        assert_eq!(adyen["account"], "ShopECOM");
+        assert_eq!(adyen["key_retention"], "31 days (the provider's window)");
+        assert_eq!(adyen["webhook_secret_name"], "HMAC key");
+        assert_eq!(adyen["has_webhooks"], true);
+        let orders = listed.as_array().unwrap().iter().find(|c| c["name"] == "orders").unwrap();
+        assert_eq!((orders["key_retention"].clone(), orders["has_webhooks"].clone()), (serde_json::Value::Null, false.into()));
+        let kept = [&with_account[..], &[("key_retention", "7d")]].concat();
+        assert_eq!(admin.call("set_provider_connection", &kept).await.0, 200);
+        let html = admin.page("/admin", 200).await;
+        assert!(html.contains(">7 days<"), "the operator's window is shown");
+        assert!(html.contains("ShopECOM"), "the merchant account is shown");
+    }
+
     a_tenant_with_no_provider_is_told_so_and_nothing_is_recorded(app) {
         let call = json!({"order_id": "1043", "line_item_id": "li_2"});
         let (status, answer) = app.post_as(&app.other_token, "/api/v1/tools/refund_item", &call).await;

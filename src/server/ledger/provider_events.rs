@@ -135,10 +135,12 @@ impl Executor {
         let state = operation.snapshot.state;
         match state {
             State::Accepted | State::Unknown | State::NeedsReview => {}
-            State::Submitted => return settled(format!(
+            State::Submitted => {
+                return settled(format!(
                 "{op_id} has a send in flight; its answer, or the reconciler after it, records {object} ({})",
                 status.as_str()
-            )),
+            ))
+            }
             settled_already => {
                 if settled_already == State::Succeeded && matches!(status, ProviderStatus::Failed { .. }) {
                     tracing::warn!(%tenant, %op_id, object, "the provider says a refund that succeeded failed afterwards");

@@ -257,21 +257,27 @@ fn ConnectionList(
                                 <code>"…"{c.secret_last4}</code>
                                 {c.account.map(|account| view! { <div class="muted small">"account "<code>{account}</code></div> })}
                             </td>
-                            <td>{c.key_retention}</td>
+                            <td>{c.key_retention.unwrap_or_else(|| "—".into())}</td>
                             <td>{c.updated_by}" "<Time at=c.updated_at/></td>
                             <td data-testid="provider-webhook">
-                                <code class="break">{c.webhook_url}</code>
-                                <p class="muted">{if c.webhook_secret_set {
-                                    "Signing secret set: its events settle accepted operations."
+                                {if c.has_webhooks {
+                                    view! {
+                                        <code class="break">{c.webhook_url}</code>
+                                        <p class="muted">{if c.webhook_secret_set {
+                                            "Signing secret set: its events settle accepted operations."
+                                        } else {
+                                            "No signing secret yet: its events are refused until one is set."
+                                        }}</p>
+                                        <ActionForm action=set_webhook_secret attr:class="inline-form" attr:data-answer-to="accounts-result">
+                                            <input type="hidden" name="csrf" value=webhook_csrf/>
+                                            <input type="hidden" name="name" value=webhook_name/>
+                                            <label>{c.webhook_secret_name}<input type="password" name="secret" required autocomplete="off" size="12"/></label>
+                                            <button type="submit" class="button button-quiet">"Save secret"</button>
+                                        </ActionForm>
+                                    }.into_any()
                                 } else {
-                                    "No signing secret yet: its events are refused until one is set."
-                                }}</p>
-                                <ActionForm action=set_webhook_secret attr:class="inline-form" attr:data-answer-to="accounts-result">
-                                    <input type="hidden" name="csrf" value=webhook_csrf/>
-                                    <input type="hidden" name="name" value=webhook_name/>
-                                    <label>{c.webhook_secret_name}<input type="password" name="secret" required autocomplete="off" size="12"/></label>
-                                    <button type="submit" class="button button-quiet">"Save secret"</button>
-                                </ActionForm>
+                                    view! { <span class="muted">"—"</span> }.into_any()
+                                }}
                             </td>
                             <td>
                                 <ActionForm action=remove attr:class="inline-form" attr:data-answer-to="accounts-result">
@@ -304,7 +310,7 @@ fn SetConnectionForm(set: ServerAction<SetProviderConnection>, csrf: String) -> 
             </label>
             <label>"Base URL"<input type="url" name="base_url" required placeholder="https://api.stripe.com" size="28" autocomplete="off"/></label>
             <label>"Secret key"<input type="password" name="secret" required autocomplete="off"/></label>
-            <label>"Account"<input type="text" name="account" placeholder="Adyen merchant account, PayPal client id" size="24" autocomplete="off" aria-describedby="account-hint"/></label>
+            <label>"Account"<input type="text" name="account" placeholder="merchant account or client id" size="24" autocomplete="off" aria-describedby="account-hint"/></label>
             <label>"Keys remembered"<input type="text" name="key_retention" placeholder="the provider's window" size="12" autocomplete="off" aria-describedby="account-hint"/></label>
             <p class="muted small hint" id="account-hint">"Adyen names a merchant account and PayPal the REST app's client id (its secret is the secret key); Stripe and the others none. Set how long keys are remembered (7d, 48h) only when the account's contract differs from the provider's window: 24 hours at Stripe, 31 days at Adyen, 45 days at PayPal."</p>
             <div class="filter-actions"><button type="submit" class="button">"Save account"</button></div>

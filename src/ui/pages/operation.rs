@@ -107,8 +107,8 @@ fn page_head(detail: &OperationDetail) -> AnyView {
             <div><dt>"Provider"</dt><dd>{row.provider.clone()}</dd></div>
             <div><dt>"Amount"</dt><dd>{row.amount.clone().unwrap_or_else(|| "—".into())}</dd></div>
             <div><dt>"Requested by"</dt><dd>{detail.requested_by.clone()}</dd></div>
-            <div><dt>"Sent by"</dt><dd data-testid="sender">{detail.sender.clone()}</dd></div>
-            {detail.settling.clone().map(|settling| view! { <div><dt>"Settled by"</dt><dd data-testid="settling">{settling}</dd></div> })}
+            <div class="fact-wide"><dt>"Sent by"</dt><dd data-testid="sender">{detail.sender.clone()}</dd></div>
+            {detail.settling.clone().map(|settling| view! { <div class="fact-wide"><dt>"Settled by"</dt><dd data-testid="settling">{settling}</dd></div> })}
             <div><dt>"Created"</dt><dd><Time at=row.created_at/></dd></div>
             <div><dt>"Idempotency key"</dt><dd class="mono">{detail.idempotency_key.clone()}</dd></div>
             <div><dt>"Key validity downstream"</dt><dd data-testid="key-validity">{detail.key_validity.clone()}
