@@ -22,6 +22,9 @@ pub struct ConnectionView {
     /// How long its provider remembers a key, in words (the provider's window unless set); none
     /// for a shop's orders endpoint, which is only read.
     pub key_retention: Option<String>,
+    /// For a described HTTP API, each operation kind it serves and how a lost answer is settled
+    /// there (`open_ticket: key 1 hour, lookup`).
+    pub serves: Vec<String>,
     /// Whether the provider posts webhooks about this connection (its refunds' outcomes).
     pub has_webhooks: bool,
     /// What the provider calls the secret its webhooks are verified with.
@@ -52,10 +55,11 @@ pub async fn set_provider_connection(
     secret: String,
     #[server(default)] account: String,
     #[server(default)] key_retention: String,
+    #[server(default)] description: String,
 ) -> Result<String, AppError> {
     use crate::domain::policy::Section;
     let admin = crate::console::guard::require_for_change(Section::Admin, &csrf).await?;
-    let settings = ssr::ConnectionForm { name, kind, base_url, secret, account, key_retention };
+    let settings = ssr::ConnectionForm { name, kind, base_url, secret, account, key_retention, description };
     ssr::set_provider_connection(&admin, settings).await.inspect_err(crate::console::guard::set_error_status)
 }
 
@@ -84,7 +88,8 @@ pub async fn remove_provider_connection(csrf: String, name: String) -> Result<St
 pub(crate) mod ssr {
     use super::*;
     use crate::console::guard::{actor, reads, refused, unavailable, SignedIn};
-    use crate::domain::connection::ProviderKind;
+    use crate::domain::connection::{Capabilities, ProviderKind, Settles};
+    use crate::domain::http_api::HttpApi;
     use crate::domain::wording::retention_words;
     use crate::server::http::state::AppState;
     use crate::server::ledger::connections::NewConnection;
@@ -104,13 +109,22 @@ pub(crate) mod ssr {
                 base_url: c.base_url,
                 secret_last4: c.secret_last4,
                 account: c.account,
-                key_retention: (c.kind != ProviderKind::Orders).then(|| match c.key_retention {
-                    Some(retention) => retention_words(retention),
-                    None => format!(
+                serves: c
+                    .description
+                    .as_deref()
+                    .and_then(|text| HttpApi::parse(text).ok())
+                    .map_or_else(Vec::new, |api| {
+                        api.kinds().iter().map(|kind| served(kind, api.capabilities(kind))).collect()
+                    }),
+                key_retention: match (c.kind, c.key_retention) {
+                    (ProviderKind::Orders, _) => None,
+                    (ProviderKind::Http, _) => Some("per operation kind".to_owned()),
+                    (_, Some(retention)) => Some(retention_words(retention)),
+                    (kind, None) => Some(format!(
                         "{} (the provider's window)",
-                        retention_words(c.kind.capabilities().key_retention)
-                    ),
-                }),
+                        retention_words(kind.capabilities().key_retention)
+                    )),
+                },
                 has_webhooks: matches!(
                     c.kind,
                     ProviderKind::Stripe | ProviderKind::Adyen | ProviderKind::PayPal
@@ -125,6 +139,18 @@ pub(crate) mod ssr {
                 updated_at: c.updated_at,
             })
             .collect())
+    }
+
+    /// An operation kind a described API serves, with how a lost answer is settled there.
+    fn served(kind: &str, capabilities: Capabilities) -> String {
+        let window = retention_words(capabilities.key_retention);
+        let how = match capabilities.settles() {
+            Settles::KeyAndLookup => format!("key kept {window}, looked up"),
+            Settles::KeyOnly => format!("key kept {window}, no lookup"),
+            Settles::LookupOnly => "no key, looked up".to_owned(),
+            Settles::AtMostOnce => "no key, no lookup: at most once".to_owned(),
+        };
+        format!("{kind}: {how}")
     }
 
     /// The console's address as the browser asked for it: `https://` when the console is served
@@ -164,6 +190,8 @@ pub(crate) mod ssr {
         pub account: String,
         /// Empty for the provider's published window; otherwise `7d`, `48h`.
         pub key_retention: String,
+        /// A described HTTP API's description (JSON); empty for every other kind.
+        pub description: String,
     }
 
     pub async fn set_provider_connection(admin: &SignedIn, form: ConnectionForm) -> Result<String, AppError> {
@@ -191,6 +219,7 @@ pub(crate) mod ssr {
             secret: form.secret,
             account,
             key_retention,
+            description: Some(form.description).filter(|text| !text.trim().is_empty()),
         };
         let ledger = expect_context::<AppState>().ledger;
         ledger

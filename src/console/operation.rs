@@ -416,7 +416,9 @@ pub(crate) mod ssr {
                 .await
                 .ok()
                 .and_then(Result::ok)
-                .map(|connector| settling(connector.kind(), &operation.provider)),
+                .map(|connector| {
+                    settling(connector.capabilities(&operation.kind), connector.kind(), &operation.provider)
+                }),
             form_key: form_key(),
         })
     }

@@ -29,6 +29,8 @@ pub enum ProviderKind {
     Adyen,
     /// PayPal's Payments v2 API (refunds of a capture), or its sandbox.
     PayPal,
+    /// A tenant's own HTTP API, as its description says it works (`domain::http_api`).
+    Http,
 }
 
 /// What a kind of provider can answer, which the state machine and the reconciler go by.
@@ -48,12 +50,57 @@ pub struct Capabilities {
     pub outcomes_later: bool,
 }
 
+/// How a lost answer can be settled at a downstream, from what it honours: the four cases of a
+/// request whose result is unknown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Settles {
+    /// It honours a key and can be asked: look it up, and re-send with the same key while it is
+    /// remembered.
+    KeyAndLookup,
+    /// It honours a key and cannot be asked: re-send with the same key within its window, then
+    /// people.
+    KeyOnly,
+    /// It can be asked and honours no key: look it up, never re-send; an empty lookup after the
+    /// settle window goes to people.
+    LookupOnly,
+    /// Neither: it is sent at most once, and a lost answer goes straight to people.
+    AtMostOnce,
+}
+
+impl Capabilities {
+    /// What a downstream honouring nothing can do: be sent to once.
+    pub const NOTHING: Capabilities = Capabilities {
+        key_retention: Duration::zero(),
+        key_max_len: 255,
+        lookup: false,
+        payment_read: true,
+        outcomes_later: false,
+    };
+
+    /// Whether a re-send with the same key is recognised downstream at all.
+    pub fn honours_keys(&self) -> bool {
+        self.key_retention > Duration::zero()
+    }
+
+    /// Which of the four cases a lost answer falls into.
+    pub fn settles(&self) -> Settles {
+        match (self.honours_keys(), self.lookup) {
+            (true, true) => Settles::KeyAndLookup,
+            (true, false) => Settles::KeyOnly,
+            (false, true) => Settles::LookupOnly,
+            (false, false) => Settles::AtMostOnce,
+        }
+    }
+}
+
 impl ProviderKind {
-    pub const ALL: [ProviderKind; 5] = [
+    pub const ALL: [ProviderKind; 6] = [
         ProviderKind::Stripe,
         ProviderKind::Adyen,
         ProviderKind::PayPal,
         ProviderKind::Services,
+        ProviderKind::Http,
         ProviderKind::Orders,
     ];
 
@@ -64,13 +111,16 @@ impl ProviderKind {
             ProviderKind::Orders => "orders",
             ProviderKind::Adyen => "adyen",
             ProviderKind::PayPal => "paypal",
+            ProviderKind::Http => "http",
         }
     }
 
     /// What this kind of provider remembers, takes and answers: Stripe keeps a key at least 24 h
     /// (255 characters); Adyen at least 31 days (64 characters), and has no lookup in its Checkout
     /// API, so outcomes come by webhook; PayPal 45 days, with `PayPal-Request-Id` of up to 108
-    /// characters. The services are this project's own after-sale API.
+    /// characters. The services are this project's own after-sale API. A described HTTP API
+    /// honours what its description declares, per operation kind (`HttpApi::capabilities`); the
+    /// kind alone promises nothing.
     pub fn capabilities(self) -> Capabilities {
         match self {
             ProviderKind::Stripe => Capabilities {
@@ -94,6 +144,7 @@ impl ProviderKind {
                 payment_read: true,
                 outcomes_later: true,
             },
+            ProviderKind::Http => Capabilities::NOTHING,
             ProviderKind::Services | ProviderKind::Orders => Capabilities {
                 key_retention: Duration::hours(24),
                 key_max_len: 255,
@@ -115,12 +166,13 @@ impl ProviderKind {
     }
 
     /// The kinds of operation a connector of this kind performs when the server sends one: the
-    /// actions an operation can be bound to. Anything else it is asked to send is refused.
+    /// actions an operation can be bound to. Anything else it is asked to send is refused. A
+    /// described HTTP API performs the kinds its description serves.
     pub fn performs(self) -> &'static [&'static str] {
         match self {
             ProviderKind::Stripe | ProviderKind::Adyen | ProviderKind::PayPal => &["refund"],
             ProviderKind::Services => &["create_aftersale", "cancel_aftersale", "schedule_pickup"],
-            ProviderKind::Orders => &[],
+            ProviderKind::Orders | ProviderKind::Http => &[],
         }
     }
 
@@ -133,7 +185,7 @@ impl ProviderKind {
     /// How long an operation the provider accepted may stay pending there before people are
     /// asked to look at it (the reconciler follows it meanwhile). Stripe holds a refund pending
     /// while its balance cannot cover it or the payment has not settled, and PayPal an eCheck's:
-    /// three days is long past the usual. Adyen sends a refund's outcome by webhook, usually
+    /// three days is long past the usual; a described API's pending operation, a day. Adyen sends a refund's outcome by webhook, usually
     /// within hours: a day without one needs a person. The services answer once done, so nothing
     /// of theirs is pending.
     pub fn pending_limit(self) -> Duration {
@@ -141,6 +193,7 @@ impl ProviderKind {
             ProviderKind::Stripe | ProviderKind::PayPal => Duration::days(3),
             ProviderKind::Adyen => Duration::days(1),
             ProviderKind::Services | ProviderKind::Orders => Duration::hours(1),
+            ProviderKind::Http => Duration::days(1),
         }
     }
 }
@@ -209,6 +262,16 @@ mod tests {
         assert_eq!(ProviderKind::Orders.action_for("refund"), None);
         assert_eq!(server_kind_of("stripe"), Some(ProviderKind::Stripe));
         assert_eq!(server_kind_of("stripe-eu"), None);
+    }
+
+    #[test]
+    fn what_a_downstream_honours_says_how_a_lost_answer_is_settled() {
+        assert_eq!(ProviderKind::Stripe.capabilities().settles(), Settles::KeyAndLookup);
+        assert_eq!(ProviderKind::Adyen.capabilities().settles(), Settles::KeyOnly);
+        assert_eq!(ProviderKind::Http.capabilities().settles(), Settles::AtMostOnce);
+        let lookup_only =
+            Capabilities { key_retention: Duration::zero(), ..ProviderKind::PayPal.capabilities() };
+        assert_eq!(lookup_only.settles(), Settles::LookupOnly);
     }
 
     #[test]

@@ -565,6 +565,7 @@ pub enum RejectionCode {
     ReconcileFirst,
     NeedsReview,
     KeyExpired,
+    NoKey,
     CachedServerError,
     CancelRequested,
     AttemptClosed,
@@ -734,6 +735,12 @@ pub fn check(
                 return Err(reject(
                     RejectionCode::CachedServerError,
                     "The provider answered with a server error, which it replays for the same key: only a lookup can settle it.",
+                ));
+            }
+            if snapshot.key_retention <= Duration::zero() {
+                return Err(reject(
+                    RejectionCode::NoKey,
+                    "The downstream takes no idempotency key, so it cannot tell a re-send from a new request: a re-send could do it twice. Only a lookup or a person can settle it.",
                 ));
             }
             if !snapshot.key_still_valid(now) {

@@ -1,5 +1,5 @@
 //! The pure domain of opledger: ids, money, canonical parameters, the operation state machine,
-//! failure classes, roles and approval rules, the order roll-up, webhook events, and operations in
+//! failure classes, the declarative description of a tenant's own HTTP API, roles and approval rules, the order roll-up, webhook events, and operations in
 //! plain words.
 //!
 //! Nothing here performs I/O or reads a clock: time is always passed in. The module compiles for
@@ -9,6 +9,7 @@ pub mod audit;
 pub mod compensation;
 pub mod connection;
 pub mod failure;
+pub mod http_api;
 pub mod ids;
 pub mod machine;
 pub mod money;

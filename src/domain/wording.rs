@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::compensation::Compensation;
-use super::connection::{ProviderKind, REFUNDS_PROVIDER, SERVICES_PROVIDER};
+use super::connection::{Capabilities, ProviderKind, Settles, REFUNDS_PROVIDER, SERVICES_PROVIDER};
 use super::machine::{CommandKind, State};
 use super::money::Money;
 
@@ -56,29 +56,38 @@ pub fn retention_words(retention: chrono::Duration) -> String {
     }
 }
 
-/// How an unknown or accepted result is settled at a provider of `kind`, in words: whether it can
-/// be asked, how long it remembers a key, and what says an accepted operation's outcome.
-pub fn settling(kind: ProviderKind, provider: &str) -> String {
+/// How an unknown or accepted result is settled at a provider of `kind` that honours
+/// `capabilities`, in words: whether it can be asked, whether and how long it remembers a key,
+/// and what says an accepted operation's outcome.
+pub fn settling(capabilities: Capabilities, kind: ProviderKind, provider: &str) -> String {
     let name = provider_name(provider);
-    let capabilities = kind.capabilities();
     let window = retention_words(capabilities.key_retention);
-    let asked = if capabilities.lookup {
-        format!("A lost answer is found by asking {name} for the op id it was sent with")
-    } else {
-        format!("{name} cannot be asked about it: a lost answer is settled by re-sending with the same key")
+    let asked = match capabilities.settles() {
+        Settles::KeyAndLookup => format!(
+            "A lost answer is found by asking {name} for the op id it was sent with; {name} remembers a key {window}, after which nothing is re-sent without a person."
+        ),
+        Settles::KeyOnly => format!(
+            "{name} cannot be asked about it: a lost answer is settled by re-sending with the same key; {name} remembers a key {window}, after which nothing is re-sent without a person."
+        ),
+        Settles::LookupOnly => format!(
+            "{name} takes no idempotency key, so nothing is ever sent to it twice by itself: a lost answer is looked up by the op id, and a lookup that finds nothing goes to a person."
+        ),
+        Settles::AtMostOnce => format!(
+            "{name} takes no idempotency key and cannot be asked what it did: it is sent at most once, and a lost answer goes straight to a person with what was seen."
+        ),
     };
     let later = match kind {
         ProviderKind::Adyen => " Adyen answers every refund \u{201c}received\u{201d}: its REFUND webhook says whether it was done.",
         ProviderKind::PayPal => " A PENDING refund is read again by its id until PayPal completes or fails it.",
         ProviderKind::Stripe => " A pending refund is read again by its id, or settled by Stripe's webhook, until it succeeds or fails.",
-        ProviderKind::Services | ProviderKind::Orders => "",
+        ProviderKind::Services | ProviderKind::Orders | ProviderKind::Http => "",
     };
     let left = if capabilities.payment_read || !capabilities.outcomes_later {
         String::new()
     } else {
         format!(" What is left to refund comes from the shop's order and this ledger's refunds, since {name} has no read of the payment.")
     };
-    format!("{asked}; {name} remembers a key {window}, after which nothing is re-sent without a person.{later}{left}")
+    format!("{asked}{later}{left}")
 }
 
 /// The action of a kind: its noun for the agent, its verb for "do not … again", and its noun for
@@ -374,16 +383,28 @@ mod tests {
 
     #[test]
     fn each_provider_is_said_to_settle_by_its_own_means() {
-        let adyen = settling(ProviderKind::Adyen, "adyen");
+        let adyen = settling(ProviderKind::Adyen.capabilities(), ProviderKind::Adyen, "adyen");
         assert!(adyen.starts_with("Adyen cannot be asked about it"), "{adyen}");
         assert!(adyen.contains("remembers a key 31 days") && adyen.contains("REFUND webhook"), "{adyen}");
         assert!(adyen.contains("from the shop's order and this ledger's refunds"), "{adyen}");
-        let paypal = settling(ProviderKind::PayPal, "paypal");
+        let paypal = settling(ProviderKind::PayPal.capabilities(), ProviderKind::PayPal, "paypal");
         assert!(paypal.starts_with("A lost answer is found by asking PayPal"), "{paypal}");
         assert!(paypal.contains("PayPal remembers a key 45 days"), "{paypal}");
         assert!(!paypal.contains("shop's order"), "PayPal's capture is read: {paypal}");
-        let stripe = settling(ProviderKind::Stripe, "stripe");
+        let stripe = settling(ProviderKind::Stripe.capabilities(), ProviderKind::Stripe, "stripe");
         assert!(stripe.contains("Stripe remembers a key 24 hours"), "{stripe}");
+        let keyless = Capabilities { key_retention: chrono::Duration::zero(), ..Capabilities::NOTHING };
+        let helpdesk = settling(Capabilities { lookup: true, ..keyless }, ProviderKind::Http, "helpdesk");
+        assert!(
+            helpdesk.starts_with("Helpdesk takes no idempotency key, so nothing is ever sent to it twice"),
+            "{helpdesk}"
+        );
+        assert!(helpdesk.contains("a lookup that finds nothing goes to a person"), "{helpdesk}");
+        let mailer = settling(keyless, ProviderKind::Http, "mailer");
+        assert!(
+            mailer.contains("it is sent at most once, and a lost answer goes straight to a person"),
+            "{mailer}"
+        );
         assert_eq!(retention_words(chrono::Duration::days(45)), "45 days");
         assert_eq!(retention_words(chrono::Duration::hours(36)), "36 hours");
         assert_eq!(retention_words(chrono::Duration::minutes(90)), "90 minutes");

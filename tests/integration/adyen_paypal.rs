@@ -132,6 +132,7 @@ impl Shop {
             secret: secret.into(),
             account: Some(account_name.into()),
             key_retention: None,
+            description: None,
         };
         app.ledger.set_provider_connection(&acme, &admin, refunds).await.unwrap();
         let orders = NewConnection {
@@ -141,6 +142,7 @@ impl Shop {
             secret: secret.into(),
             account: None,
             key_retention: None,
+            description: None,
         };
         app.ledger.set_provider_connection(&acme, &admin, orders).await.unwrap();
         app.ledger.set_webhook_secret(&acme, &admin, kind.as_str(), webhook_secret).await.unwrap();

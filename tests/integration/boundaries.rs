@@ -249,6 +249,7 @@ mod egress {
             secret: "sk_test_x".into(),
             account: None,
             key_retention: None,
+            description: None,
         };
         app.ledger
             .set_provider_connection(&acme(), &Actor::human("alex", Role::Admin), connection)

@@ -33,6 +33,7 @@ async fn connect(app: &TestApp, tenant: &str, base_url: &str, secret: &str) {
         secret: secret.into(),
         account: None,
         key_retention: None,
+        description: None,
     };
     app.ledger
         .set_provider_connection(&TenantId::parse(tenant).unwrap(), &Actor::system("test"), connection)

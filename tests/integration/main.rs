@@ -10,6 +10,7 @@ mod cli;
 mod connections;
 mod console_words;
 mod demo;
+mod described;
 mod exports;
 mod group_commit;
 mod health;

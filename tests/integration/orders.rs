@@ -31,6 +31,7 @@ async fn connect(app: &TestApp, tenant: &str, name: &str, kind: ProviderKind, ba
         secret: secret.into(),
         account: None,
         key_retention: None,
+        description: None,
     };
     app.ledger
         .set_provider_connection(&TenantId::parse(tenant).unwrap(), &Actor::system("test"), connection)

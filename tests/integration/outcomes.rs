@@ -58,6 +58,7 @@ async fn own_account(app: &TestApp, tenant_name: &str, signing: &str) {
         secret: SANDBOX_KEY.into(),
         account: None,
         key_retention: None,
+        description: None,
     };
     app.ledger.set_provider_connection(&tenant(tenant_name), &admin, connection).await.unwrap();
     app.ledger.set_webhook_secret(&tenant(tenant_name), &admin, "stripe", signing).await.unwrap();

@@ -522,7 +522,7 @@ impl ProviderHarness {
             max_delay: std::time::Duration::from_millis(50),
             deadline: std::time::Duration::from_secs(10),
         };
-        let services = opledger::server::providers::ServicesConnector::new(
+        let services = opledger::server::providers::DescribedConnector::services(
             &base_url,
             "sk_test_x",
             std::time::Duration::from_millis(2000),

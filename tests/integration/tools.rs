@@ -97,6 +97,7 @@ mod two_tenants {
                 secret: "sk_test_sandbox".into(),
                 account: None,
                 key_retention: None,
+                description: None,
             };
             let globex = opledger::domain::ids::TenantId::parse("globex").unwrap();
             let admin = opledger::domain::ids::Actor::system("test");

@@ -282,6 +282,30 @@ fn a_cached_server_error_or_an_expired_key_forbids_a_resend() {
 }
 
 #[test]
+fn an_operation_sent_to_a_downstream_without_keys_is_never_re_sent() {
+    let mut keyless = typical(State::Unknown);
+    keyless.key_retention = Duration::zero();
+    for actor in [Actor::system("reconciler"), Actor::human("rita", Role::Manager)] {
+        let refused = decide(&keyless, Command::ResendSameKey, &actor, now()).unwrap_err();
+        assert_eq!(refused.code, RejectionCode::NoKey, "{}", refused.message);
+    }
+    let mut reviewed = keyless.clone();
+    reviewed.state = State::NeedsReview;
+    assert_eq!(
+        decide(&reviewed, Command::ResendSameKey, &Actor::human("rita", Role::Manager), now())
+            .unwrap_err()
+            .code,
+        RejectionCode::NoKey
+    );
+    let not_happened = Command::MarkNotHappened {
+        reason: "the helpdesk has no such ticket".into(),
+        evidence: "searched the helpdesk by the op id".into(),
+    };
+    let settled = run(reviewed, not_happened, &Actor::human("rita", Role::Manager)).unwrap();
+    assert_eq!(settled.state, State::Rejected, "only a person's word with evidence settles it as not done");
+}
+
+#[test]
 fn failures_that_prove_nothing_happened_allow_a_send_with_the_same_operation() {
     let submitted = run(typical(State::Planned), Command::BeginAttempt, &agent()).unwrap();
     let retry_later = outcome(1, FailureClass::TransientUnavailable { retry_after_s: Some(3) });

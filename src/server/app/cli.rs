@@ -176,9 +176,10 @@ pub enum ProviderCommand {
         /// (after-sale and pickups), orders (the shop's orders endpoint).
         #[arg(long)]
         name: String,
-        /// The API it speaks: stripe, adyen (Checkout API), paypal (Payments v2), services, or
-        /// orders (the shop's `GET /orders/{id}`).
-        #[arg(long, value_parser = ["stripe", "adyen", "paypal", "services", "orders"])]
+        /// The API it speaks: stripe, adyen (Checkout API), paypal (Payments v2), services,
+        /// orders (the shop's `GET /orders/{id}`), or http (a system of the shop's own, as
+        /// --description says it works).
+        #[arg(long, value_parser = ["stripe", "adyen", "paypal", "services", "orders", "http"])]
         kind: String,
         /// Where the API is: https://api.stripe.com, https://checkout-test.adyen.com/v71,
         /// https://api-m.sandbox.paypal.com, or the shop's address.
@@ -193,6 +194,12 @@ pub enum ProviderCommand {
         /// days), e.g. 7d.
         #[arg(long, value_parser = humantime::parse_duration)]
         key_retention: Option<std::time::Duration>,
+        /// For --kind http: the file holding the API's description (JSON, format
+        /// opledger/http-api/1): the operation kinds it serves, the request of each, the key
+        /// header it honours and its lookup, if any. Checked before it is saved; the README has
+        /// an example.
+        #[arg(long)]
+        description: Option<std::path::PathBuf>,
     },
     /// List a tenant's own provider accounts (the secrets show only their last four characters).
     List {
@@ -774,10 +781,17 @@ async fn run_provider(command: ProviderCommand) -> anyhow::Result<()> {
             base_url,
             account,
             key_retention,
+            description,
         } => {
             let tenant = TenantId::parse(&tenant)?;
-            let kind =
-                ProviderKind::parse(&kind).context("--kind is stripe, adyen, paypal, services or orders")?;
+            let kind = ProviderKind::parse(&kind)
+                .context("--kind is stripe, adyen, paypal, services, orders or http")?;
+            let description = description
+                .map(|path| {
+                    std::fs::read_to_string(&path)
+                        .with_context(|| format!("could not read the description {}", path.display()))
+                })
+                .transpose()?;
             let key_retention = key_retention
                 .map(chrono::Duration::from_std)
                 .transpose()
@@ -793,6 +807,7 @@ async fn run_provider(command: ProviderCommand) -> anyhow::Result<()> {
                 secret: line.trim().to_owned(),
                 account,
                 key_retention,
+                description,
             };
             let ledger = open_ledger(&database, &secret).await?.with_egress(egress.policy());
             ledger.set_provider_connection(&tenant, &Actor::system("cli"), connection).await?;

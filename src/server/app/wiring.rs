@@ -75,9 +75,16 @@ pub fn executor(ledger: Ledger, providers: &ProviderSettings) -> Executor {
         let Some(base_url) = base_url else { continue };
         let tenants: Vec<&str> = providers.tenants.iter().map(TenantId::as_str).collect();
         tracing::info!(%base_url, provider = name, ?tenants, "the server's own connection, for these tenants when they have none of their own");
-        let settings =
-            ConnectionSettings { kind, base_url, secret, account: None, timeout, egress: &operator };
-        if let Some(connector) = connector_for(&settings) {
+        let settings = ConnectionSettings {
+            kind,
+            base_url,
+            secret,
+            account: None,
+            description: None,
+            timeout,
+            egress: &operator,
+        };
+        if let Ok(connector) = connector_for(&settings) {
             executor = executor.with_connector(name, connector);
         }
         if let Some(orders) = order_source_for(&settings) {

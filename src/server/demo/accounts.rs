@@ -208,6 +208,7 @@ impl Tenant {
             secret: self.secret.clone(),
             account: Some(self.account.clone()),
             key_retention: None,
+            description: None,
         };
         ledger.set_provider_connection(&self.id, &system, refunds).await?;
         let orders = NewConnection {
@@ -217,6 +218,7 @@ impl Tenant {
             secret: self.secret.clone(),
             account: None,
             key_retention: None,
+            description: None,
         };
         ledger.set_provider_connection(&self.id, &system, orders).await?;
         ledger.set_webhook_secret(&self.id, &system, self.connection_name(), &self.webhook_secret).await

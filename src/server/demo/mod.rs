@@ -416,6 +416,7 @@ pub async fn seed_second_tenant(
         secret: secret_key.into(),
         account: None,
         key_retention: None,
+        description: None,
     };
     ledger.set_provider_connection(&tenant, &Actor::system("demo"), connection).await?;
     send_account_events_to_console(ledger, &tenant, base_url, secret_key).await?;

@@ -10,6 +10,7 @@ use super::secrets::SecretKeyError;
 use super::{Ledger, LedgerError};
 use crate::domain::{
     connection::{last_four, valid_provider_name, ProviderKind},
+    http_api::HttpApi,
     ids::{Actor, TenantId},
 };
 use crate::server::clock::now;
@@ -30,6 +31,8 @@ pub struct NewConnection {
     /// How long the provider remembers an idempotency key, where it is not the provider's
     /// published window.
     pub key_retention: Option<chrono::Duration>,
+    /// For a tenant's own HTTP API (`http`), its description (`domain::http_api`).
+    pub description: Option<String>,
 }
 
 impl std::fmt::Debug for NewConnection {
@@ -40,6 +43,7 @@ impl std::fmt::Debug for NewConnection {
             .field("base_url", &self.base_url)
             .field("account", &self.account)
             .field("key_retention", &self.key_retention)
+            .field("description", &self.description)
             .finish_non_exhaustive()
     }
 }
@@ -76,7 +80,20 @@ async fn check(connection: &NewConnection, egress: &EgressPolicy) -> Result<(), 
     if connection.key_retention.is_some_and(|retention| retention <= chrono::Duration::zero()) {
         return Err(LedgerError::Invalid("How long keys are remembered must be more than nothing.".into()));
     }
-    Ok(())
+    let description = connection.description.as_deref().map(str::trim).filter(|text| !text.is_empty());
+    match (connection.kind, description) {
+        (ProviderKind::Http, None) => Err(LedgerError::Invalid(
+            "An HTTP API connection needs its API's description (format opledger/http-api/1).".into(),
+        )),
+        (ProviderKind::Http, Some(text)) => HttpApi::parse(text)
+            .map(|_| ())
+            .map_err(|error| LedgerError::Invalid(format!("The API description is refused at {error}."))),
+        (_, Some(_)) => Err(LedgerError::Invalid(format!(
+            "A {} account is not described: only an HTTP API connection takes a description.",
+            connection.kind.as_str()
+        ))),
+        (_, None) => Ok(()),
+    }
 }
 
 impl Ledger {
@@ -108,12 +125,17 @@ impl Ledger {
                 .filter(|account| !account.is_empty()),
             key_retention: connection.key_retention,
             sealed_webhook_secret: None,
+            description: connection
+                .description
+                .map(|text| text.trim().to_owned())
+                .filter(|text| !text.is_empty()),
         };
         let evidence = json!({
             "name": record.name,
             "kind": record.kind.as_str(),
             "base_url": record.base_url,
             "secret": format!("…{}", record.secret_last4),
+            "description": record.description.as_deref().and_then(|text| serde_json::from_str::<serde_json::Value>(text).ok()),
         });
         let audit = Self::action_entry(tenant, actor, "set_provider_connection", evidence);
         Ok(self.store.set_provider_connection(record, audit).await?)

@@ -3,7 +3,8 @@
 //! the idempotency key and the stored parameters, record the classified outcome. This is the one
 //! layer that retries: a bounded number of sends with exponential backoff and jitter, only after
 //! failures that prove nothing happened, honouring Retry-After, always with the same key, within a
-//! deadline.
+//! deadline. An unknown result at a downstream that takes no key and cannot be asked goes to people
+//! at once: it is sent at most once.
 
 use chrono::{DateTime, Utc};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -12,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use super::{Ledger, LedgerError};
 use crate::domain::{
-    connection::{ProviderKind, ORDERS_PROVIDER, REFUNDS_PROVIDER},
+    connection::{Capabilities, ProviderKind, Settles, ORDERS_PROVIDER, REFUNDS_PROVIDER},
     failure::FailureClass,
     ids::{Actor, AttemptNumber, OpId, TenantId},
     machine::{AttemptOutcome, Command, State},
@@ -59,9 +60,9 @@ impl RetryPolicy {
 }
 
 /// What a tenant's own connection to one provider is built into: the connector that sends and looks
-/// up, and the order source, whichever its kind offers.
+/// up (or why it has none), and the order source, whichever its kind offers.
 struct Built {
-    connector: Option<Arc<dyn Connector>>,
+    connector: Result<Arc<dyn Connector>, String>,
     orders: Option<Arc<dyn OrderSource>>,
 }
 
@@ -168,6 +169,7 @@ impl Executor {
             base_url: &connection.base_url,
             secret: &secret,
             account: connection.account.as_deref(),
+            description: connection.description.as_deref(),
             timeout: self.provider_timeout,
             egress: self.ledger.egress(),
         };
@@ -182,11 +184,10 @@ impl Executor {
     /// the tenant's secret does not open, the reason in words.
     pub async fn connector(&self, tenant: &TenantId, provider: &str) -> Result<Reachable, LedgerError> {
         Ok(match self.own_connection(tenant, provider).await? {
-            Some(Ok(built)) => built.connector.clone().ok_or_else(|| {
-                format!(
-                    "the {provider} connection of tenant {tenant} is an orders endpoint; it sends nothing"
-                )
-            }),
+            Some(Ok(built)) => built
+                .connector
+                .clone()
+                .map_err(|why| format!("the {provider} connection of tenant {tenant} sends nothing: {why}")),
             Some(Err(reason)) => Err(reason),
             None => self
                 .connectors
@@ -304,8 +305,8 @@ impl Executor {
         operation: &OperationRecord,
         connector: &dyn Connector,
     ) -> Result<SendCheck, LedgerError> {
-        let performs = connector.kind().action_for(&operation.kind);
-        let action = match (operation.action.as_deref(), performs) {
+        let performs = connector.action_for(&operation.kind);
+        let action = match (operation.action.as_deref(), performs.as_deref()) {
             (Some(bound), Some(performed)) if bound == performed => bound,
             (None, _) => {
                 return Ok(SendCheck::Refused(format!(
@@ -317,7 +318,7 @@ impl Executor {
                 return Ok(SendCheck::Refused(format!(
                     "it was recorded as a {bound}, and the {} connection performs {}",
                     operation.provider,
-                    connector.kind().performs().join(", ")
+                    connector.performs().join(", ")
                 )))
             }
         };
@@ -330,7 +331,7 @@ impl Executor {
                 )))
             }
         };
-        if let (Some(amount), false) = (amount, connector.kind().capabilities().payment_read) {
+        if let (Some(amount), false) = (amount, connector.capabilities(&operation.kind).payment_read) {
             if let Some(refusal) = self.left_by_the_ledger(tenant, operation, amount).await? {
                 return Ok(refusal);
             }
@@ -411,15 +412,17 @@ impl Executor {
             outcome: AttemptOutcome::Failed { failure },
             report: AttemptReport { error: Some(format!("not sent: {reason}")), ..AttemptReport::default() },
         };
-        let sent = match self.connector(tenant, &operation.provider).await? {
+        let connector = self.connector(tenant, &operation.provider).await?;
+        let sent = match &connector {
             Ok(connector) => match self.may_send(tenant, operation, connector.as_ref()).await? {
                 SendCheck::Allowed => connector.send(operation).await,
                 SendCheck::Unavailable(reason) => not_sent(FailureClass::NotSent, reason),
                 SendCheck::Refused(reason) => not_sent(FailureClass::InvalidParams, reason),
             },
-            Err(reason) => not_sent(FailureClass::NotSent, reason),
+            Err(reason) => not_sent(FailureClass::NotSent, reason.clone()),
         };
-        self.record_outcome(tenant, operation, attempt, sent).await
+        let capabilities = connector.map_or(Capabilities::NOTHING, |c| c.capabilities(&operation.kind));
+        self.record_outcome(tenant, operation, attempt, sent, capabilities).await
     }
 
     /// Sends the operation's open attempt through `connector`, which [`Executor::may_send`]
@@ -434,18 +437,33 @@ impl Executor {
     ) -> Result<CommittedOperation, LedgerError> {
         let attempt = open_attempt(operation)?;
         let sent = connector.send(operation).await;
-        self.record_outcome(tenant, operation, attempt, sent).await
+        let capabilities = connector.capabilities(&operation.kind);
+        self.record_outcome(tenant, operation, attempt, sent, capabilities).await
     }
 
+    /// Records what a send came to. Where the downstream honours no key and cannot be asked
+    /// (`capabilities`), an unknown result goes to people at once, with what was seen: nothing can
+    /// settle it, and it is never sent again.
     async fn record_outcome(
         &self,
         tenant: &TenantId,
         operation: &OperationRecord,
         attempt: AttemptNumber,
         sent: Sent,
+        capabilities: Capabilities,
     ) -> Result<CommittedOperation, LedgerError> {
+        let seen = seen_words(&sent.report);
         let command = Command::RecordOutcome { attempt, outcome: sent.outcome };
-        self.ledger.execute(tenant, &operation.op_id, command, &self.actor, sent.report).await
+        let recorded =
+            self.ledger.execute(tenant, &operation.op_id, command, &self.actor, sent.report).await?;
+        if recorded.operation.snapshot.state != State::Unknown
+            || capabilities.settles() != Settles::AtMostOnce
+        {
+            return Ok(recorded);
+        }
+        let reason = format!("{} What was seen: {seen}.", at_most_once_words(&operation.provider));
+        let command = Command::Escalate { reason };
+        self.ledger.execute(tenant, &operation.op_id, command, &self.actor, AttemptReport::default()).await
     }
 }
 
@@ -460,6 +478,26 @@ pub async fn ask_provider(
         Some(external_id) => connector.follow(operation, external_id).await,
         None => connector.look_up(operation).await,
     }
+}
+
+/// Why an unknown result at a downstream that honours no key and cannot be asked goes to people.
+pub fn at_most_once_words(provider: &str) -> String {
+    format!(
+        "{provider} takes no idempotency key and cannot be asked what it did, so nobody can tell whether this happened, and it is never sent again by itself: a person must check with {provider} directly, then record what they found (done, with its reference; or not done, with evidence)."
+    )
+}
+
+/// What a send's report shows, in words: the answer's HTTP status if any, the error, the wait.
+fn seen_words(report: &AttemptReport) -> String {
+    let mut seen = Vec::new();
+    if let Some(status) = report.http_status {
+        seen.push(format!("HTTP {status}"));
+    }
+    seen.push(report.error.clone().unwrap_or_else(|| "no answer".to_owned()));
+    if let Some(latency) = report.latency_ms {
+        seen.push(format!("after {latency} ms"));
+    }
+    seen.join(", ")
 }
 
 /// The attempt an operation has open, to be sent.

@@ -27,13 +27,15 @@ use std::sync::Arc;
 use super::clock::now;
 use super::egress::EgressPolicy;
 use super::metrics::Metrics;
+use super::providers::services_api;
 use super::store::records::{
     ApprovalRuleRecord, NewBulkRun, NewConflict, NewOperation, OperationChange, Registered, RequestAnswer,
 };
 use super::store::{Reads, Store, StoreError};
 use crate::domain::{
     audit::{AuditEntry, AuditRecord},
-    connection::{fitted_key, server_kind_of, ProviderKind},
+    connection::{fitted_key, server_kind_of, Capabilities, ProviderKind},
+    http_api::HttpApi,
     ids::{check_subject, Actor, OpId, TenantId},
     machine::{decide, Command, Rejection, Snapshot, State},
     operation::{AttemptReport, CommittedOperation, OperationHistory},
@@ -42,10 +44,12 @@ use crate::domain::{
 };
 use secrets::SecretBox;
 
-/// What an operation's provider is, as far as recording it needs: the kind of its connection, and
-/// how long it remembers keys where the operator said so.
+/// What an operation's provider is, as far as recording it needs: the action its connection
+/// performs for the operation's kind (if any), what the downstream honours for it, and how long
+/// it remembers keys where the operator said so.
 struct Downstream {
-    kind: Option<ProviderKind>,
+    action: Option<String>,
+    capabilities: Option<Capabilities>,
     key_retention: Option<Duration>,
 }
 
@@ -377,12 +381,14 @@ impl Ledger {
             }
         }
         let fingerprint = request.params.fingerprint();
-        let downstream = self.downstream(tenant, &request.provider).await?;
-        let action = downstream.kind.and_then(|kind| kind.action_for(&request.kind)).map(str::to_owned);
-        let capabilities = downstream.kind.map(ProviderKind::capabilities);
+        let downstream = self.downstream(tenant, &request.provider, &request.kind).await?;
+        let action = downstream.action;
+        let capabilities = downstream.capabilities;
+        let honours_keys = capabilities.is_none_or(|capabilities| capabilities.honours_keys());
         let key_retention = request
             .key_retention
             .or(downstream.key_retention)
+            .filter(|_| honours_keys)
             .or(capabilities.map(|capabilities| capabilities.key_retention))
             .unwrap_or(ProviderKind::Stripe.capabilities().key_retention);
         let key_max_len = capabilities.map_or(usize::MAX, |capabilities| capabilities.key_max_len);
@@ -471,13 +477,37 @@ impl Ledger {
     /// connection (the tenant's own of that name, else the server's), from which it is bound to
     /// the action the connector performs for its kind (never to the kind's label: the approval
     /// policy is applied to that action), gets its key within the provider's length, and the time
-    /// the provider remembers that key (the connection's own, where the operator set one).
-    async fn downstream(&self, tenant: &TenantId, provider: &str) -> Result<Downstream, LedgerError> {
-        Ok(match self.store.provider_connection(tenant, provider).await? {
-            Some(connection) => {
-                Downstream { kind: Some(connection.kind), key_retention: connection.key_retention }
-            }
-            None => Downstream { kind: server_kind_of(provider), key_retention: None },
+    /// the provider remembers that key (the connection's own, where the operator set one; none at
+    /// all for a downstream that honours no key, which is therefore never sent it twice). A
+    /// described HTTP API performs and honours what its description declares for the kind.
+    async fn downstream(
+        &self,
+        tenant: &TenantId,
+        provider: &str,
+        kind: &str,
+    ) -> Result<Downstream, LedgerError> {
+        let (provider_kind, description, key_retention) =
+            match self.store.provider_connection(tenant, provider).await? {
+                Some(connection) => (Some(connection.kind), connection.description, connection.key_retention),
+                None => (server_kind_of(provider), None, None),
+            };
+        let described = match (provider_kind, description) {
+            (Some(ProviderKind::Http), Some(text)) => HttpApi::parse(&text).ok(),
+            (Some(ProviderKind::Services), _) => Some(services_api().clone()),
+            _ => None,
+        };
+        Ok(match (provider_kind, described) {
+            (_, Some(api)) => Downstream {
+                action: api.operation(kind).map(|_| kind.to_owned()),
+                capabilities: Some(api.capabilities(kind)),
+                key_retention,
+            },
+            (Some(provider_kind), None) => Downstream {
+                action: provider_kind.action_for(kind).map(str::to_owned),
+                capabilities: Some(provider_kind.capabilities()),
+                key_retention,
+            },
+            (None, None) => Downstream { action: None, capabilities: None, key_retention: None },
         })
     }
 

@@ -6,6 +6,9 @@
 //! not found while the provider still remembers the key means a re-send with the same key and the
 //! stored parameters, once they agree with the provider's facts and the approval policy (otherwise
 //! a person reviews it); a key past its retention or a cached 500 means a person must review it.
+//! What the downstream honours decides which of these it can do (`Settles`): one that cannot be
+//! asked is re-sent with the same key within its window; one that takes no key is only looked up,
+//! and an empty lookup goes to people; one that can do neither goes to people at once.
 //! An accepted operation is read again by its id on a backoff (every half of its age, at least the
 //! settle window, at most an hour) until the provider settles it; one still pending past its
 //! provider's limit, or waiting for someone to act (Stripe's `requires_action`), goes to people
@@ -27,11 +30,11 @@ use std::time::Duration as StdDuration;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
-use super::executor::{ask_provider, Executor, SendCheck};
+use super::executor::{ask_provider, at_most_once_words, Executor, SendCheck};
 use super::workflows::run_bulk_query;
 use super::LedgerError;
 use crate::domain::{
-    connection::ProviderKind,
+    connection::{ProviderKind, Settles},
     failure::FailureClass,
     ids::{Actor, OpId, TenantId},
     machine::{check, Command, CommandKind, ProviderStatus, State},
@@ -289,8 +292,10 @@ impl Reconciler {
         Ok(settled)
     }
 
-    /// Settles an unknown operation by its provider's means: a lookup by its op id, or, where the
-    /// provider cannot be asked, a re-send with the same key within its window.
+    /// Settles an unknown operation by what its downstream honours: a lookup by its op id where
+    /// it can be asked (found is recorded; not found means a re-send with the same key while the
+    /// key is remembered, and people where it takes no key); a re-send with the same key within
+    /// its window where it cannot be asked; and people at once where it can do neither.
     async fn settle_unknown(
         &self,
         tenant: &TenantId,
@@ -298,12 +303,20 @@ impl Reconciler {
         connector: &dyn Connector,
     ) -> Result<OperationRecord, LedgerError> {
         let op_id = &operation.op_id.clone();
-        if !connector.kind().capabilities().lookup {
-            let evidence = format!(
-                "{} cannot be asked about it; a re-send with the same key within its window is answered with the first result",
-                connector.kind().as_str()
-            );
-            return self.resend_or_escalate(tenant, operation, connector, &evidence).await;
+        let capabilities = connector.capabilities(&operation.kind);
+        match capabilities.settles() {
+            Settles::AtMostOnce => {
+                let reason = at_most_once_words(&operation.provider);
+                return self.execute(tenant, op_id, Command::Escalate { reason }).await;
+            }
+            Settles::KeyOnly => {
+                let evidence = format!(
+                    "{} cannot be asked about it; a re-send with the same key within its window is answered with the first result",
+                    operation.provider
+                );
+                return self.resend_or_escalate(tenant, operation, connector, &evidence).await;
+            }
+            Settles::KeyAndLookup | Settles::LookupOnly => {}
         }
         match connector.look_up(&operation).await {
             Lookup::Found { external_id, status, evidence } => {
@@ -314,7 +327,7 @@ impl Reconciler {
             }
             Lookup::Unavailable { reason } => {
                 let hopeless = operation.snapshot.last_failure == Some(FailureClass::ServerError)
-                    || !operation.snapshot.key_still_valid(now());
+                    || (capabilities.honours_keys() && !operation.snapshot.key_still_valid(now()));
                 if hopeless {
                     let reason =
                         format!("the provider cannot say what happened ({reason}) and a re-send is not safe");
@@ -407,7 +420,7 @@ impl Reconciler {
         let accepted_at = operation.accepted_at.unwrap_or(operation.updated_at);
         let pending_for = at - accepted_at;
         let limit = self.pending_limit(connector.kind());
-        if !connector.kind().capabilities().lookup {
+        if !connector.capabilities(&operation.kind).lookup {
             if pending_for < limit {
                 return self.schedule_next_check(tenant, &operation, pending_for, at).await;
             }

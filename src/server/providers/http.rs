@@ -13,6 +13,15 @@ use crate::domain::operation::AttemptReport;
 use crate::domain::{failure::classify_http_answer, failure::FailureClass, machine::AttemptOutcome};
 use crate::server::egress::EgressPolicy;
 
+/// One request that changes something: its method, path, the idempotency key it goes under
+/// (`(header, value)`) when the provider honours one, and its body.
+pub(super) struct Request<'a> {
+    pub method: reqwest::Method,
+    pub path: &'a str,
+    pub key: Option<(&'a str, &'a str)>,
+    pub body: Option<Body<'a>>,
+}
+
 /// How a request proves who sends it.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Credentials<'a> {
@@ -37,6 +46,28 @@ pub(super) struct Reading {
     pub outcome: fn(&Value) -> AttemptOutcome,
     pub error_code: fn(&Value) -> Option<String>,
     pub error_message: fn(&Value) -> Option<String>,
+}
+
+/// How the answers to one request are read: what an answer proves about the request (`None` for
+/// done), the outcome of the object a done answer holds, and an error answer's words.
+pub(super) trait Answers: Sync {
+    fn classify(&self, status: u16, body: &Value, retry_after_s: Option<u32>) -> Option<FailureClass>;
+    fn outcome(&self, body: &Value) -> AttemptOutcome;
+    fn error_words(&self, body: &Value) -> Option<String>;
+}
+
+impl Answers for Reading {
+    fn classify(&self, status: u16, body: &Value, retry_after_s: Option<u32>) -> Option<FailureClass> {
+        classify_http_answer(status, (self.error_code)(body).as_deref(), retry_after_s)
+    }
+
+    fn outcome(&self, body: &Value) -> AttemptOutcome {
+        (self.outcome)(body)
+    }
+
+    fn error_words(&self, body: &Value) -> Option<String> {
+        (self.error_message)(body).or_else(|| (self.error_code)(body))
+    }
 }
 
 /// A provider's API: which kind it is, its base URL, the secret, and a client that gives up on
@@ -101,7 +132,7 @@ impl Endpoint {
     }
 
     /// Sends `body` to `path` once, under `key` (`(header, value)`), proving who sends it with
-    /// `credentials` and adding `headers`, and classifies what came back (see [`post`]).
+    /// `credentials` and adding `headers`, and classifies what came back (see [`send_once`]).
     pub(super) async fn post(
         &self,
         path: &str,
@@ -111,6 +142,20 @@ impl Endpoint {
         headers: &[(&str, &str)],
         reading: Reading,
     ) -> Sent {
+        let request = Request { method: reqwest::Method::POST, path, key: Some(key), body: Some(body) };
+        self.send(request, credentials, headers, &reading).await
+    }
+
+    /// Sends `request` once, under its key if it has one, proving who sends it with `credentials`
+    /// and adding `headers`, and classifies what came back by `answers` (see [`send_once`]).
+    pub(super) async fn send(
+        &self,
+        request: Request<'_>,
+        credentials: Credentials<'_>,
+        headers: &[(&str, &str)],
+        answers: &dyn Answers,
+    ) -> Sent {
+        let Request { method, path, key, body } = request;
         let url = self.url(path);
         let client = match &self.client {
             Ok(client) => client,
@@ -120,16 +165,20 @@ impl Endpoint {
                 return failed(FailureClass::Forbidden, report);
             }
         };
-        let call = self.call_span("POST", &url, Some(key.1));
-        let mut request = authenticated(client.post(&url), credentials).header(key.0, key.1);
+        let call = self.call_span(method.as_str(), &url, key.map(|(_, value)| value));
+        let mut request = authenticated(client.request(method, &url), credentials);
+        if let Some((header, value)) = key {
+            request = request.header(header, value);
+        }
         for (name, value) in headers {
             request = request.header(*name, *value);
         }
         request = match body {
-            Body::Form(form) => request.form(form),
-            Body::Json(json) => request.json(json),
+            Some(Body::Form(form)) => request.form(form),
+            Some(Body::Json(json)) => request.json(json),
+            None => request,
         };
-        let sent = post(request, reading).instrument(call.clone()).await;
+        let sent = send_once(request, answers).instrument(call.clone()).await;
         call.record("http.response.status_code", sent.report.http_status);
         call.record("outcome", sent.outcome.as_str());
         sent
@@ -209,9 +258,9 @@ pub(super) fn failed(failure: FailureClass, report: AttemptReport) -> Sent {
 }
 
 /// Sends `request` once and classifies what came back: a refused connection was not sent; no
-/// answer in time is a timeout; an error answer by its status and error code; a 2xx by the status
-/// of the object it holds, which `reading` says (accepted is not done).
-async fn post(request: reqwest::RequestBuilder, reading: Reading) -> Sent {
+/// answer in time is a timeout; an answer by what `answers` says it proves; a done one by the
+/// status of the object it holds (accepted is not done).
+async fn send_once(request: reqwest::RequestBuilder, answers: &dyn Answers) -> Sent {
     let started = Instant::now();
     let answer = request.send().await;
     let latency_ms = Some(u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX));
@@ -229,8 +278,25 @@ async fn post(request: reqwest::RequestBuilder, reading: Reading) -> Sent {
         .get(reqwest::header::RETRY_AFTER)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u32>().ok());
-    let body: Value = match response.json().await {
-        Ok(body) => body,
+    let text = response.text().await;
+    let parsed = text.as_deref().map(|text| {
+        if text.trim().is_empty() {
+            Ok(Value::Null)
+        } else {
+            serde_json::from_str(text)
+        }
+    });
+    let body: Value = match parsed {
+        Ok(Ok(body)) => body,
+        Ok(Err(error)) => {
+            let report = AttemptReport {
+                http_status: Some(status),
+                latency_ms,
+                error: Some(format!("the answer could not be read: {error}")),
+                ..Default::default()
+            };
+            return failed(FailureClass::Timeout, report);
+        }
         Err(error) => {
             let report = AttemptReport {
                 http_status: Some(status),
@@ -241,12 +307,11 @@ async fn post(request: reqwest::RequestBuilder, reading: Reading) -> Sent {
             return failed(FailureClass::Timeout, report);
         }
     };
-    let error_code = (reading.error_code)(&body);
     let mut report =
         AttemptReport { http_status: Some(status), latency_ms, retry_after_s, ..Default::default() };
-    match classify_http_answer(status, error_code.as_deref(), retry_after_s) {
+    match answers.classify(status, &body, retry_after_s) {
         None => {
-            let outcome = (reading.outcome)(&body);
+            let outcome = answers.outcome(&body);
             report.external_id = outcome.external_id().map(str::to_owned);
             if let AttemptOutcome::FailedAtProvider { reason, .. } = &outcome {
                 report.error = Some(reason.clone());
@@ -254,7 +319,7 @@ async fn post(request: reqwest::RequestBuilder, reading: Reading) -> Sent {
             Sent { outcome, report }
         }
         Some(class) => {
-            report.error = (reading.error_message)(&body).or(error_code);
+            report.error = answers.error_words(&body);
             failed(class, report)
         }
     }

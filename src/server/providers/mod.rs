@@ -4,24 +4,25 @@
 
 mod adyen;
 pub mod adyen_events;
+mod described;
 mod http;
 pub mod orders;
 mod paypal;
-mod services;
 mod stripe;
 pub mod stripe_events;
 
 use async_trait::async_trait;
 
 pub use adyen::AdyenConnector;
+pub use described::{services_api, DescribedConnector};
 pub use paypal::{paypal_value, PayPalConnector};
-pub use services::ServicesConnector;
 pub use stripe::StripeConnector;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::domain::connection::ProviderKind;
+use crate::domain::connection::{Capabilities, ProviderKind};
+use crate::domain::http_api::HttpApi;
 use crate::domain::machine::{AttemptOutcome, ProviderStatus};
 use crate::domain::money::Money;
 use crate::domain::operation::{AttemptReport, OperationRecord};
@@ -37,33 +38,35 @@ fn metadata_fields(operation: &OperationRecord) -> Vec<(String, String)> {
 }
 
 /// What a connection is built from: the kind of API, where it is, its secret, the account it
-/// names besides (Adyen's merchant account, PayPal's client id), how long to wait for an answer,
-/// and what it may reach.
+/// names besides (Adyen's merchant account, PayPal's client id), an HTTP API's description, how
+/// long to wait for an answer, and what it may reach.
 pub struct ConnectionSettings<'a> {
     pub kind: ProviderKind,
     pub base_url: &'a str,
     pub secret: &'a str,
     pub account: Option<&'a str>,
+    pub description: Option<&'a str>,
     pub timeout: Duration,
     pub egress: &'a EgressPolicy,
 }
 
-/// The connector a connection's settings describe; `None` for a shop's orders endpoint, which
-/// sends nothing.
-pub fn connector_for(settings: &ConnectionSettings) -> Option<Arc<dyn Connector>> {
-    let ConnectionSettings { kind, base_url, secret, account, timeout, egress } = *settings;
+/// The connector a connection's settings describe, or in words why there is none (a shop's
+/// orders endpoint sends nothing; a description that does not read describes nothing).
+pub fn connector_for(settings: &ConnectionSettings) -> Result<Arc<dyn Connector>, String> {
+    let ConnectionSettings { kind, base_url, secret, account, description, timeout, egress } = *settings;
     let account = account.unwrap_or_default();
-    match kind {
-        ProviderKind::Stripe => Some(Arc::new(StripeConnector::new(base_url, secret, timeout, egress))),
-        ProviderKind::Adyen => {
-            Some(Arc::new(AdyenConnector::new(base_url, secret, account, timeout, egress)))
+    Ok(match kind {
+        ProviderKind::Stripe => Arc::new(StripeConnector::new(base_url, secret, timeout, egress)),
+        ProviderKind::Adyen => Arc::new(AdyenConnector::new(base_url, secret, account, timeout, egress)),
+        ProviderKind::PayPal => Arc::new(PayPalConnector::new(base_url, secret, account, timeout, egress)),
+        ProviderKind::Services => Arc::new(DescribedConnector::services(base_url, secret, timeout, egress)),
+        ProviderKind::Http => {
+            let api = HttpApi::parse(description.unwrap_or_default())
+                .map_err(|error| format!("its API description does not read ({error})"))?;
+            Arc::new(DescribedConnector::new(kind, api, base_url, secret, timeout, egress))
         }
-        ProviderKind::PayPal => {
-            Some(Arc::new(PayPalConnector::new(base_url, secret, account, timeout, egress)))
-        }
-        ProviderKind::Services => Some(Arc::new(ServicesConnector::new(base_url, secret, timeout, egress))),
-        ProviderKind::Orders => None,
-    }
+        ProviderKind::Orders => return Err("it is a shop's orders endpoint".into()),
+    })
 }
 
 /// What one send produced: the outcome for the state machine and what was observed.
@@ -114,6 +117,22 @@ pub enum Lookup {
 pub trait Connector: Send + Sync {
     /// The kind of API it speaks.
     fn kind(&self) -> ProviderKind;
+
+    /// The action an operation of `kind` is bound to here, or `None` when this connector performs
+    /// nothing of the sort (the server then never sends it).
+    fn action_for(&self, kind: &str) -> Option<String> {
+        self.kind().action_for(kind).map(str::to_owned)
+    }
+
+    /// The kinds of operation it performs.
+    fn performs(&self) -> Vec<String> {
+        self.kind().performs().iter().map(|kind| (*kind).to_owned()).collect()
+    }
+
+    /// What the downstream honours for operations of `kind`: its key, its lookup.
+    fn capabilities(&self, _kind: &str) -> Capabilities {
+        self.kind().capabilities()
+    }
 
     /// Reads the provider's facts about what the operation would act on and checks the stored
     /// parameters against them, without sending anything.

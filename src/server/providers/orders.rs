@@ -62,7 +62,9 @@ pub fn refund_params(kind: ProviderKind, order: &Order, item: &LineItem) -> Valu
     let payment = match kind {
         ProviderKind::Adyen => "payment",
         ProviderKind::PayPal => "capture",
-        ProviderKind::Stripe | ProviderKind::Services | ProviderKind::Orders => "payment_intent",
+        ProviderKind::Stripe | ProviderKind::Services | ProviderKind::Orders | ProviderKind::Http => {
+            "payment_intent"
+        }
     };
     serde_json::json!({
         (payment): order.payment_intent,
@@ -90,7 +92,7 @@ pub fn order_source_for(settings: &ConnectionSettings) -> Option<Arc<dyn OrderSo
     match kind {
         ProviderKind::Stripe => Some(Arc::new(CheckoutOrders { endpoint: endpoint() })),
         ProviderKind::Orders => Some(Arc::new(ShopOrders { endpoint: endpoint() })),
-        ProviderKind::Services | ProviderKind::Adyen | ProviderKind::PayPal => None,
+        ProviderKind::Services | ProviderKind::Adyen | ProviderKind::PayPal | ProviderKind::Http => None,
     }
 }
 

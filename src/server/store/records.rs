@@ -208,6 +208,8 @@ pub struct ProviderConnectionRecord {
     pub key_retention: Option<chrono::Duration>,
     /// The signing secret of the provider's webhooks to this connection, sealed, once set.
     pub sealed_webhook_secret: Option<String>,
+    /// For an `http` connection, its API's description as saved (`domain::http_api`).
+    pub description: Option<String>,
 }
 
 /// An event a provider posted to one of a tenant's connections, as received.

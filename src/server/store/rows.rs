@@ -1345,16 +1345,17 @@ pub(super) struct ProviderConnectionRow {
     account: Option<String>,
     key_retention_s: Option<i64>,
     sealed_webhook_secret: Option<String>,
+    description: Option<String>,
 }
 
 /// The columns a connection is written with; it is read with its webhook signing secret besides
 /// ([`PROVIDER_CONNECTION_READ`]).
 pub(super) const PROVIDER_CONNECTION_COLUMNS: &str =
-    "tenant, name, kind, base_url, sealed_secret, secret_last4, updated_by, updated_at_us, account, key_retention_s";
+    "tenant, name, kind, base_url, sealed_secret, secret_last4, updated_by, updated_at_us, account, key_retention_s, description";
 
 pub(super) const PROVIDER_CONNECTION_READ: &str =
     "tenant, name, kind, base_url, sealed_secret, secret_last4, \
-    updated_by, updated_at_us, account, key_retention_s, sealed_webhook_secret";
+    updated_by, updated_at_us, account, key_retention_s, sealed_webhook_secret, description";
 
 impl ProviderConnectionRow {
     pub(super) fn into_record(self) -> Result<ProviderConnectionRecord, StoreError> {
@@ -1370,6 +1371,7 @@ impl ProviderConnectionRow {
             account: self.account,
             key_retention: self.key_retention_s.map(chrono::Duration::seconds),
             sealed_webhook_secret: self.sealed_webhook_secret,
+            description: self.description,
         })
     }
 }

@@ -284,11 +284,12 @@ macro_rules! store_writes {
                 let tenant = &connection.tenant;
                 let mut tx = begin_write_creating(self, &tenant, connection.updated_at).await?;
                 sqlx::query(&format!(
-                    "insert into provider_connections ({PROVIDER_CONNECTION_COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) \
+                    "insert into provider_connections ({PROVIDER_CONNECTION_COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) \
                      on conflict (tenant, name) do update set kind = excluded.kind, base_url = excluded.base_url, \
                      sealed_secret = excluded.sealed_secret, secret_last4 = excluded.secret_last4, \
                      updated_by = excluded.updated_by, updated_at_us = excluded.updated_at_us, \
-                     account = excluded.account, key_retention_s = excluded.key_retention_s"
+                     account = excluded.account, key_retention_s = excluded.key_retention_s, \
+                     description = excluded.description"
                 ))
                 .bind(tenant.as_str())
                 .bind(&connection.name)
@@ -300,6 +301,7 @@ macro_rules! store_writes {
                 .bind(micros(connection.updated_at))
                 .bind(&connection.account)
                 .bind(connection.key_retention.map(|retention| retention.num_seconds()))
+                .bind(&connection.description)
                 .execute(&mut *tx)
                 .await?;
                 append_audit(&mut tx, tenant, vec![audit]).await?;

@@ -251,7 +251,14 @@ fn ConnectionList(
                     view! {
                         <tr>
                             <td>{c.name.clone()}</td>
-                            <td>{c.kind}</td>
+                            <td>
+                                {c.kind}
+                                {(!c.serves.is_empty()).then(|| view! {
+                                    <ul class="muted small plain-list" data-testid="serves">
+                                        {c.serves.into_iter().map(|served| view! { <li>{served}</li> }).collect_view()}
+                                    </ul>
+                                })}
+                            </td>
                             <td><code>{c.base_url}</code></td>
                             <td>
                                 <code>"…"{c.secret_last4}</code>
@@ -313,6 +320,10 @@ fn SetConnectionForm(set: ServerAction<SetProviderConnection>, csrf: String) -> 
             <label>"Account"<input type="text" name="account" placeholder="merchant account or client id" size="24" autocomplete="off" aria-describedby="account-hint"/></label>
             <label>"Keys remembered"<input type="text" name="key_retention" placeholder="the provider's window" size="12" autocomplete="off" aria-describedby="account-hint"/></label>
             <p class="muted small hint" id="account-hint">"Adyen names a merchant account and PayPal the REST app's client id (its secret is the secret key); Stripe and the others none. Set how long keys are remembered (7d, 48h) only when the account's contract differs from the provider's window: 24 hours at Stripe, 31 days at Adyen, 45 days at PayPal."</p>
+            <label class="wide-field">"API description (kind http)"
+                <textarea name="description" rows="6" spellcheck="false" placeholder="{\"format\": \"opledger/http-api/1\", \"operations\": {…}}" aria-describedby="description-hint"></textarea>
+            </label>
+            <p class="muted small hint" id="description-hint">"For a system of the shop's own (kind http): the operation kinds it serves, each one's request built from the operation's stored parameters, the idempotency key header it honours if any, and its lookup if any. What it honours decides what opledger does with a lost answer; one that honours neither is sent at most once. The README has an example."</p>
             <div class="filter-actions"><button type="submit" class="button">"Save account"</button></div>
         </ActionForm>
     }
