@@ -10,6 +10,7 @@ pub mod audit;
 pub mod bulk;
 pub mod conflicts;
 pub mod connections;
+pub mod email_templates;
 mod error;
 #[cfg(feature = "ssr")]
 pub mod exports;

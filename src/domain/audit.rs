@@ -17,7 +17,7 @@ use super::params::canonical_json;
 /// Every action the audit trail records besides the state machine's commands
 /// ([`super::machine::CommandKind`]): an operation registered, a conflicting request refused, and
 /// the admin's changes.
-pub const OTHER_AUDIT_ACTIONS: [&str; 9] = [
+pub const OTHER_AUDIT_ACTIONS: [&str; 12] = [
     "register",
     "refuse_conflict",
     "add_user",
@@ -26,7 +26,10 @@ pub const OTHER_AUDIT_ACTIONS: [&str; 9] = [
     "add_approval_rule",
     "remove_approval_rule",
     "set_provider_connection",
+    "set_provider_webhook_secret",
     "remove_provider_connection",
+    "set_email_template",
+    "remove_email_template",
 ];
 
 /// The `prev_hash` of a tenant's first record.

@@ -31,6 +31,10 @@ pub enum ProviderKind {
     PayPal,
     /// A tenant's own HTTP API, as its description says it works (`domain::http_api`).
     Http,
+    /// An email API in Resend's shape (`POST /emails` under `Idempotency-Key`, remembered 24 h).
+    Email,
+    /// Plain SMTP: neither a key nor a lookup, so every message is sent at most once.
+    Smtp,
 }
 
 /// What a kind of provider can answer, which the state machine and the reconciler go by.
@@ -95,11 +99,13 @@ impl Capabilities {
 }
 
 impl ProviderKind {
-    pub const ALL: [ProviderKind; 6] = [
+    pub const ALL: [ProviderKind; 8] = [
         ProviderKind::Stripe,
         ProviderKind::Adyen,
         ProviderKind::PayPal,
         ProviderKind::Services,
+        ProviderKind::Email,
+        ProviderKind::Smtp,
         ProviderKind::Http,
         ProviderKind::Orders,
     ];
@@ -112,6 +118,8 @@ impl ProviderKind {
             ProviderKind::Adyen => "adyen",
             ProviderKind::PayPal => "paypal",
             ProviderKind::Http => "http",
+            ProviderKind::Email => "email",
+            ProviderKind::Smtp => "smtp",
         }
     }
 
@@ -144,7 +152,14 @@ impl ProviderKind {
                 payment_read: true,
                 outcomes_later: true,
             },
-            ProviderKind::Http => Capabilities::NOTHING,
+            ProviderKind::Http | ProviderKind::Smtp => Capabilities::NOTHING,
+            ProviderKind::Email => Capabilities {
+                key_retention: Duration::hours(24),
+                key_max_len: 256,
+                lookup: false,
+                payment_read: true,
+                outcomes_later: false,
+            },
             ProviderKind::Services | ProviderKind::Orders => Capabilities {
                 key_retention: Duration::hours(24),
                 key_max_len: 255,
@@ -156,9 +171,9 @@ impl ProviderKind {
     }
 
     /// Whether a connection of this kind names an account besides its secret: Adyen's merchant
-    /// account, PayPal's client id.
+    /// account, PayPal's client id, the sender an email is sent from.
     pub fn needs_account(self) -> bool {
-        matches!(self, ProviderKind::Adyen | ProviderKind::PayPal)
+        matches!(self, ProviderKind::Adyen | ProviderKind::PayPal | ProviderKind::Email | ProviderKind::Smtp)
     }
 
     pub fn parse(text: &str) -> Option<ProviderKind> {
@@ -172,6 +187,7 @@ impl ProviderKind {
         match self {
             ProviderKind::Stripe | ProviderKind::Adyen | ProviderKind::PayPal => &["refund"],
             ProviderKind::Services => &["create_aftersale", "cancel_aftersale", "schedule_pickup"],
+            ProviderKind::Email | ProviderKind::Smtp => &["send_email"],
             ProviderKind::Orders | ProviderKind::Http => &[],
         }
     }
@@ -192,7 +208,9 @@ impl ProviderKind {
         match self {
             ProviderKind::Stripe | ProviderKind::PayPal => Duration::days(3),
             ProviderKind::Adyen => Duration::days(1),
-            ProviderKind::Services | ProviderKind::Orders => Duration::hours(1),
+            ProviderKind::Services | ProviderKind::Orders | ProviderKind::Email | ProviderKind::Smtp => {
+                Duration::hours(1)
+            }
             ProviderKind::Http => Duration::days(1),
         }
     }
@@ -269,6 +287,8 @@ mod tests {
         assert_eq!(ProviderKind::Stripe.capabilities().settles(), Settles::KeyAndLookup);
         assert_eq!(ProviderKind::Adyen.capabilities().settles(), Settles::KeyOnly);
         assert_eq!(ProviderKind::Http.capabilities().settles(), Settles::AtMostOnce);
+        assert_eq!(ProviderKind::Email.capabilities().settles(), Settles::KeyOnly);
+        assert_eq!(ProviderKind::Smtp.capabilities().settles(), Settles::AtMostOnce);
         let lookup_only =
             Capabilities { key_retention: Duration::zero(), ..ProviderKind::PayPal.capabilities() };
         assert_eq!(lookup_only.settles(), Settles::LookupOnly);

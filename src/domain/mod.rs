@@ -8,6 +8,7 @@
 pub mod audit;
 pub mod compensation;
 pub mod connection;
+pub mod email;
 pub mod failure;
 pub mod http_api;
 pub mod ids;

@@ -40,6 +40,7 @@ pub fn provider_name(provider: &str) -> String {
         REFUNDS_PROVIDER => "Stripe".to_owned(),
         SERVICES_PROVIDER => "the after-sale service".to_owned(),
         "paypal" => "PayPal".to_owned(),
+        "email" => "the email service".to_owned(),
         other => capitalised(other),
     }
 }
@@ -80,7 +81,7 @@ pub fn settling(capabilities: Capabilities, kind: ProviderKind, provider: &str) 
         ProviderKind::Adyen => " Adyen answers every refund \u{201c}received\u{201d}: its REFUND webhook says whether it was done.",
         ProviderKind::PayPal => " A PENDING refund is read again by its id until PayPal completes or fails it.",
         ProviderKind::Stripe => " A pending refund is read again by its id, or settled by Stripe's webhook, until it succeeds or fails.",
-        ProviderKind::Services | ProviderKind::Orders | ProviderKind::Http => "",
+        ProviderKind::Services | ProviderKind::Orders | ProviderKind::Http | ProviderKind::Email | ProviderKind::Smtp => "",
     };
     let left = if capabilities.payment_read || !capabilities.outcomes_later {
         String::new()
@@ -106,6 +107,7 @@ fn action(described: &Described) -> Action {
             ("After-sale ticket".to_owned(), "open a ticket", "your after-sale request".to_owned())
         }
         "schedule_pickup" => ("Pickup".to_owned(), "schedule it", "the pickup of your item".to_owned()),
+        "send_email" => ("Email to the customer".to_owned(), "send it", "our email".to_owned()),
         "cancel_aftersale" => (
             "Cancellation of the after-sale ticket".to_owned(),
             "cancel it",
@@ -240,6 +242,23 @@ pub fn tell(described: &Described, state: State, failure_reason: Option<&str>) -
         ),
     };
     Told { what: noun, status, for_customer }
+}
+
+/// The operation `described`, sent to a downstream that takes no idempotency key and cannot be
+/// asked what it did, whose answer was lost: nobody can tell whether it happened, it is never sent
+/// again by itself, and a person checks.
+pub fn tell_unanswerable(described: &Described) -> Told {
+    let Action { noun, verb, customer_noun } = action(described);
+    let provider = provider_name(described.provider);
+    Told {
+        status: format!(
+            "{noun} was handed to {provider}, which cannot recognise a repeat or be asked what it did: nobody can tell whether it arrived, and it is never sent again by itself. A person will check; do not {verb} again."
+        ),
+        for_customer: format!(
+            "If {customer_noun} has not reached you, please let us know: a colleague is checking it and will get back to you."
+        ),
+        what: noun,
+    }
 }
 
 /// What taking `action` on the operation `described` does, restated for a confirmation step
@@ -408,6 +427,27 @@ mod tests {
         assert_eq!(retention_words(chrono::Duration::days(45)), "45 days");
         assert_eq!(retention_words(chrono::Duration::hours(36)), "36 hours");
         assert_eq!(retention_words(chrono::Duration::minutes(90)), "90 minutes");
+    }
+
+    #[test]
+    fn an_email_whose_answer_was_lost_where_nothing_can_be_asked_is_told_so() {
+        let email = Described { kind: "send_email", amount: None, item: None, provider: "email" };
+        let told = tell_unanswerable(&email);
+        assert_eq!(told.what, "Email to the customer");
+        assert!(
+            told.status.starts_with(
+                "Email to the customer was handed to the email service, which cannot recognise a repeat"
+            ),
+            "{}",
+            told.status
+        );
+        assert!(
+            told.status.contains("nobody can tell whether it arrived")
+                && told.status.contains("A person will check"),
+            "{}",
+            told.status
+        );
+        assert!(told.for_customer.starts_with("If our email has not reached you"), "{}", told.for_customer);
     }
 
     fn refund(state: State) -> Told {

@@ -217,6 +217,40 @@ impl EgressPolicy {
     }
 }
 
+impl EgressPolicy {
+    /// The addresses of `host` this policy allows on `port` for a connection that is encrypted
+    /// (`secure`) or not, resolved now; when it allows none, why in words.
+    pub async fn allowed_addresses(
+        &self,
+        host: &str,
+        port: u16,
+        secure: bool,
+    ) -> Result<Vec<SocketAddr>, String> {
+        let found: Vec<SocketAddr> = tokio::net::lookup_host((host, port))
+            .await
+            .map_err(|error| format!("{host} could not be resolved ({error})"))?
+            .collect();
+        let mut refusals = Vec::new();
+        let allowed: Vec<SocketAddr> = found
+            .into_iter()
+            .filter(|address| match self.check_resolved(host, address.ip(), port, secure) {
+                Ok(()) => true,
+                Err(why) => {
+                    refusals.push(why);
+                    false
+                }
+            })
+            .collect();
+        if allowed.is_empty() {
+            return Err(refusals
+                .first()
+                .cloned()
+                .unwrap_or_else(|| format!("{host} resolves to no address")));
+        }
+        Ok(allowed)
+    }
+}
+
 /// Whether `url` is https (or plain http); any other scheme is refused.
 fn scheme_is_https(url: &reqwest::Url) -> Result<bool, String> {
     match url.scheme() {
@@ -238,24 +272,10 @@ impl reqwest::dns::Resolve for PolicyResolver {
     fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
         let (policy, port, https) = (self.policy.clone(), self.port, self.https);
         Box::pin(async move {
-            let host = name.as_str().to_owned();
-            let found: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), port)).await?.collect();
-            let mut refusals = Vec::new();
-            let allowed: Vec<SocketAddr> = found
-                .into_iter()
-                .filter(|address| match policy.check_resolved(&host, address.ip(), port, https) {
-                    Ok(()) => true,
-                    Err(why) => {
-                        refusals.push(why);
-                        false
-                    }
-                })
-                .collect();
-            if allowed.is_empty() {
-                let why =
-                    refusals.first().cloned().unwrap_or_else(|| format!("{host} resolves to no address"));
-                return Err(format!("refused by the egress policy: {why}").into());
-            }
+            let allowed = policy
+                .allowed_addresses(name.as_str(), port, https)
+                .await
+                .map_err(|why| format!("refused by the egress policy: {why}"))?;
             let addresses: reqwest::dns::Addrs = Box::new(allowed.into_iter());
             Ok(addresses)
         })

@@ -86,7 +86,11 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
         ("POST", "/rpc/approvals" | "/rpc/audit_events") => Reads(READERS_OF_APPROVALS_AND_AUDIT),
         (
             "POST",
-            "/rpc/users" | "/rpc/approval_rules" | "/rpc/provider_connections" | "/rpc/webhook_endpoints",
+            "/rpc/users"
+            | "/rpc/approval_rules"
+            | "/rpc/provider_connections"
+            | "/rpc/email_templates"
+            | "/rpc/webhook_endpoints",
         ) => Reads(ADMIN),
         ("POST", "/rpc/act" | "/rpc/compensate" | "/rpc/start_bulk" | "/rpc/retry_after_failure") => {
             Changes(OPERATORS)
@@ -99,6 +103,8 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
             | "/rpc/set_provider_connection"
             | "/rpc/remove_provider_connection"
             | "/rpc/set_provider_webhook_secret"
+            | "/rpc/set_email_template"
+            | "/rpc/remove_email_template"
             | "/rpc/add_webhook_endpoint"
             | "/rpc/remove_webhook_endpoint"
             | "/rpc/resend_webhook",
@@ -143,6 +149,7 @@ fn arguments<'a>(csrf: &'a str) -> Vec<(&'static str, &'a str)> {
         ("date", "2026-12-02"),
         ("subject", "order:1043"),
         ("url", "http://127.0.0.1:9/hook"),
+        ("body", "matrix"),
     ]
 }
 

@@ -11,6 +11,7 @@ mod connections;
 mod console_words;
 mod demo;
 mod described;
+mod email;
 mod exports;
 mod group_commit;
 mod health;

@@ -18,6 +18,7 @@ use crate::server::http::limits::LimitSettings;
 use crate::server::ledger::connections::NewConnection;
 use crate::server::ledger::{Ledger, LedgerError};
 use crate::server::sandbox::adyen::{AdyenConfig, AdyenSandbox};
+use crate::server::sandbox::mail::{MailConfig, MailSandbox};
 use crate::server::sandbox::paypal::{PayPalConfig, PayPalSandbox};
 use crate::server::sandbox::{new_secret_key, Sandbox, SandboxConfig};
 use crate::server::store::records::AuditQuery;
@@ -60,9 +61,13 @@ pub enum Command {
         /// Address and port to listen on.
         #[arg(long, default_value = "127.0.0.1:12111")]
         addr: SocketAddr,
-        /// Which provider's API it speaks.
-        #[arg(long, value_parser = ["stripe", "adyen", "paypal"], default_value = "stripe")]
+        /// Which provider's API it speaks: stripe, adyen, paypal, or email (an email API in Resend's
+        /// shape, with an SMTP sink at --smtp-addr delivering into the same mailbox).
+        #[arg(long, value_parser = ["stripe", "adyen", "paypal", "email"], default_value = "stripe")]
         kind: String,
+        /// For --kind email: where the SMTP sink listens.
+        #[arg(long, default_value = "127.0.0.1:2525")]
+        smtp_addr: SocketAddr,
         /// The secret callers must send: Stripe's secret key, Adyen's API key (`X-API-Key`),
         /// PayPal's client secret.
         #[arg(long, default_value = "sk_test_sandbox")]
@@ -531,7 +536,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             tracing::info!("stopped");
             Ok(())
         }
-        Command::Sandbox { addr, kind, secret_key, account, hmac_key, key_retention } => {
+        Command::Sandbox { addr, kind, smtp_addr, secret_key, account, hmac_key, key_retention } => {
             let retention = |default: chrono::Duration| {
                 key_retention
                     .map(chrono::Duration::from_std)
@@ -556,6 +561,19 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                         key_retention: retention(chrono::Duration::days(45))?,
                     };
                     PayPalSandbox::new(config, demo::accounts::paypal_orders()).router()
+                }
+                "email" => {
+                    let config = MailConfig {
+                        api_key: secret_key,
+                        key_retention: retention(chrono::Duration::hours(24))?,
+                    };
+                    let mail = MailSandbox::new(config);
+                    let smtp = tokio::net::TcpListener::bind(smtp_addr)
+                        .await
+                        .with_context(|| format!("could not listen on {smtp_addr}"))?;
+                    tracing::info!(%smtp_addr, "SMTP sink at smtp://{smtp_addr}");
+                    tokio::spawn(mail.clone().serve_smtp(smtp));
+                    mail.router()
                 }
                 _ => Sandbox::seeded(SandboxConfig {
                     secret_key,

@@ -55,6 +55,7 @@ pub fn adyen_orders() -> Vec<Order> {
             LineItem { id: "li_1".into(), name: "Bicycle lamp set".into(), amount_minor: 4_950 },
             LineItem { id: "li_2".into(), name: "Pannier bag".into(), amount_minor: 8_900 },
         ],
+        customer_email: Some("customer-1043@example.com".into()),
     }]
 }
 
@@ -68,6 +69,7 @@ pub fn paypal_orders() -> Vec<Order> {
             LineItem { id: "li_1".into(), name: "Oolong tea, 150 g".into(), amount_minor: 68_000 },
             LineItem { id: "li_2".into(), name: "Clay teapot".into(), amount_minor: 152_000 },
         ],
+        customer_email: Some("customer-1043@example.com".into()),
     }]
 }
 

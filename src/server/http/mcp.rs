@@ -5,8 +5,9 @@
 //! name, so an MCP call and an HTTP call do the same thing, answer in the same words, and leave the
 //! same audit events under the token's name:
 //!
-//! - `refund_item`, `create_aftersale`, `schedule_pickup`: side effects, derived from the order
-//!   (a model never passes an amount or a key), safe to call again (`idempotentHint`);
+//! - `refund_item`, `create_aftersale`, `schedule_pickup`, `send_customer_email`: side effects,
+//!   derived from the order (a model never passes an amount, an address or a key), safe to call
+//!   again (`idempotentHint`);
 //! - `get_operation`, `order_operations`: read only;
 //! - `cancel_operation`: stops an operation not sent yet; on one in flight it records the stop.
 //!
@@ -35,7 +36,7 @@ use tower::ServiceExt;
 
 use super::ledger_api::error::ApiError;
 use super::ledger_api::extract::{ApiJson, Caller};
-use super::ledger_api::{operations, tools};
+use super::ledger_api::{customer_email, operations, tools};
 use super::state::{AppState, Endpoint};
 
 /// The `/mcp` service, accepting requests whose `Host` is one of `allowed_hosts` (host names or
@@ -90,6 +91,15 @@ pub struct LineItemArgs {
     pub order_id: String,
     /// The line item's id in that order, e.g. "li_2".
     pub line_item_id: String,
+}
+
+/// One of the tenant's email templates, to one order's customer.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct EmailArgs {
+    /// The order's id in the shop, e.g. "1043".
+    pub order_id: String,
+    /// The template's name, e.g. "refund_issued".
+    pub template: String,
 }
 
 /// The refund of one line item; after a refund of it failed at the provider, its retry on purpose.
@@ -260,6 +270,26 @@ impl LedgerTools {
             date: args.date,
         };
         Ok(result(tools::schedule_pickup(State(state), caller, ApiJson(request)).await))
+    }
+
+    #[tool(
+        description = "Send one of the shop's email templates (by name, e.g. \"refund_issued\") to the customer of an order: the address and the text come from the shop and the template, never from you. Calling again for the same order and template is safe: one email. If the answer says nobody can tell whether it arrived, do not call again: a person checks.",
+        annotations(
+            title = "Email a customer",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = true
+        )
+    )]
+    async fn send_customer_email(
+        &self,
+        Parameters(args): Parameters<EmailArgs>,
+        Extension(parts): Extension<Parts>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let (caller, state) = context(&parts)?;
+        let request = customer_email::EmailRequest { order_id: args.order_id, template: args.template };
+        Ok(result(customer_email::send_customer_email(State(state), caller, ApiJson(request)).await))
     }
 
     #[tool(

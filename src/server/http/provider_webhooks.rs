@@ -56,7 +56,11 @@ pub async fn receive(
         ProviderKind::PayPal => {
             return paypal(&state, &tenant, &connection, &secret, &headers, &body, payload).await
         }
-        ProviderKind::Services | ProviderKind::Orders | ProviderKind::Http => return no_webhook(),
+        ProviderKind::Services
+        | ProviderKind::Orders
+        | ProviderKind::Http
+        | ProviderKind::Email
+        | ProviderKind::Smtp => return no_webhook(),
     }
     let signature = headers.get("stripe-signature").and_then(|value| value.to_str().ok());
     if let Err(problem) = stripe_events::verify(&body, signature, &secret, now()) {

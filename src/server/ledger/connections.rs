@@ -15,6 +15,7 @@ use crate::domain::{
 };
 use crate::server::clock::now;
 use crate::server::egress::EgressPolicy;
+use crate::server::providers::parse_smtp_url;
 use crate::server::store::records::ProviderConnectionRecord;
 use crate::server::store::StoreError;
 
@@ -54,10 +55,14 @@ async fn check(connection: &NewConnection, egress: &EgressPolicy) -> Result<(), 
             "A provider name is 1 to 32 lowercase letters, digits, '-' or '_', for example stripe.".into(),
         ));
     }
-    egress
-        .check_url(&connection.base_url)
-        .await
-        .map_err(|why| LedgerError::Invalid(format!("The base URL is refused: {why}.")))?;
+    let reachable = match connection.kind {
+        ProviderKind::Smtp => match parse_smtp_url(&connection.base_url) {
+            Ok((host, port, _)) => egress.allowed_addresses(&host, port, true).await.map(|_| ()),
+            Err(why) => Err(why),
+        },
+        _ => egress.check_url(&connection.base_url).await,
+    };
+    reachable.map_err(|why| LedgerError::Invalid(format!("The base URL is refused: {why}.")))?;
     if connection.secret.trim().is_empty() {
         return Err(LedgerError::Invalid("The secret key is empty.".into()));
     }
@@ -68,6 +73,17 @@ async fn check(connection: &NewConnection, egress: &EgressPolicy) -> Result<(), 
         }
         (ProviderKind::PayPal, None) => {
             return Err(LedgerError::Invalid("A PayPal account names its REST app's client id.".into()))
+        }
+        (ProviderKind::Email | ProviderKind::Smtp, None) => {
+            return Err(LedgerError::Invalid(
+                "An email account names the sender its messages go out as, for example Shop <support@shop.example>."
+                    .into(),
+            ))
+        }
+        (ProviderKind::Email | ProviderKind::Smtp, Some(sender)) if sender.parse::<lettre::message::Mailbox>().is_err() => {
+            return Err(LedgerError::Invalid(format!(
+                "The sender {sender:?} is not an email address: write it as support@shop.example or Shop <support@shop.example>."
+            )))
         }
         (kind, Some(_)) if !kind.needs_account() => {
             return Err(LedgerError::Invalid(format!(

@@ -16,6 +16,7 @@ pub mod provider_events;
 pub mod reconciler;
 pub mod requests;
 pub mod secrets;
+pub mod templates;
 pub mod tokens;
 pub mod webhooks;
 pub mod workflows;
@@ -27,7 +28,7 @@ use std::sync::Arc;
 use super::clock::now;
 use super::egress::EgressPolicy;
 use super::metrics::Metrics;
-use super::providers::services_api;
+use super::providers::built_in_api;
 use super::store::records::{
     ApprovalRuleRecord, NewBulkRun, NewConflict, NewOperation, OperationChange, Registered, RequestAnswer,
 };
@@ -493,7 +494,7 @@ impl Ledger {
             };
         let described = match (provider_kind, description) {
             (Some(ProviderKind::Http), Some(text)) => HttpApi::parse(&text).ok(),
-            (Some(ProviderKind::Services), _) => Some(services_api().clone()),
+            (Some(kind), _) => built_in_api(kind).cloned(),
             _ => None,
         };
         Ok(match (provider_kind, described) {

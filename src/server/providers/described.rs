@@ -22,6 +22,9 @@ use crate::server::egress::EgressPolicy;
 /// The after-sale and pickup services' description.
 const SERVICES: &str = include_str!("services.json");
 
+/// The description of an email API in Resend's shape.
+const RESEND: &str = include_str!("resend.json");
+
 pub struct DescribedConnector {
     kind: ProviderKind,
     endpoint: Endpoint,
@@ -46,6 +49,11 @@ impl DescribedConnector {
         Self::new(ProviderKind::Services, services_api().clone(), base_url, secret, timeout, egress)
     }
 
+    /// An email API in Resend's shape, by its built-in description.
+    pub fn email(base_url: &str, secret: &str, timeout: Duration, egress: &EgressPolicy) -> Self {
+        Self::new(ProviderKind::Email, email_api().clone(), base_url, secret, timeout, egress)
+    }
+
     fn spec(&self, kind: &str) -> Option<&OperationSpec> {
         self.api.operation(kind)
     }
@@ -53,10 +61,28 @@ impl DescribedConnector {
 
 /// The after-sale and pickup services' description, which this build carries.
 pub fn services_api() -> &'static HttpApi {
-    static API: LazyLock<HttpApi> = LazyLock::new(|| {
-        HttpApi::parse(SERVICES).unwrap_or_else(|error| panic!("the built-in services description: {error}"))
-    });
+    static API: LazyLock<HttpApi> = LazyLock::new(|| built_in(SERVICES));
     &API
+}
+
+/// The email API's description, which this build carries.
+fn email_api() -> &'static HttpApi {
+    static API: LazyLock<HttpApi> = LazyLock::new(|| built_in(RESEND));
+    &API
+}
+
+/// The description this build carries for a kind of connection that is one: the after-sale
+/// services, the email API.
+pub fn built_in_api(kind: ProviderKind) -> Option<&'static HttpApi> {
+    match kind {
+        ProviderKind::Services => Some(services_api()),
+        ProviderKind::Email => Some(email_api()),
+        _ => None,
+    }
+}
+
+fn built_in(text: &str) -> HttpApi {
+    HttpApi::parse(text).unwrap_or_else(|error| panic!("a built-in description does not read: {error}"))
 }
 
 fn fill(operation: &OperationRecord) -> Fill<'_> {

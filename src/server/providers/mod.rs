@@ -8,14 +8,16 @@ mod described;
 mod http;
 pub mod orders;
 mod paypal;
+mod smtp;
 mod stripe;
 pub mod stripe_events;
 
 use async_trait::async_trait;
 
 pub use adyen::AdyenConnector;
-pub use described::{services_api, DescribedConnector};
+pub use described::{built_in_api, services_api, DescribedConnector};
 pub use paypal::{paypal_value, PayPalConnector};
+pub use smtp::{parse_smtp_url, SmtpConnector};
 pub use stripe::StripeConnector;
 
 use std::sync::Arc;
@@ -60,6 +62,8 @@ pub fn connector_for(settings: &ConnectionSettings) -> Result<Arc<dyn Connector>
         ProviderKind::Adyen => Arc::new(AdyenConnector::new(base_url, secret, account, timeout, egress)),
         ProviderKind::PayPal => Arc::new(PayPalConnector::new(base_url, secret, account, timeout, egress)),
         ProviderKind::Services => Arc::new(DescribedConnector::services(base_url, secret, timeout, egress)),
+        ProviderKind::Email => Arc::new(DescribedConnector::email(base_url, secret, timeout, egress)),
+        ProviderKind::Smtp => Arc::new(SmtpConnector::new(base_url, secret, account, timeout, egress)?),
         ProviderKind::Http => {
             let api = HttpApi::parse(description.unwrap_or_default())
                 .map_err(|error| format!("its API description does not read ({error})"))?;

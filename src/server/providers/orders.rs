@@ -34,6 +34,10 @@ pub struct Order {
     #[serde(alias = "payment")]
     pub payment_intent: String,
     pub line_items: Vec<LineItem>,
+    /// Where the customer is written to, when the shop says (Stripe Checkout's
+    /// `customer_details.email`).
+    #[serde(default)]
+    pub customer_email: Option<String>,
 }
 
 impl Order {
@@ -62,9 +66,12 @@ pub fn refund_params(kind: ProviderKind, order: &Order, item: &LineItem) -> Valu
     let payment = match kind {
         ProviderKind::Adyen => "payment",
         ProviderKind::PayPal => "capture",
-        ProviderKind::Stripe | ProviderKind::Services | ProviderKind::Orders | ProviderKind::Http => {
-            "payment_intent"
-        }
+        ProviderKind::Stripe
+        | ProviderKind::Services
+        | ProviderKind::Orders
+        | ProviderKind::Http
+        | ProviderKind::Email
+        | ProviderKind::Smtp => "payment_intent",
     };
     serde_json::json!({
         (payment): order.payment_intent,
@@ -92,7 +99,12 @@ pub fn order_source_for(settings: &ConnectionSettings) -> Option<Arc<dyn OrderSo
     match kind {
         ProviderKind::Stripe => Some(Arc::new(CheckoutOrders { endpoint: endpoint() })),
         ProviderKind::Orders => Some(Arc::new(ShopOrders { endpoint: endpoint() })),
-        ProviderKind::Services | ProviderKind::Adyen | ProviderKind::PayPal | ProviderKind::Http => None,
+        ProviderKind::Services
+        | ProviderKind::Adyen
+        | ProviderKind::PayPal
+        | ProviderKind::Http
+        | ProviderKind::Email
+        | ProviderKind::Smtp => None,
     }
 }
 
@@ -149,6 +161,10 @@ impl OrderSource for CheckoutOrders {
             currency: text(intent, "currency")?.to_uppercase(),
             payment_intent: payment_intent.to_owned(),
             line_items,
+            customer_email: session
+                .pointer("/customer_details/email")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
         }))
     }
 }

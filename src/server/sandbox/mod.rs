@@ -13,6 +13,7 @@ pub mod adyen;
 mod events;
 mod faults;
 mod idempotency;
+pub mod mail;
 pub mod orders;
 mod payments;
 pub mod paypal;

@@ -90,6 +90,7 @@ pub fn demo_orders() -> Vec<Order> {
                     amount_minor: *amount_minor,
                 })
                 .collect(),
+            customer_email: Some(format!("customer-{id}@example.com")),
         })
         .collect()
 }
@@ -179,6 +180,7 @@ pub(super) async fn list_checkout_sessions(
                 "status": "complete",
                 "mode": "payment",
                 "metadata": {"order_id": order.id},
+                "customer_details": {"email": order.customer_email},
             })
         })
         .into_iter()

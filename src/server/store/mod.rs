@@ -30,10 +30,10 @@ use crate::domain::machine::State;
 use crate::domain::operation::{AttemptRecord, CommittedOperation, OperationHistory, OperationRecord};
 use records::{
     ApiTokenRecord, ApprovalRuleRecord, AuditQuery, BulkRunRecord, ConflictRecord, ConflictWithStored,
-    DeliveryAttempt, EventReceipt, LeasedRows, NewApiToken, NewBulkRun, NewConflict, NewOperation,
-    NewProviderEvent, NewUser, OperationChange, OperationCount, OperationListItem, OperationQuery,
-    PrefixHits, ProviderConnectionRecord, Registered, RequestClaim, UserRecord, WebhookDeliveryRecord,
-    WebhookEndpointRecord,
+    DeliveryAttempt, EmailTemplateRecord, EventReceipt, LeasedRows, NewApiToken, NewBulkRun, NewConflict,
+    NewOperation, NewProviderEvent, NewUser, OperationChange, OperationCount, OperationListItem,
+    OperationQuery, PrefixHits, ProviderConnectionRecord, Registered, RequestClaim, UserRecord,
+    WebhookDeliveryRecord, WebhookEndpointRecord,
 };
 
 /// The database engine behind a store.
@@ -268,6 +268,16 @@ pub trait Reads: Send + Sync {
         name: &str,
     ) -> Result<Option<ProviderConnectionRecord>, StoreError>;
 
+    /// The tenant's customer email templates, by name.
+    async fn email_templates(&self, tenant: &TenantId) -> Result<Vec<EmailTemplateRecord>, StoreError>;
+
+    /// The tenant's email template `name`, if it has one.
+    async fn email_template(
+        &self,
+        tenant: &TenantId,
+        name: &str,
+    ) -> Result<Option<EmailTemplateRecord>, StoreError>;
+
     /// Any one stored provider connection, of any tenant: start-up opens its secret to prove that
     /// the server's secret key is the one they were sealed with.
     async fn any_provider_connection(&self) -> Result<Option<ProviderConnectionRecord>, StoreError>;
@@ -443,6 +453,22 @@ pub trait Store: Reads + Sessions {
         event_id: &str,
         outcome: &str,
         op_id: Option<&OpId>,
+    ) -> Result<(), StoreError>;
+
+    /// Creates or replaces one of the tenant's email templates, with its audit entry (creating the
+    /// tenant if needed).
+    async fn set_email_template(
+        &self,
+        template: EmailTemplateRecord,
+        audit: AuditEntry,
+    ) -> Result<(), StoreError>;
+
+    /// Removes the tenant's email template `name`, with its audit entry; `NotFound` when it has none.
+    async fn remove_email_template(
+        &self,
+        tenant: &TenantId,
+        name: &str,
+        audit: AuditEntry,
     ) -> Result<(), StoreError>;
 
     /// Removes the tenant's connection to the provider `name`, with its audit entry; `NotFound`

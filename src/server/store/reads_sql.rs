@@ -424,6 +424,27 @@ macro_rules! store_reads {
                 rows.into_iter().map(ProviderConnectionRow::into_record).collect()
             }
 
+            async fn email_templates(&self, tenant: &TenantId) -> Result<Vec<EmailTemplateRecord>, StoreError> {
+                let rows: Vec<EmailTemplateRow> = sqlx::query_as(
+                    "select tenant, name, subject, body, updated_by, updated_at_us from email_templates where tenant = $1 order by name",
+                )
+                .bind(tenant.as_str())
+                .fetch_all(&self.pool)
+                .await?;
+                rows.into_iter().map(EmailTemplateRow::into_record).collect()
+            }
+
+            async fn email_template(&self, tenant: &TenantId, name: &str) -> Result<Option<EmailTemplateRecord>, StoreError> {
+                let row: Option<EmailTemplateRow> = sqlx::query_as(
+                    "select tenant, name, subject, body, updated_by, updated_at_us from email_templates where tenant = $1 and name = $2",
+                )
+                .bind(tenant.as_str())
+                .bind(name)
+                .fetch_optional(&self.pool)
+                .await?;
+                row.map(EmailTemplateRow::into_record).transpose()
+            }
+
             async fn provider_connection(
                 &self,
                 tenant: &TenantId,

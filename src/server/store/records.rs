@@ -212,6 +212,15 @@ pub struct ProviderConnectionRecord {
     pub description: Option<String>,
 }
 
+/// One of a tenant's customer email templates, as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EmailTemplateRecord {
+    pub tenant: TenantId,
+    pub template: crate::domain::email::EmailTemplate,
+    pub updated_by: String,
+    pub updated_at: DateTime<Utc>,
+}
+
 /// An event a provider posted to one of a tenant's connections, as received.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewProviderEvent {

@@ -7,8 +7,8 @@ use chrono::{DateTime, Utc};
 
 use super::records::{
     ApiTokenRecord, ApprovalRuleRecord, AuditQuery, BulkItemRecord, ConflictRecord, DeliveryStatus,
-    OperationChange, OperationListItem, OperationQuery, ProviderConnectionRecord, UserRecord,
-    WebhookDeliveryRecord, WebhookEndpointRecord,
+    EmailTemplateRecord, OperationChange, OperationListItem, OperationQuery, ProviderConnectionRecord,
+    UserRecord, WebhookDeliveryRecord, WebhookEndpointRecord,
 };
 use super::StoreError;
 use crate::domain::{
@@ -1372,6 +1372,31 @@ impl ProviderConnectionRow {
             key_retention: self.key_retention_s.map(chrono::Duration::seconds),
             sealed_webhook_secret: self.sealed_webhook_secret,
             description: self.description,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(super) struct EmailTemplateRow {
+    tenant: String,
+    name: String,
+    subject: String,
+    body: String,
+    updated_by: String,
+    updated_at_us: i64,
+}
+
+impl EmailTemplateRow {
+    pub(super) fn into_record(self) -> Result<EmailTemplateRecord, StoreError> {
+        Ok(EmailTemplateRecord {
+            tenant: TenantId::parse(&self.tenant).map_err(|e| corrupt("tenant")(e.to_string()))?,
+            template: crate::domain::email::EmailTemplate {
+                name: self.name,
+                subject: self.subject,
+                body: self.body,
+            },
+            updated_by: self.updated_by,
+            updated_at: time(self.updated_at_us)?,
         })
     }
 }

@@ -393,6 +393,31 @@ macro_rules! store_writes {
                 Ok(())
             }
 
+            async fn set_email_template(&self, record: EmailTemplateRecord, audit: AuditEntry) -> Result<(), StoreError> {
+                let tenant = &record.tenant;
+                let mut tx = begin_write_creating(self, &tenant, record.updated_at).await?;
+                sqlx::query(
+                    "insert into email_templates (tenant, name, subject, body, updated_by, updated_at_us) values ($1, $2, $3, $4, $5, $6) \
+                     on conflict (tenant, name) do update set subject = excluded.subject, body = excluded.body, \
+                     updated_by = excluded.updated_by, updated_at_us = excluded.updated_at_us",
+                )
+                .bind(tenant.as_str())
+                .bind(&record.template.name)
+                .bind(&record.template.subject)
+                .bind(&record.template.body)
+                .bind(&record.updated_by)
+                .bind(micros(record.updated_at))
+                .execute(&mut *tx)
+                .await?;
+                append_audit(&mut tx, tenant, vec![audit]).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn remove_email_template(&self, tenant: &TenantId, name: &str, audit: AuditEntry) -> Result<(), StoreError> {
+                delete_audited(self, tenant, "delete from email_templates where tenant = $1 and name = $2", name, audit).await
+            }
+
             async fn remove_provider_connection(&self, tenant: &TenantId, name: &str, audit: AuditEntry) -> Result<(), StoreError> {
                 delete_audited(self, tenant, "delete from provider_connections where tenant = $1 and name = $2", name, audit).await
             }

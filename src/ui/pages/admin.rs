@@ -1,6 +1,6 @@
 //! The admin page: the tenant's console users and a form to add one, the approval policy (which
 //! operations need a manager) with forms to add and remove rules, the tenant's own provider
-//! accounts with forms to set and remove them, and its webhook endpoints with their latest
+//! accounts with forms to set and remove them, its customer email templates, and its webhook endpoints with their latest
 //! deliveries. Only admins open it; the
 //! server checks the role for the page and again for every form.
 
@@ -21,6 +21,7 @@ use crate::console::webhooks::{
 use crate::domain::connection::ProviderKind;
 use crate::domain::policy::Role;
 use crate::ui::components::widgets::{ErrorPanel, Time, ViewerResource};
+use crate::ui::pages::email_templates::EmailTemplates;
 
 #[component]
 pub fn Admin() -> impl IntoView {
@@ -37,6 +38,7 @@ pub fn Admin() -> impl IntoView {
                     Ok(users) => view! {
                         <ApprovalPolicy/>
                         <ProviderAccounts/>
+                        <EmailTemplates/>
                         <Webhooks/>
                         <section class="panel">
                             <h2>"Users of this tenant"</h2>
@@ -212,7 +214,7 @@ fn ProviderAccounts() -> impl IntoView {
     view! {
         <section class="panel" data-testid="provider-accounts">
             <h2>"Provider accounts"</h2>
-            <p class="muted">"This tenant's own accounts: refunds at "<code>"stripe"</code>", "<code>"adyen"</code>" or "<code>"paypal"</code>", the shop's orders at "<code>"orders"</code>", and after-sale tickets and pickups at "<code>"sandbox"</code>" go to them. Without one, only a tenant the operator gave the server's own account to (--default-tenant) can send anything. Base URLs must be public https addresses, unless the operator allowed more. A secret is sealed when it is saved and never shown again, only its last four characters."</p>
+            <p class="muted">"This tenant's own accounts: refunds at "<code>"stripe"</code>", "<code>"adyen"</code>" or "<code>"paypal"</code>", the shop's orders at "<code>"orders"</code>", after-sale tickets and pickups at "<code>"sandbox"</code>", customer emails at "<code>"email"</code>" (kind email or smtp, the account being the sender) and anything a system of the shop's own serves (kind http) go to them. Without one, only a tenant the operator gave the server's own account to (--default-tenant) can send anything. Base URLs must be public https addresses, unless the operator allowed more. A secret is sealed when it is saved and never shown again, only its last four characters."</p>
             <Transition>
                 {move || Suspend::new(async move {
                     let csrf = viewer.await.ok().flatten().map(|v| v.csrf).unwrap_or_default();
@@ -319,7 +321,7 @@ fn SetConnectionForm(set: ServerAction<SetProviderConnection>, csrf: String) -> 
             <label>"Secret key"<input type="password" name="secret" required autocomplete="off"/></label>
             <label>"Account"<input type="text" name="account" placeholder="merchant account or client id" size="24" autocomplete="off" aria-describedby="account-hint"/></label>
             <label>"Keys remembered"<input type="text" name="key_retention" placeholder="the provider's window" size="12" autocomplete="off" aria-describedby="account-hint"/></label>
-            <p class="muted small hint" id="account-hint">"Adyen names a merchant account and PayPal the REST app's client id (its secret is the secret key); Stripe and the others none. Set how long keys are remembered (7d, 48h) only when the account's contract differs from the provider's window: 24 hours at Stripe, 31 days at Adyen, 45 days at PayPal."</p>
+            <p class="muted small hint" id="account-hint">"Adyen names a merchant account, PayPal the REST app's client id (its secret is the secret key), and email and smtp the sender (Shop <support@shop.example>; smtp's base URL is smtp://host:587 or smtps://host:465); Stripe and the others none. Set how long keys are remembered (7d, 48h) only when the account's contract differs from the provider's window: 24 hours at Stripe, 31 days at Adyen, 45 days at PayPal."</p>
             <label class="wide-field">"API description (kind http)"
                 <textarea name="description" rows="6" spellcheck="false" placeholder="{\"format\": \"opledger/http-api/1\", \"operations\": {…}}" aria-describedby="description-hint"></textarea>
             </label>

@@ -5,6 +5,7 @@ pub mod approvals;
 pub mod audit;
 pub mod bulk;
 pub mod conflicts;
+pub mod email_templates;
 pub mod login;
 pub mod operation;
 pub mod operations;

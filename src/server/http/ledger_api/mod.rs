@@ -15,6 +15,7 @@ use operations::*;
 use std::sync::Arc;
 use views::{KeyView, OperationView};
 
+pub mod customer_email;
 pub mod error;
 pub mod extract;
 pub mod operations;
@@ -47,10 +48,10 @@ pub fn routes(limits: Arc<Limits>) -> ListedRouter<AppState> {
 #[derive(OpenApi)]
 #[openapi(
     info(title = "opledger ledger API", version = "1", description = "Record side-effecting operations before they are sent, report every attempt, and never do a thing twice."),
-    paths(operations::register, operations::read_operation, operations::begin_attempt, operations::record_outcome, operations::cancel, operations::subject_operations, tools::refund_item, tools::create_aftersale, tools::schedule_pickup),
+    paths(operations::register, operations::read_operation, operations::begin_attempt, operations::record_outcome, operations::cancel, operations::subject_operations, tools::refund_item, tools::create_aftersale, tools::schedule_pickup, customer_email::send_customer_email),
     components(schemas(ErrorEnvelope, ErrorDetail, RegisterBody, OutcomeBody, OutcomeName, CancelBody, OperationView, AttemptRecord, KeyView, AttemptStarted, BeginBody, OperationAnswer, SubjectView,
          tools::ToolAnswer, tools::ToolStatus,
-        tools::LineItemRequest, tools::RefundRequest, tools::PickupRequest)),
+        tools::LineItemRequest, tools::RefundRequest, tools::PickupRequest, customer_email::EmailRequest)),
     modifiers(&BearerToken),
     security(("bearer" = [])),
 )]

@@ -10,7 +10,8 @@
 //!   `OpId::retry`), never by itself;
 //! - `create_aftersale {order_id, line_item_id}`: op `aftersale-<order>-<line item>`;
 //! - `schedule_pickup {order_id, line_item_id, date}`: op `pickup-<order>-<line item>-<date>` for
-//!   the item's after-sale ticket (another date is another intent).
+//!   the item's after-sale ticket (another date is another intent);
+//! - `send_customer_email {order_id, template}`: op `email-<order>-<template>` (`customer_email`).
 
 use axum::{extract::State, Json};
 
@@ -28,7 +29,7 @@ use crate::domain::{
     money::{Currency, Money},
     operation::{ExternalRef, OperationRecord},
     params::CanonicalParams,
-    wording::{concerns_line_item, tell, Described},
+    wording::{concerns_line_item, tell, tell_unanswerable, Described},
 };
 use crate::server::http::state::AppState;
 use crate::server::ledger::{RegisterRequest, Registration};
@@ -39,6 +40,7 @@ pub fn routes() -> ListedRouter<AppState> {
         .post("/refund_item", refund_item)
         .post("/create_aftersale", create_aftersale)
         .post("/schedule_pickup", schedule_pickup)
+        .post("/send_customer_email", super::customer_email::send_customer_email)
 }
 
 /// What the tool tells the model.
@@ -81,7 +83,12 @@ fn answer(
     let external_id = external_refs.last().map(|r| r.external_id.clone());
     let state = operation.snapshot.state;
     let failure_reason = operation.snapshot.failure_reason.as_deref();
-    let told = tell(&subject.described, state, failure_reason);
+    let unanswerable = subject.at_most_once && matches!(state, OpState::Unknown | OpState::NeedsReview);
+    let told = if unanswerable {
+        tell_unanswerable(&subject.described)
+    } else {
+        tell(&subject.described, state, failure_reason)
+    };
     let status = match state {
         OpState::Succeeded if ran_now => ToolStatus::Succeeded,
         OpState::Succeeded => ToolStatus::AlreadyDone,
@@ -108,10 +115,12 @@ fn answer(
     ToolAnswer { status, op_id, external_id, message }
 }
 
-/// What a tool's operation is about, for its answer.
-struct Subject<'a> {
-    described: Described<'a>,
-    order_id: &'a str,
+/// What a tool's operation is about, for its answer: where its downstream can neither recognise
+/// a repeat nor be asked (`at_most_once`), a lost answer is told as such.
+pub(super) struct Subject<'a> {
+    pub(super) described: Described<'a>,
+    pub(super) order_id: &'a str,
+    pub(super) at_most_once: bool,
 }
 
 /// Refund one line item of an order.
@@ -159,6 +168,7 @@ pub async fn refund_item(
             provider: &provider,
         },
         order_id: &order.id,
+        at_most_once: false,
     };
     if request.retry_after_failure {
         let failed = request.failed_op_id.as_deref().ok_or_else(|| {
@@ -200,7 +210,7 @@ async fn latest_retry(state: &AppState, tenant: &TenantId, first: OpId) -> Resul
     }
 }
 
-fn registration(
+pub(super) fn registration(
     caller: &Caller,
     op_id: OpId,
     kind: &str,
@@ -224,7 +234,7 @@ fn registration(
 
 /// Records the operation (or finds it), sends it unless it was already sent, and says how it
 /// stands.
-async fn run(
+pub(super) async fn run(
     state: &AppState,
     caller: &Caller,
     registration: RegisterRequest,
@@ -281,6 +291,19 @@ async fn order_and_item(
             "no {service} provider is connected for tenant {tenant}; nothing was recorded or sent"
         )));
     }
+    let order = shop_order(state, tenant, order_id).await?;
+    let item = order.line_item(line_item_id).cloned().ok_or_else(|| {
+        ApiError::Invalid(format!("line_item_id: order {} has no line item {line_item_id:?}", order.id))
+    })?;
+    Ok((order, item))
+}
+
+/// The order a tool names, read from the tenant's own shop.
+pub(super) async fn shop_order(
+    state: &AppState,
+    tenant: &TenantId,
+    order_id: &str,
+) -> Result<Order, ApiError> {
     let orders = state
         .executor
         .orders(tenant)
@@ -297,10 +320,7 @@ async fn order_and_item(
         .ok_or_else(|| {
             ApiError::Invalid(format!("order_id: no such order {order_id:?} in this tenant's shop"))
         })?;
-    let item = order.line_item(line_item_id).cloned().ok_or_else(|| {
-        ApiError::Invalid(format!("line_item_id: order {} has no line item {line_item_id:?}", order.id))
-    })?;
-    Ok((order, item))
+    Ok(order)
 }
 
 /// Open an after-sale ticket for one line item of an order.
@@ -327,6 +347,7 @@ pub async fn create_aftersale(
             provider: SERVICES_PROVIDER,
         },
         order_id: &order.id,
+        at_most_once: false,
     };
     let registration = registration(&caller, op_id, "create_aftersale", SERVICES_PROVIDER, &order.id, params);
     Ok(Json(run(&state, &caller, registration, &subject).await?))
@@ -385,6 +406,7 @@ pub async fn schedule_pickup(
             provider: SERVICES_PROVIDER,
         },
         order_id: &order.id,
+        at_most_once: false,
     };
     let registration = registration(&caller, op_id, "schedule_pickup", SERVICES_PROVIDER, &order.id, params);
     Ok(Json(run(&state, &caller, registration, &subject).await?))

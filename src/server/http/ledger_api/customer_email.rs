@@ -1,0 +1,108 @@
+//! The `send_customer_email {order_id, template}` tool: one of the tenant's email templates,
+//! filled from the order, to the customer the shop has for it, through the tenant's email account.
+//! Op `email-<order>-<template>`: the same message about the same order is one intent. The message
+//! as written (sender, recipient, subject, text) is the operation's parameters, so what is sent is
+//! what was recorded. Through SMTP, which can neither recognise a repeat nor be asked, a lost
+//! answer is told to the model as such: nobody can tell, and a person checks.
+
+use axum::{extract::State, Json};
+use serde::Deserialize;
+use serde_json::json;
+use utoipa::ToSchema;
+
+use super::error::{ApiError, ErrorEnvelope};
+use super::extract::{ApiJson, Caller};
+use super::tools::{registration, run, shop_order, Subject, ToolAnswer};
+use crate::domain::connection::Settles;
+use crate::domain::email::EmailFacts;
+use crate::domain::ids::{OpId, TenantId};
+use crate::domain::params::CanonicalParams;
+use crate::domain::wording::Described;
+use crate::server::http::state::AppState;
+
+/// Send one of the tenant's email templates to an order's customer.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EmailRequest {
+    pub order_id: String,
+    /// The template's name, as the admin page lists it (`refund_issued`).
+    pub template: String,
+}
+
+/// The tenant's own connection that sends email (kind `email` or `smtp`), preferring the one
+/// named `email`: its name and the sender it sends as.
+async fn email_account(state: &AppState, tenant: &TenantId) -> Result<(String, String), ApiError> {
+    let mut accounts: Vec<(String, String)> = state
+        .ledger
+        .reads()
+        .provider_connections(tenant)
+        .await?
+        .into_iter()
+        .filter(|connection| connection.kind.action_for("send_email").is_some())
+        .filter_map(|connection| Some((connection.name, connection.account?)))
+        .collect();
+    accounts.sort_by_key(|(name, _)| name != "email");
+    accounts.into_iter().next().ok_or_else(|| {
+        ApiError::NotConnected(format!(
+            "no email account (kind email or smtp) is connected for tenant {tenant}; nothing was recorded or sent"
+        ))
+    })
+}
+
+/// Send one of the tenant's email templates to the customer of an order: the message is filled
+/// from the order and recorded before it is sent; the same template about the same order is sent
+/// once.
+#[utoipa::path(post, path = "/api/v1/tools/send_customer_email", request_body = EmailRequest, tag = "tools", responses(
+    (status = 200, body = ToolAnswer),
+    (status = 422, description = "No such order or template, or the order has no customer email address", body = ErrorEnvelope),
+))]
+pub async fn send_customer_email(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiJson(request): ApiJson<EmailRequest>,
+) -> Result<Json<ToolAnswer>, ApiError> {
+    let tenant = &caller.tenant;
+    let (provider, sender) = email_account(&state, tenant).await?;
+    let template = state
+        .ledger
+        .reads()
+        .email_template(tenant, request.template.trim())
+        .await?
+        .ok_or_else(|| {
+            ApiError::Invalid(format!(
+                "template: tenant {tenant} has no email template {:?}; an admin adds them on the admin page",
+                request.template
+            ))
+        })?
+        .template;
+    let order = shop_order(&state, tenant, &request.order_id).await?;
+    let to = order.customer_email.clone().filter(|address| address.contains('@')).ok_or_else(|| {
+        ApiError::Invalid(format!(
+            "order_id: the shop gives no customer email address for order {}",
+            order.id
+        ))
+    })?;
+    let facts = EmailFacts { order: &order.id, shop: tenant.as_str(), customer_email: &to };
+    let (subject, text) = template.render(&facts);
+    let op_id = OpId::parse(&format!("email-{}-{}", order.id, template.name)).map_err(ApiError::invalid)?;
+    let params = CanonicalParams::from_value(json!({
+        "order": order.id,
+        "template": template.name,
+        "from": sender,
+        "to": to,
+        "subject": subject,
+        "text": text,
+    }))
+    .map_err(ApiError::invalid)?;
+    let at_most_once = match state.executor.connector(tenant, &provider).await? {
+        Ok(connector) => connector.capabilities("send_email").settles() == Settles::AtMostOnce,
+        Err(_) => true,
+    };
+    let subject = Subject {
+        described: Described { kind: "send_email", amount: None, item: None, provider: &provider },
+        order_id: &order.id,
+        at_most_once,
+    };
+    let registration = registration(&caller, op_id, "send_email", &provider, &order.id, params);
+    Ok(Json(run(&state, &caller, registration, &subject).await?))
+}

@@ -1,0 +1,225 @@
+//! Customer emails, at most one per intent. Through an email API that honours a key and cannot be
+//! asked (Resend's shape), a lost answer is re-sent once with the same key and the API answers with
+//! the first message; through SMTP, which can do neither, a message whose answer was lost after the
+//! final `.` waits for a person with what was seen, is never sent again (not even by a manager),
+//! and the agent is told that nobody can tell. Resend's own Python package drives the API sandbox.
+
+use serde_json::{json, Value};
+use std::time::Duration;
+
+use crate::support::{python, run_client, Engine, TestApp};
+use opledger::domain::connection::ProviderKind;
+use opledger::domain::email::EmailTemplate;
+use opledger::domain::ids::{Actor, OpId, TenantId};
+use opledger::domain::machine::{Command, State as OpState};
+use opledger::domain::operation::AttemptReport;
+use opledger::domain::policy::Role;
+use opledger::server::app::wiring::{self, ProviderSettings};
+use opledger::server::ledger::connections::NewConnection;
+use opledger::server::ledger::reconciler::Reconciler;
+use opledger::server::ledger::LedgerError;
+use opledger::server::sandbox::mail::{MailConfig, MailSandbox};
+use opledger::server::sandbox::{Fault, FaultKind};
+
+const OP: &str = "email-1043-refund_issued";
+const API_KEY: &str = "re_test_sandbox";
+
+fn acme() -> TenantId {
+    TenantId::parse("acme").unwrap()
+}
+
+/// The application with the Stripe sandbox mounted (acme's orders), a mail sandbox on its own
+/// ports, acme's template `refund_issued`, and a reconciler the test runs pass by pass.
+async fn app(engine: Engine) -> Option<(TestApp, MailSandbox, String, String, Reconciler)> {
+    let app = TestApp::spawn_with(engine, |settings| {
+        settings.sandbox = true;
+        settings.provider_timeout = Duration::from_millis(800);
+    })
+    .await?;
+    let mail =
+        MailSandbox::new(MailConfig { api_key: API_KEY.into(), key_retention: chrono::Duration::hours(24) });
+    let api = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let api_url = format!("http://{}", api.local_addr().unwrap());
+    let router = mail.router();
+    tokio::spawn(async move { axum::serve(api, router).await });
+    let smtp = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let smtp_url = format!("smtp://{}", smtp.local_addr().unwrap());
+    tokio::spawn(mail.clone().serve_smtp(smtp));
+    let template = EmailTemplate {
+        name: "refund_issued".into(),
+        subject: "Your refund for order {order}".into(),
+        body: "Hello,\n\n{shop} has refunded your order {order}. It reaches {customer_email} within a few days.\n".into(),
+    };
+    app.ledger.set_email_template(&acme(), &Actor::human("alex", Role::Admin), template).await.unwrap();
+    let providers = ProviderSettings {
+        tenants: vec![acme()],
+        stripe_base_url: Some(app.url("/sandbox")),
+        services_base_url: None,
+        secret_key: "sk_test_sandbox".into(),
+        timeout: Duration::from_millis(800),
+    };
+    let reconciler =
+        Reconciler::new(wiring::executor(app.ledger.clone(), &providers), chrono::Duration::zero());
+    Some((app, mail, api_url, smtp_url, reconciler))
+}
+
+async fn connect(app: &TestApp, kind: ProviderKind, base_url: &str) {
+    let connection = NewConnection {
+        name: "email".into(),
+        kind,
+        base_url: base_url.into(),
+        secret: API_KEY.into(),
+        account: Some("Acme Support <support@acme.example>".into()),
+        key_retention: None,
+        description: None,
+    };
+    app.ledger
+        .set_provider_connection(&acme(), &Actor::human("alex", Role::Admin), connection)
+        .await
+        .unwrap();
+}
+
+async fn send(app: &TestApp) -> Value {
+    let call = json!({"order_id": "1043", "template": "refund_issued"});
+    let (status, answer) = app.post_as(&app.token, "/api/v1/tools/send_customer_email", &call).await;
+    assert_eq!(status, 200, "{answer}");
+    answer
+}
+
+async fn state_and_trail(app: &TestApp) -> (OpState, String) {
+    let history =
+        app.ledger.reads().operation_history(&acme(), &OpId::parse(OP).unwrap()).await.unwrap().unwrap();
+    (history.operation.snapshot.state, serde_json::to_string(&history.audit).unwrap())
+}
+
+async fn a_template_reaches_the_customer_once_through_the_api(engine: Engine) {
+    let Some((app, mail, api_url, _, _)) = app(engine).await else { return };
+    connect(&app, ProviderKind::Email, &api_url).await;
+    let first = send(&app).await;
+    assert_eq!(first["status"], "succeeded", "{first}");
+    assert_eq!(send(&app).await["status"], "already_done");
+    let mailbox = mail.mailbox();
+    assert_eq!(mailbox.len(), 1);
+    assert_eq!(mailbox[0].to, ["customer-1043@example.com"], "the address is the shop's, never the caller's");
+    assert_eq!(mailbox[0].subject, "Your refund for order 1043");
+    assert!(mailbox[0].text.contains("acme has refunded your order 1043"), "{}", mailbox[0].text);
+    assert_eq!(mailbox[0].op.as_deref(), Some("acme:email-1043-refund_issued"));
+}
+
+async fn a_lost_api_answer_is_re_sent_once_with_the_same_key(engine: Engine) {
+    let Some((app, mail, api_url, _, reconciler)) = app(engine).await else { return };
+    connect(&app, ProviderKind::Email, &api_url).await;
+    mail.inject(Fault::once("acme:email-1043-*", FaultKind::DropResponse, 3000));
+    let lost = send(&app).await;
+    assert_eq!(lost["status"], "unknown", "a timeout is not a failure: {lost}");
+    reconciler.reconcile_once().await.unwrap();
+    let (state, trail) = state_and_trail(&app).await;
+    assert_eq!(state, OpState::Succeeded, "{trail}");
+    assert_eq!(mail.mailbox().len(), 1, "the API answered the re-send with the first message");
+}
+
+async fn a_lost_smtp_answer_waits_for_a_person_and_is_never_sent_again(engine: Engine) {
+    let Some((app, mail, _, smtp_url, reconciler)) = app(engine).await else { return };
+    connect(&app, ProviderKind::Smtp, &smtp_url).await;
+    mail.inject(Fault::once("acme:email-1043-*", FaultKind::DropResponse, 0));
+    let lost = send(&app).await;
+    assert_eq!(lost["status"], "unknown", "{lost}");
+    let message = lost["message"].as_str().unwrap();
+    assert!(message.contains("nobody can tell whether it arrived"), "{message}");
+    assert!(message.contains("A person will check"), "{message}");
+    assert!(message.contains("If our email has not reached you"), "{message}");
+    let (state, trail) = state_and_trail(&app).await;
+    assert_eq!(state, OpState::NeedsReview, "straight to people: {trail}");
+    assert!(
+        trail.contains("What was seen: the connection broke while the message was handed over"),
+        "{trail}"
+    );
+
+    reconciler.reconcile_once().await.unwrap();
+    assert_eq!(send(&app).await["status"], "unknown", "the same intent again sends nothing");
+    let manager = Actor::human("maria", Role::Manager);
+    let op_id = OpId::parse(OP).unwrap();
+    let resent =
+        app.ledger.execute(&acme(), &op_id, Command::ResendSameKey, &manager, AttemptReport::default()).await;
+    assert!(matches!(resent, Err(LedgerError::Rejected(_))), "not even a manager re-sends it: {resent:?}");
+    assert_eq!(state_and_trail(&app).await.0, OpState::NeedsReview);
+    let mailbox = mail.mailbox();
+    assert_eq!(mailbox.len(), 1, "at most once");
+    assert_eq!(mailbox[0].via, "smtp");
+    assert_eq!(mailbox[0].op.as_deref(), Some("acme:email-1043-refund_issued"));
+
+    let support = app.signed_in("sam", Role::Support).await;
+    let page = support.page(&format!("/operations/{OP}"), 200).await;
+    assert!(
+        page.contains("takes no idempotency key and cannot be asked what it did"),
+        "the page says how it settles"
+    );
+}
+
+async fn a_mail_server_that_cannot_be_reached_was_not_sent_to(engine: Engine) {
+    let Some((app, mail, _, _, _)) = app(engine).await else { return };
+    let closed = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("smtp://{}", closed.local_addr().unwrap());
+    drop(closed);
+    connect(&app, ProviderKind::Smtp, &url).await;
+    let answer = send(&app).await;
+    assert_eq!(answer["status"], "not_sent", "a refused connection proves nothing left: {answer}");
+    assert!(mail.mailbox().is_empty());
+}
+
+async fn an_email_account_names_a_sender_and_a_reachable_server(engine: Engine) {
+    let Some((app, ..)) = app(engine).await else { return };
+    let admin = Actor::human("alex", Role::Admin);
+    let refused = |account: Option<&str>, base_url: &str| NewConnection {
+        name: "email".into(),
+        kind: ProviderKind::Smtp,
+        base_url: base_url.into(),
+        secret: "pw".into(),
+        account: account.map(str::to_owned),
+        key_retention: None,
+        description: None,
+    };
+    for (connection, expected) in [
+        (refused(None, "smtp://127.0.0.1:2525"), "names the sender"),
+        (refused(Some("not an address"), "smtp://127.0.0.1:2525"), "is not an email address"),
+        (refused(Some("support@acme.example"), "https://mail.example.com"), "smtp://host:587"),
+    ] {
+        let error =
+            app.ledger.set_provider_connection(&acme(), &admin, connection).await.unwrap_err().to_string();
+        assert!(error.contains(expected), "{error}");
+    }
+}
+
+/// Resend's own Python package sends through the API sandbox, gets the same id for the same key,
+/// a 409 for the same key with another message, and reads the message back.
+#[tokio::test]
+async fn resends_own_package_drives_the_api_sandbox() {
+    let Some(python) = python("resend") else { return };
+    let mail =
+        MailSandbox::new(MailConfig { api_key: API_KEY.into(), key_retention: chrono::Duration::hours(24) });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base_url = format!("http://{}", listener.local_addr().unwrap());
+    let router = mail.router();
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    let printed = run_client(python, "resend_sdk.py", vec![base_url, API_KEY.into()], String::new()).await;
+    let report: Value = serde_json::from_str(printed.trim()).unwrap();
+    assert_eq!(report["first"], report["replayed"], "the same key, the same email: {report}");
+    assert_eq!(report["conflict"], "invalid_idempotent_request", "{report}");
+    assert_eq!(report["read_subject"], "Your refund for order 1043");
+    assert_eq!(mail.mailbox().len(), 1, "one message for one key");
+}
+
+macro_rules! on_both_engines {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite { $(#[tokio::test] async fn $name() { super::$name(crate::support::Engine::Sqlite).await })* }
+        mod postgres { $(#[tokio::test] async fn $name() { super::$name(crate::support::Engine::Postgres).await })* }
+    };
+}
+
+on_both_engines!(
+    a_template_reaches_the_customer_once_through_the_api,
+    a_lost_api_answer_is_re_sent_once_with_the_same_key,
+    a_lost_smtp_answer_waits_for_a_person_and_is_never_sent_again,
+    a_mail_server_that_cannot_be_reached_was_not_sent_to,
+    an_email_account_names_a_sender_and_a_reachable_server,
+);
