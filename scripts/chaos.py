@@ -7,19 +7,24 @@ kill and list every refund they made. Two shops work on orders added to them: te
 Stripe sandbox (the server's own account), and tenant `nl-chaos` on an Adyen sandbox (its own
 account, set with `opledger provider set`), which answers every refund `received` and says the
 outcome only in signed notifications to the server, sent again until one is accepted. Agents of
-two kinds work, each retrying a call the server did not answer: tool callers of both shops
-(`POST /api/v1/tools/refund_item`, the server sends) and agents of `acme` that follow the ledger
+three kinds work, each retrying a call the server did not answer: tool callers of both shops
+(`POST /api/v1/tools/refund_item`, the server sends), email senders of `nl-chaos`
+(`POST /api/v1/tools/send_customer_email` through its SMTP account, which honours no key and
+cannot be asked, so each message goes at most once), and agents of `acme` that follow the ledger
 protocol and send themselves (register, begin an attempt with a declared send deadline, POST the
 refund with the key the ledger gave, report the outcome). A share of their requests meets the
 sandboxes' faults: a delay longer than the provider timeout, an answer dropped after the refund
-was made, a 500 after it was made.
+was made, a 500 after it was made; and of the emails, an SMTP connection dropped right after the
+message's final `.`.
 
 After the last kill the agents stop, the server settles what is open, and the run checks:
   lost      an acknowledged registration, or an acknowledged "succeeded", that the ledger lacks;
-  doubled   a (tenant, op id) with more than one refund at the provider;
+  doubled   a (tenant, op id) with more than one refund at the provider, or more than one message
+            at the SMTP sink;
   mismatch  an operation that is succeeded without a refund at the provider, or not succeeded
             (and not handed to a person) with one, or succeeded under another refund's id;
   stuck     an operation still planned by the server, approved, submitted, unknown or accepted;
+  unchecked an email waiting for a person without the words that nobody can tell what happened;
   audit     each tenant's audit chain, exported and verified by `opledger audit verify`;
   integrity SQLite's `pragma integrity_check`.
 It prints its figures and exits 1 when any check fails. Loopback only; standard library only.
@@ -50,6 +55,7 @@ ADYEN_TENANT = "nl-chaos"
 ADYEN_KEY = "AQE_chaos_api_key"
 ADYEN_MERCHANT = "ChaosECOM"
 ADYEN_HMAC = "44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056"
+MAIL_KEY = "re_chaos"
 PROVIDER_TIMEOUT_S = 2
 SETTLE_S = 2
 AGENT_SEND_TIMEOUT_S = 3
@@ -156,9 +162,11 @@ class Server:
 class Run:
     """One engine's run: the servers, the agents, what the agents were told, and the checks."""
 
-    def __init__(self, args, engine, database_url, servers, sandbox_url, adyen_url, tokens):
+    def __init__(self, args, engine, database_url, servers, sandbox_url, adyen_url, mail_url, tokens):
         self.args, self.engine, self.database_url = args, engine, database_url
         self.servers, self.sandbox_url, self.adyen_url, self.tokens = servers, sandbox_url, adyen_url, tokens
+        self.mail_url = mail_url
+        self.email_ops = set()
         self.tenant_of = {}
         self.stop_agents = threading.Event()
         self.lock = threading.Lock()
@@ -203,7 +211,8 @@ class Run:
         items = [{"id": "li_1", "name": "Kettle", "amount_minor": 120000},
                  {"id": "li_2", "name": "Filter", "amount_minor": 38000}]
         if tenant == ADYEN_TENANT:
-            order = {"id": order_id, "currency": "EUR", "payment": f"88{number:014d}", "line_items": items}
+            order = {"id": order_id, "currency": "EUR", "payment": f"88{number:014d}", "line_items": items,
+                     "customer_email": f"customer-{order_id}@example.com"}
             adyen = {"X-API-Key": ADYEN_KEY}
             status, answer = call("POST", f"{self.adyen_url}/_sandbox/orders", order, headers=adyen)
             assert status == 201, answer
@@ -230,6 +239,23 @@ class Run:
                 with self.lock:
                     self.op_ids.add(answer["op_id"])
                     self.tenant_of[answer["op_id"]] = tenant
+                    self.registered.add(answer["op_id"])
+                    if answer["status"] == "succeeded":
+                        self.acknowledged_success[answer["op_id"]] = answer.get("external_id")
+
+    def email_sender(self):
+        while not self.stop_agents.is_set():
+            order_id = self.new_order(ADYEN_TENANT)
+            if random.random() < self.args.fault_share:
+                fault = {"match": f"{ADYEN_TENANT}:email-{order_id}-*", "fault": "drop_response", "times": 1}
+                call("POST", f"{self.mail_url}/_sandbox/faults", fault)
+            status, answer = self.until_answered("POST", "/tools/send_customer_email",
+                                                 {"order_id": order_id, "template": "shipped"}, tenant=ADYEN_TENANT)
+            if status == 200:
+                with self.lock:
+                    self.op_ids.add(answer["op_id"])
+                    self.email_ops.add(answer["op_id"])
+                    self.tenant_of[answer["op_id"]] = ADYEN_TENANT
                     self.registered.add(answer["op_id"])
                     if answer["status"] == "succeeded":
                         self.acknowledged_success[answer["op_id"]] = answer.get("external_id")
@@ -295,6 +321,7 @@ class Run:
         agents += [threading.Thread(target=self.protocol_agent, daemon=True) for _ in range(self.args.agents)]
         agents += [threading.Thread(target=self.tool_caller, args=(ADYEN_TENANT,), daemon=True)
                    for _ in range(self.args.agents)]
+        agents += [threading.Thread(target=self.email_sender, daemon=True) for _ in range(self.args.agents)]
         for agent in agents:
             agent.start()
         started = time.monotonic()
@@ -318,7 +345,7 @@ class Run:
         open_states = {"submitted", "unknown", "approved", "accepted"}
         states = self.ledger_states()
         return states, [op for op, (state, _, _) in states.items() if state in open_states or
-                        (state == "planned" and op.endswith("-li_1"))]
+                        (state == "planned" and (op.endswith("-li_1") or op in self.email_ops))]
 
     def check(self, elapsed):
         drain_started = time.monotonic()
@@ -337,13 +364,33 @@ class Run:
             tenant, _, op_id = (made_object["idempotency_key"] or "").partition(":")
             if tenant == ADYEN_TENANT:
                 refunds.setdefault(op_id, []).append(made_object["id"])
+        status, mail = call("GET", f"{self.mail_url}/_sandbox/mail")
+        messages = {}
+        for message in mail["data"]:
+            tenant, _, op_id = (message["op"] or "").partition(":")
+            if tenant == ADYEN_TENANT:
+                messages.setdefault(op_id, []).append(message["id"])
         lost = [op for op in self.registered if op not in states]
         lost += [op for op, external in self.acknowledged_success.items()
                  if op not in states or states[op][0] != "succeeded" or (external and external not in states[op][2])]
         doubled = {op: ids for op, ids in refunds.items() if len(ids) > 1}
+        doubled.update({op: ids for op, ids in messages.items() if len(ids) > 1})
         mismatch = []
+        unchecked = []
         reviewed = 0
+        for op_id in self.email_ops:
+            if states.get(op_id, ("",))[0] == "needs_review":
+                status, view = self.until_answered("GET", f"/operations/{op_id}", tenant=ADYEN_TENANT)
+                if "nobody can tell whether this happened" not in json.dumps(view.get("audit")):
+                    unchecked.append(op_id)
         for op_id, (state, _, refs) in states.items():
+            if op_id in self.email_ops:
+                held = messages.get(op_id, [])
+                if state == "needs_review":
+                    reviewed += 1
+                elif (state == "succeeded") != bool(held):
+                    mismatch.append((op_id, state, held, refs))
+                continue
             held = refunds.get(op_id, [])
             if state == "needs_review":
                 reviewed += 1
@@ -355,6 +402,7 @@ class Run:
         print(f"  kills                 {sum(s.kills for s in self.servers)} in {elapsed:.0f} s")
         adyen_ops = sum(1 for op in states if self.tenant_of[op] == ADYEN_TENANT)
         print(f"  operations            {len(states)}, {adyen_ops} of them on Adyen ({len(refunds)} refunded at the providers)")
+        print(f"  customer emails       {len(self.email_ops)} by SMTP ({len(messages)} reached the sink)")
         print(f"  agents' API calls     {self.agent_calls[0]} ({self.agent_calls[1]} unanswered, tried again)")
         print(f"  settled after agents  {drained:.1f} s")
         counts = {}
@@ -366,12 +414,15 @@ class Run:
         print(f"  mismatches            {len(mismatch)}")
         print(f"  stuck                 {len(stuck)}")
         print(f"  left for a person     {reviewed}")
+        print(f"  unexplained reviews   {len(unchecked)}")
         print(f"  audit chain           {'verifies' if audit_ok else 'BROKEN'}")
         print(f"  integrity check       {integrity}")
-        for label, items in (("lost", lost), ("doubled", list(doubled.items())), ("mismatch", mismatch), ("stuck", stuck)):
+        for label, items in (("lost", lost), ("doubled", list(doubled.items())), ("mismatch", mismatch), ("stuck", stuck),
+                             ("unchecked", unchecked)):
             for item in items[:5]:
                 print(f"    {label}: {item}")
-        return not lost and not doubled and not mismatch and not stuck and audit_ok and integrity in ("ok", "n/a")
+        return (not lost and not doubled and not mismatch and not stuck and not unchecked and audit_ok
+                and integrity in ("ok", "n/a"))
 
     def audit_verifies(self):
         for tenant in self.tokens:
@@ -400,8 +451,9 @@ def create_token(binary, database_url, tenant):
     return next(word for word in created.stdout.split() if word.startswith("opl_"))
 
 
-def connect_adyen_shop(binary, database_url, adyen_url):
-    """Gives the Adyen shop its own account, its orders endpoint and the notifications' HMAC key."""
+def connect_adyen_shop(binary, database_url, adyen_url, smtp_url):
+    """Gives the Adyen shop its own account, its orders endpoint, the notifications' HMAC key, its
+    mail server and an email template."""
     env = {**os.environ, "OPLEDGER_SECRET_KEY": SECRET_KEY}
     common = ["--database-url", database_url, "--tenant", ADYEN_TENANT]
     egress = ["--allow-egress", "127.0.0.1"]
@@ -412,6 +464,12 @@ def connect_adyen_shop(binary, database_url, adyen_url):
                     "--base-url", adyen_url], input=ADYEN_KEY + "\n", env=env, check=True, capture_output=True, text=True)
     subprocess.run([binary, "provider", "webhook-secret", *common, "--name", "adyen"],
                    input=ADYEN_HMAC + "\n", env=env, check=True, capture_output=True, text=True)
+    subprocess.run([binary, "provider", "set", *common, *egress, "--name", "email", "--kind", "smtp",
+                    "--base-url", smtp_url, "--account", "Chaos Shop <shop@chaos.example>"],
+                   input="smtp-password\n", env=env, check=True, capture_output=True, text=True)
+    subprocess.run([binary, "template", "set", *common, "--name", "shipped", "--subject", "Order {order} is on its way"],
+                   input="Hello,\n\norder {order} has left our warehouse.\n", env=env, check=True, capture_output=True,
+                   text=True)
 
 
 def start_sandbox(binary, workdir, name, kind_args):
@@ -432,6 +490,9 @@ def run_engine(args, engine, workdir):
     adyen, adyen_url = start_sandbox(args.binary, workdir, f"adyen-{engine}",
                                      ["--kind", "adyen", "--secret-key", ADYEN_KEY, "--account", ADYEN_MERCHANT,
                                       "--hmac-key", ADYEN_HMAC])
+    smtp_port = free_port()
+    mail, mail_url = start_sandbox(args.binary, workdir, f"mail-{engine}",
+                                   ["--kind", "email", "--secret-key", MAIL_KEY, "--smtp-addr", f"127.0.0.1:{smtp_port}"])
     adyen_key = {"X-API-Key": ADYEN_KEY}
     servers = []
     try:
@@ -439,6 +500,7 @@ def run_engine(args, engine, workdir):
                    "the sandbox answering")
         wait_until(lambda: call("GET", f"{adyen_url}/_sandbox/ledger", headers=adyen_key)[0] == 200, 30,
                    "the Adyen sandbox answering")
+        wait_until(lambda: call("GET", f"{mail_url}/_sandbox/mail")[0] == 200, 30, "the mail sandbox answering")
         if engine == "sqlite":
             database_url = f"sqlite://{os.path.join(workdir, 'chaos.db')}"
         else:
@@ -446,20 +508,20 @@ def run_engine(args, engine, workdir):
         instances = 2 if engine == "postgres-pair" else 1
         subprocess.run([args.binary, "migrate", "--database-url", database_url], check=True, capture_output=True)
         tokens = {tenant: create_token(args.binary, database_url, tenant) for tenant in (TENANT, ADYEN_TENANT)}
-        connect_adyen_shop(args.binary, database_url, adyen_url)
+        connect_adyen_shop(args.binary, database_url, adyen_url, f"smtp://127.0.0.1:{smtp_port}")
         servers = [Server(args.binary, database_url, sandbox_url, workdir, f"serve-{engine}-{n}") for n in range(instances)]
         for server in servers:
             server.start()
         destination = {"url": f"{servers[0].url}/webhooks/providers/{ADYEN_TENANT}/adyen"}
         status, answer = call("POST", f"{adyen_url}/_sandbox/notification_destination", destination, headers=adyen_key)
         assert status == 200, answer
-        run = Run(args, engine, database_url, servers, sandbox_url, adyen_url, tokens)
+        run = Run(args, engine, database_url, servers, sandbox_url, adyen_url, mail_url, tokens)
         elapsed = run.work()
         return run.check(elapsed)
     finally:
         for server in servers:
             server.stop()
-        for process in (sandbox, adyen):
+        for process in (sandbox, adyen, mail):
             process.terminate()
             process.wait()
 

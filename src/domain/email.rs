@@ -51,6 +51,25 @@ impl EmailTemplate {
     pub fn render(&self, facts: &EmailFacts) -> (String, String) {
         (fill(self.subject.trim(), facts), fill(&self.body, facts))
     }
+
+    /// The parameters of the operation that sends this template about `facts.order` from
+    /// `sender`: the message as written, so that what is sent is what was recorded.
+    pub fn message(&self, facts: &EmailFacts, sender: &str) -> serde_json::Value {
+        let (subject, text) = self.render(facts);
+        serde_json::json!({
+            "order": facts.order,
+            "template": self.name,
+            "from": sender,
+            "to": facts.customer_email,
+            "subject": subject,
+            "text": text,
+        })
+    }
+
+    /// The op id of this template sent about `order`: one intent per order and template.
+    pub fn op_id(&self, order: &str) -> String {
+        format!("email-{order}-{}", self.name)
+    }
 }
 
 fn check_placeholders(text: &str) -> Result<(), String> {

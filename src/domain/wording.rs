@@ -209,6 +209,7 @@ pub fn tell(described: &Described, state: State, failure_reason: Option<&str>) -
                     "{} has been issued; your bank may take a few days to show it.",
                     capitalised(&customer_noun)
                 ),
+                "send_email" => format!("{} has been sent.", capitalised(&customer_noun)),
                 _ => format!("{} is done.", capitalised(&customer_noun)),
             },
         ),
@@ -538,11 +539,21 @@ mod tests {
             "The after-sale service declined the after-sale ticket for Lamp shade; nothing was done."
         );
         let custom = tell(
-            &Described { kind: "send_email", amount: None, item: None, provider: "mailer" },
+            &Described { kind: "issue_coupon", amount: None, item: None, provider: "loyalty" },
             State::Succeeded,
             None,
         );
-        assert_eq!(custom.status, "Mailer confirmed the send email. It is done; do not send it again.");
+        assert_eq!(custom.status, "Loyalty confirmed the issue coupon. It is done; do not send it again.");
+        let email = tell(
+            &Described { kind: "send_email", amount: None, item: None, provider: "email" },
+            State::Succeeded,
+            None,
+        );
+        assert_eq!(
+            email.status,
+            "The email service confirmed the email to the customer. It is done; do not send it again."
+        );
+        assert_eq!(email.for_customer, "Our email has been sent.");
     }
 
     #[test]

@@ -377,14 +377,7 @@ mod stories {
         assert_eq!(shop.app.number("select count(*) from provider_events").await, 2, "each item stored once");
     }
 
-    macro_rules! on_both_engines {
-        ($($name:ident),* $(,)?) => {
-            mod sqlite { $(#[tokio::test] async fn $name() { super::$name(crate::support::Engine::Sqlite).await })* }
-            mod postgres { $(#[tokio::test] async fn $name() { super::$name(crate::support::Engine::Postgres).await })* }
-        };
-    }
-
-    on_both_engines!(
+    crate::on_both_engines!(
         adyen_dropped_answer_settled_by_the_webhook,
         adyen_dropped_answer_resent_under_the_same_key_then_failed,
         paypal_dropped_answer_found_then_failed,

@@ -149,14 +149,7 @@ mod policy {
         assert!(sandbox_refunds(&app).await.is_empty());
     }
 
-    macro_rules! on_both_engines {
-        ($($name:ident),* $(,)?) => {
-            mod sqlite { $(#[tokio::test] async fn $name() { super::$name(crate::support::Engine::Sqlite).await })* }
-            mod postgres { $(#[tokio::test] async fn $name() { super::$name(crate::support::Engine::Postgres).await })* }
-        };
-    }
-
-    on_both_engines!(
+    crate::on_both_engines!(
         a_renamed_refund_is_never_sent_by_the_server_and_waits_for_people,
         a_rule_by_provider_only_holds_every_kind_there,
         the_server_sends_what_it_bound_and_the_policy_saw,
@@ -197,14 +190,7 @@ mod server_account {
             .any(|r| r["metadata"]["op_id"] == "refund-1043-li_1" && r["metadata"]["tenant"] != "demo"));
     }
 
-    macro_rules! on_both_engines {
-        ($($name:ident),* $(,)?) => {
-            mod sqlite { $(#[tokio::test] async fn $name() { super::$name(crate::support::Engine::Sqlite).await })* }
-            mod postgres { $(#[tokio::test] async fn $name() { super::$name(crate::support::Engine::Postgres).await })* }
-        };
-    }
-
-    on_both_engines!(another_tenant_cannot_read_or_refund_through_the_servers_account);
+    crate::on_both_engines!(another_tenant_cannot_read_or_refund_through_the_servers_account);
 }
 
 mod egress {
@@ -395,14 +381,7 @@ mod egress {
         assert_eq!(other_hits.load(Ordering::SeqCst), 0);
     }
 
-    macro_rules! on_both_engines {
-        ($($name:ident),* $(,)?) => {
-            mod sqlite { $(#[tokio::test] async fn $name() { super::$name(crate::support::Engine::Sqlite).await })* }
-            mod postgres { $(#[tokio::test] async fn $name() { super::$name(crate::support::Engine::Postgres).await })* }
-        };
-    }
-
-    on_both_engines!(
+    crate::on_both_engines!(
         every_refused_address_class_is_refused_at_save,
         a_url_saved_before_is_still_refused_at_connect_time,
         redirects_are_never_followed,

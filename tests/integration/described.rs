@@ -320,14 +320,7 @@ async fn a_wrong_description_is_refused_on_save_saying_where(engine: Engine) {
     assert!(app.ledger.reads().provider_connections(&acme()).await.unwrap().is_empty(), "nothing saved");
 }
 
-macro_rules! on_both_engines {
-    ($($name:ident),* $(,)?) => {
-        mod sqlite { $(#[tokio::test] async fn $name() { super::$name(crate::support::Engine::Sqlite).await })* }
-        mod postgres { $(#[tokio::test] async fn $name() { super::$name(crate::support::Engine::Postgres).await })* }
-    };
-}
-
-on_both_engines!(
+crate::on_both_engines!(
     a_second_api_works_from_its_description_alone,
     key_and_lookup_a_dropped_answer_is_found,
     key_only_a_dropped_answer_is_re_sent_once_with_the_same_key,

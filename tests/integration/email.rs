@@ -209,14 +209,7 @@ async fn resends_own_package_drives_the_api_sandbox() {
     assert_eq!(mail.mailbox().len(), 1, "one message for one key");
 }
 
-macro_rules! on_both_engines {
-    ($($name:ident),* $(,)?) => {
-        mod sqlite { $(#[tokio::test] async fn $name() { super::$name(crate::support::Engine::Sqlite).await })* }
-        mod postgres { $(#[tokio::test] async fn $name() { super::$name(crate::support::Engine::Postgres).await })* }
-    };
-}
-
-on_both_engines!(
+crate::on_both_engines!(
     a_template_reaches_the_customer_once_through_the_api,
     a_lost_api_answer_is_re_sent_once_with_the_same_key,
     a_lost_smtp_answer_waits_for_a_person_and_is_never_sent_again,

@@ -327,14 +327,7 @@ mod stories {
         assert_eq!(sandbox_refunds(&app).await.len(), 2, "an accepted refund is never sent again");
     }
 
-    macro_rules! on_both_engines {
-        ($($name:ident),* $(,)?) => {
-            mod sqlite { $(#[tokio::test] async fn $name() { super::$name(crate::support::Engine::Sqlite).await })* }
-            mod postgres { $(#[tokio::test] async fn $name() { super::$name(crate::support::Engine::Postgres).await })* }
-        };
-    }
-
-    on_both_engines!(
+    crate::on_both_engines!(
         pending_then_succeeded_by_polling,
         pending_then_failed_is_told_and_made_again_only_on_purpose,
         a_retry_is_refused_while_the_first_is_accepted_or_unknown,
@@ -462,14 +455,7 @@ mod intake {
         assert_eq!(kept, 2, "both are in the audit");
     }
 
-    macro_rules! on_both_engines {
-        ($($name:ident),* $(,)?) => {
-            mod sqlite { $(#[tokio::test] async fn $name() { super::$name(crate::support::Engine::Sqlite).await })* }
-            mod postgres { $(#[tokio::test] async fn $name() { super::$name(crate::support::Engine::Postgres).await })* }
-        };
-    }
-
-    on_both_engines!(
+    crate::on_both_engines!(
         refused_signatures_and_replays_change_nothing,
         an_event_never_changes_another_tenants_operation,
         an_event_about_nothing_known_is_answered_and_kept,

@@ -437,6 +437,16 @@ impl Drop for TestApp {
     }
 }
 
+/// Defines `mod sqlite` and `mod postgres`, each with a test per named function, which is given the
+/// engine.
+#[macro_export]
+macro_rules! on_both_engines {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite { $(#[tokio::test] async fn $name() { super::$name($crate::support::Engine::Sqlite).await })* }
+        mod postgres { $(#[tokio::test] async fn $name() { super::$name($crate::support::Engine::Postgres).await })* }
+    };
+}
+
 /// Defines `mod sqlite` and `mod postgres`, each with one `#[tokio::test]` per body, given a
 /// spawned `TestApp`.
 #[macro_export]

@@ -9,6 +9,7 @@ use super::startup::{reconciler, shutdown_signal, Application, Settings};
 use super::wiring::{self, ProviderSettings};
 use crate::domain::audit::{AuditRecord, ChainVerifier, GENESIS_HASH};
 use crate::domain::connection::ProviderKind;
+use crate::domain::email::EmailTemplate;
 use crate::domain::ids::Actor;
 use crate::domain::ids::TenantId;
 use crate::domain::policy::Role;
@@ -119,6 +120,34 @@ pub enum Command {
     /// Webhooks) when operations change state. `serve` delivers them.
     #[command(subcommand)]
     Webhook(WebhookCommand),
+    /// Manage a tenant's customer email templates, which agents send with send_customer_email.
+    #[command(subcommand)]
+    Template(TemplateCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TemplateCommand {
+    /// Save a template (replacing one of the same name), its body read from standard input:
+    /// `opledger template set --tenant acme --name refund_issued --subject 'Your refund for order {order}' < body.txt`.
+    /// Placeholders: {order}, {shop}, {customer_email}.
+    Set {
+        #[command(flatten)]
+        database: DatabaseArgs,
+        #[arg(long)]
+        tenant: String,
+        /// The name agents ask for it by: lowercase letters, digits and '_'.
+        #[arg(long)]
+        name: String,
+        #[arg(long)]
+        subject: String,
+    },
+    /// List a tenant's templates.
+    List {
+        #[command(flatten)]
+        database: DatabaseArgs,
+        #[arg(long)]
+        tenant: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -702,6 +731,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Demo(database) => run_demo(&database).await,
         Command::Provider(command) => run_provider(command).await,
         Command::Webhook(command) => run_webhook(command).await,
+        Command::Template(command) => run_template(command).await,
         Command::User(UserCommand::Add { database, tenant, name, role }) => {
             let tenant = TenantId::parse(&tenant)?;
             let role = Role::parse(&role).context("unknown role")?;
@@ -902,6 +932,40 @@ async fn run_provider(command: ProviderCommand) -> anyhow::Result<()> {
                 }
                 Err(error) => Err(error.into()),
             }
+        }
+    }
+}
+
+async fn run_template(command: TemplateCommand) -> anyhow::Result<()> {
+    match command {
+        TemplateCommand::Set { database, tenant, name, subject } => {
+            let tenant = TenantId::parse(&tenant)?;
+            let mut body = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut body)
+                .context("could not read the template's body from standard input")?;
+            let template = EmailTemplate { name: name.trim().to_owned(), subject, body };
+            Ledger::new(open_store(&database).await?)
+                .set_email_template(&tenant, &Actor::system("cli"), template)
+                .await?;
+            println!("Tenant {tenant} can now send the template {}.", name.trim());
+            Ok(())
+        }
+        TemplateCommand::List { database, tenant } => {
+            let tenant = TenantId::parse(&tenant)?;
+            let templates = open_store(&database).await?.email_templates(&tenant).await?;
+            if templates.is_empty() {
+                println!("Tenant {tenant} has no email templates.");
+            }
+            for record in templates {
+                println!(
+                    "{}	{}	set by {} at {}",
+                    record.template.name,
+                    record.template.subject,
+                    record.updated_by,
+                    record.updated_at.to_rfc3339()
+                );
+            }
+            Ok(())
         }
     }
 }

@@ -4,8 +4,10 @@
 //! settles it, one of them as a failure), `tw-shop` through a PayPal account (one refund
 //! `COMPLETED` at once, one `PENDING` that the reconciler follows by the refund's id until PayPal
 //! completes it). Each reads its orders from its shop's endpoint on the same account, and each
-//! order is 1043, the op id the other tenants use too. Like the second tenant, they need
-//! `OPLEDGER_SECRET_KEY` to seal their secrets.
+//! order is 1043, the op id the other tenants use too. `tw-shop` also writes to its customers
+//! through an email account in Resend's shape (its template `refund_issued`, sent once for order
+//! 1043, the first answer lost and the re-send under the same key answered with the same message).
+//! Like the second tenant, they need `OPLEDGER_SECRET_KEY` to seal their secrets.
 
 use axum::Router;
 use chrono::Duration;
@@ -13,6 +15,7 @@ use chrono::Duration;
 use super::DEMO_PASSWORD;
 use crate::domain::{
     connection::{ProviderKind, ORDERS_PROVIDER},
+    email::{EmailFacts, EmailTemplate},
     ids::{Actor, OpId, TenantId},
     params::CanonicalParams,
     policy::Role,
@@ -23,8 +26,9 @@ use crate::server::ledger::executor::Executor;
 use crate::server::ledger::{LedgerError, RegisterRequest};
 use crate::server::providers::orders::{refund_params, LineItem, Order};
 use crate::server::sandbox::adyen::{AdyenConfig, AdyenSandbox};
+use crate::server::sandbox::mail::{MailConfig, MailSandbox};
 use crate::server::sandbox::paypal::{PayPalConfig, PayPalSandbox};
-use crate::server::sandbox::{new_secret_key, Fault};
+use crate::server::sandbox::{new_secret_key, Fault, FaultKind};
 
 /// The tenant that refunds through Adyen, and where its account is mounted.
 pub const ADYEN_TENANT: &str = "nl-shop";
@@ -32,6 +36,8 @@ pub const ADYEN_ACCOUNT_PATH: &str = "/sandbox-adyen";
 /// The tenant that refunds through PayPal, and where its account is mounted.
 pub const PAYPAL_TENANT: &str = "tw-shop";
 pub const PAYPAL_ACCOUNT_PATH: &str = "/sandbox-paypal";
+/// Where `tw-shop`'s email account is mounted.
+pub const MAIL_ACCOUNT_PATH: &str = "/sandbox-mail";
 
 /// Their console users, with [`DEMO_PASSWORD`].
 pub const ADYEN_USERS: [(&str, Role); 2] = [("nina.admin", Role::Admin), ("noah.support", Role::Support)];
@@ -43,6 +49,8 @@ pub struct DemoAccounts {
     adyen_config: AdyenConfig,
     paypal: PayPalSandbox,
     paypal_config: PayPalConfig,
+    mail: MailSandbox,
+    mail_config: MailConfig,
 }
 
 /// `nl-shop`'s order 1043, paid through Adyen.
@@ -87,17 +95,76 @@ impl DemoAccounts {
             client_secret: new_secret_key(),
             key_retention: Duration::days(45),
         };
+        let mail_config = MailConfig {
+            api_key: format!("re_{}", uuid::Uuid::new_v4().simple()),
+            key_retention: Duration::hours(24),
+        };
         Self {
             adyen: AdyenSandbox::new(adyen_config.clone(), adyen_orders()),
             adyen_config,
             paypal: PayPalSandbox::new(paypal_config.clone(), paypal_orders()),
             paypal_config,
+            mail: MailSandbox::new(mail_config.clone()),
+            mail_config,
         }
     }
 
     /// The accounts' HTTP surfaces, each with the path it is mounted at.
-    pub fn routers(&self) -> [(&'static str, Router); 2] {
-        [(ADYEN_ACCOUNT_PATH, self.adyen.router()), (PAYPAL_ACCOUNT_PATH, self.paypal.router())]
+    pub fn routers(&self) -> [(&'static str, Router); 3] {
+        [
+            (ADYEN_ACCOUNT_PATH, self.adyen.router()),
+            (PAYPAL_ACCOUNT_PATH, self.paypal.router()),
+            (MAIL_ACCOUNT_PATH, self.mail.router()),
+        ]
+    }
+
+    /// `tw-shop`'s email account and template, and the template sent once for its order 1043
+    /// (its first answer lost: the reconciler re-sends it under the same key).
+    async fn email(&self, executor: &Executor, tenant: &Tenant, console: &str) -> Result<(), LedgerError> {
+        let ledger = executor.ledger();
+        let system = Actor::system("demo");
+        let sender = "Cha Wu Tea House <service@tw-shop.example>";
+        let account = NewConnection {
+            name: "email".into(),
+            kind: ProviderKind::Email,
+            base_url: format!("{console}{MAIL_ACCOUNT_PATH}"),
+            secret: self.mail_config.api_key.clone(),
+            account: Some(sender.into()),
+            key_retention: None,
+            description: None,
+        };
+        ledger.set_provider_connection(&tenant.id, &system, account).await?;
+        let template = EmailTemplate {
+            name: "refund_issued".into(),
+            subject: "Your refund for order {order}".into(),
+            body: "Hello,\n\nwe have refunded your order {order}; your bank shows it within a few days.\n\n{shop}\n".into(),
+        };
+        ledger.set_email_template(&tenant.id, &system, template.clone()).await?;
+        let op_id = OpId::parse(&template.op_id(&tenant.order.id))
+            .map_err(|e| LedgerError::Invalid(e.to_string()))?;
+        if ledger.reads().load_operation(&tenant.id, &op_id).await?.is_some() {
+            return Ok(());
+        }
+        let customer = tenant.order.customer_email.clone().unwrap_or_default();
+        let facts =
+            EmailFacts { order: &tenant.order.id, shop: tenant.id.as_str(), customer_email: &customer };
+        let request = RegisterRequest {
+            op_id: op_id.clone(),
+            kind: "send_email".into(),
+            subject: format!("order:{}", tenant.order.id),
+            provider: "email".into(),
+            params: CanonicalParams::from_value(template.message(&facts, sender))
+                .map_err(|e| LedgerError::Invalid(e.to_string()))?,
+            requested_by: "shop-agent".into(),
+            compensates: None,
+            on_behalf_of: None,
+            server_sends: true,
+            key_retention: None,
+        };
+        self.mail.inject(Fault::once(&format!("{}:{op_id}", tenant.id), FaultKind::DropResponse, 15_000));
+        ledger.register(&tenant.id, &Actor::agent("shop-agent"), request).await?;
+        executor.run(&tenant.id, &op_id).await?;
+        Ok(())
     }
 
     /// Connects both tenants to their accounts on the console at `console` (`http://host:port`),
@@ -143,6 +210,7 @@ impl DemoAccounts {
         self.paypal.send_events_to(&paypal.webhook_url(console), &webhook_id);
         self.paypal.inject(Fault::settling(&paypal.key_of("li_2"), 20_000, "succeeded", None));
         paypal.refund_both(executor).await?;
+        self.email(executor, &paypal, console).await?;
         tracing::info!(tenants = ?[ADYEN_TENANT, PAYPAL_TENANT], "Adyen and PayPal demo tenants seeded");
         Ok(())
     }

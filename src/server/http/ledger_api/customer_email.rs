@@ -7,7 +7,6 @@
 
 use axum::{extract::State, Json};
 use serde::Deserialize;
-use serde_json::json;
 use utoipa::ToSchema;
 
 use super::error::{ApiError, ErrorEnvelope};
@@ -83,17 +82,8 @@ pub async fn send_customer_email(
         ))
     })?;
     let facts = EmailFacts { order: &order.id, shop: tenant.as_str(), customer_email: &to };
-    let (subject, text) = template.render(&facts);
-    let op_id = OpId::parse(&format!("email-{}-{}", order.id, template.name)).map_err(ApiError::invalid)?;
-    let params = CanonicalParams::from_value(json!({
-        "order": order.id,
-        "template": template.name,
-        "from": sender,
-        "to": to,
-        "subject": subject,
-        "text": text,
-    }))
-    .map_err(ApiError::invalid)?;
+    let op_id = OpId::parse(&template.op_id(&order.id)).map_err(ApiError::invalid)?;
+    let params = CanonicalParams::from_value(template.message(&facts, &sender)).map_err(ApiError::invalid)?;
     let at_most_once = match state.executor.connector(tenant, &provider).await? {
         Ok(connector) => connector.capabilities("send_email").settles() == Settles::AtMostOnce,
         Err(_) => true,
