@@ -24,7 +24,8 @@ After the last kill the agents stop, the server settles what is open, and the ru
   mismatch  an operation that is succeeded without a refund at the provider, or not succeeded
             (and not handed to a person) with one, or succeeded under another refund's id;
   stuck     an operation still planned by the server, approved, submitted, unknown or accepted;
-  unchecked an email waiting for a person without the words that nobody can tell what happened;
+  unchecked an email waiting for a person without the words that nobody can tell what happened,
+            or an email the tool refused;
   audit     each tenant's audit chain, exported and verified by `opledger audit verify`;
   integrity SQLite's `pragma integrity_check`.
 It prints its figures and exits 1 when any check fails. Loopback only; standard library only.
@@ -167,6 +168,7 @@ class Run:
         self.servers, self.sandbox_url, self.adyen_url, self.tokens = servers, sandbox_url, adyen_url, tokens
         self.mail_url = mail_url
         self.email_ops = set()
+        self.email_refusals = []
         self.tenant_of = {}
         self.stop_agents = threading.Event()
         self.lock = threading.Lock()
@@ -251,6 +253,9 @@ class Run:
                 call("POST", f"{self.mail_url}/_sandbox/faults", fault)
             status, answer = self.until_answered("POST", "/tools/send_customer_email",
                                                  {"order_id": order_id, "template": "shipped"}, tenant=ADYEN_TENANT)
+            if status != 200:
+                with self.lock:
+                    self.email_refusals.append(answer)
             if status == 200:
                 with self.lock:
                     self.op_ids.add(answer["op_id"])
@@ -400,9 +405,11 @@ class Run:
         integrity = self.integrity()
         print(f"\n{self.engine} ({len(self.servers)} serve instance{'s' if len(self.servers) > 1 else ''})")
         print(f"  kills                 {sum(s.kills for s in self.servers)} in {elapsed:.0f} s")
-        adyen_ops = sum(1 for op in states if self.tenant_of[op] == ADYEN_TENANT)
-        print(f"  operations            {len(states)}, {adyen_ops} of them on Adyen ({len(refunds)} refunded at the providers)")
+        adyen_ops = sum(1 for op in states if self.tenant_of[op] == ADYEN_TENANT and op not in self.email_ops)
+        print(f"  operations            {len(states)}, {adyen_ops} refunds on Adyen ({len(refunds)} refunded at the providers)")
         print(f"  customer emails       {len(self.email_ops)} by SMTP ({len(messages)} reached the sink)")
+        if self.email_refusals:
+            print(f"  emails refused        {len(self.email_refusals)}, the first: {self.email_refusals[0]}")
         print(f"  agents' API calls     {self.agent_calls[0]} ({self.agent_calls[1]} unanswered, tried again)")
         print(f"  settled after agents  {drained:.1f} s")
         counts = {}
@@ -421,8 +428,8 @@ class Run:
                              ("unchecked", unchecked)):
             for item in items[:5]:
                 print(f"    {label}: {item}")
-        return (not lost and not doubled and not mismatch and not stuck and not unchecked and audit_ok
-                and integrity in ("ok", "n/a"))
+        return (not lost and not doubled and not mismatch and not stuck and not unchecked and not self.email_refusals
+                and audit_ok and integrity in ("ok", "n/a"))
 
     def audit_verifies(self):
         for tenant in self.tokens:

@@ -236,3 +236,73 @@ fn provider_set_keeps_the_secret_out_of_every_output_and_list_shows_its_last_fou
         .unwrap();
     assert!(String::from_utf8_lossy(&again.stderr).contains("tenant acme has no stripe account of its own"));
 }
+
+/// A mail server, an HTTP API from its description file and an email template, all from the
+/// command line; a wrong description is refused with where it is wrong, and nothing is saved.
+#[test]
+fn mail_servers_described_apis_and_templates_are_set_from_the_command_line() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("downstreams.db").display());
+    let run = |args: &[&str], input: &str| {
+        let mut child = opledger()
+            .args(args)
+            .args(["--database-url", &url, "--tenant", "acme"])
+            .env("OPLEDGER_SECRET_KEY", "5e".repeat(32))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+        let output = child.wait_with_output().unwrap();
+        let printed =
+            format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+        (output.status.success(), printed)
+    };
+    let smtp =
+        ["provider", "set", "--name", "email", "--kind", "smtp", "--base-url", "smtp://127.0.0.1:2525"];
+    let (saved, printed) = run(
+        &[&smtp[..], &["--allow-egress", "127.0.0.1", "--account", "Acme <support@acme.example>"]].concat(),
+        "pw\n",
+    );
+    assert!(saved, "{printed}");
+
+    let description = dir.path().join("helpdesk.json");
+    let wrong = r#"{"format": "opledger/http-api/1", "operations": {"open_ticket": {"request": {"method": "GET", "path": "/t"}}}}"#;
+    std::fs::write(&description, wrong).unwrap();
+    let path = description.display().to_string();
+    let http = [
+        "provider",
+        "set",
+        "--name",
+        "helpdesk",
+        "--kind",
+        "http",
+        "--base-url",
+        "https://desk.example.com",
+        "--description",
+        &path,
+    ];
+    let (saved, printed) = run(&http, "desk-secret\n");
+    assert!(!saved && printed.contains("operations.open_ticket.request.method: must be POST"), "{printed}");
+    std::fs::write(&description, wrong.replace("GET", "POST")).unwrap();
+    let (saved, printed) = run(&http, "desk-secret\n");
+    assert!(saved, "{printed}");
+
+    let (saved, printed) = run(
+        &["template", "set", "--name", "shipped", "--subject", "Order {order} is on its way"],
+        "Hello {name}\n",
+    );
+    assert!(!saved && printed.contains("The body uses {name}"), "{printed}");
+    let (saved, printed) = run(
+        &["template", "set", "--name", "shipped", "--subject", "Order {order} is on its way"],
+        "Hello,\norder {order} left.\n",
+    );
+    assert!(saved, "{printed}");
+    let (_, listed) = run(&["template", "list"], "");
+    assert!(listed.starts_with("shipped\tOrder {order} is on its way\tset by cli"), "{listed}");
+    let (_, providers) = run(&["provider", "list"], "");
+    assert!(providers.contains("email\tsmtp\tsmtp://127.0.0.1:2525\t…pw\t"), "{providers}");
+    assert!(providers.contains("helpdesk\thttp\thttps://desk.example.com\t"), "{providers}");
+}

@@ -211,16 +211,18 @@ pub enum ProviderCommand {
         #[arg(long)]
         name: String,
         /// The API it speaks: stripe, adyen (Checkout API), paypal (Payments v2), services,
-        /// orders (the shop's `GET /orders/{id}`), or http (a system of the shop's own, as
+        /// orders (the shop's `GET /orders/{id}`), email (an API in Resend's shape), smtp (a mail
+        /// server: smtp://host:587 or smtps://host:465), or http (a system of the shop's own, as
         /// --description says it works).
-        #[arg(long, value_parser = ["stripe", "adyen", "paypal", "services", "orders", "http"])]
+        #[arg(long, value_parser = ["stripe", "adyen", "paypal", "services", "orders", "email", "smtp", "http"])]
         kind: String,
         /// Where the API is: https://api.stripe.com, https://checkout-test.adyen.com/v71,
         /// https://api-m.sandbox.paypal.com, or the shop's address.
         #[arg(long)]
         base_url: String,
         /// The account the secret belongs to, where the provider names one: Adyen's merchant
-        /// account, PayPal's REST app client id (its secret is the line read).
+        /// account, PayPal's REST app client id (its secret is the line read), the sender an email
+        /// or smtp account sends as (`Shop <support@shop.example>`).
         #[arg(long)]
         account: Option<String>,
         /// How long the provider remembers an idempotency key, when the account's contract says
@@ -833,7 +835,7 @@ async fn run_provider(command: ProviderCommand) -> anyhow::Result<()> {
         } => {
             let tenant = TenantId::parse(&tenant)?;
             let kind = ProviderKind::parse(&kind)
-                .context("--kind is stripe, adyen, paypal, services, orders or http")?;
+                .context("--kind is stripe, adyen, paypal, services, orders, email, smtp or http")?;
             let description = description
                 .map(|path| {
                     std::fs::read_to_string(&path)

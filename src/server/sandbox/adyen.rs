@@ -415,6 +415,7 @@ async fn order(State(sandbox): State<AdyenSandbox>, Path(id): Path<String>, head
     match sandbox.lock().orders.get(&id) {
         Some(order) => Json(json!({
             "id": order.id, "currency": order.currency, "payment": order.payment_intent, "line_items": order.line_items,
+            "customer_email": order.customer_email,
         }))
         .into_response(),
         None => (StatusCode::NOT_FOUND, Json(json!({"error": "no such order"}))).into_response(),

@@ -577,6 +577,7 @@ async fn shop_order(
     match sandbox.lock().orders.get(&id) {
         Some(order) => Json(json!({
             "id": order.id, "currency": order.currency, "payment": order.payment_intent, "line_items": order.line_items,
+            "customer_email": order.customer_email,
         }))
         .into_response(),
         None => (StatusCode::NOT_FOUND, Json(json!({"error": "no such order"}))).into_response(),
