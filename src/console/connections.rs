@@ -23,7 +23,8 @@ pub struct ConnectionView {
     /// for a shop's orders endpoint, which is only read.
     pub key_retention: Option<String>,
     /// For a described HTTP API, each operation kind it serves and how a lost answer is settled
-    /// there (`open_ticket: key 1 hour, lookup`).
+    /// there (`open_ticket: key kept 1 hour, looked up`), shown where other kinds show their key
+    /// window.
     pub serves: Vec<String>,
     /// Whether the provider posts webhooks about this connection (its refunds' outcomes).
     pub has_webhooks: bool,

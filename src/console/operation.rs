@@ -327,7 +327,13 @@ pub(crate) mod ssr {
             provider: &item.provider,
         };
         let told = tell(&described, item.state, snapshot.failure_reason.as_deref());
-        let actions = allowed_commands(snapshot, &actor, at);
+        let connector = executor.connector(&user.tenant, &operation.provider).await.ok().and_then(Result::ok);
+        let capabilities = connector.as_ref().map(|connector| connector.capabilities(&operation.kind));
+        let asked = capabilities.is_none_or(|capabilities| capabilities.lookup);
+        let actions: Vec<CommandKind> = allowed_commands(snapshot, &actor, at)
+            .into_iter()
+            .filter(|action| asked || *action != CommandKind::ConfirmFound)
+            .collect();
         let key_validity_now = key_validity(snapshot, at);
         let consequences = consequences_of(&actions, &described, &key_validity_now);
         let compensations = offers(offered, &described, line_item.as_ref().map(|(_, paid)| *paid));
@@ -411,14 +417,9 @@ pub(crate) mod ssr {
             retry_of,
             retried_by,
             sender: sender_words(operation),
-            settling: executor
-                .connector(&user.tenant, &operation.provider)
-                .await
-                .ok()
-                .and_then(Result::ok)
-                .map(|connector| {
-                    settling(connector.capabilities(&operation.kind), connector.kind(), &operation.provider)
-                }),
+            settling: connector.zip(capabilities).map(|(connector, capabilities)| {
+                settling(capabilities, connector.kind(), &operation.provider)
+            }),
             form_key: form_key(),
         })
     }
@@ -496,9 +497,13 @@ pub(crate) mod ssr {
                 "No connector performs \u{201c}{}\u{201d} at {}: opledger never sends it itself. It records what the agent reports; people decide what became of it.",
                 operation.kind, operation.provider
             ),
-            (Some(action), true) => format!(
+            (Some(action), true) if operation.params.money("amount").is_some() => format!(
                 "opledger sends it itself, as a {action} at {}: the approval policy and four-eyes apply to that, and to the money it moves as {} holds it.",
                 operation.provider, operation.provider
+            ),
+            (Some(action), true) => format!(
+                "opledger sends it itself, as a {action} at {}: the approval policy and four-eyes apply to that.",
+                operation.provider
             ),
             (Some(action), false) => format!(
                 "The agent sends it itself: opledger holds its send while an approval the policy asks for is missing, records what the agent reports, and settles unknown results (a re-send goes out only as the {action} it was bound to, within the policy). An agent that sends without asking is outside opledger's control."

@@ -62,19 +62,20 @@ pub fn retention_words(retention: chrono::Duration) -> String {
 /// and what says an accepted operation's outcome.
 pub fn settling(capabilities: Capabilities, kind: ProviderKind, provider: &str) -> String {
     let name = provider_name(provider);
+    let name_at_start = capitalised(&name);
     let window = retention_words(capabilities.key_retention);
     let asked = match capabilities.settles() {
         Settles::KeyAndLookup => format!(
             "A lost answer is found by asking {name} for the op id it was sent with; {name} remembers a key {window}, after which nothing is re-sent without a person."
         ),
         Settles::KeyOnly => format!(
-            "{name} cannot be asked about it: a lost answer is settled by re-sending with the same key; {name} remembers a key {window}, after which nothing is re-sent without a person."
+            "{name_at_start} cannot be asked about it: a lost answer is settled by re-sending with the same key; {name} remembers a key {window}, after which nothing is re-sent without a person."
         ),
         Settles::LookupOnly => format!(
-            "{name} takes no idempotency key, so nothing is ever sent to it twice by itself: a lost answer is looked up by the op id, and a lookup that finds nothing goes to a person."
+            "{name_at_start} takes no idempotency key, so nothing is ever sent to it twice by itself: a lost answer is looked up by the op id, and a lookup that finds nothing goes to a person."
         ),
         Settles::AtMostOnce => format!(
-            "{name} takes no idempotency key and cannot be asked what it did: it is sent at most once, and a lost answer goes straight to a person with what was seen."
+            "{name_at_start} takes no idempotency key and cannot be asked what it did: it is sent at most once, and a lost answer goes straight to a person with what was seen."
         ),
     };
     let later = match kind {
@@ -420,6 +421,8 @@ mod tests {
             "{helpdesk}"
         );
         assert!(helpdesk.contains("a lookup that finds nothing goes to a person"), "{helpdesk}");
+        let email = settling(ProviderKind::Email.capabilities(), ProviderKind::Email, "email");
+        assert!(email.starts_with("The email service cannot be asked about it"), "{email}");
         let mailer = settling(keyless, ProviderKind::Http, "mailer");
         assert!(
             mailer.contains("it is sent at most once, and a lost answer goes straight to a person"),

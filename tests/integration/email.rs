@@ -154,6 +154,7 @@ async fn a_lost_smtp_answer_waits_for_a_person_and_is_never_sent_again(engine: E
         page.contains("takes no idempotency key and cannot be asked what it did"),
         "the page says how it settles"
     );
+    assert!(!page.contains("Query the provider now"), "a mail server cannot be asked, so it is not offered");
 }
 
 async fn a_mail_server_that_cannot_be_reached_was_not_sent_to(engine: Engine) {

@@ -253,20 +253,23 @@ fn ConnectionList(
                     view! {
                         <tr>
                             <td>{c.name.clone()}</td>
-                            <td>
-                                {c.kind}
-                                {(!c.serves.is_empty()).then(|| view! {
-                                    <ul class="muted small plain-list" data-testid="serves">
-                                        {c.serves.into_iter().map(|served| view! { <li>{served}</li> }).collect_view()}
-                                    </ul>
-                                })}
-                            </td>
-                            <td><code>{c.base_url}</code></td>
+                            <td>{c.kind}</td>
+                            <td><code class="break">{c.base_url}</code></td>
                             <td>
                                 <code>"…"{c.secret_last4}</code>
                                 {c.account.map(|account| view! { <div class="muted small">"account "<code>{account}</code></div> })}
                             </td>
-                            <td>{c.key_retention.unwrap_or_else(|| "—".into())}</td>
+                            <td>
+                                {if c.serves.is_empty() {
+                                    view! { {c.key_retention.unwrap_or_else(|| "—".into())} }.into_any()
+                                } else {
+                                    view! {
+                                        <ul class="small plain-list" data-testid="serves">
+                                            {c.serves.into_iter().map(|served| view! { <li>{served}</li> }).collect_view()}
+                                        </ul>
+                                    }.into_any()
+                                }}
+                            </td>
                             <td>{c.updated_by}" "<Time at=c.updated_at/></td>
                             <td data-testid="provider-webhook">
                                 {if c.has_webhooks {
