@@ -36,7 +36,7 @@ pub fn routes(limits: Arc<Limits>) -> ListedRouter<AppState> {
         .post("/operations/{op_id}/cancel", cancel)
         .get("/subjects/{subject}/operations", subject_operations)
         .get("/openapi.json", openapi)
-        .nest("/tools", tools::routes())
+        .nest("/tools", tools::routes().post("/send_customer_email", customer_email::send_customer_email))
         .map(|router| {
             router
                 .fallback(|| async { ApiError::NoSuchRoute })

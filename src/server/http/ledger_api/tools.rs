@@ -40,7 +40,6 @@ pub fn routes() -> ListedRouter<AppState> {
         .post("/refund_item", refund_item)
         .post("/create_aftersale", create_aftersale)
         .post("/schedule_pickup", schedule_pickup)
-        .post("/send_customer_email", super::customer_email::send_customer_email)
 }
 
 /// What the tool tells the model.
