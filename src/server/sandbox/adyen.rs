@@ -21,13 +21,14 @@ use axum::{
     routing::{get, post},
     Json, Router,
 };
-use chrono::{DateTime, Duration, Utc};
+use chrono::{Duration, Utc};
 use serde::Deserialize;
 use serde_json::{json, Value};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::faults::{check, take, Fault, FaultKind};
+use super::keyed::{Claim, KeyedAnswers};
 use super::CreatedObject;
 use crate::server::providers::adyen_events::sign;
 use crate::server::providers::orders::Order;
@@ -57,20 +58,11 @@ struct Refund {
     reference: String,
 }
 
-#[derive(Debug, Clone)]
-struct Stored {
-    request: Value,
-    status: StatusCode,
-    body: Value,
-    at: DateTime<Utc>,
-}
-
 #[derive(Debug, Default)]
 struct AdyenState {
     orders: BTreeMap<String, Order>,
     refunds: Vec<Refund>,
-    keys: BTreeMap<String, Stored>,
-    keys_in_use: BTreeSet<String>,
+    keyed: KeyedAnswers,
     faults: Vec<Fault>,
     destination: Option<String>,
     notifications: Vec<Value>,
@@ -262,25 +254,26 @@ async fn handle_refund(
     let now = Utc::now();
     let stored_request = json!({"payment": payment, "body": request});
     if let Some(key) = &key {
-        let stored = sandbox.lock().keys.get(key).cloned();
-        if let Some(stored) = stored.filter(|stored| now - stored.at < sandbox.config.key_retention) {
-            if stored.request != stored_request {
+        let claim = sandbox.lock().keyed.claim(key, &stored_request, now, sandbox.config.key_retention);
+        match claim {
+            Claim::Replay(status, body) => return (status, Json(body)).into_response(),
+            Claim::OtherRequest => {
                 return adyen_error(
                     StatusCode::UNPROCESSABLE_ENTITY,
                     "704",
                     "request already processed or in progress with a different body for this Idempotency-Key",
                     "validation",
-                );
+                )
             }
-            return (stored.status, Json(stored.body)).into_response();
-        }
-        if !sandbox.lock().keys_in_use.insert(key.clone()) {
-            return adyen_error(
-                StatusCode::CONFLICT,
-                "704",
-                "request already processed or in progress",
-                "validation",
-            );
+            Claim::InUse => {
+                return adyen_error(
+                    StatusCode::CONFLICT,
+                    "704",
+                    "request already processed or in progress",
+                    "validation",
+                )
+            }
+            Claim::Claimed => {}
         }
     }
     let names: Vec<&str> =
@@ -310,14 +303,8 @@ async fn handle_refund(
         _ => answer,
     };
     if let Some(key) = &key {
-        let mut state = sandbox.lock();
-        state.keys_in_use.remove(key);
-        if answer.0 != StatusCode::TOO_MANY_REQUESTS {
-            state.keys.insert(
-                key.clone(),
-                Stored { request: stored_request, status: answer.0, body: answer.1.clone(), at: now },
-            );
-        }
+        let remember = answer.0 != StatusCode::TOO_MANY_REQUESTS;
+        sandbox.lock().keyed.finish(key, stored_request, answer.clone(), now, remember);
     }
     if let Some((FaultKind::DropResponse, ms)) = fault.map(|f| (f.fault, f.ms)) {
         tokio::time::sleep(std::time::Duration::from_millis(if ms == 0 { 120_000 } else { ms })).await;

@@ -26,12 +26,12 @@ use base64::Engine as _;
 use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 use serde_json::{json, Value};
-use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 
 use super::faults::{check, take, Fault, FaultKind};
+use super::keyed::{Claim, KeyedAnswers};
 
 /// How a mail sandbox is set up.
 #[derive(Debug, Clone)]
@@ -57,19 +57,10 @@ pub struct Mail {
     pub received_at: DateTime<Utc>,
 }
 
-#[derive(Debug, Clone)]
-struct Stored {
-    request: Value,
-    status: StatusCode,
-    body: Value,
-    at: DateTime<Utc>,
-}
-
 #[derive(Debug, Default)]
 struct MailState {
     mailbox: Vec<Mail>,
-    keys: BTreeMap<String, Stored>,
-    keys_in_use: BTreeSet<String>,
+    keyed: KeyedAnswers,
     faults: Vec<Fault>,
 }
 
@@ -290,23 +281,24 @@ async fn send_email(
 async fn handle_send(sandbox: MailSandbox, key: Option<String>, request: Value) -> Response {
     let now = Utc::now();
     if let Some(key) = &key {
-        let stored = sandbox.lock().keys.get(key).cloned();
-        if let Some(stored) = stored.filter(|stored| now - stored.at < sandbox.config.key_retention) {
-            if stored.request != request {
+        let claim = sandbox.lock().keyed.claim(key, &request, now, sandbox.config.key_retention);
+        match claim {
+            Claim::Replay(status, body) => return answer((status, body)),
+            Claim::OtherRequest => {
                 return answer(resend_error(
                     StatusCode::CONFLICT,
                     "invalid_idempotent_request",
                     "Same idempotency key used with a different request payload. Change your idempotency key or payload.",
-                ));
+                ))
             }
-            return answer((stored.status, stored.body));
-        }
-        if !sandbox.lock().keys_in_use.insert(key.clone()) {
-            return answer(resend_error(
-                StatusCode::CONFLICT,
-                "concurrent_idempotent_requests",
-                "Same idempotency key used while original request is still in progress. Try the request again later.",
-            ));
+            Claim::InUse => {
+                return answer(resend_error(
+                    StatusCode::CONFLICT,
+                    "concurrent_idempotent_requests",
+                    "Same idempotency key used while original request is still in progress. Try the request again later.",
+                ))
+            }
+            Claim::Claimed => {}
         }
     }
     let op = request.pointer("/headers/X-Opledger-Op").and_then(Value::as_str).map(str::to_owned);
@@ -314,9 +306,7 @@ async fn handle_send(sandbox: MailSandbox, key: Option<String>, request: Value) 
     let dropped = sandbox.drop_fault(&names);
     let result = accept(&sandbox, &request, op.or_else(|| key.clone()), now);
     if let Some(key) = &key {
-        let mut state = sandbox.lock();
-        state.keys_in_use.remove(key);
-        state.keys.insert(key.clone(), Stored { request, status: result.0, body: result.1.clone(), at: now });
+        sandbox.lock().keyed.finish(key, request, result.clone(), now, true);
     }
     if let Some(fault) = dropped {
         let ms = if fault.ms == 0 { 120_000 } else { fault.ms };

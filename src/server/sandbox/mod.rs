@@ -13,6 +13,7 @@ pub mod adyen;
 mod events;
 mod faults;
 mod idempotency;
+mod keyed;
 pub mod mail;
 pub mod orders;
 mod payments;

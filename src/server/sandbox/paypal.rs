@@ -29,6 +29,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::faults::{check, take, Fault, FaultKind};
+use super::keyed::{Claim, KeyedAnswers};
 use super::CreatedObject;
 use crate::domain::money::{Currency, Money};
 use crate::server::providers::orders::Order;
@@ -74,21 +75,12 @@ impl Refund {
     }
 }
 
-#[derive(Debug, Clone)]
-struct Stored {
-    request: Value,
-    status: StatusCode,
-    body: Value,
-    at: DateTime<Utc>,
-}
-
 #[derive(Debug, Default)]
 struct PayPalState {
     orders: BTreeMap<String, Order>,
     tokens: BTreeSet<String>,
     refunds: Vec<Refund>,
-    keys: BTreeMap<String, Stored>,
-    keys_in_use: BTreeSet<String>,
+    keyed: KeyedAnswers,
     faults: Vec<Fault>,
     destination: Option<(String, String)>,
     /// Events sent, by transmission id: their webhook id and signature, for verification.
@@ -277,13 +269,17 @@ async fn handle_refund(
     let now = Utc::now();
     let stored_request = json!({"capture": capture, "body": request});
     if let Some(key) = &key {
-        let stored = sandbox.lock().keys.get(key).cloned();
-        if let Some(stored) = stored.filter(|stored| now - stored.at < sandbox.config.key_retention) {
-            if stored.request == stored_request {
-                return (stored.status, Json(stored.body)).into_response();
+        let claim = {
+            let mut state = sandbox.lock();
+            match state.keyed.claim(key, &stored_request, now, sandbox.config.key_retention) {
+                Claim::OtherRequest => state.keyed.claim_anew(key),
+                claim => claim,
             }
+        };
+        if let Claim::Replay(status, body) = claim {
+            return (status, Json(body)).into_response();
         }
-        if !sandbox.lock().keys_in_use.insert(key.clone()) {
+        if claim == Claim::InUse {
             return paypal_error(
                 StatusCode::CONFLICT,
                 "RESOURCE_CONFLICT",
@@ -319,14 +315,8 @@ async fn handle_refund(
         _ => answer,
     };
     if let Some(key) = &key {
-        let mut state = sandbox.lock();
-        state.keys_in_use.remove(key);
-        if answer.0 != StatusCode::TOO_MANY_REQUESTS {
-            state.keys.insert(
-                key.clone(),
-                Stored { request: stored_request, status: answer.0, body: answer.1.clone(), at: now },
-            );
-        }
+        let remember = answer.0 != StatusCode::TOO_MANY_REQUESTS;
+        sandbox.lock().keyed.finish(key, stored_request, answer.clone(), now, remember);
     }
     if let Some((FaultKind::DropResponse, ms)) = fault.map(|f| (f.fault, f.ms)) {
         tokio::time::sleep(std::time::Duration::from_millis(if ms == 0 { 120_000 } else { ms })).await;
