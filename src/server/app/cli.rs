@@ -960,7 +960,7 @@ async fn run_template(command: TemplateCommand) -> anyhow::Result<()> {
             }
             for record in templates {
                 println!(
-                    "{}	{}	set by {} at {}",
+                    "{}\t{}\tset by {} at {}",
                     record.template.name,
                     record.template.subject,
                     record.updated_by,

@@ -148,19 +148,13 @@ impl DemoAccounts {
         let customer = tenant.order.customer_email.clone().unwrap_or_default();
         let facts =
             EmailFacts { order: &tenant.order.id, shop: tenant.id.as_str(), customer_email: &customer };
-        let request = RegisterRequest {
-            op_id: op_id.clone(),
-            kind: "send_email".into(),
-            subject: format!("order:{}", tenant.order.id),
-            provider: "email".into(),
-            params: CanonicalParams::from_value(template.message(&facts, sender))
-                .map_err(|e| LedgerError::Invalid(e.to_string()))?,
-            requested_by: "shop-agent".into(),
-            compensates: None,
-            on_behalf_of: None,
-            server_sends: true,
-            key_retention: None,
-        };
+        let request = by_the_shop_agent(
+            op_id.clone(),
+            "send_email",
+            &tenant.order.id,
+            "email",
+            template.message(&facts, sender),
+        )?;
         self.mail.inject(Fault::once(&format!("{}:{op_id}", tenant.id), FaultKind::DropResponse, 15_000));
         ledger.register(&tenant.id, &Actor::agent("shop-agent"), request).await?;
         executor.run(&tenant.id, &op_id).await?;
@@ -220,6 +214,28 @@ impl Default for DemoAccounts {
     fn default() -> Self {
         Self::new()
     }
+}
+
+/// What the shop's agent asks the server to send: `kind` at `provider` about `order`.
+fn by_the_shop_agent(
+    op_id: OpId,
+    kind: &str,
+    order: &str,
+    provider: &str,
+    params: serde_json::Value,
+) -> Result<RegisterRequest, LedgerError> {
+    Ok(RegisterRequest {
+        op_id,
+        kind: kind.into(),
+        subject: format!("order:{order}"),
+        provider: provider.into(),
+        params: CanonicalParams::from_value(params).map_err(|e| LedgerError::Invalid(e.to_string()))?,
+        requested_by: "shop-agent".into(),
+        compensates: None,
+        on_behalf_of: None,
+        server_sends: true,
+        key_retention: None,
+    })
 }
 
 fn tenant(id: &str) -> Result<TenantId, LedgerError> {
@@ -302,19 +318,14 @@ impl Tenant {
         }
         let agent = Actor::agent("shop-agent");
         for item in &self.order.line_items {
-            let request = RegisterRequest {
-                op_id: self.op_id(&item.id)?,
-                kind: "refund".into(),
-                subject: format!("order:{}", self.order.id),
-                provider: self.connection_name().into(),
-                params: CanonicalParams::from_value(refund_params(self.kind, &self.order, item))
-                    .map_err(|e| LedgerError::Invalid(e.to_string()))?,
-                requested_by: "shop-agent".into(),
-                compensates: None,
-                on_behalf_of: None,
-                server_sends: true,
-                key_retention: None,
-            };
+            let params = refund_params(self.kind, &self.order, item);
+            let request = by_the_shop_agent(
+                self.op_id(&item.id)?,
+                "refund",
+                &self.order.id,
+                self.connection_name(),
+                params,
+            )?;
             let op_id = request.op_id.clone();
             ledger.register(&self.id, &agent, request).await?;
             executor.run(&self.id, &op_id).await?;

@@ -278,25 +278,13 @@ async fn send_once(request: reqwest::RequestBuilder, answers: &dyn Answers) -> S
         .get(reqwest::header::RETRY_AFTER)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u32>().ok());
-    let text = response.text().await;
-    let parsed = text.as_deref().map(|text| {
-        if text.trim().is_empty() {
-            Ok(Value::Null)
-        } else {
-            serde_json::from_str(text)
-        }
-    });
+    let parsed = match response.text().await {
+        Ok(text) if text.trim().is_empty() => Ok(Value::Null),
+        Ok(text) => serde_json::from_str(&text).map_err(|error| error.to_string()),
+        Err(error) => Err(error.to_string()),
+    };
     let body: Value = match parsed {
-        Ok(Ok(body)) => body,
-        Ok(Err(error)) => {
-            let report = AttemptReport {
-                http_status: Some(status),
-                latency_ms,
-                error: Some(format!("the answer could not be read: {error}")),
-                ..Default::default()
-            };
-            return failed(FailureClass::Timeout, report);
-        }
+        Ok(body) => body,
         Err(error) => {
             let report = AttemptReport {
                 http_status: Some(status),
