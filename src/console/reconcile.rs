@@ -44,17 +44,33 @@ pub(crate) mod ssr {
     use crate::domain::machine::{allowed_commands, State};
     use crate::domain::wording::Described;
     use crate::server::clock::now;
+    use crate::server::http::state::AppState;
     use crate::server::ledger::requests::form_key;
+    use std::collections::HashMap;
 
     /// The reconcile desk: unknown, needs-review and silent submitted operations, the longest
-    /// waiting first, each with the reason its last change gave.
+    /// waiting first, each with the reason its last change gave, and no lookup offered where the
+    /// downstream cannot be asked.
     pub async fn reconcile_queue(user: &SignedIn) -> Result<ReconcileDesk, AppError> {
         let at = now();
         let waiting =
             waiting_with_history(user, &[State::Unknown, State::NeedsReview, State::Submitted], 100).await?;
         let actor = Actor::human(&user.name, user.role);
+        let executor = expect_context::<AppState>().executor;
+        let mut asked: HashMap<(String, String), bool> = HashMap::new();
         let mut items = Vec::with_capacity(waiting.len());
         for (item, history) in waiting {
+            let place = (item.provider.clone(), item.kind.clone());
+            let can_be_asked = match asked.get(&place) {
+                Some(known) => *known,
+                None => {
+                    let connector =
+                        executor.connector(&user.tenant, &item.provider).await.ok().and_then(Result::ok);
+                    let known = connector.is_none_or(|connector| connector.capabilities(&item.kind).lookup);
+                    asked.insert(place, known);
+                    known
+                }
+            };
             let snapshot = &history.operation.snapshot;
             let why = history
                 .audit
@@ -63,7 +79,10 @@ pub(crate) mod ssr {
                 .find_map(|a| a.entry.reason.clone())
                 .or_else(|| snapshot.last_failure.map(|f| f.explanation().to_owned()))
                 .unwrap_or_else(|| "sent, and no outcome was reported".to_owned());
-            let actions = allowed_commands(snapshot, &actor, at);
+            let actions: Vec<CommandKind> = allowed_commands(snapshot, &actor, at)
+                .into_iter()
+                .filter(|action| can_be_asked || *action != CommandKind::ConfirmFound)
+                .collect();
             let validity = key_validity(snapshot, at);
             let described =
                 Described { kind: &item.kind, amount: item.amount, item: None, provider: &item.provider };

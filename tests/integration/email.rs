@@ -155,6 +155,9 @@ async fn a_lost_smtp_answer_waits_for_a_person_and_is_never_sent_again(engine: E
         "the page says how it settles"
     );
     assert!(!page.contains("Query the provider now"), "a mail server cannot be asked, so it is not offered");
+    let desk = support.page("/reconcile", 200).await;
+    assert!(desk.contains(OP), "the email waits on the reconcile desk");
+    assert!(!desk.contains("Query the provider now"), "nor is it offered on the desk");
 }
 
 async fn a_mail_server_that_cannot_be_reached_was_not_sent_to(engine: Engine) {
