@@ -339,7 +339,8 @@ pub(crate) mod ssr {
         let compensations = offers(offered, &described, line_item.as_ref().map(|(_, paid)| *paid));
         let retried_by = siblings.iter().find(|s| s.retry_of.as_ref() == Some(&operation.op_id));
         let retry = (snapshot.state == State::Rejected
-            && operation.kind == "refund"
+            && operation.action.is_some()
+            && operation.server_sends
             && retried_by.is_none()
             && user.role.acts_on_operations())
         .then(|| retry_consequence(&described));

@@ -158,6 +158,20 @@ async fn a_lost_smtp_answer_waits_for_a_person_and_is_never_sent_again(engine: E
     let desk = support.page("/reconcile", 200).await;
     assert!(desk.contains(OP), "the email waits on the reconcile desk");
     assert!(!desk.contains("Query the provider now"), "nor is it offered on the desk");
+
+    let not_happened = Command::MarkNotHappened {
+        reason: "the mail server's log has no message with this Message-ID".into(),
+        evidence: "searched the log for the X-Opledger-Op header".into(),
+    };
+    let settled =
+        app.ledger.execute(&acme(), &op_id, not_happened, &manager, AttemptReport::default()).await.unwrap();
+    assert_eq!(
+        settled.operation.snapshot.state,
+        OpState::Rejected,
+        "a person's word with evidence settles it"
+    );
+    let page = support.page(&format!("/operations/{OP}"), 200).await;
+    assert!(page.contains("Make it again"), "only after that can it be sent again, on purpose");
 }
 
 async fn a_mail_server_that_cannot_be_reached_was_not_sent_to(engine: Engine) {
