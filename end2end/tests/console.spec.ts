@@ -138,10 +138,11 @@ test("an admin adds a user and a rule, and a refused form says why beside it", a
   await signIn(page, USERS.admin, "/admin");
   await expect(page.getByTestId("users")).toContainText(USERS.support);
   const name = `new.support.${Date.now()}`;
-  await page.getByLabel("Name", { exact: true }).fill(name);
-  await page.getByLabel("Role").selectOption("support");
-  await page.getByLabel(/^Password/).fill("a long enough password");
-  await page.getByRole("button", { name: "Add user" }).click();
+  const addUser = page.getByTestId("add-user");
+  await addUser.getByLabel("Name", { exact: true }).fill(name);
+  await addUser.getByLabel("Role").selectOption("support");
+  await addUser.getByLabel(/^Password/).fill("a long enough password");
+  await addUser.getByRole("button", { name: "Add user" }).click();
   await expect(page.getByRole("status").filter({ hasText: "can now sign in" })).toBeVisible();
   await expect(page.getByTestId("users")).toContainText(name);
   await page.screenshot({ path: "screenshots/admin.png", fullPage: true });

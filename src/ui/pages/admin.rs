@@ -53,7 +53,7 @@ pub fn Admin() -> impl IntoView {
                             </table>
                             </div>
                         </section>
-                        <section class="panel">
+                        <section class="panel" data-testid="add-user">
                             <h2>"Add a user"</h2>
                             <ActionForm action=add attr:class="filters" attr:data-answer-to="users-result">
                                 <input type="hidden" name="csrf" value=csrf/>
