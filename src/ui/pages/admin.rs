@@ -325,7 +325,7 @@ fn SetConnectionForm(set: ServerAction<SetProviderConnection>, csrf: String) -> 
             <label>"Account"<input type="text" name="account" placeholder="merchant account or client id" size="24" autocomplete="off" aria-describedby="account-hint"/></label>
             <label>"Keys remembered"<input type="text" name="key_retention" placeholder="the provider's window" size="12" autocomplete="off" aria-describedby="account-hint"/></label>
             <p class="muted small hint" id="account-hint">"Adyen names a merchant account, PayPal the REST app's client id (its secret is the secret key), and email and smtp the sender (Shop <support@shop.example>; smtp's base URL is smtp://host:587 or smtps://host:465); Stripe and the others none. Set how long keys are remembered (7d, 48h) only when the account's contract differs from the provider's window: 24 hours at Stripe, 31 days at Adyen, 45 days at PayPal."</p>
-            <label class="wide-field">"API description (kind http)"
+            <label class="wide-field">"API description, for an http connection"
                 <textarea name="description" rows="6" spellcheck="false" placeholder="{\"format\": \"opledger/http-api/1\", \"operations\": {…}}" aria-describedby="description-hint"></textarea>
             </label>
             <p class="muted small hint" id="description-hint">"For a system of the shop's own (kind http): the operation kinds it serves, each one's request built from the operation's stored parameters, the idempotency key header it honours if any, and its lookup if any. What it honours decides what opledger does with a lost answer; one that honours neither is sent at most once. The README has an example."</p>
