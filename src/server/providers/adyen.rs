@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use std::time::Duration;
 
 use super::http::{failed, Body, Credentials, Endpoint, Reading};
-use super::{Checked, Connector, Lookup, Sent};
+use super::{refund_parts, Checked, Connector, Lookup, Sent};
 use crate::domain::connection::ProviderKind;
 use crate::domain::failure::FailureClass;
 use crate::domain::machine::AttemptOutcome;
@@ -53,30 +53,14 @@ fn refund_request(
     operation: &OperationRecord,
     merchant_account: &str,
 ) -> Result<(String, Money, Value), String> {
-    if operation.action.as_deref() != Some("refund") {
-        return Err(format!(
-            "the Adyen connection performs refunds, and {} was not recorded as one",
-            operation.op_id
-        ));
-    }
-    let payment = operation
-        .params
-        .as_value()
-        .get("payment")
-        .and_then(Value::as_str)
-        .filter(|reference| is_psp_reference(reference))
-        .ok_or("params.payment is missing or is not an Adyen pspReference")?;
-    let amount = operation
-        .params
-        .money("amount")
-        .filter(|amount| amount.minor > 0)
-        .ok_or("params.amount is missing or is not a positive amount with its currency")?;
+    let (payment, amount) =
+        refund_parts(operation, "Adyen", "payment", is_psp_reference, "an Adyen pspReference")?;
     let body = json!({
         "amount": {"currency": amount.currency.as_str(), "value": amount.minor},
         "merchantAccount": merchant_account,
         "reference": operation.idempotency_key,
     });
-    Ok((payment.to_owned(), amount, body))
+    Ok((payment, amount, body))
 }
 
 /// Adyen's answer to a refund request is always `received`: accepted, the outcome to come.

@@ -39,6 +39,37 @@ fn metadata_fields(operation: &OperationRecord) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The payment a refund the ledger recorded names under `field` (checked by `valid`, described as
+/// `what` when it is not) and its positive amount; or why it cannot be sent as recorded to
+/// `provider`, which performs refunds only.
+fn refund_parts(
+    operation: &OperationRecord,
+    provider: &str,
+    field: &str,
+    valid: fn(&str) -> bool,
+    what: &str,
+) -> Result<(String, Money), String> {
+    if operation.action.as_deref() != Some("refund") {
+        return Err(format!(
+            "the {provider} connection performs refunds, and {} was not recorded as one",
+            operation.op_id
+        ));
+    }
+    let payment = operation
+        .params
+        .as_value()
+        .get(field)
+        .and_then(serde_json::Value::as_str)
+        .filter(|reference| valid(reference))
+        .ok_or_else(|| format!("params.{field} is missing or is not {what}"))?;
+    let amount = operation
+        .params
+        .money("amount")
+        .filter(|amount| amount.minor > 0)
+        .ok_or("params.amount is missing or is not a positive amount with its currency")?;
+    Ok((payment.to_owned(), amount))
+}
+
 /// What a connection is built from: the kind of API, where it is, its secret, the account it
 /// names besides (Adyen's merchant account, PayPal's client id), an HTTP API's description, how
 /// long to wait for an answer, and what it may reach.

@@ -15,7 +15,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::http::{failed, Body, Credentials, Endpoint, Reading};
-use super::{Checked, Connector, Lookup, ProviderObject, Sent};
+use super::{refund_parts, Checked, Connector, Lookup, ProviderObject, Sent};
 use crate::domain::connection::ProviderKind;
 use crate::domain::failure::FailureClass;
 use crate::domain::machine::{AttemptOutcome, ProviderStatus};
@@ -185,30 +185,14 @@ fn holds_money(refund: &Value) -> bool {
 
 /// The capture and the refund request the ledger recorded, or why it cannot be sent as recorded.
 fn refund_request(operation: &OperationRecord) -> Result<(String, Money, Value), String> {
-    if operation.action.as_deref() != Some("refund") {
-        return Err(format!(
-            "the PayPal connection performs refunds, and {} was not recorded as one",
-            operation.op_id
-        ));
-    }
-    let capture = operation
-        .params
-        .as_value()
-        .get("capture")
-        .and_then(Value::as_str)
-        .filter(|id| is_paypal_id(id))
-        .ok_or("params.capture is missing or is not a PayPal capture id")?;
-    let amount = operation
-        .params
-        .money("amount")
-        .filter(|amount| amount.minor > 0)
-        .ok_or("params.amount is missing or is not a positive amount with its currency")?;
+    let (capture, amount) =
+        refund_parts(operation, "PayPal", "capture", is_paypal_id, "a PayPal capture id")?;
     let body = json!({
         "amount": {"value": paypal_value(amount)?, "currency_code": amount.currency.as_str()},
         "invoice_id": operation.idempotency_key,
         "custom_id": operation.idempotency_key,
     });
-    Ok((capture.to_owned(), amount, body))
+    Ok((capture, amount, body))
 }
 
 #[async_trait]
