@@ -38,9 +38,10 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
     let stylesheet = crate::server::http::assets::BUILT_ASSETS.stylesheet();
     #[cfg(not(feature = "ssr"))]
     let stylesheet = "/pkg/opledger.css";
+    let language = crate::console::language::current_language();
     view! {
         <!DOCTYPE html>
-        <html lang="en">
+        <html lang=language.tag()>
             <head>
                 <meta charset="utf-8"/>
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>

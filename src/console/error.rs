@@ -4,6 +4,9 @@ use leptos::server_fn::codec::JsonEncoding;
 use leptos::server_fn::error::{FromServerFnError, ServerFnErrorErr};
 use serde::{Deserialize, Serialize};
 
+use crate::domain::language::Language;
+use crate::t;
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 #[serde(rename_all = "snake_case", tag = "code", content = "detail")]
 pub enum AppError {
@@ -30,6 +33,22 @@ pub enum AppError {
     Transport(String),
 }
 
+impl AppError {
+    /// The error as a sentence in `language`. A refusal's own sentence (`Invalid`) was written in
+    /// the request's language where it was made.
+    pub fn words(&self, language: Language) -> String {
+        match self {
+            AppError::Unavailable => t!(language, "error-unavailable"),
+            AppError::SignedOut => t!(language, "error-signed-out"),
+            AppError::Forbidden => t!(language, "error-forbidden"),
+            AppError::FormExpired => t!(language, "error-form-expired"),
+            AppError::NotFound(what) => t!(language, "error-not-found", what = what),
+            AppError::Invalid(sentence) => sentence.clone(),
+            AppError::Transport(detail) => t!(language, "error-transport", detail = detail),
+        }
+    }
+}
+
 impl FromServerFnError for AppError {
     type Encoder = JsonEncoding;
 
@@ -43,10 +62,8 @@ impl FromServerFnError for AppError {
             | ServerFnErrorErr::MissingArg(_)
             | ServerFnErrorErr::Deserialization(_) => {
                 tracing::info!(error = %value, "a server function request could not be read");
-                let error = AppError::Invalid(
-                    "The request could not be read: a field is missing or malformed. Reload the page and try again."
-                        .into(),
-                );
+                let language = super::language::current_language();
+                let error = AppError::Invalid(t!(language, "error-unreadable-request"));
                 super::guard::set_error_status(&error);
                 error
             }

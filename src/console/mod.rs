@@ -15,6 +15,7 @@ mod error;
 #[cfg(feature = "ssr")]
 pub mod exports;
 pub mod forms;
+pub mod language;
 #[cfg(feature = "ssr")]
 pub mod guard;
 #[cfg(feature = "ssr")]

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::AppError;
-use crate::domain::policy::Role;
+use crate::domain::{language::Language, policy::Role};
 
 /// The signed-in user as the pages see them, with the session's CSRF token for their forms.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -16,6 +16,8 @@ pub struct Viewer {
     pub csrf: String,
     /// How many operations wait for a manager's approval, for viewers who open the approvals.
     pub approvals_waiting: Option<u64>,
+    /// The language the viewer chose; `None` when their browser's decides.
+    pub language: Option<Language>,
 }
 
 /// The signed-in user, or `None` when the session has nobody signed in.
@@ -60,6 +62,7 @@ pub(crate) mod ssr {
             role: user.role,
             csrf,
             approvals_waiting,
+            language: user.language,
         }))
     }
 

@@ -23,8 +23,10 @@
 //! it does not pretend to undo what may already have happened.
 
 use chrono::{DateTime, Duration, Utc};
+use crate::t;
 use serde::{Deserialize, Serialize};
 
+use super::language::Language;
 use super::failure::{Consequence, FailureClass};
 use super::ids::{Actor, ActorKind, AttemptNumber};
 use super::params::Fingerprint;
@@ -97,6 +99,23 @@ impl State {
             State::Unknown => "unknown",
             State::NeedsReview => "needs review",
             State::Cancelled => "cancelled",
+        }
+    }
+
+    /// The state's name for people reading `language`.
+    pub fn label_in(self, language: Language) -> String {
+        match self {
+            State::Planned => t!(language, "state-planned"),
+            State::PendingApproval => t!(language, "state-pending-approval"),
+            State::Approved => t!(language, "state-approved"),
+            State::Denied => t!(language, "state-denied"),
+            State::Submitted => t!(language, "state-submitted"),
+            State::Accepted => t!(language, "state-accepted"),
+            State::Succeeded => t!(language, "state-succeeded"),
+            State::Rejected => t!(language, "state-rejected"),
+            State::Unknown => t!(language, "state-unknown"),
+            State::NeedsReview => t!(language, "state-needs-review"),
+            State::Cancelled => t!(language, "state-cancelled"),
         }
     }
 

@@ -11,6 +11,7 @@ pub mod connection;
 pub mod email;
 pub mod failure;
 pub mod http_api;
+pub mod language;
 pub mod ids;
 pub mod machine;
 pub mod money;

@@ -2,8 +2,10 @@
 //! approval is bound to, when it expires, and which operations need one.
 
 use chrono::{DateTime, Utc};
+use crate::t;
 use serde::{Deserialize, Serialize};
 
+use super::language::Language;
 use super::money::Money;
 use super::params::Fingerprint;
 
@@ -30,6 +32,16 @@ impl Role {
             Role::Manager => "manager",
             Role::Auditor => "auditor",
             Role::Admin => "admin",
+        }
+    }
+
+    /// The role's name for people reading `language`.
+    pub fn label_in(self, language: Language) -> String {
+        match self {
+            Role::Support => t!(language, "role-support"),
+            Role::Manager => t!(language, "role-manager"),
+            Role::Auditor => t!(language, "role-auditor"),
+            Role::Admin => t!(language, "role-admin"),
         }
     }
 
@@ -101,16 +113,16 @@ impl Section {
         }
     }
 
-    pub fn label(self) -> &'static str {
+    pub fn label(self, language: Language) -> String {
         match self {
-            Section::Overview => "Overview",
-            Section::Operations => "Operations",
-            Section::Orders => "Orders",
-            Section::Conflicts => "Conflicts",
-            Section::Approvals => "Approvals",
-            Section::Reconcile => "Reconcile",
-            Section::Audit => "Audit",
-            Section::Admin => "Admin",
+            Section::Overview => t!(language, "section-overview"),
+            Section::Operations => t!(language, "section-operations"),
+            Section::Orders => t!(language, "section-orders"),
+            Section::Conflicts => t!(language, "section-conflicts"),
+            Section::Approvals => t!(language, "section-approvals"),
+            Section::Reconcile => t!(language, "section-reconcile"),
+            Section::Audit => t!(language, "section-audit"),
+            Section::Admin => t!(language, "section-admin"),
         }
     }
 }

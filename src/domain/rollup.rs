@@ -6,9 +6,11 @@
 //! item, a re-scheduled pickup) adds an effect of its own. Only real states count: a compensation
 //! that failed or is unknown undoes nothing.
 
+use crate::t;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::language::Language;
 use super::ids::OpId;
 use super::machine::State;
 use super::money::{Currency, Money, MoneyError};
@@ -44,6 +46,19 @@ pub enum OrderStatus {
 }
 
 impl OrderStatus {
+    /// The status's name for people reading `language`.
+    pub fn label_in(self, language: Language) -> String {
+        match self {
+            OrderStatus::NoOperations => t!(language, "order-status-no-operations"),
+            OrderStatus::InProgress => t!(language, "order-status-in-progress"),
+            OrderStatus::PendingConfirmation => t!(language, "order-status-pending-confirmation"),
+            OrderStatus::Complete => t!(language, "order-status-complete"),
+            OrderStatus::PartialSuccess => t!(language, "order-status-partial-success"),
+            OrderStatus::Compensated => t!(language, "order-status-compensated"),
+            OrderStatus::Failed => t!(language, "order-status-failed"),
+        }
+    }
+
     pub fn label(self) -> &'static str {
         match self {
             OrderStatus::NoOperations => "no operations",

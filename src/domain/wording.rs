@@ -4,8 +4,10 @@
 //! state reads the same wherever it is shown.
 
 use chrono::{DateTime, Utc};
+use crate::t;
 use serde::{Deserialize, Serialize};
 
+use super::language::Language;
 use super::compensation::Compensation;
 use super::connection::{Capabilities, ProviderKind, Settles, REFUNDS_PROVIDER, SERVICES_PROVIDER};
 use super::machine::{CommandKind, State};
@@ -347,23 +349,26 @@ fn action_noun(described: &Described) -> String {
     format!("The {}", lowercase_first(&action(described).noun))
 }
 
-/// How long ago `at` was at `now`, as people say it: `just now`, `3 min ago`, `5 h ago`,
-/// `2 d ago`, then the date; a time to come reads `in 3 min`.
-pub fn ago(at: DateTime<Utc>, now: DateTime<Utc>) -> String {
+/// How long ago `at` was at `now`, as people reading `language` say it: `just now`, `3 min ago`,
+/// `5 h ago`, `2 d ago`, then the date; a time to come reads `in 3 min`.
+pub fn ago(at: DateTime<Utc>, now: DateTime<Utc>, language: Language) -> String {
     let seconds = (now - at).num_seconds();
     let (span, future) = (seconds.unsigned_abs(), seconds < 0);
-    let amount = match span {
-        0..=44 => return "just now".to_owned(),
-        45..=3_599 => format!("{} min", span.div_ceil(60).max(1)),
-        3_600..=86_399 => format!("{} h", span / 3_600),
-        86_400..=604_799 => format!("{} d", span / 86_400),
-        _ => return at.format("%Y-%m-%d").to_string(),
-    };
-    if future {
-        format!("in {amount}")
-    } else {
-        format!("{amount} ago")
+    match (span, future) {
+        (0..=44, _) => t!(language, "age-just-now"),
+        (45..=3_599, false) => t!(language, "age-minutes-ago", n = span.div_ceil(60)),
+        (45..=3_599, true) => t!(language, "age-in-minutes", n = span.div_ceil(60)),
+        (3_600..=86_399, false) => t!(language, "age-hours-ago", n = span / 3_600),
+        (3_600..=86_399, true) => t!(language, "age-in-hours", n = span / 3_600),
+        (86_400..=604_799, false) => t!(language, "age-days-ago", n = span / 86_400),
+        (86_400..=604_799, true) => t!(language, "age-in-days", n = span / 86_400),
+        _ => at.format(&t!(language, "date-format")).to_string(),
     }
+}
+
+/// A whole time in UTC as people reading `language` write it: `2026-11-30 14:05:09 UTC`.
+pub fn utc_time(at: DateTime<Utc>, language: Language) -> String {
+    t!(language, "time-utc", time = at.format(&t!(language, "time-format")).to_string())
 }
 
 /// How one send ended, in words (`outcome` as attempts record it: `succeeded`, `open`,

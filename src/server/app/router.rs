@@ -87,6 +87,7 @@ fn http_routes(limits: Arc<Limits>) -> ListedRouter<AppState> {
         .post("/webhooks/providers/{tenant}/{connection}", provider_webhooks::receive)
         .post("/login", auth::sign_in)
         .post("/logout", auth::sign_out)
+        .post("/language", auth::choose_language)
         .get("/live/operations", live::operation_changes)
         .merge(exports::routes())
 }

@@ -23,7 +23,7 @@ use tower_sessions::{
 
 use super::limits::{ClientAddress, OverLimit};
 use super::state::AppState;
-use crate::domain::{ids::TenantId, policy::Role};
+use crate::domain::{ids::TenantId, language::Language, policy::Role};
 use crate::server::clock::now;
 use crate::server::ledger::accounts::check_password;
 use crate::server::store::Sessions;
@@ -43,6 +43,9 @@ pub struct SignedIn {
     pub name: String,
     pub tenant: TenantId,
     pub role: Role,
+    /// The language the user chose; without one, their browser's decides.
+    #[serde(default)]
+    pub language: Option<Language>,
 }
 
 /// Sessions in the ledger's database, stored under a hash of the id the browser holds.
@@ -167,6 +170,15 @@ fn local_path(next: Option<&str>) -> &str {
     }
 }
 
+/// The language a browser asks for in `Accept-Language`, English when it names none of ours.
+pub fn browser_language(headers: &HeaderMap) -> Language {
+    headers
+        .get(header::ACCEPT_LANGUAGE)
+        .and_then(|value| value.to_str().ok())
+        .and_then(Language::from_accept_language)
+        .unwrap_or_default()
+}
+
 fn login_url(problem: &str, username: &str, tenant: &str, next: &str) -> String {
     let mut fields = vec![("error", problem), ("username", username)];
     if !tenant.is_empty() {
@@ -282,7 +294,13 @@ pub async fn sign_in(
             return Redirect::to(&login_url("unavailable", &username, &tenant_text, &next)).into_response();
         }
     };
-    let signed_in = SignedIn { user_id: user.id, name: user.name, tenant: user.tenant, role: user.role };
+    let signed_in = SignedIn {
+        user_id: user.id,
+        name: user.name,
+        tenant: user.tenant,
+        role: user.role,
+        language: user.language,
+    };
     let started = async {
         session.cycle_id().await?;
         session.insert(USER_KEY, &signed_in).await?;
@@ -313,6 +331,58 @@ pub async fn sign_out(session: Session, form: Result<Form<SignOutForm>, FormReje
         tracing::error!(%error, "could not end a session");
     }
     Redirect::to("/login?signed_out=1").into_response()
+}
+
+/// The language form in the page header: a language's tag, or nothing to follow the browser.
+#[derive(Debug, Deserialize)]
+pub struct LanguageForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    language: String,
+    #[serde(default)]
+    next: Option<String>,
+}
+
+/// `POST /language`: keeps the signed-in user's choice of language (on their user, so every
+/// session and instance has it, and in this session) and goes back to the page they were on.
+pub async fn choose_language(
+    State(state): State<AppState>,
+    session: Session,
+    form: Result<Form<LanguageForm>, FormRejection>,
+) -> Response {
+    let Ok(Form(form)) = form else {
+        return (StatusCode::BAD_REQUEST, "The language form could not be read. Reload the page and try again.")
+            .into_response();
+    };
+    if !csrf_matches(&session, &form.csrf).await {
+        return (StatusCode::FORBIDDEN, "This form has expired. Go back, reload the page and try again.")
+            .into_response();
+    }
+    let Some(mut user) = signed_in(&session).await else {
+        return Redirect::to("/login").into_response();
+    };
+    let language = match form.language.as_str() {
+        "" => None,
+        tag => match Language::parse(tag) {
+            Some(language) => Some(language),
+            None => return (StatusCode::BAD_REQUEST, "This language is not one of the console's.").into_response(),
+        },
+    };
+    let stored =
+        state.ledger.set_user_language(&user.tenant, &user.user_id, language, &user.name, user.role).await;
+    if let Err(error) = stored {
+        tracing::error!(%error, "could not keep a user's language");
+        return (StatusCode::SERVICE_UNAVAILABLE, "The server could not reach its database. Try again in a moment.")
+            .into_response();
+    }
+    user.language = language;
+    if let Err(error) = session.insert(USER_KEY, &user).await {
+        tracing::error!(%error, "could not keep a user's language in their session");
+    }
+    let mut response = Redirect::to(local_path(form.next.as_deref())).into_response();
+    response.headers_mut().insert(header::CACHE_CONTROL, header::HeaderValue::from_static("no-store"));
+    response
 }
 
 /// Paths that never read a console session: static files, health, metrics (their own token), the
@@ -370,17 +440,22 @@ pub async fn still_signed_in(sessions: &dyn Sessions, id: Option<Id>) -> bool {
     }
 }
 
-/// Keeps signed-in sessions alive, and sends a signed-out request for a page to
-/// `/login?next=<where it was going>`.
-pub async fn redirect_signed_out(session: Session, request: Request, next: Next) -> Response {
+/// Keeps signed-in sessions alive, gives each console request its language (the user's choice,
+/// else the browser's `Accept-Language`, else English), and sends a signed-out request for a page
+/// to `/login?next=<where it was going>`.
+pub async fn redirect_signed_out(session: Session, mut request: Request, next: Next) -> Response {
     let path = request.uri().path();
     if is_sessionless(path) {
         return next.run(request).await;
     }
-    let is_signed_in = signed_in(&session).await.is_some();
+    let user = signed_in(&session).await;
+    let is_signed_in = user.is_some();
     if is_signed_in {
         keep_alive(&session).await;
     }
+    let language = user.and_then(|user| user.language).unwrap_or_else(|| browser_language(request.headers()));
+    request.extensions_mut().insert(language);
+    let path = request.uri().path();
     if is_signed_in || is_public(path) {
         return next.run(request).await;
     }

@@ -7,7 +7,7 @@ use serde_json::json;
 use std::sync::LazyLock;
 
 use super::Ledger;
-use crate::domain::{audit::AuditEntry, ids::TenantId, policy::Role};
+use crate::domain::{audit::AuditEntry, ids::TenantId, language::Language, policy::Role};
 use crate::server::clock::now;
 use crate::server::store::records::{NewUser, UserRecord};
 use crate::server::store::{Reads, StoreError};
@@ -81,6 +81,29 @@ impl Ledger {
             StoreError::Conflict(_) => AccountError::NameTaken(name.to_owned()),
             other => AccountError::Store(other),
         })
+    }
+
+    /// Sets the console language of the tenant's user `user_id` (`None`: their browser's),
+    /// audited as done by `by` in `role`; `NotFound` when the tenant has no such user.
+    pub async fn set_user_language(
+        &self,
+        tenant: &TenantId,
+        user_id: &str,
+        language: Option<Language>,
+        by: &str,
+        role: Role,
+    ) -> Result<(), StoreError> {
+        let evidence = json!({"user_id": user_id, "language": language.map(Language::tag)});
+        let audit = AuditEntry::action(now(), tenant.as_str(), by, role.as_str(), "set_user_language", evidence);
+        self.store.set_user_language(tenant, user_id, language, audit).await
+    }
+
+    /// Sets the language the tenant's customers are told things in when a tool's caller names none,
+    /// audited as done by the admin `by`.
+    pub async fn set_tenant_language(&self, tenant: &TenantId, language: Language, by: &str) -> Result<(), StoreError> {
+        let evidence = json!({"language": language.tag()});
+        let audit = AuditEntry::action(now(), tenant.as_str(), by, "admin", "set_tenant_language", evidence);
+        self.store.set_tenant_language(tenant, language, audit).await
     }
 }
 

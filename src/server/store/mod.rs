@@ -26,6 +26,7 @@ pub const SEAL_BATCH: u32 = 2_000;
 
 use crate::domain::audit::{AuditEntry, AuditRecord};
 use crate::domain::ids::{OpId, TenantId};
+use crate::domain::language::Language;
 use crate::domain::machine::State;
 use crate::domain::operation::{AttemptRecord, CommittedOperation, OperationHistory, OperationRecord};
 use records::{
@@ -145,6 +146,10 @@ pub trait Reads: Send + Sync {
         -> Result<Vec<UserRecord>, StoreError>;
 
     async fn tenant_users(&self, tenant: &TenantId) -> Result<Vec<UserRecord>, StoreError>;
+
+    /// The language the tenant's customers are told things in when a caller names none; `None`
+    /// when its admin chose none (or the tenant has no row yet).
+    async fn tenant_language(&self, tenant: &TenantId) -> Result<Option<Language>, StoreError>;
 
     /// One page of the operations list (see [`OperationQuery`]).
     async fn list_operations(
@@ -404,6 +409,20 @@ pub trait Store: Reads + Sessions {
     /// Stores a console user (creating its tenant if needed) with its audit entry; `Conflict`
     /// when the name is taken.
     async fn create_user(&self, user: NewUser, audit: AuditEntry) -> Result<(), StoreError>;
+
+    /// Sets the console language of the tenant's user `user_id` (`None`: their browser's), with
+    /// its audit entry; `NotFound` when the tenant has no such user.
+    async fn set_user_language(
+        &self,
+        tenant: &TenantId,
+        user_id: &str,
+        language: Option<Language>,
+        audit: AuditEntry,
+    ) -> Result<(), StoreError>;
+
+    /// Sets the language the tenant's customers are told things in, with its audit entry.
+    async fn set_tenant_language(&self, tenant: &TenantId, language: Language, audit: AuditEntry)
+        -> Result<(), StoreError>;
 
     /// Appends one audit entry to the tenant's chain (an action that changes no operation, such
     /// as an export) after sealing every entry committed before it; returns it in its place.

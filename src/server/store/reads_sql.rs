@@ -114,6 +114,14 @@ macro_rules! store_reads {
                 rows.into_iter().map(UserRow::into_record).collect()
             }
 
+            async fn tenant_language(&self, tenant: &TenantId) -> Result<Option<Language>, StoreError> {
+                let language: Option<Option<String>> = sqlx::query_scalar("select language from tenants where id = $1")
+                    .bind(tenant.as_str())
+                    .fetch_optional(&self.pool)
+                    .await?;
+                Ok(language.flatten().as_deref().and_then(Language::parse))
+            }
+
             async fn list_operations(
                 &self,
                 tenant: &TenantId,

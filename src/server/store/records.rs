@@ -7,6 +7,7 @@ use crate::domain::{
     audit::AuditEntry,
     connection::ProviderKind,
     ids::{Actor, OpId, TenantId},
+    language::Language,
     machine::{Event, Snapshot, State},
     money::Money,
     operation::{AttemptReport, OperationHistory},
@@ -128,6 +129,8 @@ pub struct UserRecord {
     pub role: Role,
     pub password_hash: String,
     pub created_at: DateTime<Utc>,
+    /// The language the user chose for the console; `None` follows their browser.
+    pub language: Option<Language>,
 }
 
 /// The most index ranges one list query merges: the states, kinds and providers it chose,

@@ -16,6 +16,7 @@ use crate::domain::{
     connection::ProviderKind,
     failure::FailureClass,
     ids::{AttemptNumber, OpId, TenantId},
+    language::Language,
     machine::{Event, Snapshot, State},
     money::{Currency, Money},
     operation::{AttemptRecord, AttemptReport, ExternalRef, OperationRecord},
@@ -1283,9 +1284,12 @@ pub(super) struct UserRow {
     role: String,
     password_hash: String,
     created_at_us: i64,
+    language: Option<String>,
 }
 
-pub(super) const USER_COLUMNS: &str = "id, tenant, name, role, password_hash, created_at_us";
+/// The columns a new user is inserted with; [`USER_COLUMNS`] reads them back with the language.
+pub(super) const NEW_USER_COLUMNS: &str = "id, tenant, name, role, password_hash, created_at_us";
+pub(super) const USER_COLUMNS: &str = "id, tenant, name, role, password_hash, created_at_us, language";
 
 impl UserRow {
     pub(super) fn into_record(self) -> Result<UserRecord, StoreError> {
@@ -1296,6 +1300,7 @@ impl UserRow {
             role: Role::parse(&self.role).ok_or_else(|| corrupt("role")(self.role.clone()))?,
             password_hash: self.password_hash,
             created_at: time(self.created_at_us)?,
+            language: self.language.as_deref().and_then(Language::parse),
         })
     }
 }

@@ -12,6 +12,7 @@ macro_rules! sql_store {
     ($store:ty, $db:ty, $backend:expr, $migrations:literal, begin = $begin:path, lock_tenant = $lock_tenant:literal, skip_locked = $skip_locked:literal, tx = $tx:ty) => {
         use $crate::domain::audit::{AuditEntry, AuditRecord, TrailEvent};
         use $crate::domain::ids::{OpId, TenantId};
+        use $crate::domain::language::Language;
         use $crate::domain::machine::State;
         use $crate::domain::operation::{AttemptRecord, CommittedOperation, OperationHistory, OperationRecord};
         use $crate::server::store::records::*;

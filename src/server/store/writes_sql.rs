@@ -195,7 +195,7 @@ macro_rules! store_writes {
 
             async fn create_user(&self, user: NewUser, audit: AuditEntry) -> Result<(), StoreError> {
                 let mut tx = begin_write_creating(self, &user.tenant, user.at).await?;
-                sqlx::query(&format!("insert into users ({USER_COLUMNS}) values ($1, $2, $3, $4, $5, $6)"))
+                sqlx::query(&format!("insert into users ({NEW_USER_COLUMNS}) values ($1, $2, $3, $4, $5, $6)"))
                     .bind(&user.id)
                     .bind(user.tenant.as_str())
                     .bind(&user.name)
@@ -206,6 +206,46 @@ macro_rules! store_writes {
                     .await
                     .map_err(|e| StoreError::from_unique(e, "a user with this name already exists"))?;
                 append_audit(&mut tx, &user.tenant, vec![audit]).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn set_user_language(
+                &self,
+                tenant: &TenantId,
+                user_id: &str,
+                language: Option<Language>,
+                audit: AuditEntry,
+            ) -> Result<(), StoreError> {
+                let mut tx = $begin(self).await?;
+                let changed = sqlx::query("update users set language = $1 where tenant = $2 and id = $3")
+                    .bind(language.map(Language::tag))
+                    .bind(tenant.as_str())
+                    .bind(user_id)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                if changed == 0 {
+                    return Err(StoreError::NotFound);
+                }
+                append_audit(&mut tx, tenant, vec![audit]).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn set_tenant_language(
+                &self,
+                tenant: &TenantId,
+                language: Language,
+                audit: AuditEntry,
+            ) -> Result<(), StoreError> {
+                let mut tx = begin_write_creating(self, tenant, audit.at).await?;
+                sqlx::query("update tenants set language = $1 where id = $2")
+                    .bind(language.tag())
+                    .bind(tenant.as_str())
+                    .execute(&mut *tx)
+                    .await?;
+                append_audit(&mut tx, tenant, vec![audit]).await?;
                 tx.commit().await?;
                 Ok(())
             }

@@ -151,8 +151,8 @@ mod browser {
         pressed: Option<(String, String)>,
         action: &str,
     ) -> Result<Reply, String> {
-        let unreachable =
-            |_: JsValue| "The server could not be reached. Check the connection and try again.".to_owned();
+        let language = crate::console::language::current_language();
+        let unreachable = |_: JsValue| crate::t!(language, "error-unreachable");
         let window = web_sys::window().ok_or_else(|| unreachable(JsValue::NULL))?;
         let fields = FormData::new_with_form(form).map_err(unreachable)?;
         if let Some((name, value)) = pressed {
@@ -277,7 +277,9 @@ mod confirm {
     use wasm_bindgen::{closure::Closure, JsCast};
     use web_sys::{Document, Element, HtmlDialogElement, HtmlElement, HtmlFormElement, HtmlInputElement};
 
+    use crate::console::language::current_language;
     use crate::domain::wording::lowercase_first;
+    use crate::t;
 
     fn element(document: &Document, tag: &str, class: &str, text: &str) -> Option<Element> {
         let element = document.create_element(tag).ok()?;
@@ -296,25 +298,30 @@ mod confirm {
         action: String,
     ) {
         let Some(document) = form.owner_document() else { return };
+        let language = current_language();
         let label = submitter
             .as_ref()
             .and_then(|button| button.text_content())
             .map(|text| text.trim().trim_end_matches('…').to_owned())
-            .unwrap_or_else(|| "Confirm".to_owned());
+            .unwrap_or_else(|| t!(language, "confirm"));
         let built = (|| {
             let dialog = document.create_element("dialog").ok()?.dyn_into::<HtmlDialogElement>().ok()?;
             dialog.set_class_name("confirm-dialog");
             dialog.set_attribute("aria-labelledby", "confirm-dialog-title").ok()?;
             dialog.set_attribute("data-testid", "confirm-dialog").ok()?;
-            let title = element(&document, "h2", "", &format!("{label}?"))?;
+            let title = element(&document, "h2", "", &t!(language, "confirm-question", action = label.as_str()))?;
             title.set_id("confirm-dialog-title");
             let text = element(&document, "p", "consequence", &consequence)?;
             let buttons = element(&document, "div", "row-actions", "")?;
-            let back = element(&document, "button", "button secondary", "Go back")?;
+            let back = element(&document, "button", "button secondary", &t!(language, "confirm-go-back"))?;
             back.set_attribute("type", "button").ok()?;
             back.set_attribute("autofocus", "").ok()?;
-            let yes =
-                element(&document, "button", "button danger", &format!("Yes, {}", lowercase_first(&label)))?;
+            let yes = element(
+                &document,
+                "button",
+                "button danger",
+                &t!(language, "confirm-yes", action = lowercase_first(&label)),
+            )?;
             yes.set_attribute("type", "button").ok()?;
             yes.set_attribute("data-testid", "confirm-yes").ok()?;
             buttons.append_child(&back).ok()?;

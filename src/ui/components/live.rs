@@ -8,6 +8,9 @@
 
 use leptos::prelude::*;
 
+use crate::console::language::current_language;
+use crate::t;
+
 /// Marks a page that shows operations' state: it reloads itself when they change after it was
 /// rendered (the time it carries).
 #[component]
@@ -76,6 +79,7 @@ pub fn ConnectionState() -> impl IntoView {
         #[cfg(feature = "hydrate")]
         browser::reload();
     };
+    let language = current_language();
     let utc = RwSignal::new(false);
     Effect::new(move |_| utc.set(crate::ui::components::widgets::utc_chosen()));
     let choose_zone = move |event: leptos::ev::Event| {
@@ -86,20 +90,20 @@ pub fn ConnectionState() -> impl IntoView {
     };
     view! {
         <label class="zone-choice">
-            "Whole times in "
+            {t!(language, "zone-choice")}" "
             <select data-testid="zone-choice" on:change=choose_zone prop:value=move || if utc.get() { "utc" } else { "local" }>
-                <option value="local">"your time zone"</option>
-                <option value="utc">"UTC"</option>
+                <option value="local">{t!(language, "zone-yours")}</option>
+                <option value="utc">{t!(language, "zone-utc")}</option>
             </select>
         </label>
         <div class="connection" data-testid="connection" data-interactive=move || interactive.get().to_string() role="status" aria-live="polite">
             {move || (connected.get() == Some(false)).then(|| view! {
-                <p class="toast toast-warn" data-testid="connection-lost">"The connection to the server is lost; trying again. Changes made elsewhere show once it is back."</p>
+                <p class="toast toast-warn" data-testid="connection-lost">{t!(language, "connection-lost")}</p>
             })}
             {move || stale.get().then(|| view! {
                 <p class="toast" data-testid="stale">
-                    "This page has changed since it was loaded. "
-                    <button type="button" class="button" on:click=reload>"Reload"</button>
+                    {t!(language, "page-changed")}" "
+                    <button type="button" class="button" on:click=reload>{t!(language, "reload")}</button>
                 </p>
             })}
         </div>

@@ -6,16 +6,22 @@
 use chrono::{DateTime, Local, Utc};
 use leptos::prelude::*;
 
+use crate::console::language::current_language;
 use crate::console::shell::Viewer;
 use crate::console::AppError;
-use crate::domain::{machine::State, rollup::OrderStatus, wording::ago};
+use crate::domain::{
+    machine::State,
+    rollup::OrderStatus,
+    wording::{ago, utc_time},
+};
+use crate::t;
 
 /// The signed-in viewer, loaded once per page by the app shell.
 pub type ViewerResource = Resource<Result<Option<Viewer>, AppError>>;
 
 #[component]
 pub fn StateBadge(state: State) -> impl IntoView {
-    view! { <span class=format!("badge state-{}", state.as_str()) data-state=state.as_str()>{state.label()}</span> }
+    view! { <span class=format!("badge state-{}", state.as_str()) data-state=state.as_str()>{state.label_in(current_language())}</span> }
 }
 
 #[component]
@@ -24,7 +30,7 @@ pub fn OrderBadge(status: OrderStatus) -> impl IntoView {
         "badge order-{}",
         serde_json::to_value(status).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
     );
-    view! { <span class=class>{status.label()}</span> }
+    view! { <span class=class>{status.label_in(current_language())}</span> }
 }
 
 /// A time: `2026-11-30 14:05:09 UTC` as the server renders it, then, once the page is
@@ -57,20 +63,17 @@ pub fn utc_chosen() -> bool {
 /// never mismatches, and it turns to the age and the zone the reader chose once mounted.
 #[component]
 pub fn LocalTime(at: DateTime<Utc>) -> impl IntoView {
+    let language = current_language();
     let hydrated = RwSignal::new(false);
     Effect::new(move |_| hydrated.set(true));
-    let text = move || {
-        if hydrated.get() {
-            ago(at, Utc::now())
-        } else {
-            at.format("%Y-%m-%d %H:%M:%S UTC").to_string()
-        }
-    };
+    let text = move || if hydrated.get() { ago(at, Utc::now(), language) } else { utc_time(at, language) };
     let title = move || {
         if hydrated.get() && !utc_chosen() {
-            at.with_timezone(&Local).format("%Y-%m-%d %H:%M:%S (UTC%:z, your time)").to_string()
+            let local = at.with_timezone(&Local);
+            let time = local.format(&t!(language, "time-format")).to_string();
+            t!(language, "time-yours", time = time, offset = local.format("%:z").to_string())
         } else {
-            at.format("%Y-%m-%d %H:%M:%S UTC").to_string()
+            utc_time(at, language)
         }
     };
     view! { <time datetime=at.to_rfc3339() title=title>{text}</time> }
@@ -90,19 +93,21 @@ pub fn joined_or(items: &[String], none: &str) -> String {
 pub fn ErrorPanel(error: AppError) -> impl IntoView {
     #[cfg(feature = "ssr")]
     crate::console::guard::set_error_status(&error);
+    let language = current_language();
+    let link = |href: &'static str, key_text: String| view! { <a href=href>{key_text}</a> }.into_any();
     let (title, next) = match &error {
-        AppError::SignedOut => ("Signed out", view! { <a href="/login">"Sign in"</a> }.into_any()),
-        AppError::Forbidden => ("Not allowed", view! { <a href="/">"Back to the overview"</a> }.into_any()),
+        AppError::SignedOut => (t!(language, "error-title-signed-out"), link("/login", t!(language, "error-next-sign-in"))),
+        AppError::Forbidden => (t!(language, "error-title-forbidden"), link("/", t!(language, "error-next-overview"))),
         AppError::NotFound(_) => {
-            ("Not found", view! { <a href="/operations">"Search the operations"</a> }.into_any())
+            (t!(language, "error-title-not-found"), link("/operations", t!(language, "error-next-operations")))
         }
-        AppError::Invalid(_) => ("Check the input", view! { <span></span> }.into_any()),
-        _ => ("Something went wrong", view! { <a href="">"Try again"</a> }.into_any()),
+        AppError::Invalid(_) => (t!(language, "error-title-invalid"), view! { <span></span> }.into_any()),
+        _ => (t!(language, "error-title-other"), link("", t!(language, "error-next-try-again"))),
     };
     view! {
         <section class="error-panel" role="alert" data-testid="error">
             <h2>{title}</h2>
-            <p>{error.to_string()}</p>
+            <p>{error.words(language)}</p>
             <p>{next}</p>
         </section>
     }
@@ -110,7 +115,7 @@ pub fn ErrorPanel(error: AppError) -> impl IntoView {
 
 /// What a list shows when it has nothing: a sentence that says what to do.
 #[component]
-pub fn EmptyState(text: &'static str) -> impl IntoView {
+pub fn EmptyState(#[prop(into)] text: String) -> impl IntoView {
     view! { <section class="empty-state" data-testid="empty"><p>{text}</p></section> }
 }
 
@@ -119,11 +124,11 @@ pub fn EmptyState(text: &'static str) -> impl IntoView {
 pub fn Pager(
     first: Option<String>,
     next: Option<String>,
-    first_label: &'static str,
-    next_label: &'static str,
+    #[prop(into)] first_label: String,
+    #[prop(into)] next_label: String,
 ) -> impl IntoView {
     view! {
-        <nav class="pager" aria-label="Pages">
+        <nav class="pager" aria-label=t!(current_language(), "pager-label")>
             {first.map(|href| view! { <a href=href>{first_label}</a> })}
             {next.map(|href| view! { <a href=href data-testid="next-page">{next_label}</a> })}
         </nav>

@@ -17,17 +17,21 @@ pub mod search;
 use leptos::prelude::*;
 use leptos_meta::Title;
 
+use crate::console::language::current_language;
+use crate::t;
+
 #[component]
 pub fn NotFound() -> impl IntoView {
     #[cfg(feature = "ssr")]
     if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
         response.set_status(axum::http::StatusCode::NOT_FOUND);
     }
+    let language = current_language();
     view! {
-        <Title text="Page not found"/>
-        <h1>"Page not found"</h1>
+        <Title text=t!(language, "not-found-title")/>
+        <h1>{t!(language, "not-found-title")}</h1>
         <section class="empty-state">
-            <p>"There is no page at this address. Use the navigation above, or go back to the "<a href="/">"overview"</a>"."</p>
+            <p>{t!(language, "not-found-text")}" "<a href="/">{t!(language, "error-next-overview")}</a></p>
         </section>
     }
 }
