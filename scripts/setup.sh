@@ -42,6 +42,12 @@ if [ "${1:-}" = "--e2e" ]; then
     as_root apt-get update
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
   fi
+  # The pages are photographed in Chinese too; without a CJK font they would show empty boxes.
+  if [ ! -d /usr/share/fonts/opentype/noto ] || ! ls /usr/share/fonts/opentype/noto | grep -q CJK; then
+    step "Installing Noto CJK fonts from Debian's packages"
+    as_root apt-get update
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y fonts-noto-cjk
+  fi
   lock_hash=$(sha256sum end2end/package-lock.json | cut -d' ' -f1)
   if [ "$(cat end2end/node_modules/.opledger-lock-hash 2>/dev/null)" != "$lock_hash" ]; then
     step "Installing the end-to-end test packages"

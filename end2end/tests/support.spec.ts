@@ -27,10 +27,11 @@ test.beforeAll(async ({ browser }) => {
   }
 });
 
-/** A new window of `name`'s session, `width` wide, on the overview; `forAxe` lets axe-core's
- * script in past the Content-Security-Policy (which the shell's tests check on their own). */
-async function pageAs(browser: Browser, name: string, width = 1440, forAxe = false): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width, height: 900 }, storageState: sessions.get(name), bypassCSP: forAxe });
+/** A new window of `name`'s session, `width` wide, on the overview, of a browser asking for
+ * `locale`; `forAxe` lets axe-core's script in past the Content-Security-Policy (which the
+ * shell's tests check on their own). */
+async function pageAs(browser: Browser, name: string, width = 1440, forAxe = false, locale = "en-US"): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width, height: 900 }, storageState: sessions.get(name), bypassCSP: forAxe, locale });
   const page = await context.newPage();
   await page.goto("/");
   await expect(page.getByTestId("whoami")).toContainText(name);
@@ -260,17 +261,25 @@ const PAGES_OF: Record<string, string[]> = {
   admin: ["/", "/operations", "/operations/refund-1051-li_2", "/orders", "/orders/order:1051", "/conflicts", "/reconcile", "/approvals", "/audit", "/admin", "/search?q=alex"],
 };
 
+/** The console's languages, as a browser asks for them, and the `<html lang>` each gets. */
+const LANGUAGES: [string, string][] = [["en-US", "en"], ["zh-TW", "zh-TW"], ["zh-CN", "zh-CN"]];
+
 for (const [role, pages] of Object.entries(PAGES_OF)) {
-  test(`every page of ${role}: no serious accessibility problem, no sideways scroll at 390 px, photographed`, async ({ browser }) => {
-    test.setTimeout(180_000);
-    for (const width of [1440, 390]) {
-      const page = await pageAs(browser, USERS[role as keyof typeof USERS], width, true);
+  test(`every page of ${role} in every language: no serious accessibility problem, no sideways scroll at 390 px, the nav on one line at 1440 px, photographed`, async ({ browser }) => {
+    test.setTimeout(540_000);
+    for (const [locale, lang] of LANGUAGES) for (const width of [1440, 390]) {
+      const page = await pageAs(browser, USERS[role as keyof typeof USERS], width, true, locale);
       const problems = watchErrors(page);
       for (const path of pages) {
         await page.goto(path);
         await waitInteractive(page);
+        expect(await page.locator("html").getAttribute("lang"), `${path} for a browser asking ${locale}`).toBe(lang);
+        if (width === 1440) {
+          const rows = await page.locator(".topbar .nav > li").evaluateAll((items) => new Set(items.map((item) => (item as HTMLElement).offsetTop)).size);
+          expect(rows, `${path} in ${lang}: the sections take ${rows} lines`).toBe(1);
+        }
         const name = path.replace(/^\//, "").replace(/[^A-Za-z0-9_-]+/g, "-") || "overview";
-        await page.screenshot({ path: `screenshots/pages/${role}-${name}-${width}.png`, fullPage: true });
+        await page.screenshot({ path: `screenshots/pages/${lang}/${role}-${name}-${width}.png`, fullPage: true });
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
         expect(overflow, `${path} at ${width} px scrolls sideways by ${overflow} px`).toBeLessThanOrEqual(0);
         await page.addScriptTag({ path: axePath });
@@ -288,3 +297,28 @@ for (const [role, pages] of Object.entries(PAGES_OF)) {
     }
   });
 }
+
+test("the header's language menu keeps a user's choice across pages, and giving it back follows the browser again", async ({ browser }) => {
+  const page = await pageAs(browser, USERS.support, 1440, false, "en-US");
+  const problems = watchErrors(page);
+  await expect(page.locator("html")).toHaveAttribute("lang", "en");
+  const menu = page.getByTestId("language-menu");
+  await menu.locator("summary").click();
+  await page.getByTestId("language-zh-TW").click();
+  await expect(page.locator("html")).toHaveAttribute("lang", "zh-TW");
+  await expect(page.getByRole("navigation", { name: "區塊" }).getByRole("link", { name: "訂單" })).toBeVisible();
+  await page.goto("/orders/order:1043");
+  await expect(page.locator("html")).toHaveAttribute("lang", "zh-TW");
+  await expect(page.getByRole("main")).toContainText("NT$");
+  await page.getByTestId("language-menu").locator("summary").click();
+  await page.getByTestId("language-zh-CN").click();
+  await expect(page.locator("html")).toHaveAttribute("lang", "zh-CN");
+  await expect(page).toHaveURL(/\/orders\/order:1043$/);
+  await expect(page.getByRole("navigation", { name: "栏目" }).getByRole("link", { name: "订单" })).toBeVisible();
+  await page.getByTestId("language-menu").locator("summary").click();
+  await page.getByTestId("language-browser").click();
+  await expect(page.locator("html")).toHaveAttribute("lang", "en");
+  await expect(page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Orders" })).toBeVisible();
+  expect(problems).toEqual([]);
+  await page.context().close();
+});

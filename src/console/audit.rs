@@ -84,9 +84,11 @@ pub async fn audit_events(#[server(default)] filter: AuditFilter) -> Result<Audi
 pub(crate) mod ssr {
     use super::*;
     use crate::console::guard::{unavailable, SignedIn};
+    use crate::console::language::current_language;
     use crate::console::operations::ssr::{given, parse_time};
     use crate::server::http::state::AppState;
     use crate::server::store::records::AuditQuery;
+    use crate::t;
 
     /// Audit events per page of the audit page.
     pub const AUDIT_PAGE_SIZE: u32 = 100;
@@ -96,9 +98,7 @@ pub(crate) mod ssr {
     pub fn audit_query(filter: &AuditFilter) -> Result<AuditQuery, AppError> {
         let before_seq = given(&filter.before)
             .map(|c| {
-                c.parse::<u64>().map_err(|_| {
-                    AppError::Invalid("The page link is damaged; go back to the first page.".into())
-                })
+                c.parse::<u64>().map_err(|_| AppError::Invalid(t!(current_language(), "audit-damaged-link")))
             })
             .transpose()?;
         Ok(AuditQuery {

@@ -84,6 +84,7 @@ pub(crate) mod ssr {
     use super::*;
     use crate::console::forms::ssr::valid_key;
     use crate::console::guard::{actor, reads, refused, unavailable, SignedIn};
+    use crate::console::language::current_language;
     use crate::console::operations::ssr::operation_query;
     use crate::domain::ids::OpId;
     use crate::server::clock::now;
@@ -92,6 +93,7 @@ pub(crate) mod ssr {
     use crate::server::ledger::workflows::{self, BULK_LIMIT};
     use crate::server::store::records::NewBulkRun;
     use crate::server::telemetry::cause_chain;
+    use crate::t;
 
     /// The operations a bulk query over `filter` would touch: how many match (up to the limit) and
     /// which of them this viewer may query now.
@@ -128,15 +130,13 @@ pub(crate) mod ssr {
     /// Records a bulk query over the operations list's filter (its URL query) and starts it in the
     /// background; a second request with the same key finds the first run. Returns the run's id.
     pub async fn start_bulk(user: &SignedIn, key: &str, filter_query: &str) -> Result<String, AppError> {
+        let language = current_language();
         let key = valid_key(key)?;
-        let filter: OperationFilter = serde_urlencoded::from_str(filter_query).map_err(|_| {
-            AppError::Invalid("The filter is damaged; start again from the operations list.".into())
-        })?;
+        let filter: OperationFilter = serde_urlencoded::from_str(filter_query)
+            .map_err(|_| AppError::Invalid(t!(language, "bulk-damaged-filter")))?;
         let (_, _, allowed) = bulk_candidates(user, &filter).await?;
         if allowed.is_empty() {
-            return Err(AppError::Invalid(
-                "None of the operations this filter shows can be queried now; nothing was started.".into(),
-            ));
+            return Err(AppError::Invalid(t!(language, "bulk-nothing-started")));
         }
         let state = expect_context::<AppState>();
         let run = NewBulkRun {
@@ -162,11 +162,12 @@ pub(crate) mod ssr {
     }
 
     pub async fn bulk_run(user: &SignedIn, id: &str) -> Result<BulkRunView, AppError> {
+        let language = current_language();
         let run = reads()
             .bulk_run(&user.tenant, id)
             .await
             .map_err(unavailable)?
-            .ok_or_else(|| AppError::NotFound(format!("no bulk action {id}")))?;
+            .ok_or_else(|| AppError::NotFound(t!(language, "bulk-run-not-found", id = id)))?;
         let filter: OperationFilter = serde_urlencoded::from_str(&run.filter).unwrap_or_default();
         Ok(BulkRunView {
             id: run.id,

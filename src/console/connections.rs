@@ -89,17 +89,34 @@ pub async fn remove_provider_connection(csrf: String, name: String) -> Result<St
 pub(crate) mod ssr {
     use super::*;
     use crate::console::guard::{actor, reads, refused, unavailable, SignedIn};
+    use crate::console::language::current_language;
     use crate::domain::connection::{Capabilities, ProviderKind, Settles};
     use crate::domain::http_api::HttpApi;
-    use crate::domain::wording::retention_words;
+    use crate::domain::language::Language;
     use crate::server::http::state::AppState;
     use crate::server::ledger::connections::NewConnection;
     use crate::server::ledger::LedgerError;
     use crate::server::store::StoreError;
+    use crate::t;
+
+    /// How long a key is remembered, in whole hours or days: `24 hours`, `31 days`, `90 minutes`.
+    fn retention_in(retention: chrono::Duration, language: Language) -> String {
+        let (minutes, hours) = (retention.num_minutes(), retention.num_hours());
+        if minutes % 60 != 0 || hours == 0 {
+            t!(language, "admin-retention-minutes", n = minutes)
+        } else if hours < 48 || hours % 24 != 0 {
+            t!(language, "admin-retention-hours", n = hours)
+        } else {
+            t!(language, "admin-retention-days", n = hours / 24)
+        }
+    }
 
     pub async fn provider_connections(admin: &SignedIn) -> Result<Vec<ConnectionView>, AppError> {
-        let connections = reads().provider_connections(&admin.tenant).await.map_err(unavailable)?;
+        let language = current_language();
+        // Everything read from the request's context is read before the wait: a page's render
+        // can be dropped while its resources are still waiting.
         let origin = console_origin();
+        let connections = reads().provider_connections(&admin.tenant).await.map_err(unavailable)?;
         Ok(connections
             .into_iter()
             .map(|c| ConnectionView {
@@ -110,20 +127,23 @@ pub(crate) mod ssr {
                 base_url: c.base_url,
                 secret_last4: c.secret_last4,
                 account: c.account,
-                serves: c
-                    .description
-                    .as_deref()
-                    .and_then(|text| HttpApi::parse(text).ok())
-                    .map_or_else(Vec::new, |api| {
-                        api.kinds().iter().map(|kind| served(kind, api.capabilities(kind))).collect()
-                    }),
+                serves: c.description.as_deref().and_then(|text| HttpApi::parse(text).ok()).map_or_else(
+                    Vec::new,
+                    |api| {
+                        api.kinds()
+                            .iter()
+                            .map(|kind| served(kind, api.capabilities(kind), language))
+                            .collect()
+                    },
+                ),
                 key_retention: match (c.kind, c.key_retention) {
                     (ProviderKind::Orders, _) => None,
-                    (ProviderKind::Http, _) => Some("per operation kind".to_owned()),
-                    (_, Some(retention)) => Some(retention_words(retention)),
-                    (kind, None) => Some(format!(
-                        "{} (the provider's window)",
-                        retention_words(kind.capabilities().key_retention)
+                    (ProviderKind::Http, _) => Some(t!(language, "admin-accounts-retention-per-kind")),
+                    (_, Some(retention)) => Some(retention_in(retention, language)),
+                    (kind, None) => Some(t!(
+                        language,
+                        "admin-accounts-retention-window",
+                        window = retention_in(kind.capabilities().key_retention, language),
                     )),
                 },
                 has_webhooks: matches!(
@@ -131,11 +151,10 @@ pub(crate) mod ssr {
                     ProviderKind::Stripe | ProviderKind::Adyen | ProviderKind::PayPal
                 ),
                 webhook_secret_name: match c.kind {
-                    ProviderKind::Adyen => "HMAC key",
-                    ProviderKind::PayPal => "Webhook id",
-                    _ => "Signing secret",
-                }
-                .to_owned(),
+                    ProviderKind::Adyen => t!(language, "admin-accounts-secret-hmac"),
+                    ProviderKind::PayPal => t!(language, "admin-accounts-secret-webhook-id"),
+                    _ => t!(language, "admin-accounts-secret-signing"),
+                },
                 updated_by: c.updated_by,
                 updated_at: c.updated_at,
             })
@@ -143,15 +162,16 @@ pub(crate) mod ssr {
     }
 
     /// An operation kind a described API serves, with how a lost answer is settled there.
-    fn served(kind: &str, capabilities: Capabilities) -> String {
-        let window = retention_words(capabilities.key_retention);
-        let how = match capabilities.settles() {
-            Settles::KeyAndLookup => format!("key kept {window}, looked up"),
-            Settles::KeyOnly => format!("key kept {window}, no lookup"),
-            Settles::LookupOnly => "no key, looked up".to_owned(),
-            Settles::AtMostOnce => "no key, no lookup: at most once".to_owned(),
-        };
-        format!("{kind}: {how}")
+    fn served(kind: &str, capabilities: Capabilities, language: Language) -> String {
+        let window = retention_in(capabilities.key_retention, language);
+        match capabilities.settles() {
+            Settles::KeyAndLookup => {
+                t!(language, "admin-serves-key-and-lookup", kind = kind, window = window)
+            }
+            Settles::KeyOnly => t!(language, "admin-serves-key-only", kind = kind, window = window),
+            Settles::LookupOnly => t!(language, "admin-serves-lookup-only", kind = kind),
+            Settles::AtMostOnce => t!(language, "admin-serves-at-most-once", kind = kind),
+        }
     }
 
     /// The console's address as the browser asked for it: `https://` when the console is served
@@ -172,11 +192,14 @@ pub(crate) mod ssr {
         name: &str,
         secret: &str,
     ) -> Result<String, AppError> {
+        let language = current_language();
         let ledger = expect_context::<AppState>().ledger;
         let name = name.trim();
         match ledger.set_webhook_secret(&admin.tenant, &actor(admin), name, secret).await {
-            Ok(()) => Ok(format!("Saved: {name}'s webhooks are now verified with this signing secret.")),
-            Err(LedgerError::NotFound) => Err(AppError::NotFound(format!("no connection to {name}"))),
+            Ok(()) => Ok(t!(language, "admin-accounts-webhook-secret-saved", name = name)),
+            Err(LedgerError::NotFound) => {
+                Err(AppError::NotFound(t!(language, "admin-accounts-not-found", name = name)))
+            }
             Err(error) => Err(refused(error, name, admin)),
         }
     }
@@ -196,8 +219,10 @@ pub(crate) mod ssr {
     }
 
     pub async fn set_provider_connection(admin: &SignedIn, form: ConnectionForm) -> Result<String, AppError> {
-        let kind = ProviderKind::parse(form.kind.trim())
-            .ok_or_else(|| AppError::Invalid(format!("There is no provider kind “{}”.", form.kind)))?;
+        let language = current_language();
+        let kind = ProviderKind::parse(form.kind.trim()).ok_or_else(|| {
+            AppError::Invalid(t!(language, "admin-accounts-kind-unknown", kind = form.kind.as_str()))
+        })?;
         let key_retention = match form.key_retention.trim() {
             "" => None,
             text => Some(
@@ -205,9 +230,7 @@ pub(crate) mod ssr {
                     .ok()
                     .and_then(|retention| chrono::Duration::from_std(retention).ok())
                     .ok_or_else(|| {
-                        AppError::Invalid(format!(
-                            "“{text}” is not a length of time: write it as 24h, 7d or 45days."
-                        ))
+                        AppError::Invalid(t!(language, "admin-accounts-retention-invalid", text = text))
                     })?,
             ),
         };
@@ -227,16 +250,17 @@ pub(crate) mod ssr {
             .set_provider_connection(&admin.tenant, &actor(admin), connection)
             .await
             .map_err(|error| refused(error, &name, admin))?;
-        Ok(format!("Operations at {name} now go to this tenant's own account."))
+        Ok(t!(language, "admin-accounts-saved", name = name))
     }
 
     pub async fn remove_provider_connection(admin: &SignedIn, name: &str) -> Result<String, AppError> {
+        let language = current_language();
         let ledger = expect_context::<AppState>().ledger;
         match ledger.remove_provider_connection(&admin.tenant, &actor(admin), name).await {
-            Ok(()) => {
-                Ok(format!("Removed: operations at {name} now use the server's connection, if it has one."))
+            Ok(()) => Ok(t!(language, "admin-accounts-removed", name = name)),
+            Err(StoreError::NotFound) => {
+                Err(AppError::NotFound(t!(language, "admin-accounts-not-found", name = name)))
             }
-            Err(StoreError::NotFound) => Err(AppError::NotFound(format!("no connection to {name}"))),
             Err(error) => Err(unavailable(error)),
         }
     }

@@ -50,9 +50,11 @@ pub async fn remove_email_template(csrf: String, name: String) -> Result<String,
 pub(crate) mod ssr {
     use super::*;
     use crate::console::guard::{actor, reads, refused, unavailable, SignedIn};
+    use crate::console::language::current_language;
     use crate::domain::email::EmailTemplate;
     use crate::server::http::state::AppState;
     use crate::server::store::StoreError;
+    use crate::t;
 
     pub async fn email_templates(admin: &SignedIn) -> Result<Vec<TemplateView>, AppError> {
         let templates = reads().email_templates(&admin.tenant).await.map_err(unavailable)?;
@@ -74,6 +76,7 @@ pub(crate) mod ssr {
         subject: String,
         body: String,
     ) -> Result<String, AppError> {
+        let language = current_language();
         let ledger = expect_context::<AppState>().ledger;
         let name = name.trim().to_owned();
         let template = EmailTemplate { name: name.clone(), subject, body: body.replace("\r\n", "\n") };
@@ -81,14 +84,17 @@ pub(crate) mod ssr {
             .set_email_template(&admin.tenant, &actor(admin), template)
             .await
             .map_err(|error| refused(error, &name, admin))?;
-        Ok(format!("Saved: agents can now send “{name}” to a customer."))
+        Ok(t!(language, "templates-saved", name = name))
     }
 
     pub async fn remove_email_template(admin: &SignedIn, name: &str) -> Result<String, AppError> {
+        let language = current_language();
         let ledger = expect_context::<AppState>().ledger;
         match ledger.remove_email_template(&admin.tenant, &actor(admin), name).await {
-            Ok(()) => Ok(format!("Removed the template “{name}”.")),
-            Err(StoreError::NotFound) => Err(AppError::NotFound(format!("no template {name}"))),
+            Ok(()) => Ok(t!(language, "templates-removed", name = name)),
+            Err(StoreError::NotFound) => {
+                Err(AppError::NotFound(t!(language, "templates-not-found", name = name)))
+            }
             Err(error) => Err(unavailable(error)),
         }
     }

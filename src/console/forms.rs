@@ -21,10 +21,12 @@ pub(crate) mod ssr {
 
     use super::*;
     use crate::console::guard::{reads, unavailable, SignedIn};
+    use crate::console::language::current_language;
     use crate::server::http::state::AppState;
     use crate::server::ledger::requests::ConsoleRequest;
     use crate::server::store::records::RequestClaim;
     use crate::server::telemetry::cause_chain;
+    use crate::t;
 
     /// After a change made by a plain form post (a browser without JavaScript), sends the browser back
     /// to the page it came from with `done=<key>`, so that the page can show the answer in words.
@@ -58,7 +60,7 @@ pub(crate) mod ssr {
     pub fn valid_key(key: &str) -> Result<&str, AppError> {
         let key = key.trim();
         if key.is_empty() || key.len() > 256 || !key.bytes().all(|b| b.is_ascii_graphic()) {
-            return Err(AppError::Invalid("This form has no valid request key; reload the page.".into()));
+            return Err(AppError::Invalid(t!(current_language(), "admin-request-key-invalid")));
         }
         Ok(key)
     }
@@ -86,12 +88,12 @@ pub(crate) mod ssr {
                 answer
             }
             RequestClaim::Answered(answer) => Ok(answer),
-            RequestClaim::InProgress => Err(AppError::Invalid(
-                "This request is already being carried out; its result shows when it is done.".into(),
-            )),
-            RequestClaim::OtherRequest => Err(AppError::Invalid(
-                "This form was already used for another request; reload the page.".into(),
-            )),
+            RequestClaim::InProgress => {
+                Err(AppError::Invalid(t!(current_language(), "admin-request-in-progress")))
+            }
+            RequestClaim::OtherRequest => {
+                Err(AppError::Invalid(t!(current_language(), "admin-request-other")))
+            }
         }
     }
 }

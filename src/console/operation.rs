@@ -10,9 +10,11 @@ use super::operations::OperationRow;
 use super::AppError;
 use crate::domain::{
     compensation::Compensation,
+    language::Language,
     machine::{CommandKind, State},
     wording::Told,
 };
+use crate::t;
 
 /// One send of an operation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -133,8 +135,32 @@ pub struct CompensationOffer {
 }
 
 /// The answer of a form whose action must be confirmed first; the browser is sent to the
-/// operation's page, which asks.
+/// operation's page, which asks. In English; [`confirm_first`] says it in a reader's language.
 pub const CONFIRM_FIRST: &str = "Confirm first: the page shows what this will do.";
+
+/// [`CONFIRM_FIRST`] in `language`.
+pub fn confirm_first(language: Language) -> String {
+    t!(language, "operation-confirm-first")
+}
+
+/// An action on an operation as the console names it (its button), in `language`: the look-up
+/// of the provider reads "Query the provider now".
+pub fn action_label(kind: CommandKind, language: Language) -> String {
+    match kind {
+        CommandKind::Approve => t!(language, "operation-action-approve"),
+        CommandKind::Deny => t!(language, "operation-action-deny"),
+        CommandKind::ExpireApproval => t!(language, "operation-action-expire-approval"),
+        CommandKind::BeginAttempt => t!(language, "operation-action-send"),
+        CommandKind::RecordOutcome => t!(language, "operation-action-record-outcome"),
+        CommandKind::MarkUnknown => t!(language, "operation-action-mark-unknown"),
+        CommandKind::ConfirmFound => t!(language, "operation-action-query"),
+        CommandKind::ResendSameKey => t!(language, "operation-action-resend"),
+        CommandKind::Escalate => t!(language, "operation-action-escalate"),
+        CommandKind::MarkSucceeded => t!(language, "operation-action-mark-succeeded"),
+        CommandKind::MarkNotHappened => t!(language, "operation-action-mark-not-happened"),
+        CommandKind::Cancel => t!(language, "operation-action-cancel"),
+    }
+}
 
 #[server(prefix = "/rpc", endpoint = "operation")]
 pub async fn operation(op_id: String) -> Result<OperationDetail, AppError> {
@@ -165,7 +191,7 @@ pub async fn act(
     ssr::may_act(&user).inspect_err(crate::console::guard::set_error_status)?;
     if ssr::must_confirm(&form, &confirmed) {
         ssr::ask_to_confirm(&form.op_id, &form.action, &form.fields());
-        return Ok(CONFIRM_FIRST.to_owned());
+        return Ok(confirm_first(crate::console::language::current_language()));
     }
     let answer = ssr::act(&user, &key, form).await.inspect_err(crate::console::guard::set_error_status)?;
     crate::console::forms::ssr::show_answer_after_form_post(&key);
@@ -187,7 +213,7 @@ pub async fn retry_after_failure(
     ssr::may_act(&user).inspect_err(crate::console::guard::set_error_status)?;
     if confirmed.trim() != "yes" {
         ssr::ask_to_confirm(&op_id, RETRY, &[("reason", reason)]);
-        return Ok(CONFIRM_FIRST.to_owned());
+        return Ok(confirm_first(crate::console::language::current_language()));
     }
     let answer = ssr::retry_after_failure(&user, &key, &op_id, &reason)
         .await
@@ -206,6 +232,7 @@ pub(crate) mod ssr {
     use super::*;
     use crate::console::forms::ssr::once;
     use crate::console::guard::{actor, reads, refused, unavailable, SignedIn};
+    use crate::console::language::current_language;
     use crate::console::operations::ssr::row;
     use crate::domain::{
         compensation::still_offered,
@@ -226,32 +253,45 @@ pub(crate) mod ssr {
     /// How long a page waits for the tenant's shop before it shows the ledger's side alone.
     pub const SHOP_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 
-    /// `23 h 12 min`, `4 min`, `40 s`, `1 d`: the two largest units, leaving out a zero second one.
+    /// `23 h 12 min`, `4 min`, `40 s`, `1 d` in the language of the request: the two largest
+    /// units, leaving out a zero second one.
     pub fn span(duration: Duration) -> String {
+        span_in(duration, current_language())
+    }
+
+    /// [`span`] in `language`.
+    pub fn span_in(duration: Duration, language: Language) -> String {
         let seconds = duration.num_seconds().max(0);
-        let (major, minor) = match seconds {
-            0..=59 => return format!("{seconds} s"),
-            60..=3599 => return format!("{} min", seconds / 60),
-            3600..=86_399 => ((seconds / 3600, "h"), (seconds % 3600 / 60, "min")),
-            _ => ((seconds / 86_400, "d"), (seconds % 86_400 / 3600, "h")),
-        };
-        match minor {
-            (0, _) => format!("{} {}", major.0, major.1),
-            _ => format!("{} {} {} {}", major.0, major.1, minor.0, minor.1),
+        match seconds {
+            0..=59 => t!(language, "operation-span-seconds", s = seconds),
+            60..=3599 => t!(language, "operation-span-minutes", min = seconds / 60),
+            3600..=86_399 => match (seconds / 3600, seconds % 3600 / 60) {
+                (h, 0) => t!(language, "operation-span-hours", h = h),
+                (h, min) => t!(language, "operation-span-hours-minutes", h = h, min = min),
+            },
+            _ => match (seconds / 86_400, seconds % 86_400 / 3600) {
+                (d, 0) => t!(language, "operation-span-days", d = d),
+                (d, h) => t!(language, "operation-span-days-hours", d = d, h = h),
+            },
         }
     }
 
-    /// How long the provider still remembers the operation's idempotency key, in words.
+    /// How long the provider still remembers the operation's idempotency key, in words, in the
+    /// language of the request.
     pub fn key_validity(snapshot: &Snapshot, at: DateTime<Utc>) -> String {
+        let language = current_language();
         match snapshot.key_expires_at() {
-            None => "not sent yet".to_owned(),
-            Some(expires) if expires > at => format!("{} left", span(expires - at)),
-            Some(_) => "expired: the provider no longer recognises this key".to_owned(),
+            None => t!(language, "operation-key-not-sent"),
+            Some(expires) if expires > at => {
+                t!(language, "operation-key-left", span = span_in(expires - at, language))
+            }
+            Some(_) => t!(language, "operation-key-expired"),
         }
     }
 
     pub fn no_operation(op_id: &str, user: &SignedIn) -> AppError {
-        AppError::NotFound(format!("no operation {op_id} in tenant {}", user.tenant))
+        let tenant = user.tenant.to_string();
+        AppError::NotFound(t!(current_language(), "operation-not-found", op_id = op_id, tenant = tenant))
     }
 
     pub fn dashboard_link(provider: &str, external_id: &str) -> Option<String> {
@@ -326,7 +366,7 @@ pub(crate) mod ssr {
             item: line_item.as_ref().map(|(name, _)| name.as_str()),
             provider: &item.provider,
         };
-        let told = tell(&described, item.state, snapshot.failure_reason.as_deref());
+        let told = tell(&described, item.state, snapshot.failure_reason.as_deref(), current_language());
         let connector = executor.connector(&user.tenant, &operation.provider).await.ok().and_then(Result::ok);
         let capabilities = connector.as_ref().map(|connector| connector.capabilities(&operation.kind));
         let asked = capabilities.is_none_or(|capabilities| capabilities.lookup);
@@ -343,7 +383,7 @@ pub(crate) mod ssr {
             && operation.server_sends
             && retried_by.is_none()
             && user.role.acts_on_operations())
-        .then(|| retry_consequence(&described));
+        .then(|| retry_consequence(&described, current_language()));
         let retry_of = operation
             .retry_of
             .as_ref()
@@ -419,7 +459,7 @@ pub(crate) mod ssr {
             retried_by,
             sender: sender_words(operation),
             settling: connector.zip(capabilities).map(|(connector, capabilities)| {
-                settling(capabilities, connector.kind(), &operation.provider)
+                settling(capabilities, connector.kind(), &operation.provider, current_language())
             }),
             form_key: form_key(),
         })
@@ -436,7 +476,7 @@ pub(crate) mod ssr {
             .into_iter()
             .map(|compensation| Offer {
                 compensation,
-                consequence: compensation_consequence(compensation, described, refund),
+                consequence: compensation_consequence(compensation, described, refund, current_language()),
             })
             .collect()
     }
@@ -491,24 +531,20 @@ pub(crate) mod ssr {
         }
     }
 
-    /// Who sends `operation`, and what the server's approval policy can and cannot do about it.
+    /// Who sends `operation`, and what the server's approval policy can and cannot do about it,
+    /// in the language of the request.
     fn sender_words(operation: &crate::domain::operation::OperationRecord) -> String {
+        let language = current_language();
+        let (kind, provider) = (&operation.kind, &operation.provider);
         match (&operation.action, operation.server_sends) {
-            (None, _) => format!(
-                "No connector performs \u{201c}{}\u{201d} at {}: opledger never sends it itself. It records what the agent reports; people decide what became of it.",
-                operation.kind, operation.provider
-            ),
-            (Some(action), true) if operation.params.money("amount").is_some() => format!(
-                "opledger sends it itself, as a {action} at {}: the approval policy and four-eyes apply to that, and to the money it moves as {} holds it.",
-                operation.provider, operation.provider
-            ),
-            (Some(action), true) => format!(
-                "opledger sends it itself, as a {action} at {}: the approval policy and four-eyes apply to that.",
-                operation.provider
-            ),
-            (Some(action), false) => format!(
-                "The agent sends it itself: opledger holds its send while an approval the policy asks for is missing, records what the agent reports, and settles unknown results (a re-send goes out only as the {action} it was bound to, within the policy). An agent that sends without asking is outside opledger's control."
-            ),
+            (None, _) => t!(language, "operation-sender-none", kind = kind, provider = provider),
+            (Some(action), true) if operation.params.money("amount").is_some() => {
+                t!(language, "operation-sender-server-money", action = action, provider = provider)
+            }
+            (Some(action), true) => {
+                t!(language, "operation-sender-server", action = action, provider = provider)
+            }
+            (Some(action), false) => t!(language, "operation-sender-agent", action = action),
         }
     }
 
@@ -553,7 +589,9 @@ pub(crate) mod ssr {
     ) -> Vec<(CommandKind, String)> {
         actions
             .iter()
-            .filter_map(|kind| consequence(*kind, described, key_validity).map(|text| (*kind, text)))
+            .filter_map(|kind| {
+                consequence(*kind, described, key_validity, current_language()).map(|text| (*kind, text))
+            })
             .collect()
     }
 
@@ -561,8 +599,10 @@ pub(crate) mod ssr {
     /// state machine's commands. `None` for a query of the provider (`confirm_found`): its
     /// evidence is what the lookup finds, so the lookup comes first.
     pub fn command_of(form: &ActionForm, approval_valid_for: Duration) -> Result<Option<Command>, AppError> {
-        let kind = CommandKind::parse(form.action.trim())
-            .ok_or_else(|| AppError::Invalid(format!("There is no action named “{}”.", form.action)))?;
+        let language = current_language();
+        let kind = CommandKind::parse(form.action.trim()).ok_or_else(|| {
+            AppError::Invalid(t!(language, "operation-no-such-action", action = &form.action))
+        })?;
         let reason = form.reason.clone();
         Ok(Some(match kind {
             CommandKind::ConfirmFound => return Ok(None),
@@ -582,9 +622,10 @@ pub(crate) mod ssr {
             | CommandKind::BeginAttempt
             | CommandKind::RecordOutcome
             | CommandKind::MarkUnknown => {
-                return Err(AppError::Invalid(format!(
-                    "“{}” is done by the executor, not from the console.",
-                    kind.label()
+                return Err(AppError::Invalid(t!(
+                    language,
+                    "operation-executor-only",
+                    action = action_label(kind, language)
                 )))
             }
         }))
@@ -625,6 +666,16 @@ pub(crate) mod ssr {
             assert_eq!(span(Duration::hours(50)), "2 d 2 h");
             assert_eq!(span(Duration::hours(24)), "1 d");
             assert_eq!(span(Duration::hours(2)), "2 h");
+            assert_eq!(span_in(Duration::minutes(83), Language::ZhTw), "1 小時 23 分鐘");
+            assert_eq!(span_in(Duration::hours(50), Language::ZhCn), "2 天 2 小时");
+        }
+
+        #[test]
+        fn actions_are_named_in_each_language() {
+            assert_eq!(action_label(CommandKind::ConfirmFound, Language::En), "Query the provider now");
+            assert_eq!(action_label(CommandKind::ResendSameKey, Language::ZhTw), "以相同冪等鍵重新送出");
+            assert_eq!(confirm_first(Language::ZhCn), "请先确认：页面会说明这个动作的后果。");
+            assert_eq!(confirm_first(Language::En), CONFIRM_FIRST);
         }
     }
 }

@@ -5,8 +5,10 @@ use chrono::{DateTime, Utc};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::language::current_language;
 use super::AppError;
 use crate::domain::machine::State;
+use crate::t;
 
 /// One operation in a list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -16,7 +18,7 @@ pub struct OperationRow {
     pub subject: String,
     pub provider: String,
     pub state: State,
-    /// Formatted with its currency, e.g. `TWD 380.00`.
+    /// Formatted with its currency in the reader's language, e.g. `NT$380`.
     pub amount: Option<String>,
     pub attempts: u32,
     pub external_ids: Vec<String>,
@@ -62,26 +64,27 @@ impl OperationFilter {
         !self.query_string(false).is_empty()
     }
 
-    /// The filters in words: `state unknown, order order:1077`, or `every operation`.
+    /// The filters in words, in the language of the request or page: `state unknown, order
+    /// order:1077`, or `every operation`.
     pub fn describe(&self) -> String {
+        let language = current_language();
+        let given = |value: &Option<String>| value.clone().filter(|v| !v.is_empty());
         let parts: Vec<String> = [
-            ("state", &self.state),
-            ("kind", &self.kind),
-            ("provider", &self.provider),
-            ("order", &self.subject),
-            ("op id or external id", &self.q),
-            ("created from", &self.from),
-            ("created before", &self.to),
+            given(&self.state).map(|v| t!(language, "operations-describe-state", value = v)),
+            given(&self.kind).map(|v| t!(language, "operations-describe-kind", value = v)),
+            given(&self.provider).map(|v| t!(language, "operations-describe-provider", value = v)),
+            given(&self.subject).map(|v| t!(language, "operations-describe-order", value = v)),
+            given(&self.q).map(|v| t!(language, "operations-describe-search", value = v)),
+            given(&self.from).map(|v| t!(language, "operations-describe-from", value = v)),
+            given(&self.to).map(|v| t!(language, "operations-describe-to", value = v)),
         ]
-        .iter()
-        .filter_map(|(label, value)| {
-            value.as_deref().filter(|v| !v.is_empty()).map(|v| format!("{label} {v}"))
-        })
+        .into_iter()
+        .flatten()
         .collect();
         if parts.is_empty() {
-            "every operation".to_owned()
+            t!(language, "operations-describe-all")
         } else {
-            parts.join(", ")
+            parts.join(&t!(language, "operations-describe-separator"))
         }
     }
 }
@@ -163,7 +166,7 @@ pub(crate) mod ssr {
             subject: item.subject,
             provider: item.provider,
             state: item.state,
-            amount: item.amount.map(|m| m.to_string()),
+            amount: item.amount.map(|money| current_language().money(money)),
             attempts: item.attempts,
             external_ids: item.external_ids,
             compensates: item.compensates.map(|c| c.to_string()),
@@ -190,9 +193,7 @@ pub(crate) mod ssr {
         if let Ok(day) = NaiveDate::parse_from_str(text, "%Y-%m-%d") {
             return Ok(day.and_hms_opt(0, 0, 0).expect("midnight exists").and_utc());
         }
-        Err(AppError::Invalid(format!(
-            "“{text}” in {field} is not a time; write it as 2026-11-30 or 2026-11-30T14:05 (UTC)."
-        )))
+        Err(AppError::Invalid(t!(current_language(), "operations-not-a-time", text = text, field = field)))
     }
 
     pub fn cursor_of(item: &OperationListItem) -> String {
@@ -200,7 +201,7 @@ pub(crate) mod ssr {
     }
 
     pub fn parse_cursor(text: &str) -> Result<(DateTime<Utc>, OpId), AppError> {
-        let invalid = || AppError::Invalid("The page link is damaged; go back to the first page.".into());
+        let invalid = || AppError::Invalid(t!(current_language(), "operations-damaged-link"));
         let (micros, op_id) = text.split_once('~').ok_or_else(invalid)?;
         let at = micros.parse().ok().and_then(DateTime::from_timestamp_micros).ok_or_else(invalid)?;
         Ok((at, OpId::parse(op_id).map_err(|_| invalid())?))
@@ -218,20 +219,25 @@ pub(crate) mod ssr {
 
     /// The store query for a filter from the URL; bad values are refused with a sentence.
     pub fn operation_query(filter: &OperationFilter) -> Result<OperationQuery, AppError> {
+        let language = current_language();
         let states = values(&filter.state)
             .into_iter()
             .map(|s| {
-                State::parse(&s).ok_or_else(|| AppError::Invalid(format!("There is no state named “{s}”.")))
+                State::parse(&s)
+                    .ok_or_else(|| AppError::Invalid(t!(language, "operations-no-such-state", state = &s)))
             })
             .collect::<Result<Vec<_>, _>>()?;
         let (kinds, providers) = (values(&filter.kind), values(&filter.provider));
         let branches = states.len().max(1) * kinds.len().max(1) * providers.len().max(1);
         if branches > MOST_LIST_BRANCHES {
-            return Err(AppError::Invalid(format!(
-                "Choose fewer values: {} states × {} kinds × {} providers make {branches} lists to merge, and at most {MOST_LIST_BRANCHES} are read at once.",
-                states.len().max(1),
-                kinds.len().max(1),
-                providers.len().max(1)
+            return Err(AppError::Invalid(t!(
+                language,
+                "operations-too-many-values",
+                states = states.len().max(1),
+                kinds = kinds.len().max(1),
+                providers = providers.len().max(1),
+                branches = branches,
+                most = MOST_LIST_BRANCHES,
             )));
         }
         Ok(OperationQuery {
@@ -303,6 +309,23 @@ pub(crate) mod ssr {
             assert!(operation_query(&bad).unwrap_err().to_string().contains("is not a time"));
             let bad = OperationFilter { after: Some("xyz".into()), ..OperationFilter::default() };
             assert!(operation_query(&bad).is_err());
+            let many = |n: usize| Some((0..n).map(|i| format!("v{i}")).collect::<Vec<_>>().join(","));
+            let bad = OperationFilter { kind: many(7), provider: many(7), ..OperationFilter::default() };
+            assert_eq!(
+                operation_query(&bad).unwrap_err().to_string(),
+                format!("Choose fewer values: 1 state × 7 kinds × 7 providers make 49 lists to merge, and at most {MOST_LIST_BRANCHES} are read at once.")
+            );
+        }
+
+        #[test]
+        fn filters_are_described_in_words() {
+            assert_eq!(OperationFilter::default().describe(), "every operation");
+            let filter = OperationFilter {
+                state: Some("unknown".into()),
+                subject: Some("order:1077".into()),
+                ..OperationFilter::default()
+            };
+            assert_eq!(filter.describe(), "state unknown, order order:1077");
         }
     }
 }

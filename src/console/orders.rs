@@ -126,11 +126,13 @@ pub(crate) mod ssr {
     use super::*;
     use crate::console::forms::ssr::once;
     use crate::console::guard::{actor, reads, refused, unavailable, SignedIn};
+    use crate::console::language::current_language;
     use crate::console::operation::ssr::{compensations_for, offers, SHOP_WAIT};
     use crate::console::operations::ssr::row;
     use crate::domain::{
         compensation::Compensation,
         ids::OpId,
+        language::Language,
         money::{Currency, Money},
         rollup::{roll_up, OperationSummary},
         wording::{concerns_line_item, tell, Described},
@@ -140,6 +142,7 @@ pub(crate) mod ssr {
     use crate::server::ledger::{workflows, LedgerError};
     use crate::server::providers::orders::Order;
     use crate::server::store::records::OperationListItem;
+    use crate::t;
     use std::collections::BTreeMap;
 
     pub fn summaries(items: &[OperationListItem]) -> Vec<OperationSummary> {
@@ -155,8 +158,8 @@ pub(crate) mod ssr {
             .collect()
     }
 
-    /// Rolls up every subject of `items`, most recently changed first.
-    pub fn order_summaries(items: Vec<OperationListItem>) -> Vec<OrderSummary> {
+    /// Rolls up every subject of `items`, most recently changed first, amounts in `language`.
+    pub fn order_summaries(items: Vec<OperationListItem>, language: Language) -> Vec<OrderSummary> {
         let mut by_subject: BTreeMap<String, Vec<OperationListItem>> = BTreeMap::new();
         for item in items {
             by_subject.entry(item.subject.clone()).or_default().push(item);
@@ -169,7 +172,7 @@ pub(crate) mod ssr {
                     subject,
                     status: rollup.status,
                     operations: items.len(),
-                    net_refunded: rollup.net_refunded.iter().map(ToString::to_string).collect(),
+                    net_refunded: rollup.net_refunded.iter().map(|money| language.money(*money)).collect(),
                     updated_at: items.iter().map(|i| i.updated_at).max()?,
                 })
             })
@@ -186,7 +189,10 @@ pub(crate) mod ssr {
         let store = reads();
         let subjects = store.subjects(&user.tenant, false, 100).await.map_err(unavailable)?;
         let items = store.subjects_operations(&user.tenant, &subjects).await.map_err(unavailable)?;
-        Ok(OrdersPage { attention: attention_orders(user, 100).await?, recent: order_summaries(items) })
+        Ok(OrdersPage {
+            attention: attention_orders(user, 100).await?,
+            recent: order_summaries(items, current_language()),
+        })
     }
 
     fn story(item: &OperationListItem, line_item: Option<&str>) -> OperationStory {
@@ -202,6 +208,7 @@ pub(crate) mod ssr {
                 },
                 item.state,
                 item.failure_reason.as_deref(),
+                current_language(),
             ),
             compensates: item.compensates.as_ref().map(ToString::to_string),
             updated_at: item.updated_at,
@@ -209,10 +216,14 @@ pub(crate) mod ssr {
     }
 
     /// The shop's line items with the operations on each and the money they moved; the operations
-    /// on none of them are returned apart.
-    pub fn shop_view(order: &Order, operations: &[OperationListItem]) -> (ShopOrder, Vec<OperationStory>) {
+    /// on none of them are returned apart. Amounts are written as `language` writes them.
+    pub fn shop_view(
+        order: &Order,
+        operations: &[OperationListItem],
+        language: Language,
+    ) -> (ShopOrder, Vec<OperationStory>) {
         let money = |minor: i64| match Currency::parse(&order.currency) {
-            Ok(currency) => Money::new(minor, currency).to_string(),
+            Ok(currency) => language.money(Money::new(minor, currency)),
             Err(_) => format!("{} {minor}", order.currency),
         };
         let mut placed = vec![false; operations.len()];
@@ -292,21 +303,22 @@ pub(crate) mod ssr {
 
     pub async fn order(user: &SignedIn, subject: &str) -> Result<OrderDetail, AppError> {
         let executor = expect_context::<AppState>().executor;
+        let language = current_language();
         let items =
             reads().subjects_operations(&user.tenant, &[subject.to_owned()]).await.map_err(unavailable)?;
         if items.is_empty() {
-            return Err(AppError::NotFound(format!("no operations for order {subject}")));
+            return Err(AppError::NotFound(t!(language, "orders-not-found", subject = subject)));
         }
         let shop_lines = executor.order_of_subject(&user.tenant, subject, SHOP_WAIT).await;
         let (shop, other_operations) = match &shop_lines {
             Ok(order) => {
-                let (shop, others) = shop_view(order, &items);
+                let (shop, others) = shop_view(order, &items, language);
                 (Ok(shop), others)
             }
             Err(reason) => (Err(reason.clone()), items.iter().map(|item| story(item, None)).collect()),
         };
         let rollup = roll_up(&summaries(&items))
-            .map_err(|_| AppError::Invalid("The order mixes amounts that cannot be added up.".into()))?;
+            .map_err(|_| AppError::Invalid(t!(language, "orders-mixed-currencies")))?;
         let ids = |ids: &[OpId]| ids.iter().map(ToString::to_string).collect::<Vec<_>>();
         Ok(OrderDetail {
             subject: subject.to_owned(),
@@ -317,7 +329,7 @@ pub(crate) mod ssr {
             not_done: ids(&rollup.not_done),
             uncertain: ids(&rollup.uncertain),
             effects_in_force: ids(&rollup.effects_in_force),
-            net_refunded: rollup.net_refunded.iter().map(ToString::to_string).collect(),
+            net_refunded: rollup.net_refunded.iter().map(|money| language.money(*money)).collect(),
             compensations: if rollup.status == OrderStatus::PartialSuccess {
                 items
                     .iter()
@@ -364,8 +376,9 @@ pub(crate) mod ssr {
         compensation: &str,
         date: &str,
     ) -> Result<String, AppError> {
+        let language = current_language();
         let kind = Compensation::parse(compensation.trim())
-            .ok_or_else(|| AppError::Invalid(format!("There is no compensation named “{compensation}”.")))?;
+            .ok_or_else(|| AppError::Invalid(t!(language, "orders-no-such-compensation", name = compensation)))?;
         let original = OpId::parse(op_id.trim()).map_err(|_| refused(LedgerError::NotFound, op_id, user))?;
         let executor = expect_context::<AppState>().executor;
         let date = Some(date.trim()).filter(|d| !d.is_empty());
@@ -384,6 +397,6 @@ pub(crate) mod ssr {
         let store = reads();
         let subjects = store.subjects(&user.tenant, true, limit).await.map_err(unavailable)?;
         let items = store.subjects_operations(&user.tenant, &subjects).await.map_err(unavailable)?;
-        Ok(order_summaries(items).into_iter().filter(needs_attention).collect())
+        Ok(order_summaries(items, current_language()).into_iter().filter(needs_attention).collect())
     }
 }

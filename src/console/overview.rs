@@ -54,9 +54,12 @@ pub(crate) mod ssr {
 
     use super::*;
     use crate::console::guard::{reads, unavailable, SignedIn};
+    use crate::console::language::current_language;
     use crate::console::operations::ssr::row;
     use crate::console::orders::ssr::attention_orders;
+    use crate::domain::language::Language;
     use crate::server::clock::now;
+    use crate::t;
 
     /// Counts `ages` into the buckets whose upper bounds are given (the last bucket is open).
     pub fn bucket(ages: &[Duration], bounds: &[(i64, &str)], last: &str) -> Vec<Bucket> {
@@ -71,10 +74,18 @@ pub(crate) mod ssr {
     }
 
     /// The labels of the buckets of [`SETTLE_BOUNDS_S`].
-    const SETTLE_LABELS: [&str; SETTLE_BOUNDS_S.len() + 1] =
-        ["under 1 min", "1–5 min", "5–30 min", "30 min–2 h", "over 2 h"];
+    fn settle_labels(language: Language) -> [String; SETTLE_BOUNDS_S.len() + 1] {
+        [
+            t!(language, "overview-bucket-under-1-min"),
+            t!(language, "overview-bucket-1-5-min"),
+            t!(language, "overview-bucket-5-30-min"),
+            t!(language, "overview-bucket-30-min-2-h"),
+            t!(language, "overview-bucket-over-2-h"),
+        ]
+    }
 
     pub async fn overview(user: &SignedIn) -> Result<OverviewData, AppError> {
+        let language = current_language();
         let store = reads();
         let at = now();
         let mut counts = store.count_by_state(&user.tenant).await.map_err(unavailable)?;
@@ -117,17 +128,22 @@ pub(crate) mod ssr {
             pending_approvals: count_of(State::PendingApproval),
             unknown_by_age: bucket(
                 &unknown_ages,
-                &[(300, "under 5 min"), (1800, "5–30 min"), (7200, "30 min–2 h"), (86_400, "2–24 h")],
-                "over a day",
+                &[
+                    (300, t!(language, "overview-bucket-under-5-min").as_str()),
+                    (1800, t!(language, "overview-bucket-5-30-min").as_str()),
+                    (7200, t!(language, "overview-bucket-30-min-2-h").as_str()),
+                    (86_400, t!(language, "overview-bucket-2-24-h").as_str()),
+                ],
+                &t!(language, "overview-bucket-over-a-day"),
             ),
             oldest_uncertain: oldest_unknown.into_iter().map(row).collect(),
             needs_review: needs_review.into_iter().map(row).collect(),
             attention_orders: attention_orders(user, 10).await?,
             hourly,
-            time_to_settle: SETTLE_LABELS
-                .iter()
+            time_to_settle: settle_labels(language)
+                .into_iter()
                 .zip(settled)
-                .map(|(label, count)| Bucket { label: (*label).to_owned(), count })
+                .map(|(label, count)| Bucket { label, count })
                 .collect(),
             counts,
         })

@@ -38,6 +38,7 @@ pub async fn reconcile_queue() -> Result<ReconcileDesk, AppError> {
 pub(crate) mod ssr {
     use super::*;
     use crate::console::guard::SignedIn;
+    use crate::console::language::current_language;
     use crate::console::operation::ssr::{consequences_of, key_validity};
     use crate::console::operations::ssr::{row, waiting_with_history};
     use crate::domain::ids::Actor;
@@ -46,6 +47,7 @@ pub(crate) mod ssr {
     use crate::server::clock::now;
     use crate::server::http::state::AppState;
     use crate::server::ledger::requests::form_key;
+    use crate::t;
     use std::collections::HashMap;
 
     /// The reconcile desk: unknown, needs-review and silent submitted operations, the longest
@@ -53,6 +55,7 @@ pub(crate) mod ssr {
     /// downstream cannot be asked.
     pub async fn reconcile_queue(user: &SignedIn) -> Result<ReconcileDesk, AppError> {
         let at = now();
+        let language = current_language();
         let waiting =
             waiting_with_history(user, &[State::Unknown, State::NeedsReview, State::Submitted], 100).await?;
         let actor = Actor::human(&user.name, user.role);
@@ -78,7 +81,7 @@ pub(crate) mod ssr {
                 .rev()
                 .find_map(|a| a.entry.reason.clone())
                 .or_else(|| snapshot.last_failure.map(|f| f.explanation().to_owned()))
-                .unwrap_or_else(|| "sent, and no outcome was reported".to_owned());
+                .unwrap_or_else(|| t!(language, "reconcile-why-no-outcome"));
             let actions: Vec<CommandKind> = allowed_commands(snapshot, &actor, at)
                 .into_iter()
                 .filter(|action| can_be_asked || *action != CommandKind::ConfirmFound)

@@ -56,7 +56,9 @@ pub fn order_prefix(words: &str) -> Option<String> {
 pub(crate) mod ssr {
     use super::*;
     use crate::console::guard::{reads, unavailable, SignedIn};
+    use crate::console::language::current_language;
     use crate::domain::policy::Section;
+    use crate::t;
 
     /// At most this many characters are searched.
     const LONGEST: usize = 200;
@@ -64,9 +66,7 @@ pub(crate) mod ssr {
     pub async fn search(user: &SignedIn, words: &str) -> Result<SearchResults, AppError> {
         let words = words.trim();
         if words.chars().count() > LONGEST || words.chars().any(char::is_control) {
-            return Err(AppError::Invalid(format!(
-                "Search for at most {LONGEST} characters of an order, op id, external id or name."
-            )));
+            return Err(AppError::Invalid(t!(current_language(), "search-page-too-long", longest = LONGEST)));
         }
         let mut results = SearchResults {
             searched: words.to_owned(),

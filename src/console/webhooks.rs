@@ -81,10 +81,8 @@ pub async fn remove_webhook_endpoint(
     use crate::domain::policy::Section;
     let admin = crate::console::guard::require_for_change(Section::Admin, &csrf).await?;
     if confirmed.trim() != "yes" {
-        let refused = AppError::Invalid(
-            "Nothing removed: confirm the removal (it drops what is still to be delivered to the endpoint)."
-                .into(),
-        );
+        let language = crate::console::language::current_language();
+        let refused = AppError::Invalid(crate::t!(language, "admin-webhook-remove-unconfirmed"));
         crate::console::guard::set_error_status(&refused);
         return Err(refused);
     }
@@ -102,10 +100,13 @@ pub async fn resend_webhook(csrf: String, id: String) -> Result<String, AppError
 pub(crate) mod ssr {
     use super::*;
     use crate::console::guard::{actor, refused, unavailable, SignedIn};
+    use crate::console::language::current_language;
+    use crate::domain::language::Language;
     use crate::domain::webhook::event_types;
     use crate::server::http::state::AppState;
     use crate::server::store::records::{DeliveryStatus, WebhookDeliveryRecord};
     use crate::server::store::StoreError;
+    use crate::t;
 
     /// What an event is about, read from its payload: the operation, or the order.
     fn about(delivery: &WebhookDeliveryRecord) -> String {
@@ -114,10 +115,12 @@ pub(crate) mod ssr {
         data["op_id"].as_str().or_else(|| data["subject"].as_str()).unwrap_or_default().to_owned()
     }
 
-    fn delivery_view(delivery: WebhookDeliveryRecord) -> DeliveryView {
+    fn delivery_view(delivery: WebhookDeliveryRecord, language: Language) -> DeliveryView {
         let last_answer = match (delivery.last_status, &delivery.last_error) {
             (_, Some(error)) => Some(error.clone()),
-            (Some(status), None) => Some(format!("answered {status}")),
+            (Some(status), None) => {
+                Some(t!(language, "admin-delivery-answered", status = status.to_string()))
+            }
             (None, None) => None,
         };
         DeliveryView {
@@ -133,6 +136,7 @@ pub(crate) mod ssr {
     }
 
     pub async fn webhook_endpoints(admin: &SignedIn) -> Result<WebhooksView, AppError> {
+        let language = current_language();
         let ledger = expect_context::<AppState>().ledger;
         let reads = ledger.reads();
         let mut endpoints = Vec::new();
@@ -147,7 +151,10 @@ pub(crate) mod ssr {
                 event_types: endpoint.event_types,
                 created_by: endpoint.created_by,
                 created_at: endpoint.created_at,
-                deliveries: deliveries.into_iter().map(delivery_view).collect(),
+                deliveries: deliveries
+                    .into_iter()
+                    .map(|delivery| delivery_view(delivery, language))
+                    .collect(),
             });
         }
         Ok(WebhooksView { endpoints, event_types: event_types(), seals_secrets: ledger.seals_secrets() })
@@ -158,34 +165,38 @@ pub(crate) mod ssr {
         url: &str,
         events: &[String],
     ) -> Result<String, AppError> {
+        let language = current_language();
         let ledger = expect_context::<AppState>().ledger;
         let added = ledger
             .add_webhook_endpoint(&admin.tenant, &actor(admin), url, &events.join(","))
             .await
             .map_err(|error| refused(error, url, admin))?;
-        Ok(format!(
-            "Added. Its signing secret, shown this once (verify the webhook-signature header with it): {}",
-            added.secret
-        ))
+        Ok(t!(language, "admin-webhook-added", secret = added.secret))
     }
 
     pub async fn remove_webhook_endpoint(admin: &SignedIn, id: &str) -> Result<String, AppError> {
+        let language = current_language();
         let ledger = expect_context::<AppState>().ledger;
         match ledger.remove_webhook_endpoint(&admin.tenant, &actor(admin), id.trim()).await {
-            Ok(()) => Ok("Removed: nothing more is sent to that endpoint.".into()),
-            Err(StoreError::NotFound) => Err(AppError::NotFound(format!("no webhook endpoint {id}"))),
+            Ok(()) => Ok(t!(language, "admin-webhook-removed")),
+            Err(StoreError::NotFound) => {
+                Err(AppError::NotFound(t!(language, "admin-webhook-not-found", id = id)))
+            }
             Err(error) => Err(unavailable(error)),
         }
     }
 
     pub async fn resend_webhook(admin: &SignedIn, id: &str) -> Result<String, AppError> {
+        let language = current_language();
         let ledger = expect_context::<AppState>().ledger;
         match ledger.resend_webhook_delivery(&admin.tenant, &actor(admin), id.trim()).await {
-            Ok(()) => Ok("It is sent again within seconds, from its first attempt.".into()),
-            Err(StoreError::NotFound) => Err(AppError::NotFound(format!("no webhook delivery {id}"))),
-            Err(StoreError::Conflict(_)) => Err(AppError::Invalid(
-                "It is still being sent: wait for its next attempt, or until it is given up.".into(),
-            )),
+            Ok(()) => Ok(t!(language, "admin-delivery-resent")),
+            Err(StoreError::NotFound) => {
+                Err(AppError::NotFound(t!(language, "admin-delivery-not-found", id = id)))
+            }
+            Err(StoreError::Conflict(_)) => {
+                Err(AppError::Invalid(t!(language, "admin-delivery-still-sending")))
+            }
             Err(error) => Err(unavailable(error)),
         }
     }

@@ -6,7 +6,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use super::language::Language;
 use super::machine::State;
+use crate::t;
 
 /// The compensations the console offers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -41,6 +43,16 @@ impl Compensation {
             Compensation::CancelTicket => "Cancel the after-sale ticket",
             Compensation::RefundLineItem => "Refund the line item",
             Compensation::ReschedulePickup => "Re-schedule the pickup",
+        }
+    }
+
+    /// Its name for people reading `language`; [`label`](Self::label) is the English one that
+    /// logs, the audit trail and refusals use.
+    pub fn label_in(self, language: Language) -> String {
+        match self {
+            Compensation::CancelTicket => t!(language, "wording-compensation-label-cancel-ticket"),
+            Compensation::RefundLineItem => t!(language, "wording-compensation-label-refund"),
+            Compensation::ReschedulePickup => t!(language, "wording-compensation-label-reschedule"),
         }
     }
 

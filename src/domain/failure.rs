@@ -5,6 +5,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::language::Language;
+use crate::t;
+
 /// How one attempt ended when it did not succeed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "class")]
@@ -86,6 +89,23 @@ impl FailureClass {
             FailureClass::ServerError => {
                 "The provider answered with a server error after receiving the request: it may have happened. Only a lookup can settle it."
             }
+        }
+    }
+
+    /// What the class means, in words for a support agent reading `language`;
+    /// [`explanation`](Self::explanation) is the English one that logs and the audit trail use.
+    pub fn explanation_in(self, language: Language) -> String {
+        match self {
+            FailureClass::NotSent => t!(language, "wording-failure-not-sent"),
+            FailureClass::InvalidParams => t!(language, "wording-failure-invalid-params"),
+            FailureClass::Forbidden => t!(language, "wording-failure-forbidden"),
+            FailureClass::BusinessRejection => t!(language, "wording-failure-business-rejection"),
+            FailureClass::FailedAtProvider => t!(language, "wording-failure-failed-at-provider"),
+            FailureClass::TransientUnavailable { .. } => {
+                t!(language, "wording-failure-transient-unavailable")
+            }
+            FailureClass::Timeout => t!(language, "wording-failure-timeout"),
+            FailureClass::ServerError => t!(language, "wording-failure-server-error"),
         }
     }
 }

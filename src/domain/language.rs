@@ -251,6 +251,9 @@ impl From<Language> for String {
 }
 
 #[cfg(test)]
+mod files;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::domain::money::Currency;

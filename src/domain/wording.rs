@@ -1,15 +1,17 @@
 //! Plain words about an operation: what it is ("Refund of TWD 380.00 for Headphone case"), how it
 //! stands in a sentence a support agent can act on, and one sentence they can tell the customer.
 //! The console's order and operation pages and the agents' tools all phrase operations here, so a
-//! state reads the same wherever it is shown.
+//! state reads the same wherever it is shown. Each function takes the reader's language; its words
+//! are in `locales/*/wording.ftl`, whole sentences with placeables, so that Chinese orders them its
+//! own way.
 
-use chrono::{DateTime, Utc};
 use crate::t;
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::language::Language;
 use super::compensation::Compensation;
 use super::connection::{Capabilities, ProviderKind, Settles, REFUNDS_PROVIDER, SERVICES_PROVIDER};
+use super::language::Language;
 use super::machine::{CommandKind, State};
 use super::money::Money;
 
@@ -36,94 +38,145 @@ pub struct Told {
     pub for_customer: String,
 }
 
-/// The provider's name as a support agent knows it.
-pub fn provider_name(provider: &str) -> String {
+/// The provider's name as a support agent reading `language` knows it.
+pub fn provider_name(provider: &str, language: Language) -> String {
     match provider {
         REFUNDS_PROVIDER => "Stripe".to_owned(),
-        SERVICES_PROVIDER => "the after-sale service".to_owned(),
+        SERVICES_PROVIDER => t!(language, "wording-provider-services"),
         "paypal" => "PayPal".to_owned(),
-        "email" => "the email service".to_owned(),
+        "email" => t!(language, "wording-provider-email"),
         other => capitalised(other),
     }
 }
 
 /// How long a key is remembered, in whole hours or days: "24 hours", "31 days", "90 minutes".
-pub fn retention_words(retention: chrono::Duration) -> String {
+pub fn retention_words(retention: chrono::Duration, language: Language) -> String {
     let (minutes, hours) = (retention.num_minutes(), retention.num_hours());
     if minutes % 60 != 0 || hours == 0 {
-        format!("{minutes} minutes")
+        t!(language, "wording-retention-minutes", n = minutes)
     } else if hours < 48 || hours % 24 != 0 {
-        format!("{hours} hours")
+        t!(language, "wording-retention-hours", n = hours)
     } else {
-        format!("{} days", hours / 24)
+        t!(language, "wording-retention-days", n = hours / 24)
     }
 }
 
 /// How an unknown or accepted result is settled at a provider of `kind` that honours
 /// `capabilities`, in words: whether it can be asked, whether and how long it remembers a key,
 /// and what says an accepted operation's outcome.
-pub fn settling(capabilities: Capabilities, kind: ProviderKind, provider: &str) -> String {
-    let name = provider_name(provider);
-    let name_at_start = capitalised(&name);
-    let window = retention_words(capabilities.key_retention);
+pub fn settling(
+    capabilities: Capabilities,
+    kind: ProviderKind,
+    provider: &str,
+    language: Language,
+) -> String {
+    let name = provider_name(provider, language);
+    let window = retention_words(capabilities.key_retention, language);
     let asked = match capabilities.settles() {
-        Settles::KeyAndLookup => format!(
-            "A lost answer is found by asking {name} for the op id it was sent with; {name} remembers a key {window}, after which nothing is re-sent without a person."
-        ),
-        Settles::KeyOnly => format!(
-            "{name_at_start} cannot be asked about it: a lost answer is settled by re-sending with the same key; {name} remembers a key {window}, after which nothing is re-sent without a person."
-        ),
-        Settles::LookupOnly => format!(
-            "{name_at_start} takes no idempotency key, so nothing is ever sent to it twice by itself: a lost answer is looked up by the op id, and a lookup that finds nothing goes to a person."
-        ),
-        Settles::AtMostOnce => format!(
-            "{name_at_start} takes no idempotency key and cannot be asked what it did: it is sent at most once, and a lost answer goes straight to a person with what was seen."
-        ),
+        Settles::KeyAndLookup => {
+            t!(language, "wording-settling-key-and-lookup", provider = &name, window = &window)
+        }
+        Settles::KeyOnly => t!(language, "wording-settling-key-only", provider = &name, window = &window),
+        Settles::LookupOnly => t!(language, "wording-settling-lookup-only", provider = &name),
+        Settles::AtMostOnce => t!(language, "wording-settling-at-most-once", provider = &name),
     };
     let later = match kind {
-        ProviderKind::Adyen => " Adyen answers every refund \u{201c}received\u{201d}: its REFUND webhook says whether it was done.",
-        ProviderKind::PayPal => " A PENDING refund is read again by its id until PayPal completes or fails it.",
-        ProviderKind::Stripe => " A pending refund is read again by its id, or settled by Stripe's webhook, until it succeeds or fails.",
-        ProviderKind::Services | ProviderKind::Orders | ProviderKind::Http | ProviderKind::Email | ProviderKind::Smtp => "",
+        ProviderKind::Adyen => t!(language, "wording-settling-adyen"),
+        ProviderKind::PayPal => t!(language, "wording-settling-paypal"),
+        ProviderKind::Stripe => t!(language, "wording-settling-stripe"),
+        ProviderKind::Services
+        | ProviderKind::Orders
+        | ProviderKind::Http
+        | ProviderKind::Email
+        | ProviderKind::Smtp => String::new(),
     };
     let left = if capabilities.payment_read || !capabilities.outcomes_later {
         String::new()
     } else {
-        format!(" What is left to refund comes from the shop's order and this ledger's refunds, since {name} has no read of the payment.")
+        t!(language, "wording-settling-no-payment-read", provider = &name)
     };
-    format!("{asked}{later}{left}")
+    format!("{}{later}{left}", capitalised(&asked))
 }
 
-/// The action of a kind: its noun for the agent, its verb for "do not … again", and its noun for
-/// the customer.
+/// An amount inside a sentence. English keeps the ledger's own notation ("TWD 380.00"), which
+/// the tools' answers, the console and their tests have always quoted; Chinese is written the
+/// language's way ("NT$380").
+fn amount_words(money: Money, language: Language) -> String {
+    match language {
+        Language::En => money.to_string(),
+        Language::ZhTw | Language::ZhCn => language.money(money),
+    }
+}
+
+/// What an operation of `kind` is, for the agent, with its amount and the line item it concerns
+/// where known; in lower case where the language has cases ("refund of TWD 380.00 for Headphone
+/// case"), for the sentences that place it after an article.
+fn noun(kind: &str, amount: Option<Money>, item: Option<&str>, language: Language) -> String {
+    let amount = amount.map(|money| amount_words(money, language));
+    match (kind, amount, item) {
+        ("refund", None, None) => t!(language, "wording-noun-refund"),
+        ("refund", Some(amount), None) => t!(language, "wording-noun-refund-amount", amount = amount),
+        ("refund", None, Some(item)) => t!(language, "wording-noun-refund-item", item = item),
+        ("refund", Some(amount), Some(item)) => {
+            t!(language, "wording-noun-refund-amount-item", amount = amount, item = item)
+        }
+        ("create_aftersale", _, None) => t!(language, "wording-noun-aftersale"),
+        ("create_aftersale", _, Some(item)) => t!(language, "wording-noun-aftersale-item", item = item),
+        ("schedule_pickup", _, None) => t!(language, "wording-noun-pickup"),
+        ("schedule_pickup", _, Some(item)) => t!(language, "wording-noun-pickup-item", item = item),
+        ("send_email", _, None) => t!(language, "wording-noun-email"),
+        ("send_email", _, Some(item)) => t!(language, "wording-noun-email-item", item = item),
+        ("cancel_aftersale", _, None) => t!(language, "wording-noun-cancel-aftersale"),
+        ("cancel_aftersale", _, Some(item)) => {
+            t!(language, "wording-noun-cancel-aftersale-item", item = item)
+        }
+        (other, amount, item) => {
+            let kind = lowercase_first(&other.replace('_', " "));
+            match (amount, item) {
+                (None, None) => t!(language, "wording-noun-other", kind = kind),
+                (Some(amount), None) => {
+                    t!(language, "wording-noun-other-amount", kind = kind, amount = amount)
+                }
+                (None, Some(item)) => t!(language, "wording-noun-other-item", kind = kind, item = item),
+                (Some(amount), Some(item)) => {
+                    t!(language, "wording-noun-other-amount-item", kind = kind, amount = amount, item = item)
+                }
+            }
+        }
+    }
+}
+
+/// The action of a kind: its noun for the agent (see [`noun`]), its verb for "do not … again",
+/// and its noun for the customer.
 struct Action {
     noun: String,
-    verb: &'static str,
+    verb: String,
     customer_noun: String,
 }
 
-fn action(described: &Described) -> Action {
-    let amount = described.amount.map(|money| format!(" of {money}")).unwrap_or_default();
-    let (noun, verb, customer_noun) = match described.kind {
-        "refund" => (format!("Refund{amount}"), "refund it", format!("your refund{amount}")),
-        "create_aftersale" => {
-            ("After-sale ticket".to_owned(), "open a ticket", "your after-sale request".to_owned())
-        }
-        "schedule_pickup" => ("Pickup".to_owned(), "schedule it", "the pickup of your item".to_owned()),
-        "send_email" => ("Email to the customer".to_owned(), "send it", "our email".to_owned()),
-        "cancel_aftersale" => (
-            "Cancellation of the after-sale ticket".to_owned(),
-            "cancel it",
-            "the cancellation of your after-sale request".to_owned(),
+fn action(described: &Described, language: Language) -> Action {
+    let noun = noun(described.kind, described.amount, described.item, language);
+    let amount = described.amount.map(|money| amount_words(money, language));
+    let (verb, customer_noun) = match described.kind {
+        "refund" => (
+            t!(language, "wording-verb-refund"),
+            match amount {
+                Some(amount) => t!(language, "wording-customer-refund-amount", amount = amount),
+                None => t!(language, "wording-customer-refund"),
+            },
         ),
-        other => {
-            let noun = capitalised(&other.replace('_', " "));
-            (format!("{noun}{amount}"), "send it", format!("your request ({})", other.replace('_', " ")))
+        "create_aftersale" => {
+            (t!(language, "wording-verb-aftersale"), t!(language, "wording-customer-aftersale"))
         }
-    };
-    let noun = match described.item {
-        Some(item) => format!("{noun} for {item}"),
-        None => noun,
+        "schedule_pickup" => (t!(language, "wording-verb-pickup"), t!(language, "wording-customer-pickup")),
+        "send_email" => (t!(language, "wording-verb-email"), t!(language, "wording-customer-email")),
+        "cancel_aftersale" => {
+            (t!(language, "wording-verb-cancel-aftersale"), t!(language, "wording-customer-cancel-aftersale"))
+        }
+        other => (
+            t!(language, "wording-verb-other"),
+            t!(language, "wording-customer-other", kind = other.replace('_', " ")),
+        ),
     };
     Action { noun, verb, customer_noun }
 }
@@ -142,153 +195,154 @@ pub fn lowercase_first(text: &str) -> String {
 
 /// Why a provider failed an operation after accepting it, in words, from the reason it gave
 /// (Stripe's `failure_reason`, or `canceled`).
-pub fn failure_reason_words(reason: &str) -> String {
+pub fn failure_reason_words(reason: &str, language: Language) -> String {
     match reason {
-        "expired_or_canceled_card" => "the card it was going back to has expired or was cancelled".to_owned(),
-        "lost_or_stolen_card" => "the card it was going back to was reported lost or stolen".to_owned(),
-        "declined" => "the customer's bank declined it".to_owned(),
-        "insufficient_funds" => "the shop's balance at the provider could not cover it".to_owned(),
-        "charge_for_pending_refund_disputed" => "the payment was disputed while it was pending".to_owned(),
-        "merchant_request" => "it was cancelled at the shop's request".to_owned(),
-        "canceled" => "it was cancelled there".to_owned(),
-        "unknown" | "" => "for a reason the provider did not give".to_owned(),
-        other => format!("for a reason the provider calls {}", other.replace('_', " ")),
+        "expired_or_canceled_card" => t!(language, "wording-reason-expired-card"),
+        "lost_or_stolen_card" => t!(language, "wording-reason-lost-card"),
+        "declined" => t!(language, "wording-reason-declined"),
+        "insufficient_funds" => t!(language, "wording-reason-insufficient-funds"),
+        "charge_for_pending_refund_disputed" => t!(language, "wording-reason-disputed"),
+        "merchant_request" => t!(language, "wording-reason-merchant-request"),
+        "canceled" => t!(language, "wording-reason-canceled"),
+        "unknown" | "" => t!(language, "wording-reason-unknown"),
+        other => t!(language, "wording-reason-other", reason = other.replace('_', " ")),
     }
 }
 
 /// The operation `described` in `state`, in words; `failure_reason` is the provider's reason when
 /// it failed there after accepting it (see [`failure_reason_words`]).
-pub fn tell(described: &Described, state: State, failure_reason: Option<&str>) -> Told {
-    let Action { noun, verb, customer_noun } = action(described);
-    let provider = provider_name(described.provider);
-    let the_noun = format!("the {}", lowercase_first(&noun));
-    let provider_at_start = capitalised(&provider);
-    let checking = format!("Please do not ask for it again: {customer_noun} is being confirmed with {provider}, and we will tell you as soon as it is.");
+pub fn tell(described: &Described, state: State, failure_reason: Option<&str>, language: Language) -> Told {
+    let Action { noun, verb, customer_noun } = action(described, language);
+    let provider = provider_name(described.provider, language);
+    let refund = described.kind == "refund";
+    let checking =
+        || t!(language, "wording-checking-customer", customer_noun = &customer_noun, provider = &provider);
     let (status, for_customer) = match state {
         State::Planned => (
-            format!("{noun} is recorded and not yet sent to {provider}; nothing has happened yet."),
-            format!("We are processing {customer_noun} now and will confirm it shortly."),
+            t!(language, "wording-planned-status", noun = &noun, provider = &provider),
+            t!(language, "wording-planned-customer", customer_noun = &customer_noun),
         ),
         State::PendingApproval => (
-            format!("{noun} waits for a manager's approval; nothing has been sent to {provider}."),
-            format!("{} is being reviewed by our team; we will let you know once it is approved.", capitalised(&customer_noun)),
+            t!(language, "wording-pending-approval-status", noun = &noun, provider = &provider),
+            t!(language, "wording-pending-approval-customer", customer_noun = &customer_noun),
         ),
         State::Approved => (
-            format!("{noun} was approved and is waiting to be sent to {provider}."),
-            format!("{} was approved and is being processed.", capitalised(&customer_noun)),
+            t!(language, "wording-approved-status", noun = &noun, provider = &provider),
+            t!(language, "wording-approved-customer", customer_noun = &customer_noun),
         ),
         State::Denied => (
-            format!("{noun} was denied by a manager; nothing was sent to {provider}."),
-            format!("We are sorry: {customer_noun} was not approved. A colleague will explain why."),
+            t!(language, "wording-denied-status", noun = &noun, provider = &provider),
+            t!(language, "wording-denied-customer", customer_noun = &customer_noun),
         ),
         State::Submitted => (
-            format!("{noun} was sent to {provider}, which has not answered yet. Do not {verb} again."),
-            checking,
+            t!(language, "wording-submitted-status", noun = &noun, provider = &provider, verb = &verb),
+            checking(),
+        ),
+        State::Accepted if refund => (
+            t!(language, "wording-accepted-refund-status", provider = &provider, noun = &noun, verb = &verb),
+            t!(language, "wording-accepted-refund-customer", customer_noun = &customer_noun),
         ),
         State::Accepted => (
-            match described.kind {
-                "refund" => format!(
-                    "{provider_at_start} accepted {the_noun}; the bank has not confirmed it yet. Do not {verb} again."
-                ),
-                _ => format!(
-                    "{provider_at_start} accepted {the_noun} and has not confirmed it is done yet. Do not {verb} again."
-                ),
-            },
-            match described.kind {
-                "refund" => format!(
-                    "{} is being processed by the bank; we will confirm as soon as it is complete, so please do not ask for it again.",
-                    capitalised(&customer_noun)
-                ),
-                _ => format!(
-                    "{} is being processed; we will confirm as soon as it is complete, so please do not ask for it again.",
-                    capitalised(&customer_noun)
-                ),
-            },
+            t!(language, "wording-accepted-status", provider = &provider, noun = &noun, verb = &verb),
+            t!(language, "wording-accepted-customer", customer_noun = &customer_noun),
         ),
         State::Succeeded => (
-            format!("{provider_at_start} confirmed {the_noun}. It is done; do not {verb} again."),
+            t!(language, "wording-succeeded-status", provider = &provider, noun = &noun, verb = &verb),
             match described.kind {
-                "refund" => format!(
-                    "{} has been issued; your bank may take a few days to show it.",
-                    capitalised(&customer_noun)
-                ),
-                "send_email" => format!("{} has been sent.", capitalised(&customer_noun)),
-                _ => format!("{} is done.", capitalised(&customer_noun)),
+                "refund" => t!(language, "wording-succeeded-refund-customer", customer_noun = &customer_noun),
+                "send_email" => {
+                    t!(language, "wording-succeeded-email-customer", customer_noun = &customer_noun)
+                }
+                _ => t!(language, "wording-succeeded-customer", customer_noun = &customer_noun),
             },
         ),
         State::Rejected => match failure_reason {
-            Some(reason) => (
-                format!(
-                    "{provider_at_start} accepted {the_noun}, then it failed there: {}. Nothing moved; it can be made again on purpose.",
-                    failure_reason_words(reason)
-                ),
-                format!(
-                    "We could not complete {customer_noun}: {}. We will arrange it again and let you know.",
-                    failure_reason_words(reason)
-                ),
-            ),
+            Some(reason) => {
+                let reason = failure_reason_words(reason, language);
+                (
+                    t!(
+                        language,
+                        "wording-failed-status",
+                        provider = &provider,
+                        noun = &noun,
+                        reason = &reason
+                    ),
+                    t!(language, "wording-failed-customer", customer_noun = &customer_noun, reason = &reason),
+                )
+            }
             None => (
-                format!("{provider_at_start} declined {the_noun}; nothing was done."),
-                format!("We could not complete {customer_noun}; we are looking into it and will get back to you."),
+                t!(language, "wording-rejected-status", provider = &provider, noun = &noun),
+                t!(language, "wording-rejected-customer", customer_noun = &customer_noun),
             ),
         },
         State::Unknown => (
-            format!("{noun} was sent to {provider}, which did not answer in time; we are checking whether it happened. Do not {verb} again."),
-            checking,
+            t!(language, "wording-unknown-status", noun = &noun, provider = &provider, verb = &verb),
+            checking(),
         ),
         State::NeedsReview => (
-            format!("{noun} was sent to {provider}, and checking has not settled whether it happened; a reconciler is reviewing it. Do not {verb} again."),
-            checking,
+            t!(language, "wording-needs-review-status", noun = &noun, provider = &provider, verb = &verb),
+            checking(),
         ),
         State::Cancelled => (
-            format!("{noun} was cancelled; nothing more will be sent to {provider}."),
-            format!("{} was cancelled.", capitalised(&customer_noun)),
+            t!(language, "wording-cancelled-status", noun = &noun, provider = &provider),
+            t!(language, "wording-cancelled-customer", customer_noun = &customer_noun),
         ),
     };
-    Told { what: noun, status, for_customer }
+    Told { what: capitalised(&noun), status: capitalised(&status), for_customer: capitalised(&for_customer) }
 }
 
 /// The operation `described`, sent to a downstream that takes no idempotency key and cannot be
 /// asked what it did, whose answer was lost: nobody can tell whether it happened, it is never sent
 /// again by itself, and a person checks.
-pub fn tell_unanswerable(described: &Described) -> Told {
-    let Action { noun, verb, customer_noun } = action(described);
-    let provider = provider_name(described.provider);
+pub fn tell_unanswerable(described: &Described, language: Language) -> Told {
+    let Action { noun, verb, customer_noun } = action(described, language);
+    let provider = provider_name(described.provider, language);
     Told {
-        status: format!(
-            "{noun} was handed to {provider}, which cannot recognise a repeat or be asked what it did: nobody can tell whether it arrived, and it is never sent again by itself. A person will check; do not {verb} again."
-        ),
-        for_customer: format!(
-            "If {customer_noun} has not reached you, please let us know: a colleague is checking it and will get back to you."
-        ),
-        what: noun,
+        status: capitalised(&t!(
+            language,
+            "wording-unanswerable-status",
+            noun = &noun,
+            provider = &provider,
+            verb = &verb
+        )),
+        for_customer: capitalised(&t!(
+            language,
+            "wording-unanswerable-customer",
+            customer_noun = &customer_noun
+        )),
+        what: capitalised(&noun),
     }
 }
 
 /// What taking `action` on the operation `described` does, restated for a confirmation step
 /// before it is taken; `None` for those that need none ([`needs_confirmation`]). `key_validity` says how long the
 /// provider still remembers the operation's key ("23 h left").
-pub fn consequence(action: CommandKind, described: &Described, key_validity: &str) -> Option<String> {
+pub fn consequence(
+    action: CommandKind,
+    described: &Described,
+    key_validity: &str,
+    language: Language,
+) -> Option<String> {
     if !needs_confirmation(action) {
         return None;
     }
-    let what = action_noun(described);
-    let provider = provider_name(described.provider);
-    Some(match action {
-        CommandKind::ResendSameKey => format!(
-            "{what} will be sent to {provider} again with the same idempotency key ({key_validity}). \
-             If the first send went through, {provider} answers with it and nothing happens twice; \
-             once the key has expired, a re-send could do it a second time."
+    let noun = noun(described.kind, described.amount, described.item, language);
+    let provider = provider_name(described.provider, language);
+    let words = match action {
+        CommandKind::ResendSameKey => t!(
+            language,
+            "wording-consequence-resend",
+            noun = &noun,
+            provider = &provider,
+            validity = key_validity
         ),
-        CommandKind::Cancel => {
-            format!("{what} will not be sent again. If it was already sent, cancelling does not undo it.")
+        CommandKind::Cancel => t!(language, "wording-consequence-cancel", noun = &noun),
+        CommandKind::MarkNotHappened => {
+            t!(language, "wording-consequence-mark-not-happened", noun = &noun, provider = &provider)
         }
-        CommandKind::MarkNotHappened => format!(
-            "{what} will be recorded as not done, on your word and evidence, and nothing is sent. \
-             If {provider} did it after all, the ledger will say otherwise than the customer's account."
-        ),
         _ => return None,
-    })
+    };
+    Some(capitalised(&words))
 }
 
 /// Whether a person must confirm `action` before it is taken: it sends again, stops an operation,
@@ -314,39 +368,41 @@ pub fn compensation_consequence(
     compensation: Compensation,
     described: &Described,
     refund: Option<Money>,
+    language: Language,
 ) -> String {
-    let item = described.item.map(|item| format!(" for {item}")).unwrap_or_default();
-    match compensation {
-        Compensation::CancelTicket => format!(
-            "The after-sale ticket{item} will be cancelled at {}. It is recorded as a new operation, sent at once.",
-            provider_name(SERVICES_PROVIDER)
+    let item = described.item;
+    let words = match compensation {
+        Compensation::CancelTicket => t!(
+            language,
+            "wording-compensation-cancel-ticket",
+            noun = noun("create_aftersale", None, item, language),
+            provider = provider_name(SERVICES_PROVIDER, language)
         ),
-        Compensation::RefundLineItem => format!(
-            "A refund{}{item} will be sent to {}: the customer gets the money back. It is recorded as a new operation, sent at once.",
-            refund.map(|money| format!(" of {money}")).unwrap_or_default(),
-            provider_name(REFUNDS_PROVIDER)
+        Compensation::RefundLineItem => t!(
+            language,
+            "wording-compensation-refund",
+            noun = noun("refund", refund, item, language),
+            provider = provider_name(REFUNDS_PROVIDER, language)
         ),
-        Compensation::ReschedulePickup => format!(
-            "A new pickup{item} will be scheduled at {} on the date you give. It is recorded as a new operation, sent at once.",
-            provider_name(SERVICES_PROVIDER)
+        Compensation::ReschedulePickup => t!(
+            language,
+            "wording-compensation-reschedule",
+            noun = noun("schedule_pickup", None, item, language),
+            provider = provider_name(SERVICES_PROVIDER, language)
         ),
-    }
+    };
+    capitalised(&words)
 }
 
 /// What making the operation `described` again after it failed at the provider does, restated for
 /// a confirmation step.
-pub fn retry_consequence(described: &Described) -> String {
-    let what = lowercase_first(&action(described).noun);
-    format!(
-        "A new {what} will be sent to {} under an op id and key of its own, linked to this one, \
-         and checked against the approval policy like any other. Make it again only once you know why the first failed.",
-        provider_name(described.provider)
-    )
-}
-
-/// An operation's noun for a confirmation: "The refund of TWD 380.00 for Headphone case".
-fn action_noun(described: &Described) -> String {
-    format!("The {}", lowercase_first(&action(described).noun))
+pub fn retry_consequence(described: &Described, language: Language) -> String {
+    capitalised(&t!(
+        language,
+        "wording-retry",
+        noun = noun(described.kind, described.amount, described.item, language),
+        provider = provider_name(described.provider, language)
+    ))
 }
 
 /// How long ago `at` was at `now`, as people reading `language` say it: `just now`, `3 min ago`,
@@ -373,20 +429,20 @@ pub fn utc_time(at: DateTime<Utc>, language: Language) -> String {
 
 /// How one send ended, in words (`outcome` as attempts record it: `succeeded`, `open`,
 /// `no_report`, or a failure class such as `timeout`).
-pub fn attempt_outcome(outcome: &str) -> String {
+pub fn attempt_outcome(outcome: &str, language: Language) -> String {
     match outcome {
-        "succeeded" => "Succeeded".to_owned(),
-        "open" => "In flight: no answer yet".to_owned(),
-        "no_report" => "No outcome was reported: it may have happened".to_owned(),
-        "timeout" => "No answer in time: it may have happened".to_owned(),
-        "server_error" => "The provider failed after receiving it: it may have happened".to_owned(),
-        "not_sent" => "Never reached the provider".to_owned(),
-        "invalid_params" => "Refused by the provider: invalid parameters".to_owned(),
-        "forbidden" => "Refused by the provider: not permitted".to_owned(),
-        "business_rejection" => "Declined by the provider".to_owned(),
-        "accepted" => "Accepted: the provider has it, its result pending".to_owned(),
-        "failed_at_provider" => "Accepted, then failed at the provider: nothing moved".to_owned(),
-        "transient_unavailable" => "The provider was busy and did not process it".to_owned(),
+        "succeeded" => t!(language, "wording-outcome-succeeded"),
+        "open" => t!(language, "wording-outcome-open"),
+        "no_report" => t!(language, "wording-outcome-no-report"),
+        "timeout" => t!(language, "wording-outcome-timeout"),
+        "server_error" => t!(language, "wording-outcome-server-error"),
+        "not_sent" => t!(language, "wording-outcome-not-sent"),
+        "invalid_params" => t!(language, "wording-outcome-invalid-params"),
+        "forbidden" => t!(language, "wording-outcome-forbidden"),
+        "business_rejection" => t!(language, "wording-outcome-business-rejection"),
+        "accepted" => t!(language, "wording-outcome-accepted"),
+        "failed_at_provider" => t!(language, "wording-outcome-failed-at-provider"),
+        "transient_unavailable" => t!(language, "wording-outcome-transient-unavailable"),
         other => capitalised(&other.replace('_', " ")),
     }
 }
@@ -405,43 +461,47 @@ pub fn concerns_line_item(op_id: &str, order: &str, line_item: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::failure::FailureClass;
     use crate::domain::money::Currency;
 
     #[test]
     fn each_provider_is_said_to_settle_by_its_own_means() {
-        let adyen = settling(ProviderKind::Adyen.capabilities(), ProviderKind::Adyen, "adyen");
+        let adyen = settling(ProviderKind::Adyen.capabilities(), ProviderKind::Adyen, "adyen", Language::En);
         assert!(adyen.starts_with("Adyen cannot be asked about it"), "{adyen}");
         assert!(adyen.contains("remembers a key 31 days") && adyen.contains("REFUND webhook"), "{adyen}");
         assert!(adyen.contains("from the shop's order and this ledger's refunds"), "{adyen}");
-        let paypal = settling(ProviderKind::PayPal.capabilities(), ProviderKind::PayPal, "paypal");
+        let paypal =
+            settling(ProviderKind::PayPal.capabilities(), ProviderKind::PayPal, "paypal", Language::En);
         assert!(paypal.starts_with("A lost answer is found by asking PayPal"), "{paypal}");
         assert!(paypal.contains("PayPal remembers a key 45 days"), "{paypal}");
         assert!(!paypal.contains("shop's order"), "PayPal's capture is read: {paypal}");
-        let stripe = settling(ProviderKind::Stripe.capabilities(), ProviderKind::Stripe, "stripe");
+        let stripe =
+            settling(ProviderKind::Stripe.capabilities(), ProviderKind::Stripe, "stripe", Language::En);
         assert!(stripe.contains("Stripe remembers a key 24 hours"), "{stripe}");
         let keyless = Capabilities { key_retention: chrono::Duration::zero(), ..Capabilities::NOTHING };
-        let helpdesk = settling(Capabilities { lookup: true, ..keyless }, ProviderKind::Http, "helpdesk");
+        let helpdesk =
+            settling(Capabilities { lookup: true, ..keyless }, ProviderKind::Http, "helpdesk", Language::En);
         assert!(
             helpdesk.starts_with("Helpdesk takes no idempotency key, so nothing is ever sent to it twice"),
             "{helpdesk}"
         );
         assert!(helpdesk.contains("a lookup that finds nothing goes to a person"), "{helpdesk}");
-        let email = settling(ProviderKind::Email.capabilities(), ProviderKind::Email, "email");
+        let email = settling(ProviderKind::Email.capabilities(), ProviderKind::Email, "email", Language::En);
         assert!(email.starts_with("The email service cannot be asked about it"), "{email}");
-        let mailer = settling(keyless, ProviderKind::Http, "mailer");
+        let mailer = settling(keyless, ProviderKind::Http, "mailer", Language::En);
         assert!(
             mailer.contains("it is sent at most once, and a lost answer goes straight to a person"),
             "{mailer}"
         );
-        assert_eq!(retention_words(chrono::Duration::days(45)), "45 days");
-        assert_eq!(retention_words(chrono::Duration::hours(36)), "36 hours");
-        assert_eq!(retention_words(chrono::Duration::minutes(90)), "90 minutes");
+        assert_eq!(retention_words(chrono::Duration::days(45), Language::En), "45 days");
+        assert_eq!(retention_words(chrono::Duration::hours(36), Language::En), "36 hours");
+        assert_eq!(retention_words(chrono::Duration::minutes(90), Language::En), "90 minutes");
     }
 
     #[test]
     fn an_email_whose_answer_was_lost_where_nothing_can_be_asked_is_told_so() {
         let email = Described { kind: "send_email", amount: None, item: None, provider: "email" };
-        let told = tell_unanswerable(&email);
+        let told = tell_unanswerable(&email, Language::En);
         assert_eq!(told.what, "Email to the customer");
         assert!(
             told.status.starts_with(
@@ -465,6 +525,7 @@ mod tests {
             &Described { kind: "refund", amount, item: Some("Headphone case"), provider: "stripe" },
             state,
             None,
+            Language::En,
         )
     }
 
@@ -513,14 +574,17 @@ mod tests {
         let amount = Some(Money::new(38_000, Currency::parse("TWD").unwrap()));
         let described =
             Described { kind: "refund", amount, item: Some("Headphone case"), provider: "stripe" };
-        let failed = tell(&described, State::Rejected, Some("expired_or_canceled_card"));
+        let failed = tell(&described, State::Rejected, Some("expired_or_canceled_card"), Language::En);
         assert_eq!(
             failed.status,
             "Stripe accepted the refund of TWD 380.00 for Headphone case, then it failed there: the card it was going back to has expired or was cancelled. Nothing moved; it can be made again on purpose."
         );
         assert!(failed.for_customer.starts_with("We could not complete your refund of TWD 380.00: the card"));
         assert_ne!(failed.status, refund(State::Rejected).status);
-        assert_eq!(failure_reason_words("new_reason"), "for a reason the provider calls new reason");
+        assert_eq!(
+            failure_reason_words("new_reason", Language::En),
+            "for a reason the provider calls new reason"
+        );
     }
 
     #[test]
@@ -541,6 +605,7 @@ mod tests {
             },
             State::Rejected,
             None,
+            Language::En,
         );
         assert_eq!(
             ticket.status,
@@ -550,12 +615,14 @@ mod tests {
             &Described { kind: "issue_coupon", amount: None, item: None, provider: "loyalty" },
             State::Succeeded,
             None,
+            Language::En,
         );
         assert_eq!(custom.status, "Loyalty confirmed the issue coupon. It is done; do not send it again.");
         let email = tell(
             &Described { kind: "send_email", amount: None, item: None, provider: "email" },
             State::Succeeded,
             None,
+            Language::En,
         );
         assert_eq!(
             email.status,
@@ -569,20 +636,27 @@ mod tests {
         let amount = Some(Money::new(38_000, Currency::parse("TWD").unwrap()));
         let described =
             Described { kind: "refund", amount, item: Some("Headphone case"), provider: "stripe" };
-        let resend = consequence(CommandKind::ResendSameKey, &described, "23 h left").unwrap();
+        let resend = consequence(CommandKind::ResendSameKey, &described, "23 h left", Language::En).unwrap();
         assert!(
             resend.starts_with("The refund of TWD 380.00 for Headphone case will be sent to Stripe again"),
             "{resend}"
         );
         assert!(resend.contains("23 h left"));
         for risky in [CommandKind::Cancel, CommandKind::MarkNotHappened] {
-            assert!(consequence(risky, &described, "").unwrap().contains("TWD 380.00"), "{risky:?}");
+            assert!(
+                consequence(risky, &described, "", Language::En).unwrap().contains("TWD 380.00"),
+                "{risky:?}"
+            );
         }
         for safe in [CommandKind::ConfirmFound, CommandKind::Approve, CommandKind::Escalate] {
-            assert_eq!(consequence(safe, &described, ""), None, "{safe:?}");
+            assert_eq!(consequence(safe, &described, "", Language::En), None, "{safe:?}");
         }
         for kind in CommandKind::ALL {
-            assert_eq!(consequence(kind, &described, "").is_some(), needs_confirmation(kind), "{kind:?}");
+            assert_eq!(
+                consequence(kind, &described, "", Language::En).is_some(),
+                needs_confirmation(kind),
+                "{kind:?}"
+            );
         }
         let refund = compensation_consequence(
             Compensation::RefundLineItem,
@@ -593,6 +667,7 @@ mod tests {
                 provider: "sandbox",
             },
             Some(Money::new(5_000, Currency::parse("CNY").unwrap())),
+            Language::En,
         );
         assert!(
             refund.starts_with("A refund of CNY 50.00 for Lamp shade will be sent to Stripe"),
@@ -601,22 +676,266 @@ mod tests {
     }
 
     #[test]
-    fn ages_read_as_people_say_them() {
+    fn ages_read_as_people_say_them_in_each_language() {
         let now = DateTime::parse_from_rfc3339("2026-12-02T12:00:00Z").unwrap().with_timezone(&Utc);
         let before = |seconds: i64| now - chrono::Duration::seconds(seconds);
-        assert_eq!(ago(before(10), now), "just now");
-        assert_eq!(ago(before(170), now), "3 min ago");
-        assert_eq!(ago(before(5 * 3_600 + 100), now), "5 h ago");
-        assert_eq!(ago(before(2 * 86_400), now), "2 d ago");
-        assert_eq!(ago(before(30 * 86_400), now), "2026-11-02");
-        assert_eq!(ago(before(-600), now), "in 10 min");
+        let ages = |language| {
+            [
+                ago(before(10), now, language),
+                ago(before(170), now, language),
+                ago(before(5 * 3_600 + 100), now, language),
+                ago(before(2 * 86_400), now, language),
+                ago(before(30 * 86_400), now, language),
+                ago(before(-600), now, language),
+            ]
+        };
+        assert_eq!(
+            ages(Language::En),
+            ["just now", "3 min ago", "5 h ago", "2 d ago", "2026-11-02", "in 10 min"]
+        );
+        assert_eq!(
+            ages(Language::ZhTw),
+            ["剛剛", "3 分鐘前", "5 小時前", "2 天前", "2026/11/02", "10 分鐘後"]
+        );
+        assert_eq!(
+            ages(Language::ZhCn),
+            ["刚刚", "3 分钟前", "5 小时前", "2 天前", "2026-11-02", "10 分钟后"]
+        );
     }
 
     #[test]
     fn attempt_outcomes_read_as_words_and_say_when_it_may_have_happened() {
-        assert_eq!(attempt_outcome("no_report"), "No outcome was reported: it may have happened");
-        assert!(attempt_outcome("timeout").ends_with("it may have happened"));
-        assert_eq!(attempt_outcome("something_new"), "Something new");
+        assert_eq!(
+            attempt_outcome("no_report", Language::En),
+            "No outcome was reported: it may have happened"
+        );
+        assert!(attempt_outcome("timeout", Language::En).ends_with("it may have happened"));
+        assert_eq!(attempt_outcome("something_new", Language::En), "Something new");
+    }
+
+    /// `text` without the values the code placed in it (names, amounts, a kind's words), so that
+    /// what is left is the message's own words.
+    fn own_words(text: &str, values: &[&str]) -> String {
+        let mut values = values.to_vec();
+        values.sort_by_key(|value| std::cmp::Reverse(value.len()));
+        values.into_iter().fold(text.to_owned(), |text, value| text.replace(value, ""))
+    }
+
+    /// Asserts that `text`, in a Chinese language, is written and says no English of its own.
+    fn chinese(text: &str, values: &[&str], what: &str) {
+        assert!(!text.trim().is_empty(), "{what}: empty");
+        assert!(!text.contains("wording-"), "{what}: a key, not words: {text}");
+        // The glossary keeps "ID" in 操作 ID and 外部 ID.
+        let own = own_words(text, values).replace("ID", "");
+        assert!(
+            !own.chars().any(|c| c.is_ascii_alphabetic()),
+            "{what}: English left in {text:?} (after the values: {own:?})"
+        );
+    }
+
+    /// The kinds the console has words for, and one it has not, each as it is usually described.
+    fn kinds(item: &'static str) -> Vec<Described<'static>> {
+        let amount = Some(Money::new(38_000, Currency::parse("TWD").unwrap()));
+        vec![
+            Described { kind: "refund", amount, item: Some(item), provider: "stripe" },
+            Described { kind: "create_aftersale", amount: None, item: Some(item), provider: "sandbox" },
+            Described { kind: "schedule_pickup", amount: None, item: Some(item), provider: "sandbox" },
+            Described { kind: "send_email", amount: None, item: None, provider: "email" },
+            Described { kind: "cancel_aftersale", amount: None, item: Some(item), provider: "sandbox" },
+            Described { kind: "issue_coupon", amount, item: None, provider: "loyalty" },
+        ]
+    }
+
+    /// What the code may place in a sentence about `described`: its item, amount, provider and
+    /// kind's words.
+    fn values(described: &Described, language: Language) -> Vec<String> {
+        let mut values = vec![provider_name(described.provider, language), described.kind.replace('_', " ")];
+        values.push(capitalised(&values[1]));
+        values.extend(described.item.map(str::to_owned));
+        values.extend(described.amount.map(|money| language.money(money)));
+        values
+    }
+
+    #[test]
+    fn every_state_of_every_kind_is_told_in_chinese_without_english_of_its_own() {
+        for (language, item) in [(Language::ZhTw, "耳機保護殼"), (Language::ZhCn, "耳机保护壳")] {
+            for described in kinds(item) {
+                let values = values(&described, language);
+                let values: Vec<&str> = values.iter().map(String::as_str).collect();
+                let mut told: Vec<(String, Told)> = State::ALL
+                    .iter()
+                    .map(|state| (format!("{state:?}"), tell(&described, *state, None, language)))
+                    .collect();
+                told.push((
+                    "failed at the provider".to_owned(),
+                    tell(&described, State::Rejected, Some("expired_or_canceled_card"), language),
+                ));
+                told.push(("unanswerable".to_owned(), tell_unanswerable(&described, language)));
+                for (case, told) in &told {
+                    let what = format!("{language} {} {case}", described.kind);
+                    chinese(&told.what, &values, &what);
+                    chinese(&told.status, &values, &what);
+                    chinese(&told.for_customer, &values, &what);
+                }
+                let statuses: std::collections::BTreeSet<&String> =
+                    told.iter().map(|(_, told)| &told.status).collect();
+                assert_eq!(
+                    statuses.len(),
+                    told.len(),
+                    "{language} {}: each state has its own words",
+                    described.kind
+                );
+                for action in [CommandKind::ResendSameKey, CommandKind::Cancel, CommandKind::MarkNotHappened]
+                {
+                    let validity = t!(language, "age-in-hours", n = 23);
+                    let mut with_validity = values.clone();
+                    with_validity.push(&validity);
+                    let words = consequence(action, &described, &validity, language).unwrap();
+                    chinese(&words, &with_validity, &format!("{language} {} {action:?}", described.kind));
+                }
+                chinese(&retry_consequence(&described, language), &values, &format!("{language} retry"));
+                let refund = Some(Money::new(5_000, Currency::parse("TWD").unwrap()));
+                let refund_words = language.money(refund.unwrap());
+                let mut with_refund = values.clone();
+                with_refund.extend([refund_words.as_str(), "Stripe"]);
+                for compensation in Compensation::ALL {
+                    let words = compensation_consequence(compensation, &described, refund, language);
+                    chinese(&words, &with_refund, &format!("{language} {compensation:?}"));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn traditional_and_simplified_chinese_tell_each_state_in_their_own_script() {
+        for described in kinds("Lamp shade") {
+            for state in State::ALL {
+                let taiwan = tell(&described, state, None, Language::ZhTw);
+                let mainland = tell(&described, state, None, Language::ZhCn);
+                assert_ne!(taiwan.status, mainland.status, "{} {state:?}", described.kind);
+                // A short customer sentence may share every character ("您的 NT$380 退款已取消。").
+                let shared = matches!(state, State::Cancelled)
+                    || (state == State::Succeeded
+                        && described.kind != "refund"
+                        && described.kind != "send_email");
+                if !shared {
+                    assert_ne!(taiwan.for_customer, mainland.for_customer, "{} {state:?}", described.kind);
+                }
+            }
+        }
+        let refund = &kinds("Lamp shade")[0];
+        for state in State::ALL {
+            assert_ne!(
+                tell(refund, state, None, Language::ZhTw).what,
+                tell(refund, state, None, Language::En).what,
+                "{state:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_refund_that_succeeded_tells_the_customer_so_in_each_language() {
+        let amount = Some(Money::new(38_000, Currency::parse("TWD").unwrap()));
+        let told = |language, item| {
+            let described = Described { kind: "refund", amount, item: Some(item), provider: "stripe" };
+            tell(&described, State::Succeeded, None, language)
+        };
+        let taiwan = told(Language::ZhTw, "耳機保護殼");
+        assert!(
+            taiwan.for_customer.contains("NT$380") && taiwan.for_customer.contains("退款"),
+            "{}",
+            taiwan.for_customer
+        );
+        assert_eq!(taiwan.for_customer, "您的 NT$380 退款已完成，款項可能需要幾天才會出現在您的銀行帳戶。");
+        assert_eq!(taiwan.what, "耳機保護殼的 NT$380 退款");
+        assert_eq!(
+            taiwan.status,
+            "Stripe已確認耳機保護殼的 NT$380 退款完成。這項操作已經完成，請勿再次退款。"
+        );
+        let mainland = told(Language::ZhCn, "耳机保护壳");
+        assert!(
+            mainland.for_customer.contains("退款") && mainland.for_customer.contains("NT$380"),
+            "{}",
+            mainland.for_customer
+        );
+        assert_eq!(mainland.for_customer, "您的 NT$380 退款已完成，款项可能需要几天才会到达您的银行账户。");
+        let english = told(Language::En, "耳機保護殼");
+        assert_eq!(english.what, "Refund of TWD 380.00 for 耳機保護殼");
+        assert_eq!(
+            english.status,
+            "Stripe confirmed the refund of TWD 380.00 for 耳機保護殼. It is done; do not refund it again."
+        );
+        assert_eq!(
+            english.for_customer,
+            "Your refund of TWD 380.00 has been issued; your bank may take a few days to show it."
+        );
+    }
+
+    #[test]
+    fn the_words_around_operations_read_in_chinese_too() {
+        for language in [Language::ZhTw, Language::ZhCn] {
+            for outcome in [
+                "succeeded",
+                "open",
+                "no_report",
+                "timeout",
+                "server_error",
+                "not_sent",
+                "invalid_params",
+                "forbidden",
+                "business_rejection",
+                "accepted",
+                "failed_at_provider",
+                "transient_unavailable",
+            ] {
+                chinese(&attempt_outcome(outcome, language), &[], outcome);
+            }
+            for reason in [
+                "expired_or_canceled_card",
+                "lost_or_stolen_card",
+                "declined",
+                "insufficient_funds",
+                "charge_for_pending_refund_disputed",
+                "merchant_request",
+                "canceled",
+                "unknown",
+            ] {
+                chinese(&failure_reason_words(reason, language), &[], reason);
+            }
+            chinese(&failure_reason_words("new_reason", language), &["new reason"], "new_reason");
+            for compensation in Compensation::ALL {
+                chinese(&compensation.label_in(language), &[], compensation.as_str());
+            }
+            for class in [
+                FailureClass::NotSent,
+                FailureClass::InvalidParams,
+                FailureClass::Forbidden,
+                FailureClass::BusinessRejection,
+                FailureClass::FailedAtProvider,
+                FailureClass::TransientUnavailable { retry_after_s: None },
+                FailureClass::Timeout,
+                FailureClass::ServerError,
+            ] {
+                chinese(&class.explanation_in(language), &[], class.as_str());
+                assert_eq!(class.explanation_in(Language::En), class.explanation());
+            }
+            for kind in [ProviderKind::Adyen, ProviderKind::PayPal, ProviderKind::Stripe, ProviderKind::Email]
+            {
+                let words = settling(kind.capabilities(), kind, kind.as_str(), language);
+                let values = ["Adyen", "received", "REFUND", "Webhook", "PENDING", "PayPal", "Stripe"];
+                chinese(&words, &values, &format!("{language} settling {kind:?}"));
+                assert!(!words.starts_with(' '), "{words}");
+            }
+            assert_eq!(retention_words(chrono::Duration::days(45), language), format!("45 {}", "天"));
+        }
+        assert_eq!(retention_words(chrono::Duration::hours(36), Language::ZhTw), "36 小時");
+        assert_eq!(retention_words(chrono::Duration::minutes(90), Language::ZhCn), "90 分钟");
+        assert_eq!(retention_words(chrono::Duration::minutes(12_345), Language::En), "12345 minutes");
+        for compensation in Compensation::ALL {
+            assert_eq!(compensation.label_in(Language::En), compensation.label());
+        }
+        assert_eq!(provider_name("sandbox", Language::ZhTw), "售後服務系統");
+        assert_eq!(provider_name("email", Language::ZhCn), "邮件服务");
     }
 
     #[test]

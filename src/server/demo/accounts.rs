@@ -7,6 +7,8 @@
 //! order is 1043, the op id the other tenants use too. `tw-shop` also writes to its customers
 //! through an email account in Resend's shape (its template `refund_issued`, sent once for order
 //! 1043, the first answer lost and the re-send under the same key answered with the same message).
+//! `tw-shop` speaks Traditional Chinese: its users read the console in it and its customers are
+//! told things in it.
 //! Like the second tenant, they need `OPLEDGER_SECRET_KEY` to seal their secrets.
 
 use axum::Router;
@@ -17,6 +19,7 @@ use crate::domain::{
     connection::{ProviderKind, ORDERS_PROVIDER},
     email::{EmailFacts, EmailTemplate},
     ids::{Actor, OpId, TenantId},
+    language::Language,
     params::CanonicalParams,
     policy::Role,
 };
@@ -201,6 +204,7 @@ impl DemoAccounts {
             order: paypal_orders().remove(0),
         };
         paypal.connect(executor).await?;
+        paypal.speak(executor, Language::ZhTw).await?;
         self.paypal.send_events_to(&paypal.webhook_url(console), &webhook_id);
         self.paypal.inject(Fault::settling(&paypal.key_of("li_2"), 20_000, "succeeded", None));
         paypal.refund_both(executor).await?;
@@ -273,6 +277,16 @@ impl Tenant {
     /// The downstream key of the refund of `item`: what the accounts' faults match.
     fn key_of(&self, item: &str) -> String {
         format!("{}:refund-{}-{item}", self.id, self.order.id)
+    }
+
+    /// Makes `language` the tenant's language for its customers and its users' for the console.
+    async fn speak(&self, executor: &Executor, language: Language) -> Result<(), LedgerError> {
+        let ledger = executor.ledger();
+        ledger.set_tenant_language(&self.id, language, "demo").await?;
+        for user in ledger.reads().tenant_users(&self.id).await? {
+            ledger.set_user_language(&self.id, &user.id, Some(language), "demo", Role::Admin).await?;
+        }
+        Ok(())
     }
 
     /// Its users, its refunds account, its shop's orders endpoint on the same account, and the

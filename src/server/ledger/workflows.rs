@@ -132,7 +132,7 @@ fn standing(history: &CommittedOperation) -> String {
         ),
         State::Rejected => match (snapshot.last_failure, &snapshot.failure_reason) {
             (Some(failure), Some(reason)) => {
-                format!("{op_id} failed: {} ({})", failure.explanation(), failure_reason_words(reason))
+                format!("{op_id} failed: {} ({})", failure.explanation(), failure_reason_words(reason, crate::domain::language::Language::En))
             }
             (Some(failure), None) => format!("{op_id} was refused: {}", failure.explanation()),
             (None, _) => format!("{op_id} is rejected"),

@@ -11,9 +11,13 @@ use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 
 use crate::console::forms::request_answer;
-use crate::console::operation::{Act, Offer};
+use crate::console::language::current_language;
+use crate::console::operation::{action_label, Act, Offer};
 use crate::console::orders::Compensate;
-use crate::domain::{compensation::Compensation, machine::CommandKind, wording::lowercase_first};
+use crate::domain::{
+    compensation::Compensation, language::Language, machine::CommandKind, wording::lowercase_first,
+};
+use crate::t;
 
 /// What the last action did, in words (announced to screen readers too): after a form is sent,
 /// the page's `done` parameter names the request whose answer to show; the form helper island
@@ -70,10 +74,12 @@ pub struct Typed {
     pub date: String,
 }
 
-fn label_of(kind: CommandKind) -> &'static str {
-    match kind {
-        CommandKind::ConfirmFound => "Query the provider now",
-        other => other.label(),
+/// A compensation as its button names it, in `language`.
+pub fn compensation_label(compensation: Compensation, language: Language) -> String {
+    match compensation {
+        Compensation::CancelTicket => t!(language, "operation-compensation-cancel-ticket"),
+        Compensation::RefundLineItem => t!(language, "operation-compensation-refund-line-item"),
+        Compensation::ReschedulePickup => t!(language, "operation-compensation-reschedule-pickup"),
     }
 }
 
@@ -99,7 +105,8 @@ fn rank(kind: CommandKind) -> u8 {
 /// destructive ones, `…` when a confirmation follows.
 #[component]
 fn ActionSubmit(kind: CommandKind, confirms: bool) -> impl IntoView {
-    let label = if confirms { format!("{}…", label_of(kind)) } else { label_of(kind).to_owned() };
+    let label = action_label(kind, current_language());
+    let label = if confirms { format!("{label}…") } else { label };
     view! {
         <button type="submit" class="button"
             class:primary=kind == CommandKind::ConfirmFound
@@ -134,29 +141,30 @@ pub fn ActionButton(
 /// The fields one action asks for, filled with what was `typed`; `None` for actions the console
 /// does not offer.
 fn action_fields(kind: CommandKind, key_validity: &str, typed: &Typed) -> Option<AnyView> {
+    let language = current_language();
     Some(match kind {
         CommandKind::ConfirmFound => view! {
-            <p class="muted">"Looks the operation up at the provider by its op id; found means succeeded. Safe at any time."</p>
+            <p class="muted">{t!(language, "operation-query-hint")}</p>
         }.into_any(),
         CommandKind::ResendSameKey => view! {
-            <p class="muted">"Sends the stored parameters again with the same idempotency key; the provider recognises it for "{key_validity.to_owned()}"."</p>
+            <p class="muted">{t!(language, "operation-resend-hint", validity = key_validity)}</p>
         }.into_any(),
         CommandKind::Approve => view! {
-            <label>"Reason (optional)"<input type="text" name="reason" autocomplete="off" value=typed.reason.clone()/></label>
+            <label>{t!(language, "operation-reason-optional")}<input type="text" name="reason" autocomplete="off" value=typed.reason.clone()/></label>
         }.into_any(),
         CommandKind::Deny | CommandKind::Cancel => view! {
-            <label>"Reason"<input type="text" name="reason" required autocomplete="off" value=typed.reason.clone()/></label>
+            <label>{t!(language, "operation-reason")}<input type="text" name="reason" required autocomplete="off" value=typed.reason.clone()/></label>
         }.into_any(),
         CommandKind::Escalate => view! {
-            <label>"Note for the reviewer"<input type="text" name="reason" required autocomplete="off" value=typed.reason.clone()/></label>
+            <label>{t!(language, "operation-reviewer-note")}<input type="text" name="reason" required autocomplete="off" value=typed.reason.clone()/></label>
         }.into_any(),
         CommandKind::MarkSucceeded => view! {
-            <label>"External id"<input type="text" name="external_id" required autocomplete="off" placeholder="re_…" value=typed.external_id.clone()/></label>
-            <label>"Evidence"<input type="text" name="evidence" required autocomplete="off" placeholder="where you saw it" value=typed.evidence.clone()/></label>
+            <label>{t!(language, "operation-external-id")}<input type="text" name="external_id" required autocomplete="off" placeholder="re_…" value=typed.external_id.clone()/></label>
+            <label>{t!(language, "operation-evidence")}<input type="text" name="evidence" required autocomplete="off" placeholder=t!(language, "operation-evidence-seen") value=typed.evidence.clone()/></label>
         }.into_any(),
         CommandKind::MarkNotHappened => view! {
-            <label>"Reason"<input type="text" name="reason" required autocomplete="off" value=typed.reason.clone()/></label>
-            <label>"Evidence"<input type="text" name="evidence" required autocomplete="off" placeholder="what shows nothing happened" value=typed.evidence.clone()/></label>
+            <label>{t!(language, "operation-reason")}<input type="text" name="reason" required autocomplete="off" value=typed.reason.clone()/></label>
+            <label>{t!(language, "operation-evidence")}<input type="text" name="evidence" required autocomplete="off" placeholder=t!(language, "operation-evidence-nothing") value=typed.evidence.clone()/></label>
         }.into_any(),
         CommandKind::ExpireApproval | CommandKind::BeginAttempt | CommandKind::RecordOutcome | CommandKind::MarkUnknown => {
             return None;
@@ -210,6 +218,7 @@ pub fn ConfirmPanel(
     op_id: String,
     key_validity: String,
 ) -> impl IntoView {
+    let language = current_language();
     let back = format!("/operations/{op_id}");
     let action =
         CommandKind::parse(&asked).and_then(|kind| consequences.iter().find(|(k, _)| *k == kind).cloned());
@@ -218,29 +227,30 @@ pub fn ConfirmPanel(
         (Some((kind, consequence)), _) => {
             let key = key_for(&form_key, &op_id, kind.as_str());
             let fields = action_fields(kind, &key_validity, &typed);
+            let label = action_label(kind, language);
             view! {
-                <h2 id="confirm-heading">{format!("Confirm: {}", label_of(kind))}</h2>
+                <h2 id="confirm-heading">{t!(language, "operation-confirm-heading", action = &label)}</h2>
                 <p class="consequence" data-testid="consequence">{consequence}</p>
                 <ActionForm action=act attr:class="action-form">
                     <ActionFields csrf key op_id kind/>
                     <input type="hidden" name="confirmed" value="yes"/>
                     {fields}
                     <div class="row-actions">
-                        <button type="submit" class="button" class:danger=destructive(kind) data-testid="confirm-yes">{format!("Yes, {}", lowercase_first(label_of(kind)))}</button>
-                        <a class="button secondary" href=back>"Go back"</a>
+                        <button type="submit" class="button" class:danger=destructive(kind) data-testid="confirm-yes">{t!(language, "confirm-yes", action = lowercase_first(&label))}</button>
+                        <a class="button secondary" href=back>{t!(language, "confirm-go-back")}</a>
                     </div>
                 </ActionForm>
             }.into_any()
         }
         (None, Some(offer)) => view! {
-            <h2 id="confirm-heading">{format!("Confirm: {}", offer.compensation.label())}</h2>
+            <h2 id="confirm-heading">{t!(language, "operation-confirm-heading", action = compensation_label(offer.compensation, language))}</h2>
             <p class="consequence" data-testid="consequence">{offer.consequence.clone()}</p>
             <CompensationForm compensate offer csrf form_key op_id confirmed=true date=typed.date/>
-            <p><a class="button secondary" href=back>"Go back"</a></p>
+            <p><a class="button secondary" href=back>{t!(language, "confirm-go-back")}</a></p>
         }.into_any(),
         (None, None) => view! {
-            <h2 id="confirm-heading">"Nothing to confirm"</h2>
-            <p>"This action is not available on this operation now: its state has changed, or your role does not allow it. The page below shows what you can do."</p>
+            <h2 id="confirm-heading">{t!(language, "operation-nothing-to-confirm")}</h2>
+            <p>{t!(language, "operation-nothing-to-confirm-text")}</p>
         }.into_any(),
     };
     view! { <section class="panel confirm" id="confirm" aria-labelledby="confirm-heading" data-testid="confirm-panel">{body}</section> }
@@ -259,12 +269,14 @@ fn CompensationForm(
     #[prop(optional)] date: String,
     #[prop(optional_no_strip)] answer_to: Option<String>,
 ) -> impl IntoView {
+    let language = current_language();
     let compensation = offer.compensation;
     let key = key_for(&form_key, &op_id, compensation.as_str());
+    let words = compensation_label(compensation, language);
     let label = if confirmed {
-        format!("Yes, {}", lowercase_first(compensation.label()))
+        t!(language, "confirm-yes", action = lowercase_first(&words))
     } else {
-        format!("{}…", compensation.label())
+        format!("{words}…")
     };
     view! {
         <ActionForm action=compensate attr:class="inline-form" attr:data-compensation=compensation.as_str()
@@ -274,7 +286,7 @@ fn CompensationForm(
             <input type="hidden" name="op_id" value=op_id/>
             <input type="hidden" name="compensation" value=compensation.as_str()/>
             <input type="hidden" name="confirmed" value=if confirmed { "yes" } else { "" }/>
-            {compensation.needs_date().then(|| view! { <label>"New date"<input type="date" name="date" required value=date/></label> })}
+            {compensation.needs_date().then(|| view! { <label>{t!(language, "operation-new-date")}<input type="date" name="date" required value=date/></label> })}
             <button type="submit" class="button secondary" data-testid=confirmed.then_some("confirm-yes")>{label}</button>
         </ActionForm>
     }

@@ -8,8 +8,10 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 
 use crate::console::approvals::{approvals, PendingApproval};
+use crate::console::language::current_language;
 use crate::console::operation::Act;
 use crate::domain::machine::CommandKind;
+use crate::t;
 use crate::ui::components::actions::{ActionResult, OperationActions};
 use crate::ui::components::live::LivePage;
 use crate::ui::components::widgets::{ErrorPanel, StateBadge, Time, ViewerResource};
@@ -19,22 +21,20 @@ pub fn Approvals() -> impl IntoView {
     let act = ServerAction::<Act>::new();
     let queue = Resource::new(|| (), |_| approvals());
     let viewer = expect_context::<ViewerResource>();
+    let language = current_language();
     view! {
-        <Title text="Approvals"/>
+        <Title text=t!(language, "section-approvals")/>
         <LivePage/>
-        <h1>"Approvals"</h1>
+        <h1>{t!(language, "section-approvals")}</h1>
         <ActionResult/>
         <Transition>
             {move || Suspend::new(async move {
                 let csrf = viewer.await.ok().flatten().map(|v| v.csrf).unwrap_or_default();
                 match queue.await {
                     Ok(page) => {
-                        let lede = format!(
-                            "Operations the approval policy holds for a manager, the longest waiting first. An approval covers exactly the parameters shown, lets the operation be sent for {}, and sends it at once.",
-                            page.valid_for
-                        );
+                        let lede = t!(language, "approvals-lede", valid_for = &page.valid_for);
                         let body = if page.items.is_empty() {
-                            view! { <section class="empty-state"><p>"Nothing waits for approval. The admin page sets which operations need one."</p></section> }.into_any()
+                            view! { <section class="empty-state"><p>{t!(language, "approvals-empty")}</p></section> }.into_any()
                         } else {
                             page.items.into_iter().map(|item| view! {
                                 <ApprovalCard item act csrf=csrf.clone() form_key=page.form_key.clone()/>
@@ -57,22 +57,30 @@ fn ApprovalCard(
     form_key: String,
 ) -> impl IntoView {
     let op_id = item.row.op_id.clone();
+    let language = current_language();
     view! {
         <article class="approval-card" data-testid="approval" data-op-id=op_id.clone()>
             <div class="approval-head">
                 <a class="mono" href=format!("/operations/{op_id}")>{op_id.clone()}</a>
-                <span class="amount">{item.row.amount.clone().unwrap_or_else(|| "no amount".into())}</span>
-                <span>{item.row.kind.clone()}" at "{item.row.provider.clone()}</span>
-                <span class="muted">"requested by "<strong>{item.requested_by.clone()}</strong>" · waiting since "<Time at=item.row.updated_at/></span>
+                <span class="amount">{item.row.amount.clone().unwrap_or_else(|| t!(language, "approvals-no-amount"))}</span>
+                <span>{t!(language, "approvals-kind-at", kind = &item.row.kind, provider = &item.row.provider)}</span>
+                <span class="muted">
+                    {t!(language, "approvals-requested-by")}<strong>{item.requested_by.clone()}</strong>
+                    " · "{t!(language, "approvals-waiting-since")}<Time at=item.row.updated_at/>
+                </span>
                 {item.approval_expired_at.map(|at| view! {
-                    <span class="badge" data-testid="approval-expired">"an earlier approval expired "<Time at/></span>
+                    <span class="badge" data-testid="approval-expired">{t!(language, "approvals-earlier-expired")}<Time at/></span>
                 })}
             </div>
             {if item.order_history.is_empty() {
-                view! { <p class="muted">"First operation of order "{item.row.subject.clone()}"."</p> }.into_any()
+                view! { <p class="muted">{t!(language, "approvals-first-of-order", order = &item.row.subject)}</p> }.into_any()
             } else {
                 view! {
-                    <p>"Order "<a class="mono" href=format!("/orders/{}", item.row.subject)>{item.row.subject.clone()}</a>" so far:"</p>
+                    <p>
+                        {t!(language, "approvals-order-so-far")}
+                        <a class="mono" href=format!("/orders/{}", item.row.subject)>{item.row.subject.clone()}</a>
+                        {t!(language, "approvals-order-so-far-end")}
+                    </p>
                     <ul class="compact-list">
                         {item.order_history.into_iter().map(|other| view! {
                             <li><StateBadge state=other.state/>" "<a class="mono" href=format!("/operations/{}", other.op_id)>{other.op_id.clone()}</a>" "{other.amount.unwrap_or_default()}</li>

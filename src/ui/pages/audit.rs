@@ -7,8 +7,61 @@ use leptos_meta::Title;
 use leptos_router::{components::Form, hooks::use_query_map};
 
 use crate::console::audit::{audit_events, AuditFilter, AuditPage};
-use crate::domain::{audit::OTHER_AUDIT_ACTIONS, machine::CommandKind};
+use crate::console::language::current_language;
+use crate::domain::{
+    audit::OTHER_AUDIT_ACTIONS,
+    language::Language,
+    machine::{CommandKind, State},
+    policy::Role,
+};
+use crate::t;
 use crate::ui::components::widgets::{chosen_in, EmptyState, ErrorPanel, MultiChoice, Pager, Time};
+use crate::ui::pages::overview::{slot, with_views};
+
+/// An audit action in words for the filter (`add_user`: "add user"); the events show the codes.
+fn action_words(action: &str, language: Language) -> String {
+    match action {
+        "approve" => t!(language, "audit-action-approve"),
+        "deny" => t!(language, "audit-action-deny"),
+        "expire_approval" => t!(language, "audit-action-expire-approval"),
+        "begin_attempt" => t!(language, "audit-action-begin-attempt"),
+        "record_outcome" => t!(language, "audit-action-record-outcome"),
+        "mark_unknown" => t!(language, "audit-action-mark-unknown"),
+        "confirm_found" => t!(language, "audit-action-confirm-found"),
+        "resend_same_key" => t!(language, "audit-action-resend-same-key"),
+        "escalate" => t!(language, "audit-action-escalate"),
+        "mark_succeeded" => t!(language, "audit-action-mark-succeeded"),
+        "mark_not_happened" => t!(language, "audit-action-mark-not-happened"),
+        "cancel" => t!(language, "audit-action-cancel"),
+        "register" => t!(language, "audit-action-register"),
+        "refuse_conflict" => t!(language, "audit-action-refuse-conflict"),
+        "add_user" => t!(language, "audit-action-add-user"),
+        "create_api_token" => t!(language, "audit-action-create-api-token"),
+        "revoke_api_token" => t!(language, "audit-action-revoke-api-token"),
+        "add_approval_rule" => t!(language, "audit-action-add-approval-rule"),
+        "remove_approval_rule" => t!(language, "audit-action-remove-approval-rule"),
+        "set_provider_connection" => t!(language, "audit-action-set-provider-connection"),
+        "set_provider_webhook_secret" => t!(language, "audit-action-set-provider-webhook-secret"),
+        "remove_provider_connection" => t!(language, "audit-action-remove-provider-connection"),
+        "set_email_template" => t!(language, "audit-action-set-email-template"),
+        "remove_email_template" => t!(language, "audit-action-remove-email-template"),
+        other => other.replace('_', " "),
+    }
+}
+
+/// The label of the action filter, which [`MultiChoice`] takes for the life of the program: one
+/// per language, made once.
+fn action_label(language: Language) -> &'static str {
+    static LABELS: std::sync::LazyLock<[&'static str; 3]> = std::sync::LazyLock::new(|| {
+        Language::ALL.map(|language| &*t!(language, "audit-filter-action").leak())
+    });
+    LABELS[language as usize]
+}
+
+/// A state of an event in the reader's words; as recorded when it is not one the console knows.
+fn state_words(state: &str, language: Language) -> String {
+    State::parse(state).map_or_else(|| state.to_owned(), |state| state.label_in(language))
+}
 
 fn filter_from(query: &leptos_router::params::ParamsMap) -> AuditFilter {
     let get = |name: &str| query.get(name).filter(|v| !v.trim().is_empty());
@@ -28,10 +81,12 @@ pub fn Audit() -> impl IntoView {
     let query = use_query_map();
     let filter = Memo::new(move |_| query.with(filter_from));
     let page = Resource::new(move || filter.get(), audit_events);
+    let language = current_language();
+    let lede = t!(language, "audit-lede", command = slot(0));
     view! {
-        <Title text="Audit"/>
-        <h1>"Audit"</h1>
-        <p class="lede">"Every state change and every action of this tenant, newest first. Each event is chained to the one before it by hash, so an exported history can be checked offline with "<code>"opledger audit verify"</code>"."</p>
+        <Title text=t!(language, "section-audit")/>
+        <h1>{t!(language, "section-audit")}</h1>
+        <p class="lede">{with_views(lede, vec![view! { <code>"opledger audit verify"</code> }.into_any()])}</p>
         {move || view! { <FilterForm filter=filter.get()/> }}
         <Transition>
             {move || Suspend::new(async move {
@@ -46,6 +101,7 @@ pub fn Audit() -> impl IntoView {
 
 #[component]
 fn FilterForm(filter: AuditFilter) -> impl IntoView {
+    let language = current_language();
     let value = |v: &Option<String>| v.clone().unwrap_or_default();
     let query = filter.query_string(false);
     let export = move |format: &str| {
@@ -59,25 +115,27 @@ fn FilterForm(filter: AuditFilter) -> impl IntoView {
         .iter()
         .map(|kind| kind.as_str())
         .chain(OTHER_AUDIT_ACTIONS)
-        .map(|action| (action.to_owned(), action.replace('_', " ")))
+        .map(|action| (action.to_owned(), action_words(action, language)))
         .collect();
     actions.sort();
     let partial = filter.leaves_events_out().then(|| {
-        view! { <p class="muted" data-testid="partial-note">"This filter leaves events out: an export of it verifies each event's hash ("<code>"opledger audit verify --partial"</code>"), not the whole chain. Clear every filter but the end time to export a chain that verifies end to end."</p> }
+        let text = t!(language, "audit-partial-note", command = slot(0));
+        let command = view! { <code>"opledger audit verify --partial"</code> }.into_any();
+        view! { <p class="muted" data-testid="partial-note">{with_views(text, vec![command])}</p> }
     });
     view! {
-        <Form method="GET" action="/audit" attr:class="filters" attr:aria-label="Filter audit events">
-            <label>"From (UTC)"<input type="datetime-local" name="from" value=value(&filter.from)/></label>
-            <label>"To (UTC)"<input type="datetime-local" name="to" value=value(&filter.to)/></label>
-            <label>"Actor"<input type="text" name="actor" value=value(&filter.actor) placeholder="sam.support" size="12"/></label>
-            <MultiChoice name="action" label="Action" values=actions chosen=filter.action.clone()/>
-            <label>"Op id"<input type="text" name="op_id" value=value(&filter.op_id) placeholder="refund-1043-li_2" size="16"/></label>
-            <label>"Order"<input type="text" name="subject" value=value(&filter.subject) placeholder="order:1043" size="12"/></label>
+        <Form method="GET" action="/audit" attr:class="filters" attr:aria-label=t!(language, "audit-filter-label")>
+            <label>{t!(language, "audit-filter-from")}<input type="datetime-local" name="from" value=value(&filter.from)/></label>
+            <label>{t!(language, "audit-filter-to")}<input type="datetime-local" name="to" value=value(&filter.to)/></label>
+            <label>{t!(language, "audit-filter-actor")}<input type="text" name="actor" value=value(&filter.actor) placeholder="sam.support" size="12"/></label>
+            <MultiChoice name="action" label=action_label(language) values=actions chosen=filter.action.clone()/>
+            <label>{t!(language, "audit-filter-op-id")}<input type="text" name="op_id" value=value(&filter.op_id) placeholder="refund-1043-li_2" size="16"/></label>
+            <label>{t!(language, "audit-filter-order")}<input type="text" name="subject" value=value(&filter.subject) placeholder="order:1043" size="12"/></label>
             <div class="filter-actions">
-                <button type="submit" class="button" data-testid="apply-audit-filters">"Apply"</button>
-                <a href="/audit" class="button button-quiet">"Clear"</a>
-                <a href=export("csv") class="button button-quiet" data-testid="export-csv" download>"Export CSV"</a>
-                <a href=export("jsonl") class="button button-quiet" data-testid="export-jsonl" download>"Export JSON Lines"</a>
+                <button type="submit" class="button" data-testid="apply-audit-filters">{t!(language, "audit-apply")}</button>
+                <a href="/audit" class="button button-quiet">{t!(language, "audit-clear")}</a>
+                <a href=export("csv") class="button button-quiet" data-testid="export-csv" download>{t!(language, "audit-export-csv")}</a>
+                <a href=export("jsonl") class="button button-quiet" data-testid="export-jsonl" download>{t!(language, "audit-export-jsonl")}</a>
             </div>
         </Form>
         {partial}
@@ -86,11 +144,12 @@ fn FilterForm(filter: AuditFilter) -> impl IntoView {
 
 #[component]
 fn EventTable(page: AuditPage, filter: AuditFilter) -> impl IntoView {
+    let language = current_language();
     if page.events.is_empty() {
         let text = if filter.query_string(false).is_empty() {
-            "No events yet: every operation and every action on it will be recorded here."
+            t!(language, "audit-empty")
         } else {
-            "No event matches these filters. Loosen them, or clear them to see every event."
+            t!(language, "audit-empty-filtered")
         };
         return view! { <EmptyState text/> }.into_any();
     }
@@ -103,25 +162,38 @@ fn EventTable(page: AuditPage, filter: AuditFilter) -> impl IntoView {
         <div class="table-wrap">
             <table class="table" data-testid="audit-events">
                 <thead><tr>
-                    <th scope="col" class="num">"Seq"</th><th scope="col">"At"</th><th scope="col">"Actor"</th><th scope="col">"Action"</th>
-                    <th scope="col">"Operation"</th><th scope="col">"Change"</th><th scope="col">"Reason and evidence"</th><th scope="col">"Hash"</th>
+                    <th scope="col" class="num">{t!(language, "audit-col-seq")}</th>
+                    <th scope="col">{t!(language, "audit-col-at")}</th>
+                    <th scope="col">{t!(language, "audit-col-actor")}</th>
+                    <th scope="col">{t!(language, "audit-col-action")}</th>
+                    <th scope="col">{t!(language, "audit-col-operation")}</th>
+                    <th scope="col">{t!(language, "audit-col-change")}</th>
+                    <th scope="col">{t!(language, "audit-col-reason")}</th>
+                    <th scope="col">{t!(language, "audit-col-hash")}</th>
                 </tr></thead>
                 <tbody>
                     {page.events.into_iter().map(|event| view! {
                         <tr data-testid="audit-event">
                             <td class="num">{event.seq}</td>
                             <td class="nowrap"><Time at=event.at/></td>
-                            <td>{format!("{} ({})", event.actor, event.role)}</td>
+                            <td>{t!(
+                                language,
+                                "audit-actor",
+                                actor = &event.actor,
+                                role = Role::parse(&event.role).map_or_else(|| event.role.clone(), |role| role.label_in(language)),
+                            )}</td>
                             <td>{event.action.clone()}</td>
                             <td>{event.op_id.clone().map(|op_id| view! { <a class="mono" href=format!("/operations/{op_id}")>{op_id.clone()}</a> })}</td>
                             <td>{match (&event.from_state, &event.to_state) {
-                                (Some(from), Some(to)) if from != to => format!("{from} → {to}"),
-                                (None, Some(to)) => format!("→ {to}"),
+                                (Some(from), Some(to)) if from != to => {
+                                    format!("{} → {}", state_words(from, language), state_words(to, language))
+                                }
+                                (None, Some(to)) => format!("→ {}", state_words(to, language)),
                                 _ => String::new(),
                             }}</td>
                             <td>
                                 {event.reason.clone().map(|reason| view! { <div>{reason}</div> })}
-                                <details class="evidence"><summary>"Evidence"</summary><code class="break">{event.evidence.clone()}</code></details>
+                                <details class="evidence"><summary>{t!(language, "audit-evidence")}</summary><code class="break">{event.evidence.clone()}</code></details>
                             </td>
                             <td class="mono" title=event.hash.clone()>{event.hash.chars().take(12).collect::<String>()}"…"</td>
                         </tr>
@@ -129,7 +201,7 @@ fn EventTable(page: AuditPage, filter: AuditFilter) -> impl IntoView {
                 </tbody>
             </table>
         </div>
-        <Pager first=first_page next=next_page first_label="← Newest events" next_label="Older events →"/>
+        <Pager first=first_page next=next_page first_label=t!(language, "audit-newest") next_label=t!(language, "audit-older")/>
     }
     .into_any()
 }

@@ -5,19 +5,22 @@
 use leptos::prelude::*;
 
 use crate::console::email_templates::{email_templates, RemoveEmailTemplate, SetEmailTemplate, TemplateView};
+use crate::console::language::current_language;
 use crate::domain::email::PLACEHOLDERS;
+use crate::t;
 use crate::ui::components::widgets::{ErrorPanel, Time, ViewerResource};
 
 #[component]
 pub fn EmailTemplates() -> impl IntoView {
+    let language = current_language();
     let set = ServerAction::<SetEmailTemplate>::new();
     let remove = ServerAction::<RemoveEmailTemplate>::new();
     let templates = Resource::new(|| (), |_| email_templates());
     let viewer = expect_context::<ViewerResource>();
     view! {
         <section class="panel" data-testid="email-templates">
-            <h2>"Customer emails"</h2>
-            <p class="muted">"What agents may write to a customer about an order (the send_customer_email tool), sent through this tenant's email account (kind email or smtp). Each message is recorded with its text before it is sent and sent once; through SMTP, which can neither recognise a repeat nor be asked, a message whose answer is lost waits for a person."</p>
+            <h2>{t!(language, "templates-heading")}</h2>
+            <p class="muted">{t!(language, "templates-intro", tool = "send_customer_email")}</p>
             <Transition>
                 {move || Suspend::new(async move {
                     let csrf = viewer.await.ok().flatten().map(|v| v.csrf).unwrap_or_default();
@@ -27,13 +30,13 @@ pub fn EmailTemplates() -> impl IntoView {
                             <TemplateList templates remove csrf=csrf.clone()/>
                             <ActionForm action=set attr:class="filters" attr:data-answer-to="templates-result">
                                 <input type="hidden" name="csrf" value=csrf/>
-                                <label>"Name"<input type="text" name="name" required placeholder="refund_issued" size="16" autocomplete="off"/></label>
-                                <label class="grow">"Subject"<input type="text" name="subject" required placeholder="Your refund for order {order}" autocomplete="off"/></label>
-                                <label class="wide-field">"Body (plain text)"
+                                <label>{t!(language, "templates-name")}<input type="text" name="name" required placeholder="refund_issued" size="16" autocomplete="off"/></label>
+                                <label class="grow">{t!(language, "templates-subject")}<input type="text" name="subject" required placeholder=t!(language, "templates-subject-example") autocomplete="off"/></label>
+                                <label class="wide-field">{t!(language, "templates-body")}
                                     <textarea name="body" rows="5" required aria-describedby="template-hint"></textarea>
                                 </label>
-                                <p class="muted small hint" id="template-hint">{format!("Placeholders: {placeholders}.")}</p>
-                                <div class="filter-actions"><button type="submit" class="button">"Save template"</button></div>
+                                <p class="muted small hint" id="template-hint">{t!(language, "templates-placeholders", placeholders = placeholders)}</p>
+                                <div class="filter-actions"><button type="submit" class="button">{t!(language, "templates-save")}</button></div>
                             </ActionForm>
                         }.into_any(),
                         Err(error) => view! { <ErrorPanel error/> }.into_any(),
@@ -51,13 +54,19 @@ fn TemplateList(
     remove: ServerAction<RemoveEmailTemplate>,
     csrf: String,
 ) -> impl IntoView {
+    let language = current_language();
     if templates.is_empty() {
-        return view! { <p class="empty-state">"No templates yet: add one below, and agents can send it to an order's customer."</p> }.into_any();
+        return view! { <p class="empty-state">{t!(language, "templates-empty")}</p> }.into_any();
     }
     view! {
         <div class="table-wrap">
         <table class="table" data-testid="templates">
-            <thead><tr><th scope="col">"Name"</th><th scope="col">"Subject and body"</th><th scope="col">"Set"</th><th scope="col">"Actions"</th></tr></thead>
+            <thead><tr>
+                <th scope="col">{t!(language, "templates-name")}</th>
+                <th scope="col">{t!(language, "templates-col-text")}</th>
+                <th scope="col">{t!(language, "templates-col-set")}</th>
+                <th scope="col">{t!(language, "templates-col-actions")}</th>
+            </tr></thead>
             <tbody>
                 {templates.into_iter().map(|template| {
                     let csrf = csrf.clone();
@@ -70,7 +79,7 @@ fn TemplateList(
                                 <ActionForm action=remove attr:class="inline-form" attr:data-answer-to="templates-result">
                                     <input type="hidden" name="csrf" value=csrf/>
                                     <input type="hidden" name="name" value=template.name/>
-                                    <button type="submit" class="button button-quiet">"Remove"</button>
+                                    <button type="submit" class="button button-quiet">{t!(language, "templates-remove")}</button>
                                 </ActionForm>
                             </td>
                         </tr>

@@ -1,51 +1,63 @@
 //! The sign-in page: a plain HTML form posting `username` and `password` (and the session's CSRF
 //! token) to `/login`, which works with JavaScript off. A refused attempt comes back here with
-//! the name kept and the reason in words.
+//! the name kept and the reason in words. It speaks the browser's language.
 
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
+use crate::console::language::current_language;
 use crate::console::shell::sign_in_token;
+use crate::domain::language::Language;
+use crate::t;
 
-fn problem_text(code: &str) -> Option<&'static str> {
+fn problem_text(code: &str, language: Language) -> Option<String> {
     match code {
-        "invalid" => Some("That name and password do not match. Check both (and the tenant, if your name is used in more than one) and try again."),
-        "expired" => Some("The sign-in form had expired. It has been renewed; please sign in again."),
-        "unavailable" => Some("The server could not reach its database. Try again in a moment."),
+        "invalid" => Some(t!(language, "login-problem-invalid")),
+        "expired" => Some(t!(language, "login-problem-expired")),
+        "unavailable" => Some(t!(language, "error-unavailable")),
         _ => None,
     }
 }
 
+/// Where the command goes in the hint about accounts: each language places it in its sentence.
+const COMMAND: &str = "\u{E000}";
+
 #[component]
 pub fn Login() -> impl IntoView {
+    let language = current_language();
     let query = use_query_map();
     let token = Resource::new(|| (), |_| sign_in_token());
     let param = move |name: &str| query.with_untracked(|q| q.get(name)).unwrap_or_default();
-    let problem = problem_text(&param("error"));
+    let problem = problem_text(&param("error"), language);
+    let accounts = t!(language, "login-accounts-hint", command = COMMAND);
+    let (accounts_before, accounts_after) = match accounts.split_once(COMMAND) {
+        Some((before, after)) => (before.to_owned(), after.to_owned()),
+        None => (accounts.clone(), String::new()),
+    };
     let signed_out = !param("signed_out").is_empty();
     let next = param("next");
     let username = param("username");
     let tenant = param("tenant");
     view! {
-        <Title text="Sign in"/>
+        <Title text=t!(language, "login-title")/>
         <section class="login-card">
-            <h1>"Sign in to opledger"</h1>
+            <h1>{t!(language, "login-heading")}</h1>
             {problem.map(|text| view! { <p class="notice notice-error" role="alert">{text}</p> })}
-            {signed_out.then(|| view! { <p class="notice" role="status">"You are signed out."</p> })}
+            {signed_out.then(|| view! { <p class="notice" role="status">{t!(language, "login-signed-out")}</p> })}
             <form method="post" action="/login" class="stack">
                 <label>
-                    "Name"
+                    {t!(language, "login-name")}
                     <input type="text" name="username" autocomplete="username" required autofocus value=username/>
                 </label>
                 <label>
-                    "Password"
+                    {t!(language, "login-password")}
                     <input type="password" name="password" autocomplete="current-password" required/>
                 </label>
                 <label>
-                    <span>"Tenant "<span class="optional">"(optional)"</span></span>
+                    <span>{t!(language, "login-tenant")}" "<span class="optional">{t!(language, "login-tenant-optional")}</span></span>
                     <input type="text" name="tenant" autocomplete="organization" aria-describedby="tenant-hint" value=tenant/>
-                    <span id="tenant-hint" class="field-hint">"Needed only when more than one tenant uses your sign-in."</span>
+                    <span id="tenant-hint" class="field-hint">{t!(language, "login-tenant-hint")}</span>
                 </label>
                 <input type="hidden" name="next" value=next/>
                 <Suspense fallback=|| ()>
@@ -54,9 +66,9 @@ pub fn Login() -> impl IntoView {
                         view! { <input type="hidden" name="csrf" value=csrf/> }
                     })}
                 </Suspense>
-                <button type="submit" class="button">"Sign in"</button>
+                <button type="submit" class="button">{t!(language, "login-submit")}</button>
             </form>
-            <p class="hint">"Accounts are made by an admin, or with "<code>"opledger user add"</code>"."</p>
+            <p class="hint">{accounts_before}<code>"opledger user add"</code>{accounts_after}</p>
         </section>
     }
 }

@@ -7,11 +7,13 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
+use crate::console::language::current_language;
 use crate::console::operation::{
     operation, Act, AuditView, LinkedOperation, OperationDetail, RetryAfterFailure, RETRY,
 };
 use crate::console::orders::Compensate;
-use crate::domain::wording::attempt_outcome;
+use crate::domain::{language::Language, machine::State, policy::Role, wording::attempt_outcome};
+use crate::t;
 use crate::ui::components::actions::{
     key_for, ActionResult, CompensationForms, ConfirmPanel, OperationActions, Typed,
 };
@@ -27,10 +29,11 @@ pub fn OperationPage() -> impl IntoView {
     let retry = ServerAction::<RetryAfterFailure>::new();
     let detail = Resource::new(op_id, operation);
     let viewer = expect_context::<ViewerResource>();
+    let language = current_language();
     view! {
         <Title text=op_id()/>
         <LivePage/>
-        <p class="breadcrumb"><a href="/operations">"Operations"</a>" / "</p>
+        <p class="breadcrumb"><a href="/operations">{t!(language, "section-operations")}</a>" / "</p>
         <Transition>
             {move || Suspend::new(async move {
                 let csrf = viewer.await.ok().flatten().map(|v| v.csrf).unwrap_or_default();
@@ -41,6 +44,39 @@ pub fn OperationPage() -> impl IntoView {
             })}
         </Transition>
     }
+}
+
+/// Marks standing for views in a sentence: a translation is asked for with these as the values of
+/// its placeables, and [`with_views`] puts each view where its language placed the mark.
+const MARKS: [&str; 3] = ["\u{E000}", "\u{E001}", "\u{E002}"];
+
+/// `sentence`, a translation made with [`MARKS`] as values, with each mark replaced by the view of
+/// the same place in `views`.
+fn with_views(sentence: String, mut views: Vec<Option<AnyView>>) -> AnyView {
+    let mut parts: Vec<AnyView> = Vec::new();
+    let mut text = String::new();
+    for c in sentence.chars() {
+        match MARKS.iter().position(|mark| mark.starts_with(c)) {
+            Some(place) => {
+                if !text.is_empty() {
+                    parts.push(std::mem::take(&mut text).into_any());
+                }
+                if let Some(view) = views.get_mut(place).and_then(Option::take) {
+                    parts.push(view);
+                }
+            }
+            None => text.push(c),
+        }
+    }
+    if !text.is_empty() {
+        parts.push(text.into_any());
+    }
+    parts.into_iter().collect_view().into_any()
+}
+
+/// A state as the ledger records it (`needs_review`), in words of `language`.
+fn state_words(state: &str, language: Language) -> String {
+    State::parse(state).map_or_else(|| state.to_owned(), |state| state.label_in(language))
 }
 
 fn linked(operation: &LinkedOperation) -> impl IntoView {
@@ -90,32 +126,39 @@ fn Detail(
 
 /// The op id, its state, how it stands in words and the facts it was recorded with.
 fn page_head(detail: &OperationDetail) -> AnyView {
+    let language = current_language();
     let row = &detail.row;
+    let until = detail.key_expires_at.map(|at| {
+        with_views(
+            t!(language, "operation-key-until", time = MARKS[0]),
+            vec![Some(view! { <Time at/> }.into_any())],
+        )
+    });
     view! {
         <div class="page-head">
             <h1 class="mono" data-testid="op-id">{row.op_id.clone()}</h1>
             <StateBadge state=row.state/>
-            {detail.cancel_requested.then(|| view! { <span class="badge">"stop requested"</span> })}
+            {detail.cancel_requested.then(|| view! { <span class="badge">{t!(language, "operation-stop-requested")}</span> })}
         </div>
         <section class="told" data-testid="told">
             <p class="story-status">{detail.told.status.clone()}</p>
-            <p class="say"><span class="say-label">"Tell the customer: "</span><q data-testid="say">{detail.told.for_customer.clone()}</q></p>
+            <p class="say"><span class="say-label">{t!(language, "operation-tell-customer")}</span><q data-testid="say">{detail.told.for_customer.clone()}</q></p>
         </section>
         <dl class="facts">
-            <div><dt>"Kind"</dt><dd>{row.kind.clone()}</dd></div>
-            <div><dt>"Order"</dt><dd><a class="mono" href=format!("/orders/{}", row.subject)>{row.subject.clone()}</a></dd></div>
-            <div><dt>"Provider"</dt><dd>{row.provider.clone()}</dd></div>
-            <div><dt>"Amount"</dt><dd>{row.amount.clone().unwrap_or_else(|| "—".into())}</dd></div>
-            <div><dt>"Requested by"</dt><dd>{detail.requested_by.clone()}</dd></div>
-            <div class="fact-wide"><dt>"Sent by"</dt><dd data-testid="sender">{detail.sender.clone()}</dd></div>
-            {detail.settling.clone().map(|settling| view! { <div class="fact-wide"><dt>"Settled by"</dt><dd data-testid="settling">{settling}</dd></div> })}
-            <div><dt>"Created"</dt><dd><Time at=row.created_at/></dd></div>
-            <div><dt>"Idempotency key"</dt><dd class="mono">{detail.idempotency_key.clone()}</dd></div>
-            <div><dt>"Key validity downstream"</dt><dd data-testid="key-validity">{detail.key_validity.clone()}
-                {detail.key_expires_at.map(|at| view! { " (until "<Time at/>")" })}</dd></div>
-            {detail.last_failure.clone().map(|failure| view! { <div><dt>"Last failure"</dt><dd>{attempt_outcome(&failure)}</dd></div> })}
+            <div><dt>{t!(language, "operation-kind")}</dt><dd>{row.kind.clone()}</dd></div>
+            <div><dt>{t!(language, "operation-order")}</dt><dd><a class="mono" href=format!("/orders/{}", row.subject)>{row.subject.clone()}</a></dd></div>
+            <div><dt>{t!(language, "operation-provider")}</dt><dd>{row.provider.clone()}</dd></div>
+            <div><dt>{t!(language, "operation-amount")}</dt><dd>{row.amount.clone().unwrap_or_else(|| t!(language, "none"))}</dd></div>
+            <div><dt>{t!(language, "operation-requested-by")}</dt><dd>{detail.requested_by.clone()}</dd></div>
+            <div class="fact-wide"><dt>{t!(language, "operation-sent-by")}</dt><dd data-testid="sender">{detail.sender.clone()}</dd></div>
+            {detail.settling.clone().map(|settling| view! { <div class="fact-wide"><dt>{t!(language, "operation-settled-by")}</dt><dd data-testid="settling">{settling}</dd></div> })}
+            <div><dt>{t!(language, "operation-created")}</dt><dd><Time at=row.created_at/></dd></div>
+            <div><dt>{t!(language, "operation-idempotency-key")}</dt><dd class="mono">{detail.idempotency_key.clone()}</dd></div>
+            <div><dt>{t!(language, "operation-key-validity")}</dt><dd data-testid="key-validity">{detail.key_validity.clone()}
+                {until}</dd></div>
+            {detail.last_failure.clone().map(|failure| view! { <div><dt>{t!(language, "operation-last-failure")}</dt><dd>{attempt_outcome(&failure, language)}</dd></div> })}
             {(detail.conflicts > 0).then(|| view! {
-                <div><dt>"Conflicting requests"</dt><dd><a href="/conflicts">{format!("{} refused", detail.conflicts)}</a></dd></div>
+                <div><dt>{t!(language, "operation-conflicting")}</dt><dd><a href="/conflicts">{t!(language, "operation-conflicts-refused", count = detail.conflicts)}</a></dd></div>
             })}
         </dl>
 
@@ -133,6 +176,7 @@ fn retry_panel(
     confirming: Option<String>,
 ) -> Option<AnyView> {
     let consequence = detail.retry.clone()?;
+    let language = current_language();
     let op_id = detail.row.op_id.clone();
     let key = key_for(&detail.form_key, &op_id, RETRY);
     let confirmed = confirming.is_some();
@@ -141,17 +185,17 @@ fn retry_panel(
     Some(
         view! {
             <section class="panel" class:confirm=confirmed id=confirmed.then_some("confirm") data-testid="retry">
-                <h2>{if confirmed { "Confirm: make it again" } else { "Make it again" }}</h2>
+                <h2>{if confirmed { t!(language, "operation-retry-confirm-heading") } else { t!(language, "operation-retry-heading") }}</h2>
                 <p class="consequence">{consequence.clone()}</p>
                 <ActionForm action=retry attr:class="action-form" attr:data-confirm=(!confirmed).then_some(consequence)>
                     <input type="hidden" name="csrf" value=csrf/>
                     <input type="hidden" name="key" value=key/>
                     <input type="hidden" name="op_id" value=op_id/>
                     <input type="hidden" name="confirmed" value=if confirmed { "yes" } else { "" }/>
-                    <label>"Reason"<input type="text" name="reason" required value=reason size="40" autocomplete="off"
-                        placeholder="the customer gave a new card"/></label>
+                    <label>{t!(language, "operation-reason")}<input type="text" name="reason" required value=reason size="40" autocomplete="off"
+                        placeholder=t!(language, "operation-retry-placeholder")/></label>
                     <button type="submit" class="button" data-testid=confirmed.then_some("confirm-yes")>
-                        {if confirmed { "Yes, make it again" } else { "Make it again…" }}
+                        {if confirmed { t!(language, "operation-retry-yes") } else { t!(language, "operation-retry-button") }}
                     </button>
                 </ActionForm>
             </section>
@@ -184,14 +228,15 @@ fn actions_panel(
     compensate: ServerAction<Compensate>,
     csrf: &str,
 ) -> AnyView {
+    let language = current_language();
     let op_id = detail.row.op_id.clone();
     let csrf = csrf.to_owned();
     view! {
         <section class="panel">
-            <h2>"Actions available to you"</h2>
+            <h2>{t!(language, "operation-actions-heading")}</h2>
             <ActionResult/>
             {if detail.actions.is_empty() {
-                view! { <p class="muted">"None: in this state your role has nothing to do here."</p> }.into_any()
+                view! { <p class="muted">{t!(language, "operation-actions-none")}</p> }.into_any()
             } else {
                 view! {
                     <OperationActions act actions=detail.actions.clone() consequences=detail.consequences.clone() csrf=csrf.clone() form_key=detail.form_key.clone()
@@ -199,8 +244,8 @@ fn actions_panel(
                 }.into_any()
             }}
             {(!detail.compensations.is_empty()).then(|| view! {
-                <h3>"Compensate"</h3>
-                <p class="muted">"A compensation is a new operation linked to this one, with its own state: it proves nothing until it has succeeded."</p>
+                <h3>{t!(language, "operation-compensate")}</h3>
+                <p class="muted">{t!(language, "operation-compensate-hint")}</p>
                 <div class="actions">
                     <CompensationForms compensate offers=detail.compensations.clone() csrf=csrf.clone() form_key=detail.form_key.clone() op_id=op_id.clone()/>
                 </div>
@@ -213,23 +258,25 @@ fn actions_panel(
 
 /// The canonical parameters and fingerprint beside the state timeline.
 fn params_and_timeline(detail: &OperationDetail) -> AnyView {
+    let language = current_language();
     let row = &detail.row;
     let timeline: Vec<AuditView> =
         detail.audit.iter().filter(|a| a.to_state.is_some() && a.from_state != a.to_state).cloned().collect();
     view! {
         <div class="grid-2">
             <section class="panel">
-                <h2>"Canonical parameters"</h2>
+                <h2>{t!(language, "operation-params")}</h2>
                 <pre class="code" data-testid="params">{detail.params.clone()}</pre>
-                <p class="muted">"Fingerprint "<code class="break">{detail.fingerprint.clone()}</code></p>
+                <p class="muted">{t!(language, "operation-fingerprint")}" "<code class="break">{detail.fingerprint.clone()}</code></p>
             </section>
             <section class="panel">
-                <h2>"State timeline"</h2>
+                <h2>{t!(language, "operation-timeline")}</h2>
                 <ol class="timeline">
-                    <li><span class="muted">"recorded"</span>" · "<Time at=row.created_at/></li>
+                    <li><span class="muted">{t!(language, "operation-recorded")}</span>" · "<Time at=row.created_at/></li>
                     {timeline.into_iter().map(|event| view! {
                         <li>
-                            {event.from_state.clone().unwrap_or_default()}" → "<strong>{event.to_state.clone().unwrap_or_default()}</strong>
+                            {event.from_state.as_deref().map(|s| state_words(s, language)).unwrap_or_default()}" → "
+                            <strong>{event.to_state.as_deref().map(|s| state_words(s, language)).unwrap_or_default()}</strong>
                             " · "<Time at=event.at/>" · "{event.actor.clone()}
                             {event.reason.clone().map(|r| view! { <div class="muted">{r}</div> })}
                         </li>
@@ -244,19 +291,21 @@ fn params_and_timeline(detail: &OperationDetail) -> AnyView {
 
 /// Every attempt, with its outcome and the key it was sent under.
 fn attempts_panel(detail: &OperationDetail) -> AnyView {
+    let language = current_language();
     view! {
         <section class="panel">
-            <h2>"Attempts"</h2>
+            <h2>{t!(language, "operation-attempts")}</h2>
             {if detail.attempts.is_empty() {
-                view! { <p class="muted">"Not sent yet."</p> }.into_any()
+                view! { <p class="muted">{t!(language, "operation-attempts-none")}</p> }.into_any()
             } else {
                 view! {
                     <div class="table-wrap">
                         <table class="table" data-testid="attempts">
                             <thead><tr>
-                                <th scope="col" class="num">"#"</th><th scope="col">"Started"</th><th scope="col">"In flight until"</th><th scope="col" class="num">"Duration"</th>
-                                <th scope="col">"Outcome"</th><th scope="col" class="num">"HTTP"</th><th scope="col">"Key sent"</th>
-                                <th scope="col">"Sent by"</th><th scope="col">"Error"</th>
+                                <th scope="col" class="num">"#"</th><th scope="col">{t!(language, "operation-started")}</th>
+                                <th scope="col">{t!(language, "operation-in-flight-until")}</th><th scope="col" class="num">{t!(language, "operation-duration")}</th>
+                                <th scope="col">{t!(language, "operation-outcome")}</th><th scope="col" class="num">"HTTP"</th><th scope="col">{t!(language, "operation-key-sent")}</th>
+                                <th scope="col">{t!(language, "operation-sent-by")}</th><th scope="col">{t!(language, "operation-error")}</th>
                             </tr></thead>
                             <tbody>
                                 {detail.attempts.iter().map(|a| view! {
@@ -264,9 +313,9 @@ fn attempts_panel(detail: &OperationDetail) -> AnyView {
                                         <td class="num">{a.number}</td>
                                         <td><Time at=a.started_at/></td>
                                         <td data-testid="send-deadline">{a.send_deadline.map(|at| view! { <Time at/> })}</td>
-                                        <td class="num">{a.duration_ms.map_or("—".to_owned(), |ms| format!("{ms} ms"))}</td>
-                                        <td data-label="Outcome">{attempt_outcome(&a.outcome)}</td>
-                                        <td class="num">{a.http_status.map_or("—".to_owned(), |s| s.to_string())}</td>
+                                        <td class="num">{a.duration_ms.map_or_else(|| t!(language, "none"), |ms| t!(language, "operation-milliseconds", ms = ms))}</td>
+                                        <td data-label=t!(language, "operation-outcome")>{attempt_outcome(&a.outcome, language)}</td>
+                                        <td class="num">{a.http_status.map_or_else(|| t!(language, "none"), |s| s.to_string())}</td>
                                         <td class="mono">{a.idempotency_key.clone()}</td>
                                         <td>{a.sent_by.clone()}</td>
                                         <td>{a.error.clone().unwrap_or_default()}</td>
@@ -285,12 +334,13 @@ fn attempts_panel(detail: &OperationDetail) -> AnyView {
 
 /// The external ids, the approval and the linked compensations.
 fn external_and_approval(detail: &OperationDetail) -> AnyView {
+    let language = current_language();
     view! {
         <div class="grid-2">
             <section class="panel">
-                <h2>"External ids"</h2>
+                <h2>{t!(language, "operation-external-ids")}</h2>
                 {if detail.external.is_empty() {
-                    view! { <p class="muted">"The provider has not confirmed any object for this operation."</p> }.into_any()
+                    view! { <p class="muted">{t!(language, "operation-external-none")}</p> }.into_any()
                 } else {
                     view! {
                         <ul class="compact-list" data-testid="external-ids">
@@ -308,20 +358,28 @@ fn external_and_approval(detail: &OperationDetail) -> AnyView {
                 }}
             </section>
             <section class="panel">
-                <h2>"Approval and compensations"</h2>
+                <h2>{t!(language, "operation-approval-heading")}</h2>
                 {match detail.approval.clone() {
-                    Some(approval) => view! {
-                        <p>"Approved by "<strong>{approval.approver}</strong>" at "<Time at=approval.granted_at/>
-                           ", valid until "<Time at=approval.expires_at/>
-                           {(!approval.matches_params).then_some(" — given for other parameters, so it does not cover these")}</p>
-                    }.into_any(),
-                    None => view! { <p class="muted">"No approval recorded."</p> }.into_any(),
+                    Some(approval) => {
+                        let sentence = if approval.matches_params {
+                            t!(language, "operation-approved", approver = MARKS[0], granted = MARKS[1], expires = MARKS[2])
+                        } else {
+                            t!(language, "operation-approved-other-params", approver = MARKS[0], granted = MARKS[1], expires = MARKS[2])
+                        };
+                        let views = vec![
+                            Some(view! { <strong>{approval.approver}</strong> }.into_any()),
+                            Some(view! { <Time at=approval.granted_at/> }.into_any()),
+                            Some(view! { <Time at=approval.expires_at/> }.into_any()),
+                        ];
+                        view! { <p>{with_views(sentence, views)}</p> }.into_any()
+                    }
+                    None => view! { <p class="muted">{t!(language, "operation-approval-none")}</p> }.into_any(),
                 }}
-                {detail.compensates.as_ref().map(|parent| view! { <p>"Compensates:"</p><ul class="compact-list">{linked(parent)}</ul> })}
-                {detail.retry_of.as_ref().map(|failed| view! { <p>"Makes again, after it failed:"</p><ul class="compact-list">{linked(failed)}</ul> })}
-                {detail.retried_by.as_ref().map(|retry| view! { <p>"Made again by:"</p><ul class="compact-list" data-testid="retried-by">{linked(retry)}</ul> })}
+                {detail.compensates.as_ref().map(|parent| view! { <p>{t!(language, "operation-compensates")}</p><ul class="compact-list">{linked(parent)}</ul> })}
+                {detail.retry_of.as_ref().map(|failed| view! { <p>{t!(language, "operation-retry-of")}</p><ul class="compact-list">{linked(failed)}</ul> })}
+                {detail.retried_by.as_ref().map(|retry| view! { <p>{t!(language, "operation-retried-by")}</p><ul class="compact-list" data-testid="retried-by">{linked(retry)}</ul> })}
                 {(!detail.compensated_by.is_empty()).then(|| view! {
-                    <p>"Compensated by:"</p>
+                    <p>{t!(language, "operation-compensated-by")}</p>
                     <ul class="compact-list">{detail.compensated_by.iter().map(linked).collect_view()}</ul>
                 })}
             </section>
@@ -333,28 +391,36 @@ fn external_and_approval(detail: &OperationDetail) -> AnyView {
 
 /// The audit trail with its evidence behind "Details".
 fn audit_trail(detail: &OperationDetail) -> AnyView {
+    let language = current_language();
     view! {
         <section class="panel">
-            <h2>"Audit trail"</h2>
+            <h2>{t!(language, "operation-audit")}</h2>
             <div class="table-wrap">
                 <table class="table" data-testid="audit">
-                    <thead><tr><th scope="col" class="num">"Seq"</th><th scope="col">"At"</th><th scope="col">"Actor"</th><th scope="col">"Action"</th><th scope="col">"Change"</th><th scope="col">"Reason and evidence"</th></tr></thead>
+                    <thead><tr>
+                        <th scope="col" class="num">{t!(language, "operation-audit-seq")}</th><th scope="col">{t!(language, "operation-audit-at")}</th>
+                        <th scope="col">{t!(language, "operation-audit-actor")}</th><th scope="col">{t!(language, "operation-audit-action")}</th>
+                        <th scope="col">{t!(language, "operation-audit-change")}</th><th scope="col">{t!(language, "operation-audit-reason")}</th>
+                    </tr></thead>
                     <tbody>
                         {detail.audit.iter().map(|a| view! {
                             <tr>
-                                <td class="num">{match a.seq { Some(seq) => seq.to_string(), None => "sealing…".to_owned() }}</td>
+                                <td class="num">{match a.seq { Some(seq) => seq.to_string(), None => t!(language, "operation-audit-sealing") }}</td>
                                 <td><Time at=a.at/></td>
-                                <td>{format!("{} ({})", a.actor, a.role)}</td>
+                                <td>{t!(language, "operation-audit-actor-role", actor = &a.actor,
+                                    role = Role::parse(&a.role).map_or_else(|| a.role.clone(), |role| role.label_in(language)))}</td>
                                 <td>{a.action.replace('_', " ")}</td>
                                 <td>{match (&a.from_state, &a.to_state) {
-                                    (Some(from), Some(to)) if from != to => format!("{from} → {to}"),
-                                    (None, Some(to)) => format!("→ {to}"),
+                                    (Some(from), Some(to)) if from != to => {
+                                        format!("{} → {}", state_words(from, language), state_words(to, language))
+                                    }
+                                    (None, Some(to)) => format!("→ {}", state_words(to, language)),
                                     _ => String::new(),
                                 }}</td>
                                 <td>
                                     {a.reason.clone().unwrap_or_default()}
                                     {(!matches!(a.evidence.as_str(), "" | "{}" | "null")).then(|| view! {
-                                        <details class="evidence"><summary>"Details"</summary><code class="break">{a.evidence.clone()}</code></details>
+                                        <details class="evidence"><summary>{t!(language, "operation-audit-details")}</summary><code class="break">{a.evidence.clone()}</code></details>
                                     })}
                                 </td>
                             </tr>

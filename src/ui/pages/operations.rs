@@ -4,12 +4,17 @@
 //! list itself is an island: once the page is interactive it follows `/live/operations` and
 //! shows changes as they happen.
 
+use std::sync::LazyLock;
+
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::{components::Form, hooks::use_query_map};
 
+use crate::console::language::current_language;
 use crate::console::operations::{operation_facets, operations, Facets, OperationFilter, OperationPage};
+use crate::domain::language::Language;
 use crate::domain::machine::State;
+use crate::t;
 use crate::ui::components::live::follow_changes;
 use crate::ui::components::widgets::{
     chosen_in, joined_or, EmptyState, ErrorPanel, LocalTime, MultiChoice, Pager, StateBadge,
@@ -37,9 +42,10 @@ pub fn Operations() -> impl IntoView {
     let filter = Memo::new(move |_| query.with(filter_from));
     let page = Resource::new(move || filter.get(), operations);
     let facets = Resource::new(|| (), |_| operation_facets());
+    let language = current_language();
     view! {
-        <Title text="Operations"/>
-        <h1>"Operations"</h1>
+        <Title text=t!(language, "operations-title")/>
+        <h1>{t!(language, "operations-title")}</h1>
         <Suspense>
             {move || Suspend::new(async move {
                 let facets = facets.await.unwrap_or_default();
@@ -61,6 +67,7 @@ pub fn Operations() -> impl IntoView {
 /// `/live/operations` and reads the same page of the list again whenever operations change.
 #[island]
 fn LiveOperations(page: OperationPage, filter: OperationFilter) -> impl IntoView {
+    let language = current_language();
     let shown = RwSignal::new(page);
     let connected = RwSignal::new(None::<bool>);
     let live = move || connected.get() == Some(true);
@@ -81,38 +88,52 @@ fn LiveOperations(page: OperationPage, filter: OperationFilter) -> impl IntoView
     });
     view! {
         <p class="live" data-testid="live" data-live-list="" class:on=live>
-            {move || if live() { "● Live: changes appear as they happen" } else { "Showing the list as loaded" }}
+            {move || if live() { t!(language, "operations-live-on") } else { t!(language, "operations-live-off") }}
         </p>
         {move || view! { <OperationTable page=shown.get() filter=filter.clone()/> }}
     }
 }
 
+/// The labels of the filters of closed sets, in each language: [`MultiChoice`] takes its label for
+/// the life of the program, so each is made once per language.
+static STATE_LABEL: LazyLock<[String; 3]> =
+    LazyLock::new(|| Language::ALL.map(|l| t!(l, "operations-state")));
+static KIND_LABEL: LazyLock<[String; 3]> = LazyLock::new(|| Language::ALL.map(|l| t!(l, "operations-kind")));
+static PROVIDER_LABEL: LazyLock<[String; 3]> =
+    LazyLock::new(|| Language::ALL.map(|l| t!(l, "operations-provider")));
+
+/// A label of [`STATE_LABEL`]'s kind in `language`.
+fn lasting(labels: &'static LazyLock<[String; 3]>, language: Language) -> &'static str {
+    &labels[language as usize]
+}
+
 #[component]
 fn FilterForm(filter: OperationFilter, facets: Facets) -> impl IntoView {
+    let language = current_language();
     let value = |v: &Option<String>| v.clone().unwrap_or_default();
     let states: Vec<(String, String)> =
-        State::ALL.into_iter().map(|state| (state.as_str().to_owned(), state.label().to_owned())).collect();
+        State::ALL.into_iter().map(|state| (state.as_str().to_owned(), state.label_in(language))).collect();
     let named = |values: Vec<String>| values.into_iter().map(|v| (v.clone(), v)).collect::<Vec<_>>();
     let query = filter.query_string(false);
     view! {
         <input type="checkbox" id="filters-toggle" class="visually-hidden drawer-toggle" aria-controls="operation-filters"/>
-        <label for="filters-toggle" class="button secondary drawer-button">"Filters"</label>
-        <Form method="GET" action="/operations" attr:class="filters" attr:id="operation-filters" attr:aria-label="Filter operations">
-            <MultiChoice name="state" label="State" values=states chosen=filter.state.clone()/>
-            <MultiChoice name="kind" label="Kind" values=named(facets.kinds) chosen=filter.kind.clone()/>
-            <MultiChoice name="provider" label="Provider" values=named(facets.providers) chosen=filter.provider.clone()/>
-            <label>"Order"<input type="text" name="subject" value=value(&filter.subject) placeholder="order:1043" size="12"/></label>
-            <label>"From (UTC)"<input type="datetime-local" name="from" value=value(&filter.from)/></label>
-            <label>"To (UTC)"<input type="datetime-local" name="to" value=value(&filter.to)/></label>
-            <label class="grow">"Op id or external id"<input type="search" name="q" value=value(&filter.q) placeholder="refund-A1042-li_1, re_…" data-testid="filter-q"/></label>
+        <label for="filters-toggle" class="button secondary drawer-button">{t!(language, "operations-filters")}</label>
+        <Form method="GET" action="/operations" attr:class="filters" attr:id="operation-filters" attr:aria-label=t!(language, "operations-filter-label")>
+            <MultiChoice name="state" label=lasting(&STATE_LABEL, language) values=states chosen=filter.state.clone()/>
+            <MultiChoice name="kind" label=lasting(&KIND_LABEL, language) values=named(facets.kinds) chosen=filter.kind.clone()/>
+            <MultiChoice name="provider" label=lasting(&PROVIDER_LABEL, language) values=named(facets.providers) chosen=filter.provider.clone()/>
+            <label>{t!(language, "operations-order")}<input type="text" name="subject" value=value(&filter.subject) placeholder="order:1043" size="12"/></label>
+            <label>{t!(language, "operations-from")}<input type="datetime-local" name="from" value=value(&filter.from)/></label>
+            <label>{t!(language, "operations-to")}<input type="datetime-local" name="to" value=value(&filter.to)/></label>
+            <label class="grow">{t!(language, "operations-search")}<input type="search" name="q" value=value(&filter.q) placeholder="refund-A1042-li_1, re_…" data-testid="filter-q"/></label>
             <div class="filter-actions">
-                <button type="submit" class="button" data-testid="apply-filters">"Apply"</button>
-                <a href="/operations" class="button button-quiet">"Clear"</a>
+                <button type="submit" class="button" data-testid="apply-filters">{t!(language, "operations-apply")}</button>
+                <a href="/operations" class="button button-quiet">{t!(language, "operations-clear")}</a>
                 {facets.acts_on_operations.then(|| view! {
-                    <a href=format!("/bulk?{query}") class="button button-quiet" data-testid="bulk-link">"Query these in bulk…"</a>
+                    <a href=format!("/bulk?{query}") class="button button-quiet" data-testid="bulk-link">{t!(language, "operations-bulk")}</a>
                 })}
-                <a href=format!("/operations/export.csv?{query}") class="button button-quiet" data-testid="export-operations-csv" download>"Export CSV"</a>
-                <a href=format!("/operations/export.jsonl?{query}") class="button button-quiet" data-testid="export-operations-jsonl" download>"Export JSON Lines"</a>
+                <a href=format!("/operations/export.csv?{query}") class="button button-quiet" data-testid="export-operations-csv" download>{t!(language, "operations-export-csv")}</a>
+                <a href=format!("/operations/export.jsonl?{query}") class="button button-quiet" data-testid="export-operations-jsonl" download>{t!(language, "operations-export-jsonl")}</a>
             </div>
         </Form>
     }
@@ -120,11 +141,12 @@ fn FilterForm(filter: OperationFilter, facets: Facets) -> impl IntoView {
 
 #[component]
 fn OperationTable(page: OperationPage, filter: OperationFilter) -> impl IntoView {
+    let language = current_language();
     if page.rows.is_empty() {
         let text = if filter.is_filtered() {
-            "No operation matches these filters. Loosen them, or clear them to see every operation."
+            t!(language, "operations-empty-filtered")
         } else {
-            "No operations yet. Agents record them through the ledger API before sending them."
+            t!(language, "operations-empty")
         };
         return view! { <EmptyState text/> }.into_any();
     }
@@ -138,15 +160,15 @@ fn OperationTable(page: OperationPage, filter: OperationFilter) -> impl IntoView
             <table class="table" data-testid="operations">
                 <thead>
                     <tr>
-                        <th scope="col">"State"</th>
-                        <th scope="col">"Op id"</th>
-                        <th scope="col">"Kind"</th>
-                        <th scope="col">"Order"</th>
-                        <th scope="col">"Provider"</th>
-                        <th scope="col" class="num">"Amount"</th>
-                        <th scope="col" class="num">"Attempts"</th>
-                        <th scope="col">"External ids"</th>
-                        <th scope="col">"Created"</th>
+                        <th scope="col">{t!(language, "operations-state")}</th>
+                        <th scope="col">{t!(language, "operations-op-id")}</th>
+                        <th scope="col">{t!(language, "operations-kind")}</th>
+                        <th scope="col">{t!(language, "operations-order")}</th>
+                        <th scope="col">{t!(language, "operations-provider")}</th>
+                        <th scope="col" class="num">{t!(language, "operations-amount")}</th>
+                        <th scope="col" class="num">{t!(language, "operations-attempts")}</th>
+                        <th scope="col">{t!(language, "operations-external-ids")}</th>
+                        <th scope="col">{t!(language, "operations-created")}</th>
                     </tr>
                 </thead>
                 <tbody>
@@ -154,19 +176,19 @@ fn OperationTable(page: OperationPage, filter: OperationFilter) -> impl IntoView
                         <tr data-testid="operation-row" data-state=row.state.as_str()>
                             <td><StateBadge state=row.state/></td>
                             <td><a class="mono" href=format!("/operations/{}", row.op_id)>{row.op_id.clone()}</a></td>
-                            <td data-label="Kind">{row.kind.clone()}</td>
-                            <td data-label="Order"><a class="mono" href=format!("/orders/{}", row.subject)>{row.subject.clone()}</a></td>
-                            <td data-label="Provider">{row.provider.clone()}</td>
-                            <td class="num" data-label="Amount">{row.amount.clone().unwrap_or_else(|| "—".into())}</td>
-                            <td class="num" data-label="Attempts">{row.attempts}</td>
-                            <td class="mono" data-label="External ids">{joined_or(&row.external_ids, "—")}</td>
-                            <td data-label="Created"><LocalTime at=row.created_at/></td>
+                            <td data-label=t!(language, "operations-kind")>{row.kind.clone()}</td>
+                            <td data-label=t!(language, "operations-order")><a class="mono" href=format!("/orders/{}", row.subject)>{row.subject.clone()}</a></td>
+                            <td data-label=t!(language, "operations-provider")>{row.provider.clone()}</td>
+                            <td class="num" data-label=t!(language, "operations-amount")>{row.amount.clone().unwrap_or_else(|| t!(language, "none"))}</td>
+                            <td class="num" data-label=t!(language, "operations-attempts")>{row.attempts}</td>
+                            <td class="mono" data-label=t!(language, "operations-external-ids")>{joined_or(&row.external_ids, &t!(language, "none"))}</td>
+                            <td data-label=t!(language, "operations-created")><LocalTime at=row.created_at/></td>
                         </tr>
                     }.into_any()).collect_view()}
                 </tbody>
             </table>
         </div>
-        <Pager first=first_page next=next_page first_label="← First page" next_label="Next page →"/>
+        <Pager first=first_page next=next_page first_label=t!(language, "pager-first") next_label=t!(language, "pager-next")/>
     }
     .into_any()
 }

@@ -5,20 +5,51 @@
 use leptos::prelude::*;
 use leptos_meta::Title;
 
+use crate::console::language::current_language;
 use crate::console::operations::OperationRow;
 use crate::console::orders::OrderSummary;
 use crate::console::overview::{overview, Bucket, HourOutcomes, OverviewData};
 use crate::domain::machine::State;
+use crate::t;
 use crate::ui::components::live::LivePage;
 use crate::ui::components::widgets::{joined_or, ErrorPanel, OrderBadge, StateBadge, Time};
 
+/// A stand-in for a view in a translated sentence: pass `slot(i)` as a placeable's value, and
+/// [`with_views`] puts the `i`th view where the language put that placeable, in its word order.
+pub fn slot(index: usize) -> String {
+    char::from_u32(0xE000 + index as u32).map(String::from).unwrap_or_default()
+}
+
+/// A translated sentence whose [`slot`]s are replaced by `views` (a link, a time, a number in
+/// bold), wherever each language puts them.
+pub fn with_views(text: String, views: Vec<AnyView>) -> Vec<AnyView> {
+    let mut views: Vec<Option<AnyView>> = views.into_iter().map(Some).collect();
+    let (mut out, mut piece) = (Vec::new(), String::new());
+    for c in text.chars() {
+        match views.get_mut((c as u32).wrapping_sub(0xE000) as usize) {
+            Some(view) => {
+                if !piece.is_empty() {
+                    out.push(std::mem::take(&mut piece).into_any());
+                }
+                out.extend(view.take());
+            }
+            None => piece.push(c),
+        }
+    }
+    if !piece.is_empty() {
+        out.push(piece.into_any());
+    }
+    out
+}
+
 #[component]
 pub fn Overview() -> impl IntoView {
+    let language = current_language();
     let data = Resource::new(|| (), |_| overview());
     view! {
-        <Title text="Overview"/>
+        <Title text=t!(language, "section-overview")/>
         <LivePage/>
-        <h1>"Overview"</h1>
+        <h1>{t!(language, "section-overview")}</h1>
         <Suspense>
             {move || Suspend::new(async move {
                 match data.await {
@@ -32,15 +63,17 @@ pub fn Overview() -> impl IntoView {
 
 #[component]
 fn OverviewBody(data: OverviewData) -> impl IntoView {
+    let language = current_language();
     if data.total == 0 {
+        let text = t!(language, "overview-empty-text", api = slot(0), command = slot(1));
+        let views = vec![
+            view! { <a href="/api/v1/openapi.json">{t!(language, "overview-empty-api")}</a> }.into_any(),
+            view! { <code>"opledger serve --demo"</code> }.into_any(),
+        ];
         return view! {
             <section class="empty-state">
-                <h2>"No operations yet"</h2>
-                <p>
-                    "Agents and tools record each operation through the ledger API before sending it ("
-                    <a href="/api/v1/openapi.json">"API description"</a>
-                    "). Run "<code>"opledger serve --demo"</code>" to see the console with demo data."
-                </p>
+                <h2>{t!(language, "overview-empty-title")}</h2>
+                <p>{with_views(text, views)}</p>
             </section>
         }
         .into_any();
@@ -49,46 +82,46 @@ fn OverviewBody(data: OverviewData) -> impl IntoView {
     let (unknown, needing_review) = (count_of(State::Unknown), count_of(State::NeedsReview));
     let aged: u64 = data.unknown_by_age.iter().map(|b| b.count).sum();
     let sample_note = (aged < unknown).then(|| {
-        view! { <p class="muted">{format!("Ages of the {aged} unknown the longest.")}</p> }
+        view! { <p class="muted">{t!(language, "overview-sample-note", count = aged)}</p> }
     });
     view! {
-        <section class="cards" aria-label="Operations by state">
+        <section class="cards" aria-label=t!(language, "overview-cards-label")>
             {data.counts.iter().map(|(state, count)| view! {
                 <a class="card" href=format!("/operations?state={}", state.as_str()) data-testid=format!("count-{}", state.as_str())>
                     <StateBadge state=*state/>
-                    <span class="card-number">{*count}</span>
+                    <span class="card-number">{language.count(*count)}</span>
                 </a>
             }.into_any()).collect_view()}
-            <div class="card card-total"><span>"All"</span><span class="card-number">{data.total}</span></div>
+            <div class="card card-total"><span>{t!(language, "overview-all")}</span><span class="card-number">{language.count(data.total)}</span></div>
         </section>
         <div class="grid-2">
             <section class="panel">
-                <h2>"Operations per hour, last 24 hours"</h2>
+                <h2>{t!(language, "overview-hourly-title")}</h2>
                 <HourlyChart hours=data.hourly.clone()/>
             </section>
             <section class="panel">
-                <h2>"Time from unknown to settled, last 7 days"</h2>
-                <BarChart buckets=data.time_to_settle.clone() label="Settled operations by time taken" empty="No operation has gone from unknown to settled in the last 7 days."/>
+                <h2>{t!(language, "overview-settle-title")}</h2>
+                <BarChart buckets=data.time_to_settle.clone() label=t!(language, "overview-settle-label") empty=t!(language, "overview-settle-empty")/>
             </section>
             <section class="panel">
-                <h2>{format!("Unknown results by age ({unknown})")}</h2>
-                <BarChart buckets=data.unknown_by_age.clone() label="Unknown operations by age" empty="No result is unknown: every sent operation has a confirmed outcome."/>
+                <h2>{t!(language, "overview-unknown-title", count = language.count(unknown))}</h2>
+                <BarChart buckets=data.unknown_by_age.clone() label=t!(language, "overview-unknown-label") empty=t!(language, "overview-unknown-empty")/>
                 {sample_note}
                 <OperationList rows=data.oldest_uncertain.clone() empty=""/>
             </section>
             <section class="panel">
-                <h2>"Waiting for people"</h2>
+                <h2>{t!(language, "overview-waiting-title")}</h2>
                 <p>
-                    <a href="/approvals">{format!("{} pending approval", data.pending_approvals)}</a>
+                    <a href="/approvals">{t!(language, "overview-pending-approval", count = data.pending_approvals)}</a>
                     " · "
-                    <a href="/operations?state=needs_review">{if needing_review == 1 { "1 needs review".to_owned() } else { format!("{needing_review} need review") }}</a>
+                    <a href="/operations?state=needs_review">{t!(language, "overview-needs-review", count = needing_review)}</a>
                 </p>
-                <OperationList rows=data.needs_review.clone() empty="Nothing needs review."/>
+                <OperationList rows=data.needs_review.clone() empty=t!(language, "overview-needs-review-empty")/>
             </section>
         </div>
         <section class="panel">
-            <h2>"Orders in partial success or pending confirmation"</h2>
-            <OrderList orders=data.attention_orders.clone() empty="Every order is complete, compensated or failed cleanly."/>
+            <h2>{t!(language, "overview-attention-title")}</h2>
+            <OrderList orders=data.attention_orders.clone() empty=t!(language, "overview-attention-empty")/>
         </section>
     }
     .into_any()
@@ -96,7 +129,8 @@ fn OverviewBody(data: OverviewData) -> impl IntoView {
 
 /// A compact list of operations linking to their pages.
 #[component]
-pub fn OperationList(rows: Vec<OperationRow>, empty: &'static str) -> impl IntoView {
+pub fn OperationList(rows: Vec<OperationRow>, #[prop(into)] empty: String) -> impl IntoView {
+    let language = current_language();
     if rows.is_empty() {
         return view! { <p class="muted">{empty}</p> }.into_any();
     }
@@ -106,7 +140,10 @@ pub fn OperationList(rows: Vec<OperationRow>, empty: &'static str) -> impl IntoV
                 <li>
                     <StateBadge state=row.state/>
                     " "<a href=format!("/operations/{}", row.op_id) class="mono">{row.op_id.clone()}</a>
-                    " "<span class="muted">{row.amount.clone().unwrap_or_default()}" · changed "<Time at=row.updated_at/></span>
+                    " "<span class="muted">{row.amount.clone().unwrap_or_default()}" · "{with_views(
+                        t!(language, "overview-changed", time = slot(0)),
+                        vec![view! { <Time at=row.updated_at/> }.into_any()],
+                    )}</span>
                 </li>
             }.into_any()).collect_view()}
         </ul>
@@ -116,21 +153,28 @@ pub fn OperationList(rows: Vec<OperationRow>, empty: &'static str) -> impl IntoV
 
 /// Orders with their roll-up status.
 #[component]
-pub fn OrderList(orders: Vec<OrderSummary>, empty: &'static str) -> impl IntoView {
+pub fn OrderList(orders: Vec<OrderSummary>, #[prop(into)] empty: String) -> impl IntoView {
+    let language = current_language();
     if orders.is_empty() {
         return view! { <p class="muted">{empty}</p> }.into_any();
     }
     view! {
         <div class="table-wrap">
         <table class="table">
-            <thead><tr><th scope="col">"Order"</th><th scope="col">"Status"</th><th scope="col">"Operations"</th><th scope="col">"Net refunded"</th><th scope="col">"Last change"</th></tr></thead>
+            <thead><tr>
+                <th scope="col">{t!(language, "overview-order")}</th>
+                <th scope="col">{t!(language, "overview-order-status")}</th>
+                <th scope="col">{t!(language, "overview-order-operations")}</th>
+                <th scope="col">{t!(language, "overview-order-net-refunded")}</th>
+                <th scope="col">{t!(language, "overview-order-last-change")}</th>
+            </tr></thead>
             <tbody>
                 {orders.into_iter().map(|order| view! {
                     <tr data-testid="order-row">
                         <td><a href=format!("/orders/{}", order.subject) class="mono">{order.subject.clone()}</a></td>
                         <td><OrderBadge status=order.status/></td>
                         <td>{order.operations}</td>
-                        <td>{joined_or(&order.net_refunded, "—")}</td>
+                        <td>{joined_or(&order.net_refunded, &t!(language, "none"))}</td>
                         <td><Time at=order.updated_at/></td>
                     </tr>
                 }.into_any()).collect_view()}
@@ -147,6 +191,7 @@ const CHART_HEIGHT: f64 = 160.0;
 /// Stacked bars per hour: succeeded, not done, uncertain, not yet sent.
 #[component]
 fn HourlyChart(hours: Vec<HourOutcomes>) -> impl IntoView {
+    let language = current_language();
     let most =
         hours.iter().map(|h| h.succeeded + h.not_done + h.uncertain + h.open).max().unwrap_or(0).max(1);
     let slot = CHART_WIDTH / hours.len().max(1) as f64;
@@ -163,13 +208,14 @@ fn HourlyChart(hours: Vec<HourOutcomes>) -> impl IntoView {
                 ("unknown", hour.uncertain),
                 ("planned", hour.open),
             ];
-            let label = format!(
-                "{}: {} succeeded, {} not done, {} uncertain, {} not sent yet",
-                hour.hour.format("%H:00 UTC"),
-                hour.succeeded,
-                hour.not_done,
-                hour.uncertain,
-                hour.open
+            let label = t!(
+                language,
+                "overview-hour-title",
+                hour = hour.hour.format("%H:00 UTC").to_string(),
+                succeeded = hour.succeeded,
+                not_done = hour.not_done,
+                uncertain = hour.uncertain,
+                open = hour.open,
             );
             parts
                 .into_iter()
@@ -195,23 +241,23 @@ fn HourlyChart(hours: Vec<HourOutcomes>) -> impl IntoView {
         })
         .collect_view();
     view! {
-        <svg class="chart" viewBox=format!("0 0 {CHART_WIDTH} {CHART_HEIGHT}") role="img" aria-label=format!("Operations created per hour by outcome; the tallest hour has {most}")>
+        <svg class="chart" viewBox=format!("0 0 {CHART_WIDTH} {CHART_HEIGHT}") role="img" aria-label=t!(language, "overview-hourly-label", most = most)>
             {bars}
             {ticks}
         </svg>
         <p class="legend">
-            <span class="key fill-succeeded"></span>"succeeded "
-            <span class="key fill-rejected"></span>"not done "
-            <span class="key fill-unknown"></span>"uncertain "
-            <span class="key fill-planned"></span>"not sent yet"
-            " (hours in UTC)"
+            <span class="key fill-succeeded"></span>{t!(language, "overview-legend-succeeded")}" "
+            <span class="key fill-rejected"></span>{t!(language, "overview-legend-not-done")}" "
+            <span class="key fill-unknown"></span>{t!(language, "overview-legend-uncertain")}" "
+            <span class="key fill-planned"></span>{t!(language, "overview-legend-not-sent")}
+            " "{t!(language, "overview-legend-utc")}
         </p>
     }
 }
 
 /// Horizontal bars, one per bucket, with the count written beside each.
 #[component]
-fn BarChart(buckets: Vec<Bucket>, label: &'static str, empty: &'static str) -> impl IntoView {
+fn BarChart(buckets: Vec<Bucket>, #[prop(into)] label: String, #[prop(into)] empty: String) -> impl IntoView {
     let most = buckets.iter().map(|b| b.count).max().unwrap_or(0);
     if most == 0 {
         return view! { <p class="muted">{empty}</p> }.into_any();
@@ -235,4 +281,42 @@ fn BarChart(buckets: Vec<Bucket>, label: &'static str, empty: &'static str) -> i
         <svg class="chart" viewBox=format!("0 0 {CHART_WIDTH} {height}") role="img" aria-label=label>{bars}</svg>
     }
     .into_any()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::language::Language;
+
+    fn html(views: Vec<AnyView>) -> String {
+        views.into_iter().map(|view| view.to_html()).collect()
+    }
+
+    #[test]
+    fn views_go_where_each_language_puts_their_placeables() {
+        let views = || vec![view! { <b>"7"</b> }.into_any(), view! { <i>"x"</i> }.into_any()];
+        let english =
+            t!(Language::En, "bulk-run-started", who = slot(0), time = slot(1), filter = "every operation");
+        assert_eq!(
+            html(with_views(english, views())),
+            "Query the provider, started by <b>7</b> at <i>x</i> over every operation."
+        );
+        let chinese = t!(Language::ZhTw, "bulk-run-started", who = slot(0), time = slot(1), filter = "全部");
+        assert_eq!(
+            html(with_views(chinese, views())),
+            "由 <b>7</b> 於 <i>x</i> 開始向服務商查詢，範圍：全部。"
+        );
+        let counts = t!(
+            Language::En,
+            "bulk-preview-counts",
+            n = 1,
+            matching = slot(0),
+            filter = "f",
+            actionable = slot(1)
+        );
+        assert_eq!(
+            html(with_views(counts, views())),
+            "<b>7</b> operation matches the filter: f. <i>x</i> of them can be queried now (unknown, needs review or silent submitted ones)."
+        );
+    }
 }

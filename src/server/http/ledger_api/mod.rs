@@ -18,6 +18,7 @@ use views::{KeyView, OperationView};
 pub mod customer_email;
 pub mod error;
 pub mod extract;
+pub mod locale;
 pub mod operations;
 pub mod tools;
 pub mod views;

@@ -84,9 +84,9 @@ fn answer(
     let failure_reason = operation.snapshot.failure_reason.as_deref();
     let unanswerable = subject.at_most_once && matches!(state, OpState::Unknown | OpState::NeedsReview);
     let told = if unanswerable {
-        tell_unanswerable(&subject.described)
+        tell_unanswerable(&subject.described, crate::domain::language::Language::En)
     } else {
-        tell(&subject.described, state, failure_reason)
+        tell(&subject.described, state, failure_reason, crate::domain::language::Language::En)
     };
     let status = match state {
         OpState::Succeeded if ran_now => ToolStatus::Succeeded,
