@@ -69,7 +69,7 @@ test("each order page tells every line item's story in words, with a sentence fo
     }
   }
   await page.goto("/orders/order:1043");
-  await expect(page.getByTestId("line-item").filter({ hasText: "Headphone case" })).toContainText(/refund of TWD 380\.00 for Headphone case/i);
+  await expect(page.getByTestId("line-item").filter({ hasText: "Headphone case" })).toContainText(/refund of NT\$380 for Headphone case/i);
   await page.screenshot({ path: "screenshots/order-in-words.png", fullPage: true });
   for (const state of ["succeeded", "unknown", "pending_approval", "denied", "rejected", "cancelled", "needs_review", "submitted"]) {
     expect(seen, `the demo's orders show a ${state} operation`).toContain(state);
@@ -130,7 +130,7 @@ test("a re-send asks first, restating the amount and what it does; going back se
   await page.locator('form[data-action="resend_same_key"]').getByRole("button").click();
   const dialog = page.getByTestId("confirm-dialog");
   await expect(dialog).toBeVisible();
-  await expect(dialog).toContainText("The refund of TWD 450.00 will be sent to Stripe again with the same idempotency key");
+  await expect(dialog).toContainText("The refund of NT$450 will be sent to Stripe again with the same idempotency key");
   await expect(dialog.getByRole("button", { name: "Go back" })).toBeFocused();
   await page.screenshot({ path: "screenshots/confirm-resend.png" });
   await dialog.getByRole("button", { name: "Go back" }).click();

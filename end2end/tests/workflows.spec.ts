@@ -35,7 +35,7 @@ test("a manager approves a refund another user requested and sees it sent and su
   const problems = watchErrors(page);
   await page.goto("/approvals");
   const card = page.getByTestId("approval").filter({ hasText: "refund-1060-li_1" });
-  await expect(card).toContainText("TWD 2500.00");
+  await expect(card).toContainText("NT$2,500");
   await expect(card).toContainText("requested by demo-agent");
   await page.screenshot({ path: "screenshots/approvals.png", fullPage: true });
   await card.getByLabel("Reason (optional)").fill("receipt and return label checked");

@@ -1,4 +1,4 @@
-//! Plain words about an operation: what it is ("Refund of TWD 380.00 for Headphone case"), how it
+//! Plain words about an operation: what it is ("Refund of NT$380 for Headphone case"), how it
 //! stands in a sentence a support agent can act on, and one sentence they can tell the customer.
 //! The console's order and operation pages and the agents' tools all phrase operations here, so a
 //! state reads the same wherever it is shown. Each function takes the reader's language; its words
@@ -30,7 +30,7 @@ pub struct Described<'a> {
 /// An operation in words.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Told {
-    /// What it is, starting with a capital: "Refund of TWD 380.00 for Headphone case".
+    /// What it is, starting with a capital: "Refund of NT$380 for Headphone case".
     pub what: String,
     /// How it stands and what to do about it.
     pub status: String,
@@ -98,21 +98,11 @@ pub fn settling(
     format!("{}{later}{left}", capitalised(&asked))
 }
 
-/// An amount inside a sentence. English keeps the ledger's own notation ("TWD 380.00"), which
-/// the tools' answers, the console and their tests have always quoted; Chinese is written the
-/// language's way ("NT$380").
-fn amount_words(money: Money, language: Language) -> String {
-    match language {
-        Language::En => money.to_string(),
-        Language::ZhTw | Language::ZhCn => language.money(money),
-    }
-}
-
 /// What an operation of `kind` is, for the agent, with its amount and the line item it concerns
-/// where known; in lower case where the language has cases ("refund of TWD 380.00 for Headphone
+/// where known; in lower case where the language has cases ("refund of NT$380 for Headphone
 /// case"), for the sentences that place it after an article.
 fn noun(kind: &str, amount: Option<Money>, item: Option<&str>, language: Language) -> String {
-    let amount = amount.map(|money| amount_words(money, language));
+    let amount = amount.map(|money| language.money(money));
     match (kind, amount, item) {
         ("refund", None, None) => t!(language, "wording-noun-refund"),
         ("refund", Some(amount), None) => t!(language, "wording-noun-refund-amount", amount = amount),
@@ -156,7 +146,7 @@ struct Action {
 
 fn action(described: &Described, language: Language) -> Action {
     let noun = noun(described.kind, described.amount, described.item, language);
-    let amount = described.amount.map(|money| amount_words(money, language));
+    let amount = described.amount.map(|money| language.money(money));
     let (verb, customer_noun) = match described.kind {
         "refund" => (
             t!(language, "wording-verb-refund"),
@@ -532,14 +522,14 @@ mod tests {
     #[test]
     fn an_unknown_refund_says_what_was_sent_that_it_is_being_checked_and_not_to_refund_again() {
         let told = refund(State::Unknown);
-        assert_eq!(told.what, "Refund of TWD 380.00 for Headphone case");
+        assert_eq!(told.what, "Refund of NT$380 for Headphone case");
         assert_eq!(
             told.status,
-            "Refund of TWD 380.00 for Headphone case was sent to Stripe, which did not answer in time; \
+            "Refund of NT$380 for Headphone case was sent to Stripe, which did not answer in time; \
              we are checking whether it happened. Do not refund it again."
         );
         assert!(told.for_customer.contains("do not ask for it again"));
-        assert!(told.for_customer.contains("your refund of TWD 380.00"));
+        assert!(told.for_customer.contains("your refund of NT$380"));
     }
 
     #[test]
@@ -566,7 +556,7 @@ mod tests {
         let accepted = refund(State::Accepted);
         assert_eq!(
             accepted.status,
-            "Stripe accepted the refund of TWD 380.00 for Headphone case; the bank has not confirmed it yet. Do not refund it again."
+            "Stripe accepted the refund of NT$380 for Headphone case; the bank has not confirmed it yet. Do not refund it again."
         );
         assert!(!accepted.for_customer.contains("has been issued"), "{}", accepted.for_customer);
         assert!(accepted.for_customer.contains("being processed"));
@@ -577,9 +567,9 @@ mod tests {
         let failed = tell(&described, State::Rejected, Some("expired_or_canceled_card"), Language::En);
         assert_eq!(
             failed.status,
-            "Stripe accepted the refund of TWD 380.00 for Headphone case, then it failed there: the card it was going back to has expired or was cancelled. Nothing moved; it can be made again on purpose."
+            "Stripe accepted the refund of NT$380 for Headphone case, then it failed there: the card it was going back to has expired or was cancelled. Nothing moved; it can be made again on purpose."
         );
-        assert!(failed.for_customer.starts_with("We could not complete your refund of TWD 380.00: the card"));
+        assert!(failed.for_customer.starts_with("We could not complete your refund of NT$380: the card"));
         assert_ne!(failed.status, refund(State::Rejected).status);
         assert_eq!(
             failure_reason_words("new_reason", Language::En),
@@ -638,13 +628,13 @@ mod tests {
             Described { kind: "refund", amount, item: Some("Headphone case"), provider: "stripe" };
         let resend = consequence(CommandKind::ResendSameKey, &described, "23 h left", Language::En).unwrap();
         assert!(
-            resend.starts_with("The refund of TWD 380.00 for Headphone case will be sent to Stripe again"),
+            resend.starts_with("The refund of NT$380 for Headphone case will be sent to Stripe again"),
             "{resend}"
         );
         assert!(resend.contains("23 h left"));
         for risky in [CommandKind::Cancel, CommandKind::MarkNotHappened] {
             assert!(
-                consequence(risky, &described, "", Language::En).unwrap().contains("TWD 380.00"),
+                consequence(risky, &described, "", Language::En).unwrap().contains("NT$380"),
                 "{risky:?}"
             );
         }
@@ -860,14 +850,14 @@ mod tests {
         );
         assert_eq!(mainland.for_customer, "您的 NT$380 退款已完成，款项可能需要几天才会到达您的银行账户。");
         let english = told(Language::En, "耳機保護殼");
-        assert_eq!(english.what, "Refund of TWD 380.00 for 耳機保護殼");
+        assert_eq!(english.what, "Refund of NT$380 for 耳機保護殼");
         assert_eq!(
             english.status,
-            "Stripe confirmed the refund of TWD 380.00 for 耳機保護殼. It is done; do not refund it again."
+            "Stripe confirmed the refund of NT$380 for 耳機保護殼. It is done; do not refund it again."
         );
         assert_eq!(
             english.for_customer,
-            "Your refund of TWD 380.00 has been issued; your bank may take a few days to show it."
+            "Your refund of NT$380 has been issued; your bank may take a few days to show it."
         );
     }
 

@@ -30,7 +30,8 @@ enum Rule {
     Download(&'static [Role]),
     /// The ledger API: a bearer token of the tenant, nothing without one.
     Api,
-    /// Signing out: needs the session's CSRF token (signed out, it goes to sign-in).
+    /// Signing out and choosing one's own language: each needs the session's CSRF token (signed
+    /// out, it goes to sign-in) and concerns only the signed-in user, whatever their role.
     SignOut,
     /// The metrics: a bearer token of their own (not served without one); a console session is
     /// worth nothing.
@@ -45,7 +46,7 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
     Some(match (method.as_str(), path) {
         ("GET", "/healthz" | "/login" | "/api/v1/openapi.json") | ("POST", "/login") => Public,
         ("POST", "/rpc/sign_in_token") | ("POST", "/rpc/who_am_i") => Public,
-        ("POST", "/logout") => SignOut,
+        ("POST", "/logout" | "/language") => SignOut,
         ("GET", "/metrics") => Scrape,
         ("POST", "/webhooks/providers/{tenant}/{connection}") => ProviderWebhook,
         (_, api) if api.starts_with("/api/v1/") || api == "/mcp" => Api,
@@ -90,7 +91,8 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
             | "/rpc/approval_rules"
             | "/rpc/provider_connections"
             | "/rpc/email_templates"
-            | "/rpc/webhook_endpoints",
+            | "/rpc/webhook_endpoints"
+            | "/rpc/tenant_language",
         ) => Reads(ADMIN),
         ("POST", "/rpc/act" | "/rpc/compensate" | "/rpc/start_bulk" | "/rpc/retry_after_failure") => {
             Changes(OPERATORS)
@@ -107,7 +109,9 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
             | "/rpc/remove_email_template"
             | "/rpc/add_webhook_endpoint"
             | "/rpc/remove_webhook_endpoint"
-            | "/rpc/resend_webhook",
+            | "/rpc/resend_webhook"
+            | "/rpc/set_tenant_language"
+            | "/rpc/set_user_language",
         ) => Changes(ADMIN),
         _ => return None,
     })

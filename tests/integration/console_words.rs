@@ -29,16 +29,16 @@ mod with_a_shop {
                 "Order 1043",
                 "Bluetooth headphones",
                 "Headphone case",
-                "Refund of TWD 380.00 for Headphone case was sent to Stripe, which did not answer in time; we are checking whether it happened. Do not refund it again.",
+                "Refund of NT$380 for Headphone case was sent to Stripe, which did not answer in time; we are checking whether it happened. Do not refund it again.",
                 "Tell the customer: ",
                 "is being confirmed with Stripe",
                 "Nothing has been asked for this item.",
-                "TWD 1580.00",
+                "NT$1,580",
             ] {
                 assert!(html.contains(expected), "the order page lacks {expected:?}");
             }
             let refundable = html.split("data-testid=\"refundable\">").nth(1).and_then(|rest| rest.split('<').next());
-            assert_eq!(refundable, Some("TWD 1200.00"), "what is being confirmed is not refundable again");
+            assert_eq!(refundable, Some("NT$1,200"), "what is being confirmed is not refundable again");
             let operation = console.page("/operations/refund-1043-li_2", 200).await;
             assert!(operation.contains("did not answer in time; we are checking whether it happened"), "the operation page says it in the same words");
         }
@@ -97,7 +97,7 @@ crate::engine_tests! {
         let support = app.signed_in("sam", Role::Support).await;
         let page = app.url("/operations/refund-1043-li_2");
         let html = support.page("/operations/refund-1043-li_2", 200).await;
-        assert!(html.contains("data-confirm=\"The refund of TWD 380.00 will be sent to Stripe again with the same idempotency key"), "the form carries its consequence");
+        assert!(html.contains("data-confirm=\"The refund of NT$380 will be sent to Stripe again with the same idempotency key"), "the form carries its consequence");
         let csrf = support.csrf().await;
         let form = [("csrf", csrf.as_str()), ("key", "r1"), ("op_id", "refund-1043-li_2"), ("action", "cancel"), ("reason", "customer withdrew")];
         let response = support.client.post(app.url("/rpc/act")).header("accept", "text/html").header("referer", &page).form(&form).send().await.unwrap();

@@ -53,6 +53,21 @@ async fn state_of(app: &TestApp, op_id: &str) -> State {
 }
 
 crate::sandboxed_tests! {
+    a_refund_with_locale_zh_tw_tells_the_customer_in_traditional_chinese(app) {
+        let client = connect(&app, &app.token).await;
+        let answer = call(&client, "refund_item", json!({"order_id": "1043", "line_item_id": "li_2", "locale": "zh-TW"})).await;
+        assert_eq!(answer.is_error, Some(false), "{}", words(&answer));
+        let structured = answer.structured_content.as_ref().unwrap();
+        assert_eq!(structured["locale"], "zh-TW");
+        assert_eq!(structured["for_customer"], "您的 NT$380 退款已完成，款項可能需要幾天才會出現在您的銀行帳戶。");
+        assert!(structured["message"].as_str().unwrap().starts_with("Stripe confirmed the refund of NT$380"), "{structured}");
+        let tools = client.list_all_tools().await.unwrap();
+        let refund = tools.iter().find(|tool| tool.name == "refund_item").unwrap();
+        let schema = serde_json::to_value(refund).unwrap();
+        assert!(schema["inputSchema"]["properties"]["locale"]["description"].as_str().unwrap().contains("zh-TW"), "{schema}");
+        client.cancel().await.unwrap();
+    }
+
     the_tools_are_listed_with_their_schemas_and_annotations(app) {
         let client = connect(&app, &app.token).await;
         let tools = client.list_all_tools().await.unwrap();
@@ -77,7 +92,7 @@ crate::sandboxed_tests! {
         let first = call(&client, "refund_item", item.clone()).await;
         assert_eq!(first.is_error, Some(false), "{}", words(&first));
         assert_eq!(first.structured_content.as_ref().unwrap()["status"], "succeeded");
-        assert!(words(&first).contains("Stripe confirmed the refund of TWD 380.00 for Headphone case"), "{}", words(&first));
+        assert!(words(&first).contains("Stripe confirmed the refund of NT$380 for Headphone case"), "{}", words(&first));
         let second = call(&client, "refund_item", item).await;
         assert_eq!(second.structured_content.as_ref().unwrap()["status"], "already_done");
         assert!(words(&second).contains("Already done earlier"), "{}", words(&second));

@@ -72,7 +72,7 @@ crate::sandboxed_tests! {
         let own = json!({"order_id": "G-77", "line_item_id": "li_1"});
         let (status, answer) = app.post_as(&app.other_token, "/api/v1/tools/refund_item", &own).await;
         assert_eq!((status, answer["status"].as_str()), (200, Some("succeeded")), "{answer}");
-        assert!(answer["message"].as_str().unwrap().contains("refund of EUR 129.00 for Floor lamp"), "{answer}");
+        assert!(answer["message"].as_str().unwrap().contains("refund of €129.00 for Floor lamp"), "{answer}");
         let refunds: Vec<_> = globex_account.created_objects().into_iter().filter(|o| o.object_type == "refund").collect();
         assert_eq!(refunds.len(), 1);
         assert_eq!((refunds[0].amount, refunds[0].currency.as_deref()), (Some(12900), Some("EUR")), "the amount comes from globex's shop");

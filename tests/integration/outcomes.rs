@@ -146,7 +146,7 @@ mod stories {
         assert_eq!(first["status"], "accepted", "{first}");
         let message = first["message"].as_str().unwrap();
         assert!(
-            message.starts_with("Stripe accepted the refund of TWD 380.00 for Headphone case; the bank has not confirmed it yet. Do not refund it again."),
+            message.starts_with("Stripe accepted the refund of NT$380 for Headphone case; the bank has not confirmed it yet. Do not refund it again."),
             "{message}"
         );
         assert!(!message.contains("has been issued"), "the customer is not told it is done: {message}");

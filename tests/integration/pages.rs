@@ -209,7 +209,7 @@ crate::engine_tests! {
         let html = acme.page("/operations", 200).await;
         assert!(html.contains("refund-1043-li_2"), "{html}");
         let html = acme.page("/operations/refund-1043-li_2", 200).await;
-        assert!(html.contains("TWD 380.00") && html.contains("pi_1043"), "{html}");
+        assert!(html.contains("NT$380") && html.contains("pi_1043"), "{html}");
 
         app.add_user("globex", "gina", Role::Admin).await;
         let globex = app.console();
@@ -286,7 +286,7 @@ crate::engine_tests! {
         assert!(html.contains("pending confirmation"), "{html}");
         let html = console.page("/conflicts", 200).await;
         assert!(html.contains("data-testid=\"diff\""));
-        assert!(html.contains("TWD 380.00") && html.contains("TWD 200.00"), "stored and requested side by side, in money");
+        assert!(html.contains("NT$380") && html.contains("NT$200"), "stored and requested side by side, in money");
         let html = console.page("/", 200).await;
         assert!(html.contains("<svg"), "charts are drawn on the server");
         assert!(html.contains(r#"data-testid="count-unknown""#));

@@ -6,6 +6,44 @@ use serde_json::json;
 use crate::support::sandbox_refunds;
 
 crate::sandboxed_tests! {
+    the_customer_is_told_in_the_locale_asked_for_and_the_model_in_english(app) {
+        let call = json!({"order_id": "1043", "line_item_id": "li_2", "locale": "zh-TW"});
+        let (status, done) = app.post("/api/v1/tools/refund_item", &call).await;
+        assert_eq!(status, 200, "{done}");
+        assert_eq!(done["status"], "succeeded");
+        assert_eq!(done["locale"], "zh-TW");
+        let traditional = "您的 NT$380 退款已完成，款項可能需要幾天才會出現在您的銀行帳戶。";
+        assert_eq!(done["for_customer"], traditional);
+        let message = done["message"].as_str().unwrap();
+        assert!(message.starts_with("Stripe confirmed the refund of NT$380 for Headphone case. It is done"), "{message}");
+        assert!(message.ends_with(&format!("Tell the customer: \u{201c}{traditional}\u{201d}")), "{message}");
+
+        let again = json!({"order_id": "1043", "line_item_id": "li_2"});
+        let asked = app.client.post(app.url("/api/v1/tools/refund_item")).bearer_auth(&app.token)
+            .header("accept-language", "zh-CN,zh;q=0.9,en;q=0.5").json(&again).send().await.unwrap();
+        let asked: serde_json::Value = asked.json().await.unwrap();
+        assert_eq!(asked["status"], "already_done", "{asked}");
+        assert_eq!(asked["locale"], "zh-CN");
+        assert_eq!(asked["for_customer"], "您的 NT$380 退款已完成，款项可能需要几天才会到达您的银行账户。");
+
+        let (status, refused) = app.post("/api/v1/tools/refund_item",
+            &json!({"order_id": "1043", "line_item_id": "li_1", "locale": "ja"})).await;
+        assert_eq!(status, 422, "{refused}");
+        assert!(refused["error"]["message"].as_str().unwrap().contains("en, zh-TW, zh-CN"), "{refused}");
+        let (status, _) = app.get_json("/api/v1/operations/refund-1043-li_1").await;
+        assert_eq!(status, 404, "a refused locale records nothing");
+        assert_eq!(sandbox_refunds(&app).await.len(), 1, "and sends nothing");
+
+        let tenant = opledger::domain::ids::TenantId::parse("acme").unwrap();
+        let (_, english) = app.post("/api/v1/tools/create_aftersale", &json!({"order_id": "1043", "line_item_id": "li_1"})).await;
+        assert_eq!(english["locale"], "en", "without a locale, a header or a tenant language: English");
+        app.ledger.set_tenant_language(&tenant, opledger::domain::language::Language::ZhTw, "admin").await.unwrap();
+        let (_, shop) = app.post("/api/v1/tools/create_aftersale", &json!({"order_id": "1043", "line_item_id": "li_1"})).await;
+        assert_eq!(shop["status"], "already_done", "{shop}");
+        assert_eq!(shop["locale"], "zh-TW", "the tenant's own language: {shop}");
+        assert!(shop["for_customer"].as_str().unwrap().contains("售後"), "{shop}");
+    }
+
     refund_item_refunds_once_and_then_says_already_done(app) {
         let call = json!({"order_id": "1043", "line_item_id": "li_2"});
         let (status, done) = app.post("/api/v1/tools/refund_item", &call).await;
@@ -16,8 +54,8 @@ crate::sandboxed_tests! {
         assert_eq!(
             done["message"],
             format!(
-                "Stripe confirmed the refund of TWD 380.00 for Headphone case. It is done; do not refund it again. \
-                 Order 1043 ({refund_id}). Tell the customer: \u{201c}Your refund of TWD 380.00 has been issued; \
+                "Stripe confirmed the refund of NT$380 for Headphone case. It is done; do not refund it again. \
+                 Order 1043 ({refund_id}). Tell the customer: \u{201c}Your refund of NT$380 has been issued; \
                  your bank may take a few days to show it.\u{201d}"
             )
         );

@@ -240,7 +240,7 @@ crate::sandboxed_tests! {
 
         let manager = app.signed_in("maria", Role::Manager).await;
         let html = manager.page("/approvals", 200).await;
-        assert!(html.contains("refund-1043-li_1") && html.contains("TWD 1200.00") && html.contains("agent-7"), "{html}");
+        assert!(html.contains("refund-1043-li_1") && html.contains("NT$1,200") && html.contains("agent-7"), "{html}");
         assert!(html.contains("You requested this operation; another manager must decide on it."), "four-eyes shows on the queue");
         let (status, body) = manager.act("a0", "refund-1043-li_9", "approve", &[]).await;
         assert_eq!((status, body.contains("another manager must decide")), (422, true), "{body}");

@@ -90,7 +90,10 @@ pub struct LineItemArgs {
     /// The order's id in the shop, e.g. "1043".
     pub order_id: String,
     /// The line item's id in that order, e.g. "li_2".
-    pub line_item_id: String,
+    pub line_item_id: String,    /// The language to tell the customer in: "en", "zh-TW" (Traditional Chinese) or "zh-CN"
+    /// (Simplified Chinese). Leave it out to use the shop's own.
+    #[serde(default)]
+    pub locale: Option<String>,
 }
 
 /// One of the tenant's email templates, to one order's customer.
@@ -99,7 +102,10 @@ pub struct EmailArgs {
     /// The order's id in the shop, e.g. "1043".
     pub order_id: String,
     /// The template's name, e.g. "refund_issued".
-    pub template: String,
+    pub template: String,    /// The language to tell the customer in: "en", "zh-TW" (Traditional Chinese) or "zh-CN"
+    /// (Simplified Chinese). Leave it out to use the shop's own.
+    #[serde(default)]
+    pub locale: Option<String>,
 }
 
 /// The refund of one line item; after a refund of it failed at the provider, its retry on purpose.
@@ -115,7 +121,10 @@ pub struct RefundArgs {
     pub retry_after_failure: bool,
     /// With retry_after_failure: the op_id of the refund that failed, as the answer gave it.
     #[serde(default)]
-    pub failed_op_id: Option<String>,
+    pub failed_op_id: Option<String>,    /// The language to tell the customer in: "en", "zh-TW" (Traditional Chinese) or "zh-CN"
+    /// (Simplified Chinese). Leave it out to use the shop's own.
+    #[serde(default)]
+    pub locale: Option<String>,
 }
 
 /// The pickup of one line item whose after-sale ticket exists.
@@ -126,7 +135,10 @@ pub struct PickupArgs {
     /// The line item's id in that order, e.g. "li_2".
     pub line_item_id: String,
     /// The pickup date, YYYY-MM-DD. Another date is another pickup.
-    pub date: String,
+    pub date: String,    /// The language to tell the customer in: "en", "zh-TW" (Traditional Chinese) or "zh-CN"
+    /// (Simplified Chinese). Leave it out to use the shop's own.
+    #[serde(default)]
+    pub locale: Option<String>,
 }
 
 /// One operation, by its op id.
@@ -224,8 +236,9 @@ impl LedgerTools {
             line_item_id: args.line_item_id,
             retry_after_failure: args.retry_after_failure,
             failed_op_id: args.failed_op_id,
+            locale: args.locale,
         };
-        Ok(result(tools::refund_item(State(state), caller, ApiJson(request)).await))
+        Ok(result(tools::refund_item(State(state), caller, parts.headers.clone(), ApiJson(request)).await))
     }
 
     #[tool(
@@ -244,8 +257,12 @@ impl LedgerTools {
         Extension(parts): Extension<Parts>,
     ) -> Result<CallToolResult, ErrorData> {
         let (caller, state) = context(&parts)?;
-        let request = tools::LineItemRequest { order_id: args.order_id, line_item_id: args.line_item_id };
-        Ok(result(tools::create_aftersale(State(state), caller, ApiJson(request)).await))
+        let request = tools::LineItemRequest {
+            order_id: args.order_id,
+            line_item_id: args.line_item_id,
+            locale: args.locale,
+        };
+        Ok(result(tools::create_aftersale(State(state), caller, parts.headers.clone(), ApiJson(request)).await))
     }
 
     #[tool(
@@ -268,8 +285,9 @@ impl LedgerTools {
             order_id: args.order_id,
             line_item_id: args.line_item_id,
             date: args.date,
+            locale: args.locale,
         };
-        Ok(result(tools::schedule_pickup(State(state), caller, ApiJson(request)).await))
+        Ok(result(tools::schedule_pickup(State(state), caller, parts.headers.clone(), ApiJson(request)).await))
     }
 
     #[tool(
@@ -288,8 +306,12 @@ impl LedgerTools {
         Extension(parts): Extension<Parts>,
     ) -> Result<CallToolResult, ErrorData> {
         let (caller, state) = context(&parts)?;
-        let request = customer_email::EmailRequest { order_id: args.order_id, template: args.template };
-        Ok(result(customer_email::send_customer_email(State(state), caller, ApiJson(request)).await))
+        let request = customer_email::EmailRequest {
+            order_id: args.order_id,
+            template: args.template,
+            locale: args.locale,
+        };
+        Ok(result(customer_email::send_customer_email(State(state), caller, parts.headers.clone(), ApiJson(request)).await))
     }
 
     #[tool(

@@ -5,12 +5,13 @@
 //! what was recorded. Through SMTP, which can neither recognise a repeat nor be asked, a lost
 //! answer is told to the model as such: nobody can tell, and a person checks.
 
-use axum::{extract::State, Json};
+use axum::{extract::State, http::HeaderMap, Json};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
 use super::error::{ApiError, ErrorEnvelope};
 use super::extract::{ApiJson, Caller};
+use super::locale::customer_language;
 use super::tools::{registration, run, shop_order, Subject, ToolAnswer};
 use crate::domain::connection::Settles;
 use crate::domain::email::EmailFacts;
@@ -26,6 +27,9 @@ pub struct EmailRequest {
     pub order_id: String,
     /// The template's name, as the admin page lists it (`refund_issued`).
     pub template: String,
+    /// The language to tell the customer in (`en`, `zh-TW`, `zh-CN`).
+    #[serde(default)]
+    pub locale: Option<String>,
 }
 
 /// The tenant's own connection that sends email (kind `email` or `smtp`), preferring the one
@@ -58,9 +62,11 @@ async fn email_account(state: &AppState, tenant: &TenantId) -> Result<(String, S
 pub async fn send_customer_email(
     State(state): State<AppState>,
     caller: Caller,
+    headers: HeaderMap,
     ApiJson(request): ApiJson<EmailRequest>,
 ) -> Result<Json<ToolAnswer>, ApiError> {
     let tenant = &caller.tenant;
+    let customer_language = customer_language(&state, tenant, request.locale.as_deref(), &headers).await?;
     let (provider, sender) = email_account(&state, tenant).await?;
     let template = state
         .ledger
@@ -92,6 +98,7 @@ pub async fn send_customer_email(
         described: Described { kind: "send_email", amount: None, item: None, provider: &provider },
         order_id: &order.id,
         at_most_once,
+        customer_language,
     };
     let registration = registration(&caller, op_id, "send_email", &provider, &order.id, params);
     Ok(Json(run(&state, &caller, registration, &subject).await?))

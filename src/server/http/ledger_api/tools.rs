@@ -13,7 +13,7 @@
 //!   the item's after-sale ticket (another date is another intent);
 //! - `send_customer_email {order_id, template}`: op `email-<order>-<template>` (`customer_email`).
 
-use axum::{extract::State, Json};
+use axum::{extract::State, http::HeaderMap, Json};
 
 use crate::server::http::listed::ListedRouter;
 use serde::{Deserialize, Serialize};
@@ -22,9 +22,11 @@ use utoipa::ToSchema;
 
 use super::error::{ApiError, ErrorEnvelope};
 use super::extract::{ApiJson, Caller};
+use super::locale::customer_language;
 use crate::domain::{
     connection::{REFUNDS_PROVIDER, SERVICES_PROVIDER},
     ids::{OpId, TenantId},
+    language::Language,
     machine::State as OpState,
     money::{Currency, Money},
     operation::{ExternalRef, OperationRecord},
@@ -67,7 +69,12 @@ pub struct ToolAnswer {
     pub op_id: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub external_id: Option<String>,
+    /// For the model, in English, with the customer sentence quoted in the customer's language.
     pub message: String,
+    /// The one sentence to tell the customer, alone, in the customer's language.
+    pub for_customer: String,
+    /// The customer's language: the call's `locale`, its `Accept-Language`, or the tenant's.
+    pub locale: String,
 }
 
 /// Words for a model about an operation that `ran_now` (or was found as it stands): how it stands,
@@ -83,11 +90,15 @@ fn answer(
     let state = operation.snapshot.state;
     let failure_reason = operation.snapshot.failure_reason.as_deref();
     let unanswerable = subject.at_most_once && matches!(state, OpState::Unknown | OpState::NeedsReview);
-    let told = if unanswerable {
-        tell_unanswerable(&subject.described, crate::domain::language::Language::En)
-    } else {
-        tell(&subject.described, state, failure_reason, crate::domain::language::Language::En)
+    let told_in = |language| {
+        if unanswerable {
+            tell_unanswerable(&subject.described, language)
+        } else {
+            tell(&subject.described, state, failure_reason, language)
+        }
     };
+    let told = told_in(Language::En);
+    let for_customer = told_in(subject.customer_language).for_customer;
     let status = match state {
         OpState::Succeeded if ran_now => ToolStatus::Succeeded,
         OpState::Succeeded => ToolStatus::AlreadyDone,
@@ -108,18 +119,21 @@ fn answer(
         _ => String::new(),
     };
     let message = format!(
-        "{earlier}{} Order {}{reference}.{again} Tell the customer: \u{201c}{}\u{201d}",
-        told.status, subject.order_id, told.for_customer
+        "{earlier}{} Order {}{reference}.{again} Tell the customer: \u{201c}{for_customer}\u{201d}",
+        told.status, subject.order_id
     );
-    ToolAnswer { status, op_id, external_id, message }
+    let locale = subject.customer_language.tag().to_owned();
+    ToolAnswer { status, op_id, external_id, message, for_customer, locale }
 }
 
 /// What a tool's operation is about, for its answer: where its downstream can neither recognise
-/// a repeat nor be asked (`at_most_once`), a lost answer is told as such.
+/// a repeat nor be asked (`at_most_once`), a lost answer is told as such; the customer is told in
+/// `customer_language`.
 pub(super) struct Subject<'a> {
     pub(super) described: Described<'a>,
     pub(super) order_id: &'a str,
     pub(super) at_most_once: bool,
+    pub(super) customer_language: Language,
 }
 
 /// Refund one line item of an order.
@@ -135,6 +149,9 @@ pub struct RefundRequest {
     /// The op id of the refund that failed, as a tool answered it.
     #[serde(default)]
     pub failed_op_id: Option<String>,
+    /// The language to tell the customer in (`en`, `zh-TW`, `zh-CN`); see [`customer_language`].
+    #[serde(default)]
+    pub locale: Option<String>,
 }
 
 /// Refund one line item of an order: the op id and the amount come from the order, never from
@@ -147,8 +164,11 @@ pub struct RefundRequest {
 pub async fn refund_item(
     State(state): State<AppState>,
     caller: Caller,
+    headers: HeaderMap,
     ApiJson(request): ApiJson<RefundRequest>,
 ) -> Result<Json<ToolAnswer>, ApiError> {
+    let customer_language =
+        customer_language(&state, &caller.tenant, request.locale.as_deref(), &headers).await?;
     let Some((provider, kind)) = state.executor.refund_provider(&caller.tenant).await? else {
         return Err(ApiError::NotConnected(format!(
             "no refund provider is connected for tenant {}; nothing was recorded or sent",
@@ -168,6 +188,7 @@ pub async fn refund_item(
         },
         order_id: &order.id,
         at_most_once: false,
+        customer_language,
     };
     if request.retry_after_failure {
         let failed = request.failed_op_id.as_deref().ok_or_else(|| {
@@ -273,6 +294,9 @@ async fn run_registered(
 pub struct LineItemRequest {
     pub order_id: String,
     pub line_item_id: String,
+    /// The language to tell the customer in (`en`, `zh-TW`, `zh-CN`).
+    #[serde(default)]
+    pub locale: Option<String>,
 }
 
 /// The order and line item a tool names, read from the tenant's own shop, once it is known that
@@ -330,8 +354,11 @@ pub(super) async fn shop_order(
 pub async fn create_aftersale(
     State(state): State<AppState>,
     caller: Caller,
+    headers: HeaderMap,
     ApiJson(request): ApiJson<LineItemRequest>,
 ) -> Result<Json<ToolAnswer>, ApiError> {
+    let customer_language =
+        customer_language(&state, &caller.tenant, request.locale.as_deref(), &headers).await?;
     let (order, item) =
         order_and_item(&state, &caller.tenant, SERVICES_PROVIDER, &request.order_id, &request.line_item_id)
             .await?;
@@ -347,6 +374,7 @@ pub async fn create_aftersale(
         },
         order_id: &order.id,
         at_most_once: false,
+        customer_language,
     };
     let registration = registration(&caller, op_id, "create_aftersale", SERVICES_PROVIDER, &order.id, params);
     Ok(Json(run(&state, &caller, registration, &subject).await?))
@@ -360,6 +388,9 @@ pub struct PickupRequest {
     pub line_item_id: String,
     /// `YYYY-MM-DD`.
     pub date: String,
+    /// The language to tell the customer in (`en`, `zh-TW`, `zh-CN`).
+    #[serde(default)]
+    pub locale: Option<String>,
 }
 
 /// Schedule a pickup for a line item's after-sale ticket.
@@ -370,8 +401,11 @@ pub struct PickupRequest {
 pub async fn schedule_pickup(
     State(state): State<AppState>,
     caller: Caller,
+    headers: HeaderMap,
     ApiJson(request): ApiJson<PickupRequest>,
 ) -> Result<Json<ToolAnswer>, ApiError> {
+    let customer_language =
+        customer_language(&state, &caller.tenant, request.locale.as_deref(), &headers).await?;
     let (order, item) =
         order_and_item(&state, &caller.tenant, SERVICES_PROVIDER, &request.order_id, &request.line_item_id)
             .await?;
@@ -406,6 +440,7 @@ pub async fn schedule_pickup(
         },
         order_id: &order.id,
         at_most_once: false,
+        customer_language,
     };
     let registration = registration(&caller, op_id, "schedule_pickup", SERVICES_PROVIDER, &order.id, params);
     Ok(Json(run(&state, &caller, registration, &subject).await?))
