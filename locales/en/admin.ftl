@@ -119,21 +119,6 @@ admin-accounts-description-hint = For a system of the shop's own (kind http): th
 admin-accounts-save = Save account
 admin-accounts-retention-per-kind = per operation kind
 admin-accounts-retention-window = { $window } (the provider's window)
-admin-retention-minutes =
-    { $n ->
-        [one] { $n } minute
-       *[other] { $n } minutes
-    }
-admin-retention-hours =
-    { $n ->
-        [one] { $n } hour
-       *[other] { $n } hours
-    }
-admin-retention-days =
-    { $n ->
-        [one] { $n } day
-       *[other] { $n } days
-    }
 admin-serves-key-and-lookup = { $kind }: key kept { $window }, looked up
 admin-serves-key-only = { $kind }: key kept { $window }, no lookup
 admin-serves-lookup-only = { $kind }: no key, looked up

@@ -89,3 +89,5 @@ confirm-yes = Yes, { $action }
 confirm-question = { $action }?
 not-found-title = Page not found
 not-found-text = There is no page at this address.
+
+filter-any = any

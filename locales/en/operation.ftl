@@ -68,9 +68,6 @@ operation-action-escalate = Escalate
 operation-action-mark-succeeded = Mark succeeded
 operation-action-mark-not-happened = Mark not happened
 operation-action-cancel = Cancel
-operation-compensation-cancel-ticket = Cancel the after-sale ticket
-operation-compensation-refund-line-item = Refund the line item
-operation-compensation-reschedule-pickup = Re-schedule the pickup
 
 operation-query-hint = Looks the operation up at the provider by its op id; found means succeeded. Safe at any time.
 # $validity is how long the key is still known ("23 h 12 min left").

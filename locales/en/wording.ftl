@@ -7,9 +7,21 @@ wording-provider-services = the after-sale service
 wording-provider-email = the email service
 
 ## How long a provider remembers an idempotency key.
-wording-retention-minutes = { $n } minutes
-wording-retention-hours = { $n } hours
-wording-retention-days = { $n } days
+wording-retention-minutes =
+    { $n ->
+        [one] { $n } minute
+       *[other] { $n } minutes
+    }
+wording-retention-hours =
+    { $n ->
+        [one] { $n } hour
+       *[other] { $n } hours
+    }
+wording-retention-days =
+    { $n ->
+        [one] { $n } day
+       *[other] { $n } days
+    }
 
 ## How a provider settles a lost or pending answer. $provider is a provider's name, $window a
 ## retention above.

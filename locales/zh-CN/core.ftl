@@ -89,3 +89,5 @@ confirm-yes = 是，{ $action }
 confirm-question = 确定要{ $action }吗？
 not-found-title = 找不到页面
 not-found-text = 此地址没有页面。
+
+filter-any = 不限

@@ -67,9 +67,6 @@ operation-action-escalate = 转交确认
 operation-action-mark-succeeded = 标记为已完成
 operation-action-mark-not-happened = 标记为未发生
 operation-action-cancel = 取消
-operation-compensation-cancel-ticket = 取消售后单
-operation-compensation-refund-line-item = 退款此商品
-operation-compensation-reschedule-pickup = 重新安排取件
 
 operation-query-hint = 用操作 ID 向服务商查询此操作；查到即表示已完成。随时都可安全执行。
 # $validity 是幂等键还会被识别多久（“剩余 23 小时 12 分钟”）。

@@ -89,3 +89,5 @@ confirm-yes = 是，{ $action }
 confirm-question = 要{ $action }嗎？
 not-found-title = 找不到頁面
 not-found-text = 這個網址沒有頁面。
+
+filter-any = 不限

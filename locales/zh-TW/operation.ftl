@@ -67,9 +67,6 @@ operation-action-escalate = 轉交確認
 operation-action-mark-succeeded = 標記為已完成
 operation-action-mark-not-happened = 標記為未發生
 operation-action-cancel = 取消
-operation-compensation-cancel-ticket = 取消售後單
-operation-compensation-refund-line-item = 退款此品項
-operation-compensation-reschedule-pickup = 重新安排取件
 
 operation-query-hint = 以操作 ID 向服務商查詢此操作；查到即表示已完成。隨時都可安全執行。
 # $validity 是冪等鍵還會被認得多久（「剩餘 23 小時 12 分鐘」）。

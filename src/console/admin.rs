@@ -139,7 +139,7 @@ pub async fn remove_approval_rule(
     if confirmed.trim() != "yes" {
         let query = serde_urlencoded::to_string([("remove_rule", id.trim())]).unwrap_or_default();
         leptos_axum::redirect(&format!("/admin?{query}#confirm-remove"));
-        return Ok(crate::console::operation::CONFIRM_FIRST.to_owned());
+        return Ok(crate::console::operation::confirm_first(crate::console::language::current_language()));
     }
     ssr::remove_approval_rule(&admin, &id).await.inspect_err(crate::console::guard::set_error_status)
 }

@@ -93,23 +93,12 @@ pub(crate) mod ssr {
     use crate::domain::connection::{Capabilities, ProviderKind, Settles};
     use crate::domain::http_api::HttpApi;
     use crate::domain::language::Language;
+    use crate::domain::wording::retention_words;
     use crate::server::http::state::AppState;
     use crate::server::ledger::connections::NewConnection;
     use crate::server::ledger::LedgerError;
     use crate::server::store::StoreError;
     use crate::t;
-
-    /// How long a key is remembered, in whole hours or days: `24 hours`, `31 days`, `90 minutes`.
-    fn retention_in(retention: chrono::Duration, language: Language) -> String {
-        let (minutes, hours) = (retention.num_minutes(), retention.num_hours());
-        if minutes % 60 != 0 || hours == 0 {
-            t!(language, "admin-retention-minutes", n = minutes)
-        } else if hours < 48 || hours % 24 != 0 {
-            t!(language, "admin-retention-hours", n = hours)
-        } else {
-            t!(language, "admin-retention-days", n = hours / 24)
-        }
-    }
 
     pub async fn provider_connections(admin: &SignedIn) -> Result<Vec<ConnectionView>, AppError> {
         let language = current_language();
@@ -139,11 +128,11 @@ pub(crate) mod ssr {
                 key_retention: match (c.kind, c.key_retention) {
                     (ProviderKind::Orders, _) => None,
                     (ProviderKind::Http, _) => Some(t!(language, "admin-accounts-retention-per-kind")),
-                    (_, Some(retention)) => Some(retention_in(retention, language)),
+                    (_, Some(retention)) => Some(retention_words(retention, language)),
                     (kind, None) => Some(t!(
                         language,
                         "admin-accounts-retention-window",
-                        window = retention_in(kind.capabilities().key_retention, language),
+                        window = retention_words(kind.capabilities().key_retention, language),
                     )),
                 },
                 has_webhooks: matches!(
@@ -163,7 +152,7 @@ pub(crate) mod ssr {
 
     /// An operation kind a described API serves, with how a lost answer is settled there.
     fn served(kind: &str, capabilities: Capabilities, language: Language) -> String {
-        let window = retention_in(capabilities.key_retention, language);
+        let window = retention_words(capabilities.key_retention, language);
         match capabilities.settles() {
             Settles::KeyAndLookup => {
                 t!(language, "admin-serves-key-and-lookup", kind = kind, window = window)

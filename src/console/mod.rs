@@ -15,9 +15,9 @@ mod error;
 #[cfg(feature = "ssr")]
 pub mod exports;
 pub mod forms;
-pub mod language;
 #[cfg(feature = "ssr")]
 pub mod guard;
+pub mod language;
 #[cfg(feature = "ssr")]
 pub mod live;
 pub mod operation;

@@ -134,11 +134,8 @@ pub struct CompensationOffer {
     pub offers: Vec<Offer>,
 }
 
-/// The answer of a form whose action must be confirmed first; the browser is sent to the
-/// operation's page, which asks. In English; [`confirm_first`] says it in a reader's language.
-pub const CONFIRM_FIRST: &str = "Confirm first: the page shows what this will do.";
-
-/// [`CONFIRM_FIRST`] in `language`.
+/// The answer of a form whose action must be confirmed first, in `language`; the browser is sent
+/// to the operation's page, which asks.
 pub fn confirm_first(language: Language) -> String {
     t!(language, "operation-confirm-first")
 }
@@ -675,7 +672,7 @@ pub(crate) mod ssr {
             assert_eq!(action_label(CommandKind::ConfirmFound, Language::En), "Query the provider now");
             assert_eq!(action_label(CommandKind::ResendSameKey, Language::ZhTw), "以相同冪等鍵重新送出");
             assert_eq!(confirm_first(Language::ZhCn), "请先确认：页面会说明这个动作的后果。");
-            assert_eq!(confirm_first(Language::En), CONFIRM_FIRST);
+            assert_eq!(confirm_first(Language::En), "Confirm first: the page shows what this will do.");
         }
     }
 }

@@ -112,7 +112,7 @@ pub async fn compensate(
         let typed: Vec<(&'static str, String)> =
             if date.trim().is_empty() { Vec::new() } else { vec![("date", date.clone())] };
         crate::console::operation::ssr::ask_to_confirm(&op_id, &compensation, &typed);
-        return Ok(crate::console::operation::CONFIRM_FIRST.to_owned());
+        return Ok(crate::console::operation::confirm_first(crate::console::language::current_language()));
     }
     let answer = ssr::compensate(&user, &key, &op_id, &compensation, &date)
         .await
@@ -377,8 +377,9 @@ pub(crate) mod ssr {
         date: &str,
     ) -> Result<String, AppError> {
         let language = current_language();
-        let kind = Compensation::parse(compensation.trim())
-            .ok_or_else(|| AppError::Invalid(t!(language, "orders-no-such-compensation", name = compensation)))?;
+        let kind = Compensation::parse(compensation.trim()).ok_or_else(|| {
+            AppError::Invalid(t!(language, "orders-no-such-compensation", name = compensation))
+        })?;
         let original = OpId::parse(op_id.trim()).map_err(|_| refused(LedgerError::NotFound, op_id, user))?;
         let executor = expect_context::<AppState>().executor;
         let date = Some(date.trim()).filter(|d| !d.is_empty());

@@ -80,7 +80,7 @@ pub(crate) mod ssr {
                 .iter()
                 .rev()
                 .find_map(|a| a.entry.reason.clone())
-                .or_else(|| snapshot.last_failure.map(|f| f.explanation().to_owned()))
+                .or_else(|| snapshot.last_failure.map(|f| f.explanation_in(language)))
                 .unwrap_or_else(|| t!(language, "reconcile-why-no-outcome"));
             let actions: Vec<CommandKind> = allowed_commands(snapshot, &actor, at)
                 .into_iter()

@@ -205,7 +205,8 @@ impl Language {
     fn decimal_formatter(self) -> &'static DecimalFormatter {
         static FORMATTERS: LazyLock<[DecimalFormatter; 3]> = LazyLock::new(|| {
             Language::ALL.map(|language| {
-                let locale: icu_locale_core::Locale = language.tag().parse().expect("the tags are well formed");
+                let locale: icu_locale_core::Locale =
+                    language.tag().parse().expect("the tags are well formed");
                 DecimalFormatter::try_new(locale.into(), Default::default())
                     .expect("the compiled CLDR data has every language here")
             })
@@ -240,7 +241,8 @@ impl std::fmt::Display for Language {
 impl TryFrom<String> for Language {
     type Error = String;
     fn try_from(value: String) -> Result<Self, Self::Error> {
-        Language::parse(&value).ok_or_else(|| format!("{value:?} is not a language of the console (en, zh-TW, zh-CN)"))
+        Language::parse(&value)
+            .ok_or_else(|| format!("{value:?} is not a language of the console (en, zh-TW, zh-CN)"))
     }
 }
 

@@ -22,13 +22,13 @@
 //! A cancel on a submitted, unknown or needs-review operation is recorded and stops further sends;
 //! it does not pretend to undo what may already have happened.
 
-use chrono::{DateTime, Duration, Utc};
 use crate::t;
+use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::language::Language;
 use super::failure::{Consequence, FailureClass};
 use super::ids::{Actor, ActorKind, AttemptNumber};
+use super::language::Language;
 use super::params::Fingerprint;
 use super::policy::{is_own_request, Approval, ApprovalProblem, Role};
 

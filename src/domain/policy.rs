@@ -1,8 +1,8 @@
 //! Roles and what they open: the console's sections each role may see, who may approve, what an
 //! approval is bound to, when it expires, and which operations need one.
 
-use chrono::{DateTime, Utc};
 use crate::t;
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::language::Language;

@@ -10,8 +10,8 @@ use crate::t;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::language::Language;
 use super::ids::OpId;
+use super::language::Language;
 use super::machine::State;
 use super::money::{Currency, Money, MoneyError};
 

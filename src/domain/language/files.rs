@@ -69,9 +69,10 @@ fn messages(language: Language) -> BTreeMap<String, Placeables> {
             match entry {
                 Entry::Message(message) => {
                     let mut placeables = Placeables::new();
-                    let value = message.value.as_ref().unwrap_or_else(|| {
-                        panic!("{}: {} has no value", file.display(), message.id.name)
-                    });
+                    let value = message
+                        .value
+                        .as_ref()
+                        .unwrap_or_else(|| panic!("{}: {} has no value", file.display(), message.id.name));
                     placeables_of_pattern(value, &mut placeables);
                     let before = messages.insert(message.id.name.to_owned(), placeables);
                     assert!(before.is_none(), "{}: {} is defined twice", file.display(), message.id.name);
@@ -225,5 +226,8 @@ fn the_loader_serves_each_language_its_own_words() {
     assert_eq!(crate::t!(Language::ZhTw, "section-orders"), "訂單");
     assert_eq!(crate::t!(Language::ZhCn, "section-orders"), "订单");
     assert_eq!(crate::t!(Language::ZhTw, "age-minutes-ago", n = 3), "3 分鐘前");
-    assert_eq!(crate::t!(Language::En, "error-not-found", what = "order 1043"), "There is nothing here: order 1043.");
+    assert_eq!(
+        crate::t!(Language::En, "error-not-found", what = "order 1043"),
+        "There is nothing here: order 1043."
+    );
 }

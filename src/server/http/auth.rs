@@ -352,7 +352,10 @@ pub async fn choose_language(
     form: Result<Form<LanguageForm>, FormRejection>,
 ) -> Response {
     let Ok(Form(form)) = form else {
-        return (StatusCode::BAD_REQUEST, "The language form could not be read. Reload the page and try again.")
+        return (
+            StatusCode::BAD_REQUEST,
+            "The language form could not be read. Reload the page and try again.",
+        )
             .into_response();
     };
     if !csrf_matches(&session, &form.csrf).await {
@@ -366,14 +369,20 @@ pub async fn choose_language(
         "" => None,
         tag => match Language::parse(tag) {
             Some(language) => Some(language),
-            None => return (StatusCode::BAD_REQUEST, "This language is not one of the console's.").into_response(),
+            None => {
+                return (StatusCode::BAD_REQUEST, "This language is not one of the console's.")
+                    .into_response()
+            }
         },
     };
     let stored =
         state.ledger.set_user_language(&user.tenant, &user.user_id, language, &user.name, user.role).await;
     if let Err(error) = stored {
         tracing::error!(%error, "could not keep a user's language");
-        return (StatusCode::SERVICE_UNAVAILABLE, "The server could not reach its database. Try again in a moment.")
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "The server could not reach its database. Try again in a moment.",
+        )
             .into_response();
     }
     user.language = language;

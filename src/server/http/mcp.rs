@@ -90,7 +90,8 @@ pub struct LineItemArgs {
     /// The order's id in the shop, e.g. "1043".
     pub order_id: String,
     /// The line item's id in that order, e.g. "li_2".
-    pub line_item_id: String,    /// The language to tell the customer in: "en", "zh-TW" (Traditional Chinese) or "zh-CN"
+    pub line_item_id: String,
+    /// The language to tell the customer in: "en", "zh-TW" (Traditional Chinese) or "zh-CN"
     /// (Simplified Chinese). Leave it out to use the shop's own.
     #[serde(default)]
     pub locale: Option<String>,
@@ -102,7 +103,8 @@ pub struct EmailArgs {
     /// The order's id in the shop, e.g. "1043".
     pub order_id: String,
     /// The template's name, e.g. "refund_issued".
-    pub template: String,    /// The language to tell the customer in: "en", "zh-TW" (Traditional Chinese) or "zh-CN"
+    pub template: String,
+    /// The language to tell the customer in: "en", "zh-TW" (Traditional Chinese) or "zh-CN"
     /// (Simplified Chinese). Leave it out to use the shop's own.
     #[serde(default)]
     pub locale: Option<String>,
@@ -121,7 +123,8 @@ pub struct RefundArgs {
     pub retry_after_failure: bool,
     /// With retry_after_failure: the op_id of the refund that failed, as the answer gave it.
     #[serde(default)]
-    pub failed_op_id: Option<String>,    /// The language to tell the customer in: "en", "zh-TW" (Traditional Chinese) or "zh-CN"
+    pub failed_op_id: Option<String>,
+    /// The language to tell the customer in: "en", "zh-TW" (Traditional Chinese) or "zh-CN"
     /// (Simplified Chinese). Leave it out to use the shop's own.
     #[serde(default)]
     pub locale: Option<String>,
@@ -135,7 +138,8 @@ pub struct PickupArgs {
     /// The line item's id in that order, e.g. "li_2".
     pub line_item_id: String,
     /// The pickup date, YYYY-MM-DD. Another date is another pickup.
-    pub date: String,    /// The language to tell the customer in: "en", "zh-TW" (Traditional Chinese) or "zh-CN"
+    pub date: String,
+    /// The language to tell the customer in: "en", "zh-TW" (Traditional Chinese) or "zh-CN"
     /// (Simplified Chinese). Leave it out to use the shop's own.
     #[serde(default)]
     pub locale: Option<String>,
@@ -262,7 +266,9 @@ impl LedgerTools {
             line_item_id: args.line_item_id,
             locale: args.locale,
         };
-        Ok(result(tools::create_aftersale(State(state), caller, parts.headers.clone(), ApiJson(request)).await))
+        Ok(result(
+            tools::create_aftersale(State(state), caller, parts.headers.clone(), ApiJson(request)).await,
+        ))
     }
 
     #[tool(
@@ -287,7 +293,9 @@ impl LedgerTools {
             date: args.date,
             locale: args.locale,
         };
-        Ok(result(tools::schedule_pickup(State(state), caller, parts.headers.clone(), ApiJson(request)).await))
+        Ok(result(
+            tools::schedule_pickup(State(state), caller, parts.headers.clone(), ApiJson(request)).await,
+        ))
     }
 
     #[tool(
@@ -311,7 +319,15 @@ impl LedgerTools {
             template: args.template,
             locale: args.locale,
         };
-        Ok(result(customer_email::send_customer_email(State(state), caller, parts.headers.clone(), ApiJson(request)).await))
+        Ok(result(
+            customer_email::send_customer_email(
+                State(state),
+                caller,
+                parts.headers.clone(),
+                ApiJson(request),
+            )
+            .await,
+        ))
     }
 
     #[tool(

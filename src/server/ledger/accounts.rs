@@ -94,13 +94,19 @@ impl Ledger {
         role: Role,
     ) -> Result<(), StoreError> {
         let evidence = json!({"user_id": user_id, "language": language.map(Language::tag)});
-        let audit = AuditEntry::action(now(), tenant.as_str(), by, role.as_str(), "set_user_language", evidence);
+        let audit =
+            AuditEntry::action(now(), tenant.as_str(), by, role.as_str(), "set_user_language", evidence);
         self.store.set_user_language(tenant, user_id, language, audit).await
     }
 
     /// Sets the language the tenant's customers are told things in when a tool's caller names none,
     /// audited as done by the admin `by`.
-    pub async fn set_tenant_language(&self, tenant: &TenantId, language: Language, by: &str) -> Result<(), StoreError> {
+    pub async fn set_tenant_language(
+        &self,
+        tenant: &TenantId,
+        language: Language,
+        by: &str,
+    ) -> Result<(), StoreError> {
         let evidence = json!({"language": language.tag()});
         let audit = AuditEntry::action(now(), tenant.as_str(), by, "admin", "set_tenant_language", evidence);
         self.store.set_tenant_language(tenant, language, audit).await

@@ -421,8 +421,12 @@ pub trait Store: Reads + Sessions {
     ) -> Result<(), StoreError>;
 
     /// Sets the language the tenant's customers are told things in, with its audit entry.
-    async fn set_tenant_language(&self, tenant: &TenantId, language: Language, audit: AuditEntry)
-        -> Result<(), StoreError>;
+    async fn set_tenant_language(
+        &self,
+        tenant: &TenantId,
+        language: Language,
+        audit: AuditEntry,
+    ) -> Result<(), StoreError>;
 
     /// Appends one audit entry to the tenant's chain (an action that changes no operation, such
     /// as an export) after sealing every entry committed before it; returns it in its place.

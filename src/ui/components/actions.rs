@@ -14,9 +14,7 @@ use crate::console::forms::request_answer;
 use crate::console::language::current_language;
 use crate::console::operation::{action_label, Act, Offer};
 use crate::console::orders::Compensate;
-use crate::domain::{
-    compensation::Compensation, language::Language, machine::CommandKind, wording::lowercase_first,
-};
+use crate::domain::{compensation::Compensation, machine::CommandKind, wording::lowercase_first};
 use crate::t;
 
 /// What the last action did, in words (announced to screen readers too): after a form is sent,
@@ -72,15 +70,6 @@ pub struct Typed {
     pub external_id: String,
     pub evidence: String,
     pub date: String,
-}
-
-/// A compensation as its button names it, in `language`.
-pub fn compensation_label(compensation: Compensation, language: Language) -> String {
-    match compensation {
-        Compensation::CancelTicket => t!(language, "operation-compensation-cancel-ticket"),
-        Compensation::RefundLineItem => t!(language, "operation-compensation-refund-line-item"),
-        Compensation::ReschedulePickup => t!(language, "operation-compensation-reschedule-pickup"),
-    }
 }
 
 /// Whether an action only records a person's word or stops something: shown red, after the
@@ -243,7 +232,7 @@ pub fn ConfirmPanel(
             }.into_any()
         }
         (None, Some(offer)) => view! {
-            <h2 id="confirm-heading">{t!(language, "operation-confirm-heading", action = compensation_label(offer.compensation, language))}</h2>
+            <h2 id="confirm-heading">{t!(language, "operation-confirm-heading", action = offer.compensation.label_in(language))}</h2>
             <p class="consequence" data-testid="consequence">{offer.consequence.clone()}</p>
             <CompensationForm compensate offer csrf form_key op_id confirmed=true date=typed.date/>
             <p><a class="button secondary" href=back>{t!(language, "confirm-go-back")}</a></p>
@@ -272,7 +261,7 @@ fn CompensationForm(
     let language = current_language();
     let compensation = offer.compensation;
     let key = key_for(&form_key, &op_id, compensation.as_str());
-    let words = compensation_label(compensation, language);
+    let words = compensation.label_in(language);
     let label = if confirmed {
         t!(language, "confirm-yes", action = lowercase_first(&words))
     } else {

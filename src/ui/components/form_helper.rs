@@ -309,7 +309,8 @@ mod confirm {
             dialog.set_class_name("confirm-dialog");
             dialog.set_attribute("aria-labelledby", "confirm-dialog-title").ok()?;
             dialog.set_attribute("data-testid", "confirm-dialog").ok()?;
-            let title = element(&document, "h2", "", &t!(language, "confirm-question", action = label.as_str()))?;
+            let title =
+                element(&document, "h2", "", &t!(language, "confirm-question", action = label.as_str()))?;
             title.set_id("confirm-dialog-title");
             let text = element(&document, "p", "consequence", &consequence)?;
             let buttons = element(&document, "div", "row-actions", "")?;

@@ -10,6 +10,7 @@ use crate::console::language::current_language;
 use crate::console::shell::Viewer;
 use crate::console::AppError;
 use crate::domain::{
+    language::Language,
     machine::State,
     rollup::OrderStatus,
     wording::{ago, utc_time},
@@ -96,11 +97,16 @@ pub fn ErrorPanel(error: AppError) -> impl IntoView {
     let language = current_language();
     let link = |href: &'static str, key_text: String| view! { <a href=href>{key_text}</a> }.into_any();
     let (title, next) = match &error {
-        AppError::SignedOut => (t!(language, "error-title-signed-out"), link("/login", t!(language, "error-next-sign-in"))),
-        AppError::Forbidden => (t!(language, "error-title-forbidden"), link("/", t!(language, "error-next-overview"))),
-        AppError::NotFound(_) => {
-            (t!(language, "error-title-not-found"), link("/operations", t!(language, "error-next-operations")))
+        AppError::SignedOut => {
+            (t!(language, "error-title-signed-out"), link("/login", t!(language, "error-next-sign-in")))
         }
+        AppError::Forbidden => {
+            (t!(language, "error-title-forbidden"), link("/", t!(language, "error-next-overview")))
+        }
+        AppError::NotFound(_) => (
+            t!(language, "error-title-not-found"),
+            link("/operations", t!(language, "error-next-operations")),
+        ),
         AppError::Invalid(_) => (t!(language, "error-title-invalid"), view! { <span></span> }.into_any()),
         _ => (t!(language, "error-title-other"), link("", t!(language, "error-next-try-again"))),
     };
@@ -150,7 +156,7 @@ pub fn chosen_in(query: &leptos_router::params::ParamsMap, name: &str) -> Option
 #[component]
 pub fn MultiChoice(
     name: &'static str,
-    label: &'static str,
+    #[prop(into)] label: String,
     mut values: Vec<(String, String)>,
     chosen: Option<String>,
 ) -> impl IntoView {
@@ -162,7 +168,7 @@ pub fn MultiChoice(
         }
     }
     let summary = if chosen.is_empty() {
-        "any".to_owned()
+        t!(current_language(), "filter-any")
     } else {
         values
             .iter()
@@ -173,7 +179,7 @@ pub fn MultiChoice(
     };
     view! {
         <div class="multi-field">
-            <span class="multi-label" aria-hidden="true">{label}</span>
+            <span class="multi-label" aria-hidden="true">{label.clone()}</span>
             <details class="multi-choice" data-testid=format!("filter-{name}")>
                 <summary aria-label=format!("{label}: {summary}")>{summary.clone()}</summary>
                 <fieldset>
@@ -187,5 +193,77 @@ pub fn MultiChoice(
                 </fieldset>
             </details>
         </div>
+    }
+}
+
+/// A state as the ledger records it (`needs_review`), in words of `language`; as recorded when it
+/// is not one the console knows.
+pub fn state_words(state: &str, language: Language) -> String {
+    State::parse(state).map_or_else(|| state.to_owned(), |state| state.label_in(language))
+}
+
+/// A stand-in for a view in a translated sentence: pass `slot(i)` as a placeable's value, and
+/// [`with_views`] puts the `i`th view where the language put that placeable, in its word order.
+pub fn slot(index: usize) -> String {
+    char::from_u32(0xE000 + index as u32).map(String::from).unwrap_or_default()
+}
+
+/// A translated sentence whose [`slot`]s are replaced by `views` (a link, a time, a number in
+/// bold), wherever each language puts them.
+pub fn with_views(text: String, views: Vec<AnyView>) -> Vec<AnyView> {
+    let mut views: Vec<Option<AnyView>> = views.into_iter().map(Some).collect();
+    let (mut out, mut piece) = (Vec::new(), String::new());
+    for c in text.chars() {
+        match views.get_mut((c as u32).wrapping_sub(0xE000) as usize) {
+            Some(view) => {
+                if !piece.is_empty() {
+                    out.push(std::mem::take(&mut piece).into_any());
+                }
+                out.extend(view.take());
+            }
+            None => piece.push(c),
+        }
+    }
+    if !piece.is_empty() {
+        out.push(piece.into_any());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::language::Language;
+
+    fn html(views: Vec<AnyView>) -> String {
+        views.into_iter().map(|view| view.to_html()).collect()
+    }
+
+    #[test]
+    fn views_go_where_each_language_puts_their_placeables() {
+        let views = || vec![view! { <b>"7"</b> }.into_any(), view! { <i>"x"</i> }.into_any()];
+        let english =
+            t!(Language::En, "bulk-run-started", who = slot(0), time = slot(1), filter = "every operation");
+        assert_eq!(
+            html(with_views(english, views())),
+            "Query the provider, started by <b>7</b> at <i>x</i> over every operation."
+        );
+        let chinese = t!(Language::ZhTw, "bulk-run-started", who = slot(0), time = slot(1), filter = "全部");
+        assert_eq!(
+            html(with_views(chinese, views())),
+            "由 <b>7</b> 於 <i>x</i> 開始向服務商查詢，範圍：全部。"
+        );
+        let counts = t!(
+            Language::En,
+            "bulk-preview-counts",
+            n = 1,
+            matching = slot(0),
+            filter = "f",
+            actionable = slot(1)
+        );
+        assert_eq!(
+            html(with_views(counts, views())),
+            "<b>7</b> operation matches the filter: f. <i>x</i> of them can be queried now (unknown, needs review or silent submitted ones)."
+        );
     }
 }

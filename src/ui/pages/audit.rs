@@ -8,15 +8,11 @@ use leptos_router::{components::Form, hooks::use_query_map};
 
 use crate::console::audit::{audit_events, AuditFilter, AuditPage};
 use crate::console::language::current_language;
-use crate::domain::{
-    audit::OTHER_AUDIT_ACTIONS,
-    language::Language,
-    machine::{CommandKind, State},
-    policy::Role,
-};
+use crate::domain::{audit::OTHER_AUDIT_ACTIONS, language::Language, machine::CommandKind, policy::Role};
 use crate::t;
-use crate::ui::components::widgets::{chosen_in, EmptyState, ErrorPanel, MultiChoice, Pager, Time};
-use crate::ui::pages::overview::{slot, with_views};
+use crate::ui::components::widgets::{
+    chosen_in, slot, state_words, with_views, EmptyState, ErrorPanel, MultiChoice, Pager, Time,
+};
 
 /// An audit action in words for the filter (`add_user`: "add user"); the events show the codes.
 fn action_words(action: &str, language: Language) -> String {
@@ -47,20 +43,6 @@ fn action_words(action: &str, language: Language) -> String {
         "remove_email_template" => t!(language, "audit-action-remove-email-template"),
         other => other.replace('_', " "),
     }
-}
-
-/// The label of the action filter, which [`MultiChoice`] takes for the life of the program: one
-/// per language, made once.
-fn action_label(language: Language) -> &'static str {
-    static LABELS: std::sync::LazyLock<[&'static str; 3]> = std::sync::LazyLock::new(|| {
-        Language::ALL.map(|language| &*t!(language, "audit-filter-action").leak())
-    });
-    LABELS[language as usize]
-}
-
-/// A state of an event in the reader's words; as recorded when it is not one the console knows.
-fn state_words(state: &str, language: Language) -> String {
-    State::parse(state).map_or_else(|| state.to_owned(), |state| state.label_in(language))
 }
 
 fn filter_from(query: &leptos_router::params::ParamsMap) -> AuditFilter {
@@ -128,7 +110,7 @@ fn FilterForm(filter: AuditFilter) -> impl IntoView {
             <label>{t!(language, "audit-filter-from")}<input type="datetime-local" name="from" value=value(&filter.from)/></label>
             <label>{t!(language, "audit-filter-to")}<input type="datetime-local" name="to" value=value(&filter.to)/></label>
             <label>{t!(language, "audit-filter-actor")}<input type="text" name="actor" value=value(&filter.actor) placeholder="sam.support" size="12"/></label>
-            <MultiChoice name="action" label=action_label(language) values=actions chosen=filter.action.clone()/>
+            <MultiChoice name="action" label=t!(language, "audit-filter-action") values=actions chosen=filter.action.clone()/>
             <label>{t!(language, "audit-filter-op-id")}<input type="text" name="op_id" value=value(&filter.op_id) placeholder="refund-1043-li_2" size="16"/></label>
             <label>{t!(language, "audit-filter-order")}<input type="text" name="subject" value=value(&filter.subject) placeholder="order:1043" size="12"/></label>
             <div class="filter-actions">

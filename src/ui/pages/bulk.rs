@@ -13,9 +13,8 @@ use crate::console::operations::OperationFilter;
 use crate::domain::language::Language;
 use crate::t;
 use crate::ui::components::actions::ActionResult;
-use crate::ui::components::widgets::{ErrorPanel, Time, ViewerResource};
+use crate::ui::components::widgets::{slot, with_views, ErrorPanel, Time, ViewerResource};
 use crate::ui::pages::operations::filter_from;
-use crate::ui::pages::overview::{slot, with_views};
 
 /// A bulk item's outcome in words (`confirmed`, `not found`, `unavailable`, `refused`, as the run
 /// records them); waiting when it has none yet.

@@ -12,13 +12,15 @@ use crate::console::operation::{
     operation, Act, AuditView, LinkedOperation, OperationDetail, RetryAfterFailure, RETRY,
 };
 use crate::console::orders::Compensate;
-use crate::domain::{language::Language, machine::State, policy::Role, wording::attempt_outcome};
+use crate::domain::{policy::Role, wording::attempt_outcome};
 use crate::t;
 use crate::ui::components::actions::{
     key_for, ActionResult, CompensationForms, ConfirmPanel, OperationActions, Typed,
 };
 use crate::ui::components::live::LivePage;
-use crate::ui::components::widgets::{ErrorPanel, StateBadge, Time, ViewerResource};
+use crate::ui::components::widgets::{
+    slot, state_words, with_views, ErrorPanel, StateBadge, Time, ViewerResource,
+};
 
 #[component]
 pub fn OperationPage() -> impl IntoView {
@@ -44,39 +46,6 @@ pub fn OperationPage() -> impl IntoView {
             })}
         </Transition>
     }
-}
-
-/// Marks standing for views in a sentence: a translation is asked for with these as the values of
-/// its placeables, and [`with_views`] puts each view where its language placed the mark.
-const MARKS: [&str; 3] = ["\u{E000}", "\u{E001}", "\u{E002}"];
-
-/// `sentence`, a translation made with [`MARKS`] as values, with each mark replaced by the view of
-/// the same place in `views`.
-fn with_views(sentence: String, mut views: Vec<Option<AnyView>>) -> AnyView {
-    let mut parts: Vec<AnyView> = Vec::new();
-    let mut text = String::new();
-    for c in sentence.chars() {
-        match MARKS.iter().position(|mark| mark.starts_with(c)) {
-            Some(place) => {
-                if !text.is_empty() {
-                    parts.push(std::mem::take(&mut text).into_any());
-                }
-                if let Some(view) = views.get_mut(place).and_then(Option::take) {
-                    parts.push(view);
-                }
-            }
-            None => text.push(c),
-        }
-    }
-    if !text.is_empty() {
-        parts.push(text.into_any());
-    }
-    parts.into_iter().collect_view().into_any()
-}
-
-/// A state as the ledger records it (`needs_review`), in words of `language`.
-fn state_words(state: &str, language: Language) -> String {
-    State::parse(state).map_or_else(|| state.to_owned(), |state| state.label_in(language))
 }
 
 fn linked(operation: &LinkedOperation) -> impl IntoView {
@@ -129,10 +98,7 @@ fn page_head(detail: &OperationDetail) -> AnyView {
     let language = current_language();
     let row = &detail.row;
     let until = detail.key_expires_at.map(|at| {
-        with_views(
-            t!(language, "operation-key-until", time = MARKS[0]),
-            vec![Some(view! { <Time at/> }.into_any())],
-        )
+        with_views(t!(language, "operation-key-until", time = slot(0)), vec![view! { <Time at/> }.into_any()])
     });
     view! {
         <div class="page-head">
@@ -362,14 +328,14 @@ fn external_and_approval(detail: &OperationDetail) -> AnyView {
                 {match detail.approval.clone() {
                     Some(approval) => {
                         let sentence = if approval.matches_params {
-                            t!(language, "operation-approved", approver = MARKS[0], granted = MARKS[1], expires = MARKS[2])
+                            t!(language, "operation-approved", approver = slot(0), granted = slot(1), expires = slot(2))
                         } else {
-                            t!(language, "operation-approved-other-params", approver = MARKS[0], granted = MARKS[1], expires = MARKS[2])
+                            t!(language, "operation-approved-other-params", approver = slot(0), granted = slot(1), expires = slot(2))
                         };
                         let views = vec![
-                            Some(view! { <strong>{approval.approver}</strong> }.into_any()),
-                            Some(view! { <Time at=approval.granted_at/> }.into_any()),
-                            Some(view! { <Time at=approval.expires_at/> }.into_any()),
+                            view! { <strong>{approval.approver}</strong> }.into_any(),
+                            view! { <Time at=approval.granted_at/> }.into_any(),
+                            view! { <Time at=approval.expires_at/> }.into_any(),
                         ];
                         view! { <p>{with_views(sentence, views)}</p> }.into_any()
                     }

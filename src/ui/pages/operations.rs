@@ -4,15 +4,12 @@
 //! list itself is an island: once the page is interactive it follows `/live/operations` and
 //! shows changes as they happen.
 
-use std::sync::LazyLock;
-
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::{components::Form, hooks::use_query_map};
 
 use crate::console::language::current_language;
 use crate::console::operations::{operation_facets, operations, Facets, OperationFilter, OperationPage};
-use crate::domain::language::Language;
 use crate::domain::machine::State;
 use crate::t;
 use crate::ui::components::live::follow_changes;
@@ -94,19 +91,6 @@ fn LiveOperations(page: OperationPage, filter: OperationFilter) -> impl IntoView
     }
 }
 
-/// The labels of the filters of closed sets, in each language: [`MultiChoice`] takes its label for
-/// the life of the program, so each is made once per language.
-static STATE_LABEL: LazyLock<[String; 3]> =
-    LazyLock::new(|| Language::ALL.map(|l| t!(l, "operations-state")));
-static KIND_LABEL: LazyLock<[String; 3]> = LazyLock::new(|| Language::ALL.map(|l| t!(l, "operations-kind")));
-static PROVIDER_LABEL: LazyLock<[String; 3]> =
-    LazyLock::new(|| Language::ALL.map(|l| t!(l, "operations-provider")));
-
-/// A label of [`STATE_LABEL`]'s kind in `language`.
-fn lasting(labels: &'static LazyLock<[String; 3]>, language: Language) -> &'static str {
-    &labels[language as usize]
-}
-
 #[component]
 fn FilterForm(filter: OperationFilter, facets: Facets) -> impl IntoView {
     let language = current_language();
@@ -119,9 +103,9 @@ fn FilterForm(filter: OperationFilter, facets: Facets) -> impl IntoView {
         <input type="checkbox" id="filters-toggle" class="visually-hidden drawer-toggle" aria-controls="operation-filters"/>
         <label for="filters-toggle" class="button secondary drawer-button">{t!(language, "operations-filters")}</label>
         <Form method="GET" action="/operations" attr:class="filters" attr:id="operation-filters" attr:aria-label=t!(language, "operations-filter-label")>
-            <MultiChoice name="state" label=lasting(&STATE_LABEL, language) values=states chosen=filter.state.clone()/>
-            <MultiChoice name="kind" label=lasting(&KIND_LABEL, language) values=named(facets.kinds) chosen=filter.kind.clone()/>
-            <MultiChoice name="provider" label=lasting(&PROVIDER_LABEL, language) values=named(facets.providers) chosen=filter.provider.clone()/>
+            <MultiChoice name="state" label=t!(language, "operations-state") values=states chosen=filter.state.clone()/>
+            <MultiChoice name="kind" label=t!(language, "operations-kind") values=named(facets.kinds) chosen=filter.kind.clone()/>
+            <MultiChoice name="provider" label=t!(language, "operations-provider") values=named(facets.providers) chosen=filter.provider.clone()/>
             <label>{t!(language, "operations-order")}<input type="text" name="subject" value=value(&filter.subject) placeholder="order:1043" size="12"/></label>
             <label>{t!(language, "operations-from")}<input type="datetime-local" name="from" value=value(&filter.from)/></label>
             <label>{t!(language, "operations-to")}<input type="datetime-local" name="to" value=value(&filter.to)/></label>

@@ -12,35 +12,7 @@ use crate::console::overview::{overview, Bucket, HourOutcomes, OverviewData};
 use crate::domain::machine::State;
 use crate::t;
 use crate::ui::components::live::LivePage;
-use crate::ui::components::widgets::{joined_or, ErrorPanel, OrderBadge, StateBadge, Time};
-
-/// A stand-in for a view in a translated sentence: pass `slot(i)` as a placeable's value, and
-/// [`with_views`] puts the `i`th view where the language put that placeable, in its word order.
-pub fn slot(index: usize) -> String {
-    char::from_u32(0xE000 + index as u32).map(String::from).unwrap_or_default()
-}
-
-/// A translated sentence whose [`slot`]s are replaced by `views` (a link, a time, a number in
-/// bold), wherever each language puts them.
-pub fn with_views(text: String, views: Vec<AnyView>) -> Vec<AnyView> {
-    let mut views: Vec<Option<AnyView>> = views.into_iter().map(Some).collect();
-    let (mut out, mut piece) = (Vec::new(), String::new());
-    for c in text.chars() {
-        match views.get_mut((c as u32).wrapping_sub(0xE000) as usize) {
-            Some(view) => {
-                if !piece.is_empty() {
-                    out.push(std::mem::take(&mut piece).into_any());
-                }
-                out.extend(view.take());
-            }
-            None => piece.push(c),
-        }
-    }
-    if !piece.is_empty() {
-        out.push(piece.into_any());
-    }
-    out
-}
+use crate::ui::components::widgets::{joined_or, slot, with_views, ErrorPanel, OrderBadge, StateBadge, Time};
 
 #[component]
 pub fn Overview() -> impl IntoView {
@@ -281,42 +253,4 @@ fn BarChart(buckets: Vec<Bucket>, #[prop(into)] label: String, #[prop(into)] emp
         <svg class="chart" viewBox=format!("0 0 {CHART_WIDTH} {height}") role="img" aria-label=label>{bars}</svg>
     }
     .into_any()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::domain::language::Language;
-
-    fn html(views: Vec<AnyView>) -> String {
-        views.into_iter().map(|view| view.to_html()).collect()
-    }
-
-    #[test]
-    fn views_go_where_each_language_puts_their_placeables() {
-        let views = || vec![view! { <b>"7"</b> }.into_any(), view! { <i>"x"</i> }.into_any()];
-        let english =
-            t!(Language::En, "bulk-run-started", who = slot(0), time = slot(1), filter = "every operation");
-        assert_eq!(
-            html(with_views(english, views())),
-            "Query the provider, started by <b>7</b> at <i>x</i> over every operation."
-        );
-        let chinese = t!(Language::ZhTw, "bulk-run-started", who = slot(0), time = slot(1), filter = "全部");
-        assert_eq!(
-            html(with_views(chinese, views())),
-            "由 <b>7</b> 於 <i>x</i> 開始向服務商查詢，範圍：全部。"
-        );
-        let counts = t!(
-            Language::En,
-            "bulk-preview-counts",
-            n = 1,
-            matching = slot(0),
-            filter = "f",
-            actionable = slot(1)
-        );
-        assert_eq!(
-            html(with_views(counts, views())),
-            "<b>7</b> operation matches the filter: f. <i>x</i> of them can be queried now (unknown, needs review or silent submitted ones)."
-        );
-    }
 }

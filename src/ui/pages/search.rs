@@ -8,8 +8,7 @@ use leptos_router::hooks::use_query_map;
 use crate::console::language::current_language;
 use crate::console::search::{search, FoundOperation, SearchResults};
 use crate::t;
-use crate::ui::components::widgets::{ErrorPanel, StateBadge};
-use crate::ui::pages::overview::{slot, with_views};
+use crate::ui::components::widgets::{slot, with_views, ErrorPanel, StateBadge};
 
 #[component]
 pub fn SearchPage() -> impl IntoView {

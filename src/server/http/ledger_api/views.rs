@@ -104,7 +104,10 @@ impl OperationView {
             requested_by: snapshot.requested_by.clone(),
             compensates: compensates.map(|c| c.to_string()),
             retry_of: retry_of.map(|r| r.to_string()),
-            failure: snapshot.failure_reason.as_deref().map(|reason| failure_reason_words(reason, crate::domain::language::Language::En)),
+            failure: snapshot
+                .failure_reason
+                .as_deref()
+                .map(|reason| failure_reason_words(reason, crate::domain::language::Language::En)),
             failure_reason: snapshot.failure_reason.clone(),
             cancel_requested: snapshot.cancel_requested,
             approval: snapshot.approval.clone(),
