@@ -20,7 +20,7 @@ overview-needs-review-empty = 没有待确认的操作。
 overview-attention-title = 部分成功或待确认的订单
 overview-attention-empty = 所有订单均已完成、已补偿，或已失败且无遗留。
 # 接在简短列表中操作金额之后；$time 是最后变更的时间（“3 分钟前”）。
-overview-changed = 更新于 { $time }
+overview-changed = 最后更新：{ $time }
 overview-order = 订单
 overview-order-status = 状态
 overview-order-operations = 操作

@@ -20,7 +20,7 @@ overview-needs-review-empty = 沒有待確認的操作。
 overview-attention-title = 部分成功或待確認的訂單
 overview-attention-empty = 所有訂單皆已完成、已補償，或已失敗且無殘留。
 # 接在簡短清單中操作金額之後；$time 是最後變更的時間（「3 分鐘前」）。
-overview-changed = 變更於 { $time }
+overview-changed = 最後變更：{ $time }
 overview-order = 訂單
 overview-order-status = 狀態
 overview-order-operations = 操作

@@ -840,7 +840,7 @@ mod tests {
         assert_eq!(taiwan.what, "耳機保護殼的 NT$380 退款");
         assert_eq!(
             taiwan.status,
-            "Stripe已確認耳機保護殼的 NT$380 退款完成。這項操作已經完成，請勿再次退款。"
+            "Stripe 已確認耳機保護殼的 NT$380 退款完成。這項操作已經完成，請勿再次退款。"
         );
         let mainland = told(Language::ZhCn, "耳机保护壳");
         assert!(

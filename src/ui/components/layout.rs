@@ -77,7 +77,7 @@ fn SignedInBar(viewer: Viewer) -> impl IntoView {
         <form class="whoami" method="post" action="/logout">
             <span data-testid="whoami">
                 <strong>{viewer.name.clone()}</strong>
-                <span class="whoami-detail">" · "{viewer.role.label_in(language)}" · "{viewer.tenant.clone()}</span>
+                <span class="whoami-detail">{viewer.role.label_in(language)}" · "{viewer.tenant.clone()}</span>
             </span>
             <input type="hidden" name="csrf" value=viewer.csrf.clone()/>
             <button type="submit" class="button button-on-dark">{t!(language, "sign-out")}</button>
