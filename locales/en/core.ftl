@@ -91,3 +91,5 @@ not-found-title = Page not found
 not-found-text = There is no page at this address.
 
 filter-any = any
+
+refusal-own-request = You requested this operation; another manager must decide on it.

@@ -91,3 +91,5 @@ not-found-title = 找不到页面
 not-found-text = 此地址没有页面。
 
 filter-any = 不限
+
+refusal-own-request = 这是您发起的操作，须由另一位主管决定。

@@ -91,3 +91,5 @@ not-found-title = 找不到頁面
 not-found-text = 這個網址沒有頁面。
 
 filter-any = 不限
+
+refusal-own-request = 這是您提出的操作，須由另一位主管決定。

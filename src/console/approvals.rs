@@ -60,6 +60,7 @@ pub(crate) mod ssr {
         subjects.dedup();
         let orders = reads().subjects_operations(&user.tenant, &subjects).await.map_err(unavailable)?;
         let actor = Actor::human(&user.name, user.role);
+        let language = crate::console::language::current_language();
         let mut items = Vec::with_capacity(waiting.len());
         for (item, history) in waiting {
             let snapshot = &history.operation.snapshot;
@@ -69,7 +70,7 @@ pub(crate) mod ssr {
                 .rev()
                 .find(|a| a.entry.action == CommandKind::ExpireApproval.as_str())
                 .map(|a| a.entry.at);
-            let refusal = machine_check(snapshot, CommandKind::Approve, &actor, at).err().map(|r| r.message);
+            let refusal = machine_check(snapshot, CommandKind::Approve, &actor, at).err().map(|r| r.words(language));
             let order_history = orders
                 .iter()
                 .filter(|other| other.subject == item.subject && other.op_id != item.op_id)

@@ -600,6 +600,17 @@ pub struct Rejection {
     pub message: String,
 }
 
+impl Rejection {
+    /// The refusal for a person reading `language`: the refusals the console shows beside a
+    /// control have words in every language; the rest keep the state machine's English sentence.
+    pub fn words(&self, language: Language) -> String {
+        match self.code {
+            RejectionCode::OwnRequest => t!(language, "refusal-own-request"),
+            _ => self.message.clone(),
+        }
+    }
+}
+
 fn reject(code: RejectionCode, message: impl Into<String>) -> Rejection {
     Rejection { code, message: message.into() }
 }
