@@ -39,6 +39,10 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
     #[cfg(not(feature = "ssr"))]
     let stylesheet = "/pkg/opledger.css";
     let language = crate::console::language::current_language();
+    #[cfg(feature = "ssr")]
+    let words = crate::domain::language::page_words::json_for(language);
+    #[cfg(not(feature = "ssr"))]
+    let words = "{}";
     view! {
         <!DOCTYPE html>
         <html lang=language.tag()>
@@ -50,6 +54,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <link rel="stylesheet" id="leptos" href=stylesheet/>
                 <HydrationScripts options islands=true/>
                 <MetaTags/>
+                <script type="application/json" id=crate::domain::language::page_words::ELEMENT_ID nonce=leptos::nonce::use_nonce() inner_html=words></script>
             </head>
             <body>
                 <App/>

@@ -17,10 +17,16 @@ pub mod domain;
 pub mod server;
 pub mod ui;
 
-/// Entry point of the browser bundle: hydrates the islands of the server-rendered page.
+/// Entry point of the browser bundle: takes the page's words, then hydrates the islands of the
+/// server-rendered page.
 #[cfg(feature = "hydrate")]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
+    let words = web_sys::window()
+        .and_then(|window| window.document())
+        .and_then(|document| document.get_element_by_id(domain::language::page_words::ELEMENT_ID))
+        .and_then(|element| element.text_content());
+    domain::language::page_words::install(words.as_deref().unwrap_or("{}"));
     leptos::mount::hydrate_islands();
 }

@@ -274,6 +274,14 @@ for (const [role, pages] of Object.entries(PAGES_OF)) {
         await page.goto(path);
         await waitInteractive(page);
         expect(await page.locator("html").getAttribute("lang"), `${path} for a browser asking ${locale}`).toBe(lang);
+        // What the islands render in the browser comes from the words the page carries: none may
+        // show as its key (ages, states and the live list are rendered there once interactive).
+        const shownAsKeys = await page.evaluate(() => {
+          const words = JSON.parse(document.getElementById("opledger-words")?.textContent ?? "{}") as Record<string, string>;
+          const text = document.body.innerText;
+          return Object.keys(words).length < 100 ? ["(the page carries no words)"] : Object.keys(words).filter((key) => key.includes("-") && text.includes(key));
+        });
+        expect(shownAsKeys, `${path} in ${lang}`).toEqual([]);
         if (width === 1440) {
           const rows = await page.locator(".topbar .nav > li").evaluateAll((items) => new Set(items.map((item) => (item as HTMLElement).offsetTop)).size);
           expect(rows, `${path} in ${lang}: the sections take ${rows} lines`).toBe(1);

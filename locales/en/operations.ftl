@@ -40,13 +40,3 @@ operations-describe-all = every operation
 operations-not-a-time = “{ $text }” in { $field } is not a time; write it as 2026-11-30 or 2026-11-30T14:05 (UTC).
 operations-damaged-link = The page link is damaged; go back to the first page.
 operations-no-such-state = There is no state named “{ $state }”.
-operations-too-many-values = Choose fewer values: { $states ->
-        [one] 1 state
-       *[other] { $states } states
-    } × { $kinds ->
-        [one] 1 kind
-       *[other] { $kinds } kinds
-    } × { $providers ->
-        [one] 1 provider
-       *[other] { $providers } providers
-    } make { $branches } lists to merge, and at most { $most } are read at once.

@@ -40,4 +40,3 @@ operations-describe-all = 所有操作
 operations-not-a-time = { $field } 字段中的“{ $text }”不是时间，请写成 2026-11-30 或 2026-11-30T14:05（UTC）。
 operations-damaged-link = 此分页链接已损坏，请返回第一页。
 operations-no-such-state = 没有名为“{ $state }”的状态。
-operations-too-many-values = 请减少所选的值：{ $states } 个状态 × { $kinds } 个类型 × { $providers } 个服务商，共需合并 { $branches } 份列表，但一次最多只能读取 { $most } 份。

@@ -40,4 +40,3 @@ operations-describe-all = 所有操作
 operations-not-a-time = { $field } 欄位的「{ $text }」不是時間，請寫成 2026-11-30 或 2026-11-30T14:05（UTC）。
 operations-damaged-link = 此分頁連結已損壞，請回到第一頁。
 operations-no-such-state = 沒有名為「{ $state }」的狀態。
-operations-too-many-values = 請減少選擇的值：{ $states } 個狀態 × { $kinds } 個類型 × { $providers } 個服務商，共需合併 { $branches } 份清單，但一次最多只能讀取 { $most } 份。

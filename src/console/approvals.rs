@@ -70,7 +70,8 @@ pub(crate) mod ssr {
                 .rev()
                 .find(|a| a.entry.action == CommandKind::ExpireApproval.as_str())
                 .map(|a| a.entry.at);
-            let refusal = machine_check(snapshot, CommandKind::Approve, &actor, at).err().map(|r| r.words(language));
+            let refusal =
+                machine_check(snapshot, CommandKind::Approve, &actor, at).err().map(|r| r.words(language));
             let order_history = orders
                 .iter()
                 .filter(|other| other.subject == item.subject && other.op_id != item.op_id)

@@ -1,24 +1,24 @@
 //! The languages the console, the tools' customer sentences and the wording speak: English,
 //! Traditional Chinese as written in Taiwan and Simplified Chinese. Their words live in Project
 //! Fluent files (`locales/<tag>/*.ftl`, one folder per language, editable by a translator) compiled
-//! into the binary and the browser bundle, and are read through [`t!`](crate::t) with a literal
-//! key, so that a test can hold every key used to every language's files.
+//! into the server, and are read through [`t!`](crate::t) with a literal key, so that a test can
+//! hold every key used to every language's files. The browser gets the few it needs from the page
+//! ([`page_words`]).
 //!
 //! Also here: choosing a language from a browser's `Accept-Language`, and amounts of money in a
 //! language's way (grouping and separators from CLDR through ICU4X, a currency's usual digits).
 
-use std::borrow::Cow;
-use std::collections::HashMap;
 use std::sync::LazyLock;
 
-use fluent_templates::fluent_bundle::FluentValue;
-use fluent_templates::{LanguageIdentifier, Loader};
 use icu_decimal::input::Decimal;
 use icu_decimal::DecimalFormatter;
 use serde::{Deserialize, Serialize};
 
 use super::money::Money;
 
+pub mod page_words;
+
+#[cfg(feature = "ssr")]
 fluent_templates::static_loader! {
     static WORDS = {
         locales: "./locales",
@@ -150,15 +150,22 @@ impl Language {
         best.map(|(_, language)| language)
     }
 
-    fn identifier(self) -> &'static LanguageIdentifier {
-        static IDENTIFIERS: LazyLock<[LanguageIdentifier; 3]> = LazyLock::new(|| {
+    #[cfg(feature = "ssr")]
+    fn identifier(self) -> &'static fluent_templates::LanguageIdentifier {
+        static IDENTIFIERS: LazyLock<[fluent_templates::LanguageIdentifier; 3]> = LazyLock::new(|| {
             Language::ALL.map(|language| language.tag().parse().expect("the tags are well formed"))
         });
         &IDENTIFIERS[self as usize]
     }
 
     /// The words of `key` with `args` filled; use [`t!`](crate::t), which keeps keys literal.
+    #[cfg(feature = "ssr")]
     pub fn text(self, key: &str, args: &[(&'static str, Arg)]) -> String {
+        use fluent_templates::fluent_bundle::FluentValue;
+        use fluent_templates::Loader;
+        use std::borrow::Cow;
+        use std::collections::HashMap;
+
         if args.is_empty() {
             return WORDS.lookup(self.identifier(), key);
         }
@@ -173,6 +180,13 @@ impl Language {
             })
             .collect();
         WORDS.lookup_with_args(self.identifier(), key, &args)
+    }
+
+    /// The words of `key` with `args` filled, from the words the page gave the browser (always in
+    /// the page's language, which is the only one the browser renders).
+    #[cfg(not(feature = "ssr"))]
+    pub fn text(self, key: &str, args: &[(&'static str, Arg)]) -> String {
+        page_words::text(key, args)
     }
 
     /// An amount as people reading this language write it: grouped, with the currency's usual

@@ -5,49 +5,15 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use fluent_syntax::ast::{Entry, Expression, InlineExpression, Pattern, PatternElement};
+use fluent_syntax::ast::Entry;
 
+use super::page_words::placeables_of_pattern;
 use super::Language;
 
 type Placeables = BTreeSet<String>;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn placeables_of_expression(expression: &Expression<&str>, into: &mut Placeables) {
-    match expression {
-        Expression::Select { selector, variants } => {
-            placeables_of_inline(selector, into);
-            for variant in variants {
-                placeables_of_pattern(&variant.value, into);
-            }
-        }
-        Expression::Inline(inline) => placeables_of_inline(inline, into),
-    }
-}
-
-fn placeables_of_inline(inline: &InlineExpression<&str>, into: &mut Placeables) {
-    match inline {
-        InlineExpression::VariableReference { id } => {
-            into.insert(id.name.to_owned());
-        }
-        InlineExpression::Placeable { expression } => placeables_of_expression(expression, into),
-        InlineExpression::FunctionReference { arguments, .. } => {
-            for argument in &arguments.positional {
-                placeables_of_inline(argument, into);
-            }
-        }
-        _ => {}
-    }
-}
-
-fn placeables_of_pattern(pattern: &Pattern<&str>, into: &mut Placeables) {
-    for element in &pattern.elements {
-        if let PatternElement::Placeable { expression } = element {
-            placeables_of_expression(expression, into);
-        }
-    }
 }
 
 /// Every message of a language's folder with the placeables it uses; panics on a file that does
