@@ -15,6 +15,7 @@ mod email;
 mod exports;
 mod group_commit;
 mod health;
+mod instances;
 mod languages;
 mod ledger_api;
 mod mcp;

@@ -154,7 +154,17 @@ impl Ledger {
             "description": record.description.as_deref().and_then(|text| serde_json::from_str::<serde_json::Value>(text).ok()),
         });
         let audit = Self::action_entry(tenant, actor, "set_provider_connection", evidence);
-        Ok(self.store.set_provider_connection(record, audit).await?)
+        let name = record.name.clone();
+        self.store.set_provider_connection(record, audit).await?;
+        self.forget_connection(tenant, &name);
+        Ok(())
+    }
+
+    /// Forgets what this process keeps of `tenant`'s connection `name`, after a change to it.
+    fn forget_connection(&self, tenant: &TenantId, name: &str) {
+        self.recent
+            .connections
+            .forget_where(|(kept_tenant, kept_name), _| kept_tenant == tenant && kept_name == name);
     }
 
     /// Removes `tenant`'s own connection to the provider `name`; its operations go back to the
@@ -166,7 +176,9 @@ impl Ledger {
         name: &str,
     ) -> Result<(), StoreError> {
         let audit = Self::action_entry(tenant, actor, "remove_provider_connection", json!({"name": name}));
-        self.store.remove_provider_connection(tenant, name, audit).await
+        let removed = self.store.remove_provider_connection(tenant, name, audit).await;
+        self.forget_connection(tenant, name);
+        removed
     }
 
     /// Sets the signing secret of the provider's webhooks to `tenant`'s connection `name`

@@ -13,6 +13,7 @@ pub mod accounts;
 pub mod connections;
 pub mod executor;
 pub mod provider_events;
+mod recent;
 pub mod reconciler;
 pub mod requests;
 pub mod secrets;
@@ -30,7 +31,8 @@ use super::egress::EgressPolicy;
 use super::metrics::Metrics;
 use super::providers::built_in_api;
 use super::store::records::{
-    ApprovalRuleRecord, NewBulkRun, NewConflict, NewOperation, OperationChange, Registered, RequestAnswer,
+    ApiTokenRecord, ApprovalRuleRecord, NewBulkRun, NewConflict, NewOperation, OperationChange, Registered,
+    RequestAnswer,
 };
 use super::store::{Reads, Store, StoreError};
 use crate::domain::{
@@ -43,6 +45,7 @@ use crate::domain::{
     params::{CanonicalParams, FieldDiff},
     policy::{requires_approval, ApprovalRule},
 };
+use recent::Recent;
 use secrets::SecretBox;
 
 /// What an operation's provider is, as far as recording it needs: the action its connection
@@ -123,6 +126,28 @@ pub struct Ledger {
     /// Which addresses the URLs tenants set may reach: checked when one is saved, and by every
     /// client built for one.
     egress: EgressPolicy,
+    /// Tokens, approval rules and connections as read within the last second.
+    recent: RecentReads,
+}
+
+/// What every call reads and almost nothing changes, kept for at most [`recent::FRESH_FOR`].
+#[derive(Clone, Default)]
+struct RecentReads {
+    /// Tokens by their hash (`None`: no such token, or revoked).
+    tokens: Recent<String, Option<ApiTokenRecord>>,
+    /// Each tenant's approval rules.
+    approval_rules: Recent<TenantId, Arc<Vec<ApprovalRule>>>,
+    /// What each tenant's provider name stands for.
+    connections: Recent<(TenantId, String), Arc<ConnectionShape>>,
+}
+
+/// What an operation is recorded against at one provider name of a tenant: the kind of its
+/// connection, the API it speaks (a described HTTP API parsed once), and the key retention its
+/// operator set.
+struct ConnectionShape {
+    provider_kind: Option<ProviderKind>,
+    api: Option<HttpApi>,
+    key_retention: Option<Duration>,
 }
 
 /// One step in an operation's audit trail: what was done, when, from which state to which, and why.
@@ -153,7 +178,13 @@ fn reason_of(command: &Command) -> Option<String> {
 
 impl Ledger {
     pub fn new(store: Arc<dyn Store>) -> Self {
-        Self { store, secrets: None, metrics: Metrics::new(), egress: EgressPolicy::default() }
+        Self {
+            store,
+            secrets: None,
+            metrics: Metrics::new(),
+            egress: EgressPolicy::default(),
+            recent: RecentReads::default(),
+        }
     }
 
     /// The ledger, letting tenants' URLs reach what `egress` allows.
@@ -261,7 +292,9 @@ impl Ledger {
     ) -> Result<(), StoreError> {
         let evidence = json!({"id": record.id, "rule": record.rule.sentence()});
         let audit = Self::action_entry(tenant, actor, "add_approval_rule", evidence);
-        self.store.add_approval_rule(tenant, record, audit).await
+        self.store.add_approval_rule(tenant, record, audit).await?;
+        self.recent.approval_rules.forget_where(|kept, _| kept == tenant);
+        Ok(())
     }
 
     /// Removes a rule from the tenant's approval policy; `NotFound` when there is none with `id`.
@@ -272,7 +305,21 @@ impl Ledger {
         id: &str,
     ) -> Result<(), StoreError> {
         let audit = Self::action_entry(tenant, actor, "remove_approval_rule", json!({"id": id}));
-        self.store.remove_approval_rule(tenant, id, audit).await
+        let removed = self.store.remove_approval_rule(tenant, id, audit).await;
+        self.recent.approval_rules.forget_where(|kept, _| kept == tenant);
+        removed
+    }
+
+    /// The tenant's approval rules, as read within the last [`recent::FRESH_FOR`] at most.
+    pub(crate) async fn approval_rules(
+        &self,
+        tenant: &TenantId,
+    ) -> Result<Arc<Vec<ApprovalRule>>, StoreError> {
+        let read = async {
+            let records = self.store.approval_rules(tenant).await?;
+            Ok(Arc::new(records.into_iter().map(|record| record.rule).collect()))
+        };
+        self.recent.approval_rules.get_or_read(tenant.clone(), read).await
     }
 
     /// Records a bulk query and its items, with its audit event; `false` (nothing changed) when a
@@ -393,8 +440,7 @@ impl Ledger {
             .or(capabilities.map(|capabilities| capabilities.key_retention))
             .unwrap_or(ProviderKind::Stripe.capabilities().key_retention);
         let key_max_len = capabilities.map_or(usize::MAX, |capabilities| capabilities.key_max_len);
-        let rules: Vec<ApprovalRule> =
-            self.store.approval_rules(tenant).await?.into_iter().map(|record| record.rule).collect();
+        let rules = self.approval_rules(tenant).await?;
         let needs_approval = requires_approval(
             &rules,
             action.as_deref().unwrap_or(&request.kind),
@@ -487,17 +533,24 @@ impl Ledger {
         provider: &str,
         kind: &str,
     ) -> Result<Downstream, LedgerError> {
-        let (provider_kind, description, key_retention) =
-            match self.store.provider_connection(tenant, provider).await? {
-                Some(connection) => (Some(connection.kind), connection.description, connection.key_retention),
-                None => (server_kind_of(provider), None, None),
+        let read = async {
+            let (provider_kind, description, key_retention) =
+                match self.store.provider_connection(tenant, provider).await? {
+                    Some(connection) => {
+                        (Some(connection.kind), connection.description, connection.key_retention)
+                    }
+                    None => (server_kind_of(provider), None, None),
+                };
+            let api = match (provider_kind, description) {
+                (Some(ProviderKind::Http), Some(text)) => HttpApi::parse(&text).ok(),
+                (Some(kind), _) => built_in_api(kind).cloned(),
+                _ => None,
             };
-        let described = match (provider_kind, description) {
-            (Some(ProviderKind::Http), Some(text)) => HttpApi::parse(&text).ok(),
-            (Some(kind), _) => built_in_api(kind).cloned(),
-            _ => None,
+            Ok::<_, StoreError>(Arc::new(ConnectionShape { provider_kind, api, key_retention }))
         };
-        Ok(match (provider_kind, described) {
+        let shape = self.recent.connections.get_or_read((tenant.clone(), provider.to_owned()), read).await?;
+        let key_retention = shape.key_retention;
+        Ok(match (shape.provider_kind, shape.api.as_ref()) {
             (_, Some(api)) => Downstream {
                 action: api.operation(kind).map(|_| kind.to_owned()),
                 capabilities: Some(api.capabilities(kind)),

@@ -8,7 +8,7 @@ use super::Ledger;
 use crate::domain::{audit::AuditEntry, ids::TenantId};
 use crate::server::clock::now;
 use crate::server::store::records::{ApiTokenRecord, NewApiToken};
-use crate::server::store::{Reads, StoreError};
+use crate::server::store::StoreError;
 
 /// The hash under which a token is stored and looked up.
 pub fn hash_token(token: &str) -> String {
@@ -38,7 +38,9 @@ impl Ledger {
             secret_hash: hash_token(&token),
             at,
         };
+        let hash = new.secret_hash.clone();
         self.store.create_api_token(new, audit).await?;
+        self.recent.tokens.forget_where(|kept, _| *kept == hash);
         Ok(token)
     }
 
@@ -52,14 +54,22 @@ impl Ledger {
         let evidence = json!({"name": name});
         let audit =
             AuditEntry::action(now(), tenant.as_str(), revoked_by, "admin", "revoke_api_token", evidence);
-        self.store.revoke_api_token(tenant, name, audit).await
+        let revoked = self.store.revoke_api_token(tenant, name, audit).await;
+        self.recent.tokens.forget_where(|_, record| {
+            record.as_ref().is_some_and(|record| record.tenant == *tenant && record.name == name)
+        });
+        revoked
     }
-}
 
-/// The token that `token` names, if it exists and is not revoked.
-pub async fn authenticate(store: &dyn Reads, token: &str) -> Result<Option<ApiTokenRecord>, StoreError> {
-    if !token.starts_with("opl_") {
-        return Ok(None);
+    /// The token that `token` names, if it exists and is not revoked: as read within the last
+    /// [`FRESH_FOR`](super::recent::FRESH_FOR) at most, so a token revoked by another instance or
+    /// the command line is refused here within that bound (at once when revoked here).
+    pub async fn authenticate(&self, token: &str) -> Result<Option<ApiTokenRecord>, StoreError> {
+        if !token.starts_with("opl_") {
+            return Ok(None);
+        }
+        let hash = hash_token(token);
+        let read = self.store.find_api_token(&hash);
+        self.recent.tokens.get_or_read(hash.clone(), read).await
     }
-    store.find_api_token(&hash_token(token)).await
 }

@@ -11,7 +11,6 @@ use serde::de::DeserializeOwned;
 use super::error::ApiError;
 use crate::domain::ids::{Actor, TenantId};
 use crate::server::http::state::AppState;
-use crate::server::ledger::tokens;
 
 /// The caller behind the bearer token: its tenant and its identity as an actor.
 #[derive(Debug, Clone)]
@@ -30,9 +29,7 @@ impl FromRequestParts<AppState> for Caller {
             .and_then(|value| value.to_str().ok())
             .and_then(|value| value.strip_prefix("Bearer "))
             .ok_or(ApiError::Unauthorized)?;
-        let record = tokens::authenticate(state.ledger.reads().as_ref(), token.trim())
-            .await?
-            .ok_or(ApiError::Unauthorized)?;
+        let record = state.ledger.authenticate(token.trim()).await?.ok_or(ApiError::Unauthorized)?;
         state.limits.api_call_by_token(&record.id).map_err(ApiError::RateLimited)?;
         Ok(Caller { tenant: record.tenant, actor: Actor::agent(&record.name) })
     }
