@@ -2,7 +2,7 @@
 //! its outcome) through the ledger API over loopback, one operation after another and from 8 and 32
 //! clients at once, on SQLite and (when it is running) PostgreSQL, beside the limit: the same rows
 //! written straight to the same engine in three transactions over one pool, with no service around
-//! them.
+//! them; and the floor: those transactions at their simplest, without audit rows.
 //!
 //! Run with `scripts/bench.sh write_path`. Each figure comes from this one run: the sequential
 //! median and 99th percentile of one operation's three calls (after 20 warm-ups), and operations
@@ -142,6 +142,57 @@ macro_rules! straight_protocol {
     };
 }
 
+const FLOOR_SUBMIT: &str = "update operations set state = 'submitted', open_attempt = 1, last_attempt = 1, \
+     version = version + 1, updated_at_us = $2 where tenant = 'floor' and op_id = $1";
+const FLOOR_FINISH_ATTEMPT: &str = "update attempts set finished_at_us = $2, outcome = 'succeeded' \
+     where tenant = 'floor' and op_id = $1 and number = 1";
+const FLOOR_SUCCEED: &str =
+    "update operations set state = 'succeeded', open_attempt = null, version = version + 1, \
+     updated_at_us = $2 where tenant = 'floor' and op_id = $1";
+
+/// Writes `floor_protocol` for one engine: the least any ledger recording what opledger records
+/// writes, in the three transactions of the protocol: insert the operation; insert the attempt and
+/// update the operation; update both and insert the external id. No audit rows, no summaries.
+macro_rules! floor_protocol {
+    ($name:ident, $db:ty, $cancel:expr, $begin:expr) => {
+        async fn $name(pool: &sqlx::Pool<$db>, op_id: &str) {
+            let at = now_us();
+            sqlx::query(&INSERT_OPERATION.replace("'straight'", "'floor'"))
+                .bind(op_id)
+                .bind(format!("order:{op_id}"))
+                .bind($cancel)
+                .bind(at)
+                .execute(pool)
+                .await
+                .unwrap();
+
+            let at = now_us();
+            let mut tx = $begin(pool).await.unwrap();
+            sqlx::query(&INSERT_ATTEMPT.replace("'straight'", "'floor'"))
+                .bind(op_id)
+                .bind(at)
+                .execute(&mut *tx)
+                .await
+                .unwrap();
+            sqlx::query(FLOOR_SUBMIT).bind(op_id).bind(at).execute(&mut *tx).await.unwrap();
+            tx.commit().await.unwrap();
+
+            let at = now_us();
+            let mut tx = $begin(pool).await.unwrap();
+            sqlx::query(FLOOR_FINISH_ATTEMPT).bind(op_id).bind(at).execute(&mut *tx).await.unwrap();
+            sqlx::query(FLOOR_SUCCEED).bind(op_id).bind(at).execute(&mut *tx).await.unwrap();
+            sqlx::query(&INSERT_REF.replace("'straight'", "'floor'"))
+                .bind(op_id)
+                .bind(format!("re_{op_id}"))
+                .bind(at)
+                .execute(&mut *tx)
+                .await
+                .unwrap();
+            tx.commit().await.unwrap();
+        }
+    };
+}
+
 /// Opens a SQLite write transaction the way the store does: taking the write lock at once.
 async fn begin_immediate(
     pool: &sqlx::SqlitePool,
@@ -156,6 +207,8 @@ async fn begin(pool: &sqlx::PgPool) -> Result<sqlx::Transaction<'static, sqlx::P
 
 straight_protocol!(straight_sqlite, sqlx::Sqlite, 0_i64, begin_immediate);
 straight_protocol!(straight_postgres, sqlx::Postgres, false, begin);
+floor_protocol!(floor_sqlite, sqlx::Sqlite, 0_i64, begin_immediate);
+floor_protocol!(floor_postgres, sqlx::Postgres, false, begin);
 
 /// The straight writes' pool, opened as the store opens its own.
 enum Straight {
@@ -181,10 +234,11 @@ impl Straight {
                 sqlx::postgres::PgPoolOptions::new().max_connections(16).connect(url).await.unwrap(),
             )
         };
-        let tenant = "insert into tenants (id, name, created_at_us) values ('straight', 'straight', 0)";
+        let tenants = "insert into tenants (id, name, created_at_us) values ('straight', 'straight', 0), \
+             ('floor', 'floor', 0)";
         match &straight {
-            Straight::Sqlite(pool) => sqlx::query(tenant).execute(pool).await.map(drop).unwrap(),
-            Straight::Postgres(pool) => sqlx::query(tenant).execute(pool).await.map(drop).unwrap(),
+            Straight::Sqlite(pool) => sqlx::query(tenants).execute(pool).await.map(drop).unwrap(),
+            Straight::Postgres(pool) => sqlx::query(tenants).execute(pool).await.map(drop).unwrap(),
         }
         straight
     }
@@ -193,6 +247,13 @@ impl Straight {
         match self {
             Straight::Sqlite(pool) => straight_sqlite(pool, op_id).await,
             Straight::Postgres(pool) => straight_postgres(pool, op_id).await,
+        }
+    }
+
+    async fn floor(&self, op_id: &str) {
+        match self {
+            Straight::Sqlite(pool) => floor_sqlite(pool, op_id).await,
+            Straight::Postgres(pool) => floor_postgres(pool, op_id).await,
         }
     }
 }
@@ -272,31 +333,55 @@ async fn bench(engine: &str, url: String) {
         let straight = &straight;
         async move { straight.protocol(&op_id).await }
     };
+    let floor_writes = |op_id: String| {
+        let straight = &straight;
+        async move { straight.floor(&op_id).await }
+    };
     let (ledger_p50, ledger_p99) = sequential("L", through_ledger).await;
     let (straight_p50, straight_p99) = sequential("S", straight_writes).await;
+    let (floor_p50, floor_p99) = sequential("F", floor_writes).await;
     println!(
-        "| {engine} | sequential, one operation | {} (p99 {}) | {} (p99 {}) | {:.1} |",
+        "| {engine} | sequential, one operation | {} (p99 {}) | {} (p99 {}) | {} (p99 {}) | {:.1} × | {:.1} × |",
         ms(ledger_p50),
         ms(ledger_p99),
         ms(straight_p50),
         ms(straight_p99),
-        ledger_p50.as_secs_f64() / straight_p50.as_secs_f64()
+        ms(floor_p50),
+        ms(floor_p99),
+        ledger_p50.as_secs_f64() / straight_p50.as_secs_f64(),
+        ledger_p50.as_secs_f64() / floor_p50.as_secs_f64()
     );
     for clients in CLIENTS {
+        let cpu_before = process_cpu();
         let (ledger_rate, ledger_p99) = concurrent("L", clients, through_ledger).await;
+        let cpu_per_call = (process_cpu() - cpu_before) / (3 * CONCURRENT) as f64;
         let (straight_rate, straight_p99) = concurrent("S", clients, straight_writes).await;
+        let (floor_rate, floor_p99) = concurrent("F", clients, floor_writes).await;
         println!(
-            "| {engine} | {clients} clients | {ledger_rate:.0} ops/s (p99 {}) | {straight_rate:.0} ops/s (p99 {}) | {:.0} % |",
+            "| {engine} | {clients} clients | {ledger_rate:.0} ops/s (p99 {}; {:.2} ms CPU a call) | {straight_rate:.0} ops/s (p99 {}) | {floor_rate:.0} ops/s (p99 {}) | {:.0} % | {:.0} % |",
             ms(ledger_p99),
+            cpu_per_call * 1000.0,
             ms(straight_p99),
-            100.0 * ledger_rate / straight_rate
+            ms(floor_p99),
+            100.0 * ledger_rate / straight_rate,
+            100.0 * ledger_rate / floor_rate
         );
     }
 }
 
+/// Seconds of CPU this process (the server and its client) has used, user and system.
+fn process_cpu() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let fields: Vec<&str> = stat.rsplit_once(')').map_or("", |(_, rest)| rest).split_whitespace().collect();
+    let ticks: f64 = [11, 12].iter().filter_map(|at| fields.get(*at)?.parse::<f64>().ok()).sum();
+    ticks / 100.0
+}
+
 #[tokio::main]
 async fn main() {
-    println!("| engine | run | through the ledger API | same rows straight to the engine | ratio |");
-    println!("|---|---|---|---|---|");
+    println!(
+        "| engine | run | through the ledger API | same rows straight to the engine | the floor | of straight | of the floor |"
+    );
+    println!("|---|---|---|---|---|---|---|");
     support::on_each_engine(|engine, url| bench(engine, url)).await;
 }
