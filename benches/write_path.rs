@@ -17,6 +17,7 @@ use opledger::server::app::startup::{Application, Settings};
 use serde_json::json;
 use std::num::NonZeroU32;
 use std::str::FromStr;
+use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
 const SEQUENTIAL: usize = 200;
@@ -150,6 +151,16 @@ const FLOOR_SUCCEED: &str =
     "update operations set state = 'succeeded', open_attempt = null, version = version + 1, \
      updated_at_us = $2 where tenant = 'floor' and op_id = $1";
 
+/// The straight rows' statements that the floor writes too, for its own tenant: made once, so
+/// that the floor's measured calls do no string work the straight rows do not.
+static FLOOR_INSERT_OPERATION: LazyLock<String> = LazyLock::new(|| for_the_floor(INSERT_OPERATION));
+static FLOOR_INSERT_ATTEMPT: LazyLock<String> = LazyLock::new(|| for_the_floor(INSERT_ATTEMPT));
+static FLOOR_INSERT_REF: LazyLock<String> = LazyLock::new(|| for_the_floor(INSERT_REF));
+
+fn for_the_floor(statement: &str) -> String {
+    statement.replace("'straight'", "'floor'")
+}
+
 /// Writes `floor_protocol` for one engine: the least any ledger recording what opledger records
 /// writes, in the three transactions of the protocol: insert the operation; insert the attempt and
 /// update the operation; update both and insert the external id. No audit rows, no summaries.
@@ -157,7 +168,7 @@ macro_rules! floor_protocol {
     ($name:ident, $db:ty, $cancel:expr, $begin:expr) => {
         async fn $name(pool: &sqlx::Pool<$db>, op_id: &str) {
             let at = now_us();
-            sqlx::query(&INSERT_OPERATION.replace("'straight'", "'floor'"))
+            sqlx::query(FLOOR_INSERT_OPERATION.as_str())
                 .bind(op_id)
                 .bind(format!("order:{op_id}"))
                 .bind($cancel)
@@ -168,12 +179,7 @@ macro_rules! floor_protocol {
 
             let at = now_us();
             let mut tx = $begin(pool).await.unwrap();
-            sqlx::query(&INSERT_ATTEMPT.replace("'straight'", "'floor'"))
-                .bind(op_id)
-                .bind(at)
-                .execute(&mut *tx)
-                .await
-                .unwrap();
+            sqlx::query(FLOOR_INSERT_ATTEMPT.as_str()).bind(op_id).bind(at).execute(&mut *tx).await.unwrap();
             sqlx::query(FLOOR_SUBMIT).bind(op_id).bind(at).execute(&mut *tx).await.unwrap();
             tx.commit().await.unwrap();
 
@@ -181,7 +187,7 @@ macro_rules! floor_protocol {
             let mut tx = $begin(pool).await.unwrap();
             sqlx::query(FLOOR_FINISH_ATTEMPT).bind(op_id).bind(at).execute(&mut *tx).await.unwrap();
             sqlx::query(FLOOR_SUCCEED).bind(op_id).bind(at).execute(&mut *tx).await.unwrap();
-            sqlx::query(&INSERT_REF.replace("'straight'", "'floor'"))
+            sqlx::query(FLOOR_INSERT_REF.as_str())
                 .bind(op_id)
                 .bind(format!("re_{op_id}"))
                 .bind(at)
