@@ -177,7 +177,7 @@ async fn bench(engine: &str, url: &str) {
     let last = first.last().unwrap();
     let later = OperationQuery { after: Some((last.created_at, last.op_id.clone())), ..query.clone() };
     let unknown =
-        OperationQuery { state: opledger::domain::machine::State::parse("unknown"), ..query.clone() };
+        OperationQuery { states: opledger::domain::machine::State::parse("unknown").into_iter().collect(), ..query.clone() };
     let store_ref: &dyn Store = store.as_ref();
     let q_first = time(|| async {
         store_ref.list_operations(&tenant, &query).await.unwrap();

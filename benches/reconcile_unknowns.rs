@@ -19,6 +19,7 @@ use opledger::domain::{
     params::CanonicalParams,
 };
 use opledger::server::clock::now;
+use opledger::server::egress::EgressPolicy;
 use opledger::server::ledger::{
     executor::{Executor, RetryPolicy},
     reconciler::Reconciler,
@@ -48,6 +49,7 @@ async fn sandbox() -> String {
             currency: "TWD".into(),
             payment_intent: format!("pi_bench_{i}"),
             line_items: vec![LineItem { id: "li_1".into(), name: "Kettle".into(), amount_minor: 38_000 }],
+            customer_email: None,
         });
     }
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -115,7 +117,7 @@ async fn bench(engine: &str, url: &str) {
     record_unknowns(&ledger, &tenant, &base_url).await;
     let recorded_in = started.elapsed();
 
-    let connector = Arc::new(StripeConnector::new(&base_url, SECRET, Duration::from_secs(10)));
+    let connector = Arc::new(StripeConnector::new(&base_url, SECRET, Duration::from_secs(10), &EgressPolicy::unrestricted()));
     let lookups_started = Instant::now();
     let reads = ledger.reads();
     let operations: Vec<_> = stream::iter(0..OPERATIONS)

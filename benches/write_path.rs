@@ -317,17 +317,33 @@ fn ms(duration: Duration) -> String {
     format!("{:.2} ms", duration.as_secs_f64() * 1000.0)
 }
 
+/// The name of the server's threads, apart from the client's (at most 15 bytes, as Linux keeps it).
+const SERVER_THREADS: &str = "opledger-server";
+
 async fn bench(engine: &str, url: String) {
-    let mut settings = Settings::new(&url, "127.0.0.1:0".parse().unwrap());
-    settings.limits.api_calls_per_second = NonZeroU32::new(1_000_000).unwrap();
-    let application = Application::build(settings).await.expect("the application starts");
-    let base = format!("http://{}", application.local_addr());
-    let token = application
-        .ledger()
-        .create_token(&TenantId::parse("bench").unwrap(), "bench-agent", "bench")
+    let server = tokio::runtime::Builder::new_multi_thread()
+        .thread_name(SERVER_THREADS)
+        .thread_keep_alive(Duration::from_secs(3600))
+        .enable_all()
+        .build()
+        .expect("the server's runtime starts");
+    let server_url = url.clone();
+    let (base, token) = server
+        .spawn(async move {
+            let mut settings = Settings::new(&server_url, "127.0.0.1:0".parse().unwrap());
+            settings.limits.api_calls_per_second = NonZeroU32::new(1_000_000).unwrap();
+            let application = Application::build(settings).await.expect("the application starts");
+            let base = format!("http://{}", application.local_addr());
+            let token = application
+                .ledger()
+                .create_token(&TenantId::parse("bench").unwrap(), "bench-agent", "bench")
+                .await
+                .unwrap();
+            tokio::spawn(application.run_until(std::future::pending()));
+            (base, token)
+        })
         .await
-        .unwrap();
-    tokio::spawn(application.run_until(std::future::pending()));
+        .expect("the server starts");
     let client = reqwest::Client::new();
     let straight = Straight::open(&url).await;
 
@@ -358,14 +374,17 @@ async fn bench(engine: &str, url: String) {
         ledger_p50.as_secs_f64() / floor_p50.as_secs_f64()
     );
     for clients in CLIENTS {
-        let cpu_before = process_cpu();
+        let (cpu_before, server_before) = (process_cpu(), server_cpu());
         let (ledger_rate, ledger_p99) = concurrent("L", clients, through_ledger).await;
-        let cpu_per_call = (process_cpu() - cpu_before) / (3 * CONCURRENT) as f64;
+        let calls = (3 * CONCURRENT) as f64;
+        let cpu_per_call = (process_cpu() - cpu_before) / calls;
+        let server_per_call = (server_cpu() - server_before) / calls;
         let (straight_rate, straight_p99) = concurrent("S", clients, straight_writes).await;
         let (floor_rate, floor_p99) = concurrent("F", clients, floor_writes).await;
         println!(
-            "| {engine} | {clients} clients | {ledger_rate:.0} ops/s (p99 {}; {:.2} ms CPU a call) | {straight_rate:.0} ops/s (p99 {}) | {floor_rate:.0} ops/s (p99 {}) | {:.0} % | {:.0} % |",
+            "| {engine} | {clients} clients | {ledger_rate:.0} ops/s (p99 {}; CPU a call: {:.2} ms server, {:.2} ms with the client) | {straight_rate:.0} ops/s (p99 {}) | {floor_rate:.0} ops/s (p99 {}) | {:.0} % | {:.0} % |",
             ms(ledger_p99),
+            server_per_call * 1000.0,
             cpu_per_call * 1000.0,
             ms(straight_p99),
             ms(floor_p99),
@@ -373,14 +392,33 @@ async fn bench(engine: &str, url: String) {
             100.0 * ledger_rate / floor_rate
         );
     }
+    server.shutdown_background();
 }
 
 /// Seconds of CPU this process (the server and its client) has used, user and system.
 fn process_cpu() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let fields: Vec<&str> = stat.rsplit_once(')').map_or("", |(_, rest)| rest).split_whitespace().collect();
+    cpu_seconds(&std::fs::read_to_string("/proc/self/stat").unwrap_or_default()).1
+}
+
+/// Seconds of CPU the server's threads have used: its runtime's and SQLite's connection workers
+/// (the bench's own SQLite connections stay idle while the server is measured).
+fn server_cpu() -> f64 {
+    let tasks = std::fs::read_dir("/proc/self/task").expect("the process's threads are listed");
+    tasks
+        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("stat")).ok())
+        .map(|stat| cpu_seconds(&stat))
+        .filter(|(name, _)| name == SERVER_THREADS || name.starts_with("sqlx-sqlite-wor"))
+        .map(|(_, seconds)| seconds)
+        .sum()
+}
+
+/// The name and the seconds of CPU (user and system) in a `/proc` `stat` line.
+fn cpu_seconds(stat: &str) -> (String, f64) {
+    let (head, rest) = stat.rsplit_once(')').unwrap_or_default();
+    let name = head.split_once('(').map_or("", |(_, name)| name).to_owned();
+    let fields: Vec<&str> = rest.split_whitespace().collect();
     let ticks: f64 = [11, 12].iter().filter_map(|at| fields.get(*at)?.parse::<f64>().ok()).sum();
-    ticks / 100.0
+    (name, ticks / 100.0)
 }
 
 #[tokio::main]

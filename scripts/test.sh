@@ -48,6 +48,10 @@ python3 scripts/check_layers.py
 step "Unit, property and integration tests (SQLite and PostgreSQL)"
 cargo test --locked --features ssr
 
+# The benches are run by hand (scripts/bench.sh); compiling them here keeps them from breaking unseen.
+step "The benches compile (scripts/bench.sh runs them)"
+cargo check --locked --features ssr --benches
+
 # What users run: the release build of the run command (server and hashed browser bundle), which a
 # debug build does not prove (the browser bundle's release profile alone can fail to compile).
 step "Building the release bundle, as the run command does (cargo leptos build --release)"

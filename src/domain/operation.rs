@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use super::{
     audit::TrailEvent,
     ids::{OpId, TenantId},
-    machine::Snapshot,
+    machine::{Snapshot, State},
     params::CanonicalParams,
 };
 
@@ -53,6 +53,16 @@ impl OperationRecord {
             metadata.push(("tenant", self.tenant.to_string()));
         }
         metadata
+    }
+
+    /// The operation as a change at `at` that leaves it as `after` records it: one version on,
+    /// and accepted from `at` when this is the first time it is accepted.
+    pub fn changed_to(&self, after: Snapshot, at: DateTime<Utc>) -> OperationRecord {
+        let accepted_at = match after.state {
+            State::Accepted => self.accepted_at.or(Some(at)),
+            _ => self.accepted_at,
+        };
+        OperationRecord { snapshot: after, accepted_at, version: self.version + 1, updated_at: at, ..self.clone() }
     }
 
     /// Whether an object downstream whose metadata is `metadata` was created by this operation.

@@ -2,6 +2,7 @@
 
 use opledger::domain::operation::AttemptReport;
 use opledger::domain::{
+    audit::AuditEntry,
     ids::{Actor, OpId, TenantId},
     machine::{decide, Command},
     params::CanonicalParams,
@@ -214,26 +215,40 @@ crate::engine_tests! {
         let at = now();
         let events = decide(&operation.snapshot, Command::BeginAttempt, &agent, at).unwrap();
         let after = events.iter().fold(operation.snapshot.clone(), |s, e| s.apply(e));
-        let change = |version| OperationChange {
-            tenant: acme(),
-            op_id: operation.op_id.clone(),
-            expected_version: version,
-            from: operation.snapshot.state,
+        let entry = |reason: &str| AuditEntry {
+            at,
+            tenant: "acme".into(),
+            actor: agent.name.clone(),
+            role: "agent".into(),
+            action: "begin_attempt".into(),
+            op_id: Some(operation.op_id.to_string()),
+            from_state: Some(operation.snapshot.state.as_str().into()),
+            to_state: Some(after.state.as_str().into()),
+            reason: Some(reason.into()),
+            evidence: serde_json::json!({}),
+        };
+        let change = |reason: &str| OperationChange {
+            before: operation.clone(),
             events: events.clone(),
             after: after.clone(),
             actor: agent.clone(),
             report: AttemptReport::default(),
-            audit: Vec::new(),
+            audit: vec![entry(reason)],
             at,
             answers: None,
         };
         let store = &app.store;
-        store.apply_change(change(operation.version)).await.unwrap();
-        let stale = store.apply_change(change(operation.version)).await;
+        let committed = store.apply_change(change("first")).await.unwrap();
+        assert_eq!(committed.operation, operation.changed_to(after.clone(), at), "the change's record is the one it wrote");
+        let stale = store.apply_change(change("stale")).await;
         assert!(matches!(stale, Err(StoreError::Conflict(_))), "{stale:?}");
         let history = store.operation_history(&acme(), &operation.op_id).await.unwrap().unwrap();
         assert_eq!(history.attempts.len(), 1, "the refused change wrote nothing");
         assert_eq!(history.operation.version, operation.version + 1);
+        let reasons: Vec<_> = history.audit.iter().filter_map(|event| event.entry.reason.clone()).collect();
+        assert!(reasons.contains(&"first".to_owned()) && !reasons.contains(&"stale".to_owned()), "{reasons:?}");
+        let counts = app.ledger.reads().count_by_state(&acme()).await.unwrap();
+        assert_eq!(counts, vec![(after.state, 1)], "counted once, in its new state");
     }
 
     times_round_trip_at_microsecond_precision(app) {

@@ -618,11 +618,9 @@ impl Ledger {
                     "budget": report.budget,
                 }),
             );
+            let from = operation.snapshot.state;
             let change = OperationChange {
-                tenant: tenant.clone(),
-                op_id: op_id.clone(),
-                expected_version: operation.version,
-                from: operation.snapshot.state,
+                before: operation,
                 events,
                 after,
                 actor: actor.clone(),
@@ -631,7 +629,6 @@ impl Ledger {
                 at,
                 answers: answer.clone(),
             };
-            let from = operation.snapshot.state;
             match self.store.apply_change(change).await {
                 Ok(updated) => {
                     let to = updated.operation.snapshot.state;

@@ -366,10 +366,10 @@ pub trait Store: Reads + Sessions {
     async fn record_conflict(&self, conflict: NewConflict, audit: AuditEntry) -> Result<(), StoreError>;
 
     /// Commits a decided change: the events, the new projection (operation, attempts, external
-    /// references, approvals) and the audit entries, in one transaction, and returns the
-    /// operation with its attempts and external references as that transaction committed them
-    /// (its audit trail is not read again). Refused with
-    /// [`StoreError::Conflict`] when the operation is no longer at `expected_version`.
+    /// references, approvals) and the audit entries, all or nothing, and returns the operation as
+    /// committed with its attempts and external references as read just after (a change committed
+    /// since may show in them; the audit trail is not read again). Refused with
+    /// [`StoreError::Conflict`] when the operation is no longer at the version it was read at.
     async fn apply_change(&self, change: OperationChange) -> Result<CommittedOperation, StoreError>;
 
     /// Claims up to `limit` operations that are `unknown` and unchanged since `settled_before`, or

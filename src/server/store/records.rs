@@ -10,7 +10,7 @@ use crate::domain::{
     language::Language,
     machine::{Event, Snapshot, State},
     money::Money,
-    operation::{AttemptReport, OperationHistory},
+    operation::{AttemptReport, OperationHistory, OperationRecord},
     params::{CanonicalParams, FieldDiff, Fingerprint},
     policy::{ApprovalRule, Role},
 };
@@ -38,6 +38,30 @@ pub struct NewOperation {
     pub at: DateTime<Utc>,
     /// The console request this registration answers, recorded in its transaction.
     pub answers: Option<RequestAnswer>,
+}
+
+impl NewOperation {
+    /// The operation as registering it records it.
+    pub fn record(&self) -> OperationRecord {
+        OperationRecord {
+            tenant: self.tenant.clone(),
+            op_id: self.op_id.clone(),
+            kind: self.kind.clone(),
+            subject: self.subject.clone(),
+            provider: self.provider.clone(),
+            params: self.params.clone(),
+            idempotency_key: self.idempotency_key.clone(),
+            compensates: self.compensates.clone(),
+            retry_of: self.retry_of.clone(),
+            action: self.action.clone(),
+            server_sends: self.server_sends,
+            snapshot: self.snapshot.clone(),
+            accepted_at: None,
+            version: 1,
+            created_at: self.at,
+            updated_at: self.at,
+        }
+    }
 }
 
 /// The result of registering: a new operation, or the one already recorded under that op id.
@@ -72,14 +96,12 @@ pub struct ConflictRecord {
     pub received_at: DateTime<Utc>,
 }
 
-/// One decided change to an operation, committed with its projection and audit in one transaction.
+/// One decided change to an operation, committed with its projection and audit, all or nothing.
 #[derive(Debug, Clone)]
 pub struct OperationChange {
-    pub tenant: TenantId,
-    pub op_id: OpId,
-    pub expected_version: i64,
-    /// The state the change was decided from (the operation's at `expected_version`).
-    pub from: State,
+    /// The operation as read when the change was decided: the change is refused unless the
+    /// operation is still at its version.
+    pub before: OperationRecord,
     pub events: Vec<Event>,
     pub after: Snapshot,
     pub actor: Actor,

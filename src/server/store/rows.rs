@@ -7,8 +7,8 @@ use chrono::{DateTime, Utc};
 
 use super::records::{
     ApiTokenRecord, ApprovalRuleRecord, AuditQuery, BulkItemRecord, ConflictRecord, DeliveryStatus,
-    EmailTemplateRecord, OperationChange, OperationListItem, OperationQuery, ProviderConnectionRecord,
-    UserRecord, WebhookDeliveryRecord, WebhookEndpointRecord,
+    EmailTemplateRecord, NewOperation, OperationChange, OperationListItem, OperationQuery,
+    ProviderConnectionRecord, RequestAnswer, UserRecord, WebhookDeliveryRecord, WebhookEndpointRecord,
 };
 use super::StoreError;
 use crate::domain::{
@@ -153,22 +153,22 @@ impl OperationRow {
 
 /// The snapshot's columns: parameters `$1..$11` of [`UPDATE_OPERATION`] and `$15..$25` of
 /// [`INSERT_OPERATION`].
-pub(super) struct SnapshotColumns {
-    pub state: &'static str,
-    pub key_first_sent_at_us: Option<i64>,
-    pub approved_by: Option<String>,
-    pub approved_fingerprint: Option<String>,
-    pub approval_granted_at_us: Option<i64>,
-    pub approval_expires_at_us: Option<i64>,
-    pub open_attempt: Option<i64>,
-    pub last_attempt: Option<i64>,
-    pub last_failure: Option<String>,
-    pub cancel_requested: bool,
-    pub failure_reason: Option<String>,
+struct SnapshotColumns {
+    state: &'static str,
+    key_first_sent_at_us: Option<i64>,
+    approved_by: Option<String>,
+    approved_fingerprint: Option<String>,
+    approval_granted_at_us: Option<i64>,
+    approval_expires_at_us: Option<i64>,
+    open_attempt: Option<i64>,
+    last_attempt: Option<i64>,
+    last_failure: Option<String>,
+    cancel_requested: bool,
+    failure_reason: Option<String>,
 }
 
 impl SnapshotColumns {
-    pub(super) fn of(snapshot: &Snapshot) -> Self {
+    fn of(snapshot: &Snapshot) -> Self {
         let approval = snapshot.approval.as_ref();
         Self {
             state: snapshot.state.as_str(),
@@ -186,9 +186,25 @@ impl SnapshotColumns {
             failure_reason: snapshot.failure_reason.clone(),
         }
     }
+
+    fn values(self) -> [SqlValue; 11] {
+        [
+            SqlValue::Text(self.state.to_owned()),
+            SqlValue::MaybeInt(self.key_first_sent_at_us),
+            SqlValue::MaybeText(self.approved_by),
+            SqlValue::MaybeText(self.approved_fingerprint),
+            SqlValue::MaybeInt(self.approval_granted_at_us),
+            SqlValue::MaybeInt(self.approval_expires_at_us),
+            SqlValue::MaybeInt(self.open_attempt),
+            SqlValue::MaybeInt(self.last_attempt),
+            SqlValue::MaybeText(self.last_failure),
+            SqlValue::Bool(self.cancel_requested),
+            SqlValue::MaybeText(self.failure_reason),
+        ]
+    }
 }
 
-pub(super) const INSERT_OPERATION: &str = "insert into operations (tenant, op_id, kind, subject, provider, \
+const INSERT_OPERATION: &str = "insert into operations (tenant, op_id, kind, subject, provider, \
     params, fingerprint, amount_minor, amount_currency, idempotency_key, key_retention_s, requested_by, \
     compensates, version, created_at_us, updated_at_us, state, key_first_sent_at_us, approved_by, \
     approved_fingerprint, approval_granted_at_us, approval_expires_at_us, open_attempt, last_attempt, \
@@ -196,20 +212,72 @@ pub(super) const INSERT_OPERATION: &str = "insert into operations (tenant, op_id
     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 1, $14, $14, $15, $16, $17, $18, $19, \
     $20, $21, $22, $23, $24, $25, $26, $27, $28) on conflict (tenant, op_id) do nothing returning ";
 
-pub(super) const UPDATE_OPERATION: &str = "update operations set state = $1, key_first_sent_at_us = $2, \
+const UPDATE_OPERATION: &str = "update operations set state = $1, key_first_sent_at_us = $2, \
     approved_by = $3, approved_fingerprint = $4, approval_granted_at_us = $5, approval_expires_at_us = $6, \
     open_attempt = $7, last_attempt = $8, last_failure = $9, cancel_requested = $10, failure_reason = $11, \
     version = version + 1, updated_at_us = $12, \
     unknown_since_us = case when $1 = 'unknown' then coalesce(unknown_since_us, $12) else unknown_since_us end, \
     accepted_at_us = case when $1 = 'accepted' then coalesce(accepted_at_us, $12) else accepted_at_us end \
-    where tenant = $13 and op_id = $14 and version = $15 returning unknown_since_us, ";
+    where tenant = $13 and op_id = $14 and version = $15 returning ";
 
-/// An operation as a change left it, with when it first became unknown (if it did).
-#[derive(sqlx::FromRow)]
-pub(super) struct ChangedRow {
-    #[sqlx(flatten)]
-    pub operation: OperationRow,
-    pub unknown_since_us: Option<i64>,
+/// Records `new`, unless its op id is taken, returning the row it wrote ([`OPERATION_COLUMNS`]).
+pub(super) fn operation_insert(new: &NewOperation) -> QueryText {
+    let amount = new.params.money("amount");
+    let mut values = vec![
+        SqlValue::Text(new.tenant.as_str().to_owned()),
+        SqlValue::Text(new.op_id.as_str().to_owned()),
+        SqlValue::Text(new.kind.clone()),
+        SqlValue::Text(new.subject.clone()),
+        SqlValue::Text(new.provider.clone()),
+        SqlValue::Text(new.params.canonical_text().to_owned()),
+        SqlValue::Text(new.params.fingerprint().as_str().to_owned()),
+        SqlValue::MaybeInt(amount.map(|m| m.minor)),
+        SqlValue::MaybeText(amount.map(|m| m.currency.as_str().to_owned())),
+        SqlValue::Text(new.idempotency_key.clone()),
+        SqlValue::Int(new.snapshot.key_retention.num_seconds()),
+        SqlValue::Text(new.snapshot.requested_by.clone()),
+        SqlValue::MaybeText(new.compensates.as_ref().map(|id| id.as_str().to_owned())),
+        SqlValue::Int(micros(new.at)),
+    ];
+    values.extend(SnapshotColumns::of(&new.snapshot).values());
+    values.extend([
+        SqlValue::Int(i64::from(new.server_sends)),
+        SqlValue::MaybeText(new.retry_of.as_ref().map(|id| id.as_str().to_owned())),
+        SqlValue::MaybeText(new.action.clone()),
+    ]);
+    QueryText { values, ..QueryText::new(&format!("{INSERT_OPERATION}{OPERATION_COLUMNS}")) }
+}
+
+/// Writes the snapshot `change` leaves, if the operation is still at the version it was decided
+/// from, returning the row it wrote ([`OPERATION_COLUMNS`]).
+pub(super) fn operation_update(change: &OperationChange) -> QueryText {
+    let mut values = Vec::from(SnapshotColumns::of(&change.after).values());
+    values.extend([
+        SqlValue::Int(micros(change.at)),
+        SqlValue::Text(change.before.tenant.as_str().to_owned()),
+        SqlValue::Text(change.before.op_id.as_str().to_owned()),
+        SqlValue::Int(change.before.version),
+    ]);
+    QueryText { values, ..QueryText::new(&format!("{UPDATE_OPERATION}{OPERATION_COLUMNS}")) }
+}
+
+/// Marks the console request that `answer` names answered, in the write of the change it asked
+/// for; only the claim of the same person is answered.
+pub(super) fn answer_update(tenant: &TenantId, answer: &RequestAnswer) -> QueryText {
+    let mut text = QueryText::new("update console_requests set answered = ");
+    let values = [
+        SqlValue::Bool(true),
+        SqlValue::Text(answer.answer.clone()),
+        SqlValue::Text(tenant.as_str().to_owned()),
+        SqlValue::Text(answer.key.clone()),
+        SqlValue::Text(answer.requested_by.clone()),
+    ];
+    let p: Vec<String> = values.into_iter().map(|value| text.param(value)).collect();
+    text.push(&format!(
+        "{}, response = {} where tenant = {} and request_key = {} and requested_by = {}",
+        p[0], p[1], p[2], p[3], p[4]
+    ));
+    text.where_ends_here()
 }
 
 #[derive(sqlx::FromRow)]
@@ -498,6 +566,7 @@ pub(super) enum SqlValue {
     Int(i64),
     MaybeInt(Option<i64>),
     Small(i16),
+    Bool(bool),
 }
 
 /// `values` as the arguments of a query on `DB`, in order.
@@ -509,6 +578,7 @@ where
     i64: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
     Option<i64>: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
     i16: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    bool: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
 {
     use sqlx::Arguments;
     let mut arguments = DB::Arguments::default();
@@ -519,6 +589,7 @@ where
             SqlValue::Int(number) => arguments.add(number),
             SqlValue::MaybeInt(number) => arguments.add(number),
             SqlValue::Small(number) => arguments.add(number),
+            SqlValue::Bool(flag) => arguments.add(flag),
         }
         .map_err(sqlx::Error::Encode)?;
     }
@@ -531,11 +602,53 @@ pub(super) struct QueryText {
     pub values: Vec<SqlValue>,
     /// What a later statement of [`QueryText::together`] calls this one's returned rows.
     pub name: Option<&'static str>,
+    /// Where [`QueryText::only_if`] can make this write conditional.
+    pub opening: Opening,
+}
+
+/// Where a write can take a condition: [`QueryText::only_if`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Opening {
+    /// Nowhere: a read, or a write built without one.
+    None,
+    /// An insert whose `values …` rows lie in this span of its text.
+    Rows(std::ops::Range<usize>),
+    /// A write whose `where` clause ends at this byte of its text.
+    WhereEndsAt(usize),
 }
 
 impl QueryText {
-    fn new(sql: &str) -> Self {
-        QueryText { sql: sql.to_owned(), values: Vec::new(), name: None }
+    pub(super) fn new(sql: &str) -> Self {
+        QueryText { sql: sql.to_owned(), values: Vec::new(), name: None, opening: Opening::None }
+    }
+
+    /// Marks the text from `start` to here as the insert's `values …` rows.
+    fn rows_from(mut self, start: usize) -> Self {
+        self.opening = Opening::Rows(start..self.sql.len());
+        self
+    }
+
+    /// Marks the text so far as ending in its `where` clause.
+    fn where_ends_here(mut self) -> Self {
+        self.opening = Opening::WhereEndsAt(self.sql.len());
+        self
+    }
+
+    /// This write made to do nothing unless `condition` (with no parameters of its own) holds:
+    /// an insert's rows are selected under it, a `where` clause gets it added. Panics on a
+    /// statement built without an [`Opening`], which only a change to a builder here can make.
+    pub(super) fn only_if(self, condition: &str) -> Self {
+        let sql = match &self.opening {
+            Opening::Rows(rows) => format!(
+                "{}select * from ({}) as v where {condition}{}",
+                &self.sql[..rows.start],
+                &self.sql[rows.clone()],
+                &self.sql[rows.end..]
+            ),
+            Opening::WhereEndsAt(end) => format!("{} and {condition}{}", &self.sql[..*end], &self.sql[*end..]),
+            Opening::None => panic!("a statement with no place for a condition: {}", self.sql),
+        };
+        QueryText { sql, opening: Opening::None, ..self }
     }
 
     /// Adds the next parameter and returns its placeholder.
@@ -548,7 +661,7 @@ impl QueryText {
         self.sql.push_str(text);
     }
 
-    fn named(self, name: &'static str) -> Self {
+    pub(super) fn named(self, name: &'static str) -> Self {
         QueryText { name: Some(name), ..self }
     }
 }
@@ -602,6 +715,7 @@ pub(super) fn audit_pending_insert(tenant: &TenantId, entries: &[AuditEntry]) ->
     let mut text = QueryText::new(
         "insert into audit_pending (tenant, at_us, actor, role, action, op_id, from_state, to_state, reason, evidence) values ",
     );
+    let rows = text.sql.len() - "values ".len();
     let tenant_param = text.param(SqlValue::Text(tenant.as_str().to_owned()));
     for (i, entry) in entries.iter().enumerate() {
         let values = [
@@ -619,7 +733,7 @@ pub(super) fn audit_pending_insert(tenant: &TenantId, entries: &[AuditEntry]) ->
         let separator = if i == 0 { "" } else { ", " };
         text.push(&format!("{separator}({tenant_param}, {})", placeholders.join(", ")));
     }
-    Some(text)
+    Some(text.rows_from(rows))
 }
 
 /// The counts a change from state `from` (none for a new operation) to `to` moves, each with its
@@ -649,6 +763,7 @@ pub(super) fn counts_move(
     let moves = state_moves(from, to)?;
     let mut text =
         QueryText::new("insert into hourly_outcomes (tenant, stripe, hour_us, state, operations) values ");
+    let values_at = text.sql.len() - "values ".len();
     let tenant = text.param(SqlValue::Text(tenant.as_str().to_owned()));
     let stripe = text.param(SqlValue::Small(stripe));
     let rows = [EVERY_HOUR, created_hour]
@@ -661,6 +776,7 @@ pub(super) fn counts_move(
         let separator = if i == 0 { "" } else { ", " };
         text.push(&format!("{separator}({tenant}, {stripe}, {hour}, {state}, {delta})"));
     }
+    let mut text = text.rows_from(values_at);
     text.push(
         " on conflict (tenant, hour_us, state, stripe) do update set operations = hourly_outcomes.operations + excluded.operations",
     );
@@ -679,6 +795,7 @@ pub(super) fn kind_counts_move(
     let mut text = QueryText::new(
         "insert into operation_counts (tenant, kind, provider, state, stripe, operations) values ",
     );
+    let rows = text.sql.len() - "values ".len();
     let tenant = text.param(SqlValue::Text(operation.tenant.as_str().to_owned()));
     let kind = text.param(SqlValue::Text(operation.kind.clone()));
     let provider = text.param(SqlValue::Text(operation.provider.clone()));
@@ -689,6 +806,7 @@ pub(super) fn kind_counts_move(
         let separator = if i == 0 { "" } else { ", " };
         text.push(&format!("{separator}({tenant}, {kind}, {provider}, {state}, {stripe}, {delta})"));
     }
+    let mut text = text.rows_from(rows);
     text.push(
         " on conflict (tenant, kind, provider, state, stripe) do update set operations = operation_counts.operations + excluded.operations",
     );
@@ -744,7 +862,7 @@ fn outbox_rows(
         text.push(&shifted);
         text.values.extend(values);
     }
-    text
+    text.where_ends_here()
 }
 
 /// The outbox rows of `operation`'s entering its state from `from` (none for a new one) at `at_us`.
@@ -850,9 +968,12 @@ pub(super) fn activity_upsert(tenant: &TenantId, subject: &str, at_us: i64, tall
 /// `insert into <into> values (…)` of `values`, each a parameter, then `rest`.
 fn insert_values(into: &str, values: Vec<SqlValue>, rest: &str) -> QueryText {
     let mut text = QueryText::new(&format!("insert into {into} values ("));
+    let rows = text.sql.len() - "values (".len();
     let placeholders: Vec<String> = values.into_iter().map(|value| text.param(value)).collect();
     text.push(&placeholders.join(", "));
-    text.push(&format!("){rest}"));
+    text.push(")");
+    let mut text = text.rows_from(rows);
+    text.push(rest);
     text
 }
 
@@ -899,7 +1020,7 @@ pub(super) fn projection(
              where tenant = {} and op_id = {} and number = {} and outcome is null",
             p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8]
         ));
-        text
+        text.where_ends_here()
     };
     match event {
         Event::AttemptStarted { attempt, at: started, .. } => vec![insert_values(
@@ -985,19 +1106,31 @@ pub(super) fn projection(
     }
 }
 
-/// Counts one operation settled in the hour of `at_us`, in `bucket` of the time it took.
-pub(super) fn settle_time_count(tenant: &TenantId, at_us: i64, bucket: i16, stripe: i16) -> QueryText {
-    insert_values(
-        "settle_times (tenant, hour_us, bucket, stripe, operations)",
-        vec![
-            SqlValue::Text(tenant.as_str().to_owned()),
-            SqlValue::Int(hour_of(at_us)),
-            SqlValue::Small(bucket),
-            SqlValue::Small(stripe),
-            SqlValue::Int(1),
-        ],
-        " on conflict (tenant, hour_us, bucket, stripe) do update set operations = settle_times.operations + 1",
-    )
+/// Counts `operation`, settled at `at_us`, in the hour of `at_us` and the bucket of
+/// [`SETTLE_BOUNDS_S`](crate::domain::operation::SETTLE_BOUNDS_S) of the time since it became
+/// unknown, as its row says before the change's update (which leaves that time as it was); nothing
+/// when it never was unknown.
+pub(super) fn settle_time_count(operation: &OperationRecord, at_us: i64, stripe: i16) -> QueryText {
+    let mut text = QueryText::new("insert into settle_times (tenant, hour_us, bucket, stripe, operations) select ");
+    let tenant = text.param(SqlValue::Text(operation.tenant.as_str().to_owned()));
+    let hour = text.param(SqlValue::Int(hour_of(at_us)));
+    let at = text.param(SqlValue::Int(at_us));
+    let stripe = text.param(SqlValue::Small(stripe));
+    let op_id = text.param(SqlValue::Text(operation.op_id.as_str().to_owned()));
+    let bounds = crate::domain::operation::SETTLE_BOUNDS_S;
+    let buckets: String = bounds
+        .iter()
+        .enumerate()
+        .map(|(bucket, bound)| format!("when ({at} - o.unknown_since_us) / 1000000 < {bound} then {bucket} "))
+        .collect();
+    text.push(&format!(
+        "{tenant}, {hour}, cast(case {buckets}else {} end as smallint), {stripe}, 1 from operations o \
+         where o.tenant = {tenant} and o.op_id = {op_id} and o.unknown_since_us is not null",
+        bounds.len()
+    ));
+    let mut text = text.where_ends_here();
+    text.push(" on conflict (tenant, hour_us, bucket, stripe) do update set operations = settle_times.operations + 1");
+    text
 }
 
 /// The condition on `subject_activity` of [`OrderTally::needs_attention`](crate::domain::rollup::OrderTally::needs_attention),
@@ -1198,6 +1331,7 @@ pub(super) fn audit_json_lines_query(tenant: &TenantId, query: &AuditQuery) -> Q
         ),
         values: page.values,
         name: None,
+        opening: Opening::None,
     }
 }
 
@@ -1619,6 +1753,7 @@ mod tests {
             sql: sql.to_owned(),
             values: values.iter().map(|v| SqlValue::Int(*v)).collect(),
             name: None,
+            opening: Opening::None,
         };
         let joined = QueryText::together(vec![
             statement("insert into a values ($1, $2, $1)", &[1, 2]),
@@ -1648,6 +1783,26 @@ mod tests {
             read_back.sql,
             "with after as (update f set n = n + $1 returning n) insert into g select n from after where n > $2"
         );
+    }
+
+    #[test]
+    fn a_write_made_conditional_takes_its_condition_in_its_own_place() {
+        let rows = insert_values("t (a, b)", vec![SqlValue::Int(1), SqlValue::Int(2)], " on conflict (a) do nothing");
+        assert_eq!(
+            rows.only_if("exists (select from w)").sql,
+            "insert into t (a, b) select * from (values ($1, $2)) as v where exists (select from w) on conflict (a) do nothing"
+        );
+        let acme = TenantId::parse("acme").unwrap();
+        let answer = RequestAnswer { key: "k".into(), requested_by: "kai".into(), answer: "{}".into() };
+        let conditioned = answer_update(&acme, &answer).only_if("c");
+        assert!(conditioned.sql.ends_with("and requested_by = $5 and c"), "{}", conditioned.sql);
+        assert_eq!(conditioned.values.len(), 5);
+    }
+
+    #[test]
+    #[should_panic(expected = "no place for a condition")]
+    fn a_statement_without_a_place_for_a_condition_is_refused() {
+        QueryText::new("select 1").only_if("c");
     }
 
     #[tokio::test]

@@ -84,22 +84,42 @@ macro_rules! sql_store {
                 .collect()
         }
 
-        /// Marks the console request that `answer` names answered, inside the transaction of the
-        /// change it asked for; only the claim of the same person is answered.
-        async fn record_answer(tx: &mut Tx, tenant: &TenantId, answer: Option<&RequestAnswer>) -> Result<(), StoreError> {
-            let Some(answer) = answer else { return Ok(()) };
-            sqlx::query(
-                "update console_requests set answered = $1, response = $2 \
-                 where tenant = $3 and request_key = $4 and requested_by = $5",
-            )
-            .bind(true)
-            .bind(&answer.answer)
-            .bind(tenant.as_str())
-            .bind(&answer.key)
-            .bind(&answer.requested_by)
-            .execute(&mut **tx)
-            .await?;
-            Ok(())
+        /// What [`write_guarded`] calls the row its first write returned, on PostgreSQL.
+        const WRITTEN: &str = "written";
+
+        /// Runs `first`, a write that returns an operation's row or nothing, and `rest` only when it
+        /// returned one, all or nothing; answers the row. On PostgreSQL as one statement, atomic on
+        /// its own and one round trip, each part of `rest` made to do nothing unless `first` wrote
+        /// its row (which `first` has locked before any part runs); on SQLite, whose writes run one
+        /// at a time, in one transaction, one statement after the other.
+        async fn write_guarded(
+            store: &$store,
+            first: QueryText,
+            rest: Vec<QueryText>,
+        ) -> Result<Option<OperationRow>, StoreError> {
+            match $backend {
+                Backend::Postgres => {
+                    let condition = format!("exists (select from {WRITTEN})");
+                    let parts: Vec<QueryText> = std::iter::once(first.named(WRITTEN))
+                        .chain(rest.into_iter().map(|part| part.only_if(&condition)))
+                        .chain(std::iter::once(QueryText::new(&format!("select * from {WRITTEN}"))))
+                        .collect();
+                    let Some(text) = QueryText::together(parts) else { return Ok(None) };
+                    Ok(sqlx::query_as_with(&text.sql, arguments::<$db>(text.values)?).fetch_optional(&store.writes).await?)
+                }
+                Backend::Sqlite => {
+                    let mut tx = $begin(store).await?;
+                    let row: Option<OperationRow> =
+                        sqlx::query_as_with(&first.sql, arguments::<$db>(first.values)?).fetch_optional(&mut *tx).await?;
+                    if row.is_some() {
+                        execute_all(&mut tx, rest).await?;
+                        tx.commit().await?;
+                    } else {
+                        tx.rollback().await?;
+                    }
+                    Ok(row)
+                }
+            }
         }
 
         /// The statements that keep the summaries the overview, the orders pages and the metrics
@@ -108,12 +128,10 @@ macro_rules! sql_store {
         /// between those of the hour it was created in, mark its subject changed and move it within
         /// the subject's tally (writing to the webhook outbox that its order fell into partial
         /// success, when it did), write its own event to the outbox, and, when
-        /// the change settles it after it had become unknown at `unknown_since_us`, count how long
-        /// that took.
+        /// the change settles it after it had become unknown, count how long that took.
         fn activity_statements(
             operation: &OperationRecord,
             from: Option<State>,
-            unknown_since_us: Option<i64>,
             at: chrono::DateTime<chrono::Utc>,
         ) -> Vec<QueryText> {
             let (tenant, to) = (&operation.tenant, operation.snapshot.state);
@@ -131,10 +149,8 @@ macro_rules! sql_store {
                 statements.extend(partial_success_outbox(operation, tally, micros(at), after));
             }
             statements.extend(operation_outbox(operation, from, micros(at)));
-            let settles = to.is_terminal() && from.is_some_and(|from| !from.is_terminal());
-            if let (true, Some(since)) = (settles, unknown_since_us) {
-                let bucket = $crate::domain::operation::settle_bucket((micros(at) - since) / 1_000_000);
-                statements.push(settle_time_count(tenant, micros(at), i16::try_from(bucket).unwrap_or(i16::MAX), stripe));
+            if to.is_terminal() && from.is_some_and(|from| !from.is_terminal()) {
+                statements.push(settle_time_count(operation, micros(at), stripe));
             }
             statements
         }
@@ -176,25 +192,6 @@ macro_rules! sql_store {
             append_audit(&mut tx, tenant, vec![audit]).await?;
             tx.commit().await?;
             Ok(())
-        }
-
-        /// Binds the snapshot's columns, in the order of [`SnapshotColumns`], after `query`'s own.
-        fn bind_snapshot<'q, O>(
-            query: sqlx::query::QueryAs<'q, $db, O, <$db as sqlx::Database>::Arguments<'q>>,
-            columns: SnapshotColumns,
-        ) -> sqlx::query::QueryAs<'q, $db, O, <$db as sqlx::Database>::Arguments<'q>> {
-            query
-                .bind(columns.state)
-                .bind(columns.key_first_sent_at_us)
-                .bind(columns.approved_by)
-                .bind(columns.approved_fingerprint)
-                .bind(columns.approval_granted_at_us)
-                .bind(columns.approval_expires_at_us)
-                .bind(columns.open_attempt)
-                .bind(columns.last_attempt)
-                .bind(columns.last_failure)
-                .bind(columns.cancel_requested)
-                .bind(columns.failure_reason)
         }
 
         /// Fills in the external ids of the listed operations with one query.

@@ -53,47 +53,20 @@ macro_rules! store_writes {
             }
 
             async fn register_operation(&self, new: NewOperation, audit: AuditEntry) -> Result<Registered, StoreError> {
-                let mut tx = $begin(self).await?;
-                let amount = new.params.money("amount");
-                let columns = SnapshotColumns::of(&new.snapshot);
-                let fingerprint = new.params.fingerprint();
-                let insert_text = format!("{INSERT_OPERATION}{OPERATION_COLUMNS}");
-                let insert = sqlx::query_as(&insert_text)
-                    .bind(new.tenant.as_str())
-                    .bind(new.op_id.as_str())
-                    .bind(&new.kind)
-                    .bind(&new.subject)
-                    .bind(&new.provider)
-                    .bind(new.params.canonical_text())
-                    .bind(fingerprint.as_str())
-                    .bind(amount.map(|m| m.minor))
-                    .bind(amount.map(|m| m.currency.as_str().to_owned()))
-                    .bind(&new.idempotency_key)
-                    .bind(new.snapshot.key_retention.num_seconds())
-                    .bind(&new.snapshot.requested_by)
-                    .bind(new.compensates.as_ref().map(OpId::as_str))
-                    .bind(micros(new.at));
-                let inserted: Option<OperationRow> = bind_snapshot(insert, columns)
-                    .bind(i64::from(new.server_sends))
-                    .bind(new.retry_of.as_ref().map(OpId::as_str))
-                    .bind(new.action.as_deref())
-                    .fetch_optional(&mut *tx)
-                    .await?;
-                let Some(inserted) = inserted else {
-                    let existing = history_in(&mut tx, &new.tenant, &new.op_id).await?.ok_or(StoreError::NotFound)?;
-                    tx.rollback().await?;
+                let operation = new.record();
+                let mut rest: Vec<QueryText> =
+                    new.answers.as_ref().map(|answer| answer_update(&new.tenant, answer)).into_iter().collect();
+                rest.extend(activity_statements(&operation, None, new.at));
+                rest.extend(audit_pending_insert(&new.tenant, std::slice::from_ref(&audit)));
+                let Some(inserted) = write_guarded(self, operation_insert(&new), rest).await? else {
+                    let mut connection = self.pool.acquire().await?;
+                    let existing = history_in(&mut connection, &new.tenant, &new.op_id).await?.ok_or(StoreError::NotFound)?;
                     return Ok(Registered::Existing(existing));
                 };
-                let operation = inserted.into_record()?;
-                record_answer(&mut tx, &new.tenant, new.answers.as_ref()).await?;
-                let mut statements = activity_statements(&operation, None, None, new.at);
-                statements.extend(audit_pending_insert(&new.tenant, std::slice::from_ref(&audit)));
-                execute_all(&mut tx, statements).await?;
-                tx.commit().await?;
                 // A new operation has no attempts and no external ids yet; its trail is the entry
                 // just recorded, waiting for the sealer.
                 Ok(Registered::Created(OperationHistory {
-                    operation,
+                    operation: inserted.into_record()?,
                     attempts: Vec::new(),
                     external_refs: Vec::new(),
                     audit: vec![TrailEvent { seq: None, entry: audit, hash: None }],
@@ -122,30 +95,19 @@ macro_rules! store_writes {
             }
 
             async fn apply_change(&self, change: OperationChange) -> Result<CommittedOperation, StoreError> {
-                let mut tx = $begin(self).await?;
-                let columns = SnapshotColumns::of(&change.after);
-                let update_text = format!("{UPDATE_OPERATION}{OPERATION_COLUMNS}");
-                let updated: Option<ChangedRow> = bind_snapshot(sqlx::query_as(&update_text), columns)
-                    .bind(micros(change.at))
-                    .bind(change.tenant.as_str())
-                    .bind(change.op_id.as_str())
-                    .bind(change.expected_version)
-                    .fetch_optional(&mut *tx)
-                    .await?;
-                let Some(updated) = updated else {
+                let tenant = &change.before.tenant;
+                let operation = change.before.changed_to(change.after.clone(), change.at);
+                let mut rest: Vec<QueryText> =
+                    change.answers.as_ref().map(|answer| answer_update(tenant, answer)).into_iter().collect();
+                rest.extend(change.events.iter().flat_map(|event| projection(&operation, &change, event)));
+                rest.extend(activity_statements(&operation, Some(change.before.snapshot.state), change.at));
+                rest.extend(audit_pending_insert(tenant, &change.audit));
+                let Some(updated) = write_guarded(self, operation_update(&change), rest).await? else {
                     // Gone or changed since it was read: the ledger reads it again and decides anew.
                     return Err(StoreError::Conflict("the operation changed since it was read".into()));
                 };
-                let operation = updated.operation.into_record()?;
-                record_answer(&mut tx, &change.tenant, change.answers.as_ref()).await?;
-                let mut statements: Vec<QueryText> =
-                    change.events.iter().flat_map(|event| projection(&operation, &change, event)).collect();
-                statements.extend(activity_statements(&operation, Some(change.from), updated.unknown_since_us, change.at));
-                statements.extend(audit_pending_insert(&change.tenant, &change.audit));
-                execute_all(&mut tx, statements).await?;
-                let after = committed_after(&mut tx, operation).await?;
-                tx.commit().await?;
-                Ok(after)
+                let mut connection = self.pool.acquire().await?;
+                committed_after(&mut connection, updated.into_record()?).await
             }
 
             async fn lease_due_for_reconcile(
