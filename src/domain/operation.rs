@@ -146,20 +146,10 @@ pub struct OperationHistory {
 /// settling falls into (the last bucket, past 2 hours, is open).
 pub const SETTLE_BOUNDS_S: [i64; 4] = [60, 300, 1800, 7200];
 
-/// Which bucket of [`SETTLE_BOUNDS_S`] a time to settle of `seconds` falls into.
-pub fn settle_bucket(seconds: i64) -> usize {
-    SETTLE_BOUNDS_S.iter().position(|bound| seconds < *bound).unwrap_or(SETTLE_BOUNDS_S.len())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn times_to_settle_fall_into_their_buckets() {
-        assert_eq!([0, 59, 60, 299, 300, 7199, 7200, 86_400].map(settle_bucket), [0, 0, 1, 1, 2, 3, 4, 4]);
-    }
 
     fn refund(key: &str) -> OperationRecord {
         let params = CanonicalParams::from_value(json!({"payment_intent": "pi_1043"})).unwrap();

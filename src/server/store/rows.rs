@@ -689,6 +689,25 @@ impl QueryText {
     }
 }
 
+impl QueryText {
+    /// `statements` as one text that runs them one after the other (as SQLite runs a text of
+    /// several statements: one call into its connection's thread instead of one for each), their
+    /// parameters numbered on; `None` when there are none.
+    pub(super) fn in_order(statements: Vec<QueryText>) -> Option<QueryText> {
+        let count = statements.len();
+        let mut joined = QueryText::new("");
+        for statement in statements {
+            let sql = shift_params(&statement.sql, joined.values.len());
+            if !joined.sql.is_empty() {
+                joined.push("; ");
+            }
+            joined.push(&sql);
+            joined.values.extend(statement.values);
+        }
+        (count > 0).then_some(joined)
+    }
+}
+
 /// `sql` with every `$n` placeholder numbered `offset` further on.
 fn shift_params(sql: &str, offset: usize) -> String {
     let mut shifted = String::with_capacity(sql.len() + 16);
@@ -1117,20 +1136,26 @@ pub(super) fn settle_time_count(operation: &OperationRecord, at_us: i64, stripe:
     let at = text.param(SqlValue::Int(at_us));
     let stripe = text.param(SqlValue::Small(stripe));
     let op_id = text.param(SqlValue::Text(operation.op_id.as_str().to_owned()));
-    let bounds = crate::domain::operation::SETTLE_BOUNDS_S;
-    let buckets: String = bounds
-        .iter()
-        .enumerate()
-        .map(|(bucket, bound)| format!("when ({at} - o.unknown_since_us) / 1000000 < {bound} then {bucket} "))
-        .collect();
+    let bucket = settle_bucket(&format!("({at} - o.unknown_since_us) / 1000000"));
     text.push(&format!(
-        "{tenant}, {hour}, cast(case {buckets}else {} end as smallint), {stripe}, 1 from operations o \
-         where o.tenant = {tenant} and o.op_id = {op_id} and o.unknown_since_us is not null",
-        bounds.len()
+        "{tenant}, {hour}, {bucket}, {stripe}, 1 from operations o \
+         where o.tenant = {tenant} and o.op_id = {op_id} and o.unknown_since_us is not null"
     ));
     let mut text = text.where_ends_here();
     text.push(" on conflict (tenant, hour_us, bucket, stripe) do update set operations = settle_times.operations + 1");
     text
+}
+
+/// Which bucket of [`SETTLE_BOUNDS_S`](crate::domain::operation::SETTLE_BOUNDS_S) a time to
+/// settle of `seconds` (an SQL expression) falls into, as an SQL `smallint`.
+fn settle_bucket(seconds: &str) -> String {
+    let bounds = crate::domain::operation::SETTLE_BOUNDS_S;
+    let whens: String = bounds
+        .iter()
+        .enumerate()
+        .map(|(bucket, bound)| format!("when {seconds} < {bound} then {bucket} "))
+        .collect();
+    format!("cast(case {whens}else {} end as smallint)", bounds.len())
 }
 
 /// The condition on `subject_activity` of [`OrderTally::needs_attention`](crate::domain::rollup::OrderTally::needs_attention),
@@ -1785,6 +1810,32 @@ mod tests {
         );
     }
 
+    #[tokio::test]
+    async fn statements_in_order_run_one_after_the_other_in_one_call() {
+        let pool = SqlitePoolOptions::new().max_connections(1).connect("sqlite::memory:").await.unwrap();
+        sqlx::query("create table t (n integer)").execute(&pool).await.unwrap();
+        let statement = |sql: &str, values: &[i64]| QueryText {
+            sql: sql.to_owned(),
+            values: values.iter().map(|v| SqlValue::Int(*v)).collect(),
+            name: None,
+            opening: Opening::None,
+        };
+        let joined = QueryText::in_order(vec![
+            statement("insert into t values ($1), ($2)", &[1, 2]),
+            statement("update t set n = n * $1 where n = $2", &[10, 2]),
+            statement("insert into t select max(n) + $1 from t", &[1]),
+        ])
+        .unwrap();
+        assert_eq!(
+            joined.sql,
+            "insert into t values ($1), ($2); update t set n = n * $3 where n = $4; insert into t select max(n) + $5 from t"
+        );
+        sqlx::query_with(&joined.sql, arguments::<sqlx::Sqlite>(joined.values).unwrap()).execute(&pool).await.unwrap();
+        let rows: Vec<i64> = sqlx::query_scalar("select n from t order by n").fetch_all(&pool).await.unwrap();
+        assert_eq!(rows, [1, 20, 21], "each statement saw the one before it");
+        assert!(QueryText::in_order(Vec::new()).is_none());
+    }
+
     #[test]
     fn a_write_made_conditional_takes_its_condition_in_its_own_place() {
         let rows = insert_values("t (a, b)", vec![SqlValue::Int(1), SqlValue::Int(2)], " on conflict (a) do nothing");
@@ -1797,6 +1848,21 @@ mod tests {
         let conditioned = answer_update(&acme, &answer).only_if("c");
         assert!(conditioned.sql.ends_with("and requested_by = $5 and c"), "{}", conditioned.sql);
         assert_eq!(conditioned.values.len(), 5);
+    }
+
+    #[tokio::test]
+    async fn times_to_settle_fall_into_their_buckets() {
+        let pool = SqlitePoolOptions::new().max_connections(1).connect("sqlite::memory:").await.unwrap();
+        let mut buckets = Vec::new();
+        for seconds in [0, 59, 60, 299, 300, 7199, 7200, 86_400] {
+            let bucket: i16 = sqlx::query_scalar(&format!("select {}", settle_bucket("$1")))
+                .bind(seconds)
+                .fetch_one(&pool)
+                .await
+                .unwrap();
+            buckets.push(bucket);
+        }
+        assert_eq!(buckets, [0, 0, 1, 1, 2, 3, 4, 4]);
     }
 
     #[test]

@@ -155,14 +155,15 @@ macro_rules! sql_store {
             statements
         }
 
-        /// Runs `statements` in `tx`: on PostgreSQL as one statement (one round trip), on SQLite,
-        /// whose transactions run in the writer's own process, one after the other.
+        /// Runs `statements` in `tx` with one call: on PostgreSQL as one statement (one round
+        /// trip), on SQLite as one text of statements that its connection's thread runs one after
+        /// the other.
         async fn execute_all(tx: &mut Tx, statements: Vec<QueryText>) -> Result<(), StoreError> {
-            let texts = match $backend {
-                Backend::Postgres => QueryText::together(statements).into_iter().collect(),
-                Backend::Sqlite => statements,
+            let text = match $backend {
+                Backend::Postgres => QueryText::together(statements),
+                Backend::Sqlite => QueryText::in_order(statements),
             };
-            for text in texts {
+            if let Some(text) = text {
                 sqlx::query_with(&text.sql, arguments::<$db>(text.values)?).execute(&mut **tx).await?;
             }
             Ok(())
