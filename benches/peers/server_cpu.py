@@ -88,8 +88,23 @@ def protocol(connection, token, op_id):
             raise SystemExit(f"{path}: {response.status} {text[:300]!r}")
 
 
+def database_cpu():
+    """Seconds of CPU every PostgreSQL process on this machine has used (its backends and workers)."""
+    total = 0.0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/comm") as comm:
+                if comm.read().strip() != "postgres":
+                    continue
+            total += cpu_seconds(pid)
+        except OSError:
+            continue
+    return total
+
+
 def load(server, label, operations, clients):
-    """Runs `operations` operations from `clients` threads; answers (CPU ms a call, operations a second)."""
+    """Runs `operations` operations from `clients` threads; answers the server's and the database's
+    CPU ms a call and the operations a second."""
     counter = iter(range(operations))
     lock = threading.Lock()
 
@@ -102,14 +117,17 @@ def load(server, label, operations, clients):
                 return
             protocol(connection, server.token, f"refund-{label}-{n}-li_1")
 
-    before, started = cpu_seconds(server.process.pid), time.perf_counter()
+    before, database_before, started = cpu_seconds(server.process.pid), database_cpu(), time.perf_counter()
     threads = [threading.Thread(target=client) for _ in range(clients)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     elapsed = time.perf_counter() - started
-    return 1000 * (cpu_seconds(server.process.pid) - before) / (3 * operations), operations / elapsed
+    calls = 3 * operations
+    server_ms = 1000 * (cpu_seconds(server.process.pid) - before) / calls
+    database_ms = 1000 * (database_cpu() - database_before) / calls
+    return server_ms, database_ms, operations / elapsed
 
 
 def main():
@@ -131,12 +149,11 @@ def main():
         for server in servers:
             server.stop()
     print(f"{args.clients} client threads, {args.operations} operations a round, medians of {args.rounds} rounds")
-    print("| binary | server CPU a call | operations a second |")
-    print("|---|---|---|")
+    print("| binary | server CPU a call | PostgreSQL's CPU a call | operations a second |")
+    print("|---|---|---|---|")
     for binary, rounds in results.items():
-        cpu = statistics.median(r[0] for r in rounds)
-        rate = statistics.median(r[1] for r in rounds)
-        print(f"| {binary} | {cpu:.3f} ms | {rate:.0f} |")
+        server_ms, database_ms, rate = (statistics.median(r[i] for r in rounds) for i in range(3))
+        print(f"| {binary} | {server_ms:.3f} ms | {database_ms:.3f} ms | {rate:.0f} |")
 
 
 if __name__ == "__main__":
