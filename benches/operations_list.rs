@@ -176,8 +176,10 @@ async fn bench(engine: &str, url: &str) {
     let first = store.list_operations(&tenant, &query).await.unwrap();
     let last = first.last().unwrap();
     let later = OperationQuery { after: Some((last.created_at, last.op_id.clone())), ..query.clone() };
-    let unknown =
-        OperationQuery { states: opledger::domain::machine::State::parse("unknown").into_iter().collect(), ..query.clone() };
+    let unknown = OperationQuery {
+        states: opledger::domain::machine::State::parse("unknown").into_iter().collect(),
+        ..query.clone()
+    };
     let store_ref: &dyn Store = store.as_ref();
     let q_first = time(|| async {
         store_ref.list_operations(&tenant, &query).await.unwrap();

@@ -117,7 +117,12 @@ async fn bench(engine: &str, url: &str) {
     record_unknowns(&ledger, &tenant, &base_url).await;
     let recorded_in = started.elapsed();
 
-    let connector = Arc::new(StripeConnector::new(&base_url, SECRET, Duration::from_secs(10), &EgressPolicy::unrestricted()));
+    let connector = Arc::new(StripeConnector::new(
+        &base_url,
+        SECRET,
+        Duration::from_secs(10),
+        &EgressPolicy::unrestricted(),
+    ));
     let lookups_started = Instant::now();
     let reads = ledger.reads();
     let operations: Vec<_> = stream::iter(0..OPERATIONS)

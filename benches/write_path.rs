@@ -6,12 +6,11 @@
 //!
 //! Run with `scripts/bench.sh write_path`. Each way first writes 200 operations, then the
 //! database's statistics are gathered (`analyze`), as in a database in service. Each figure comes
-//! from this one run: the sequential
-//! median and 99th percentile of one operation's three calls (after 20 warm-ups), and operations
-//! per second for 2,000 operations at each concurrency, with the 99th percentile of an operation,
-//! and the CPU a call of the server's threads (its own runtime's and SQLite's connection threads)
-//! apart from the whole process's. Every operation is a new refund of tenant `bench`; each call's
-//! answer is checked.
+//! from this one run: the sequential median and 99th percentile of one operation's three calls
+//! (after 20 warm-ups), and operations per second for 2,000 operations at each concurrency, with
+//! the 99th percentile of an operation, and the CPU a call of the server's threads (its own
+//! runtime's and SQLite's connection threads) apart from the whole process's. Every operation is a
+//! new refund of tenant `bench`; each call's answer is checked.
 
 mod support;
 

@@ -62,7 +62,13 @@ impl OperationRecord {
             State::Accepted => self.accepted_at.or(Some(at)),
             _ => self.accepted_at,
         };
-        OperationRecord { snapshot: after, accepted_at, version: self.version + 1, updated_at: at, ..self.clone() }
+        OperationRecord {
+            snapshot: after,
+            accepted_at,
+            version: self.version + 1,
+            updated_at: at,
+            ..self.clone()
+        }
     }
 
     /// Whether an object downstream whose metadata is `metadata` was created by this operation.

@@ -151,57 +151,25 @@ impl OperationRow {
     }
 }
 
-/// The snapshot's columns: parameters `$1..$11` of [`UPDATE_OPERATION`] and `$15..$25` of
-/// [`INSERT_OPERATION`].
-struct SnapshotColumns {
-    state: &'static str,
-    key_first_sent_at_us: Option<i64>,
-    approved_by: Option<String>,
-    approved_fingerprint: Option<String>,
-    approval_granted_at_us: Option<i64>,
-    approval_expires_at_us: Option<i64>,
-    open_attempt: Option<i64>,
-    last_attempt: Option<i64>,
-    last_failure: Option<String>,
-    cancel_requested: bool,
-    failure_reason: Option<String>,
-}
-
-impl SnapshotColumns {
-    fn of(snapshot: &Snapshot) -> Self {
-        let approval = snapshot.approval.as_ref();
-        Self {
-            state: snapshot.state.as_str(),
-            key_first_sent_at_us: snapshot.key_first_sent_at.map(micros),
-            approved_by: approval.map(|a| a.approver.clone()),
-            approved_fingerprint: approval.map(|a| a.fingerprint.as_str().to_owned()),
-            approval_granted_at_us: approval.map(|a| micros(a.granted_at)),
-            approval_expires_at_us: approval.map(|a| micros(a.expires_at)),
-            open_attempt: snapshot.open_attempt.map(|a| i64::from(a.0)),
-            last_attempt: snapshot.last_attempt.map(|a| i64::from(a.0)),
-            last_failure: snapshot
-                .last_failure
-                .map(|f| serde_json::to_string(&f).expect("failure classes serialize")),
-            cancel_requested: snapshot.cancel_requested,
-            failure_reason: snapshot.failure_reason.clone(),
-        }
-    }
-
-    fn values(self) -> [SqlValue; 11] {
-        [
-            SqlValue::Text(self.state.to_owned()),
-            SqlValue::MaybeInt(self.key_first_sent_at_us),
-            SqlValue::MaybeText(self.approved_by),
-            SqlValue::MaybeText(self.approved_fingerprint),
-            SqlValue::MaybeInt(self.approval_granted_at_us),
-            SqlValue::MaybeInt(self.approval_expires_at_us),
-            SqlValue::MaybeInt(self.open_attempt),
-            SqlValue::MaybeInt(self.last_attempt),
-            SqlValue::MaybeText(self.last_failure),
-            SqlValue::Bool(self.cancel_requested),
-            SqlValue::MaybeText(self.failure_reason),
-        ]
-    }
+/// The snapshot's columns as values: parameters `$1..$11` of [`UPDATE_OPERATION`] and `$15..$25`
+/// of [`INSERT_OPERATION`].
+fn snapshot_values(snapshot: &Snapshot) -> [SqlValue; 11] {
+    let approval = snapshot.approval.as_ref();
+    [
+        SqlValue::Text(snapshot.state.as_str().to_owned()),
+        SqlValue::MaybeInt(snapshot.key_first_sent_at.map(micros)),
+        SqlValue::MaybeText(approval.map(|a| a.approver.clone())),
+        SqlValue::MaybeText(approval.map(|a| a.fingerprint.as_str().to_owned())),
+        SqlValue::MaybeInt(approval.map(|a| micros(a.granted_at))),
+        SqlValue::MaybeInt(approval.map(|a| micros(a.expires_at))),
+        SqlValue::MaybeInt(snapshot.open_attempt.map(|a| i64::from(a.0))),
+        SqlValue::MaybeInt(snapshot.last_attempt.map(|a| i64::from(a.0))),
+        SqlValue::MaybeText(
+            snapshot.last_failure.map(|f| serde_json::to_string(&f).expect("failure classes serialize")),
+        ),
+        SqlValue::Bool(snapshot.cancel_requested),
+        SqlValue::MaybeText(snapshot.failure_reason.clone()),
+    ]
 }
 
 const INSERT_OPERATION: &str = "insert into operations (tenant, op_id, kind, subject, provider, \
@@ -239,7 +207,7 @@ pub(super) fn operation_insert(new: &NewOperation) -> QueryText {
         SqlValue::MaybeText(new.compensates.as_ref().map(|id| id.as_str().to_owned())),
         SqlValue::Int(micros(new.at)),
     ];
-    values.extend(SnapshotColumns::of(&new.snapshot).values());
+    values.extend(snapshot_values(&new.snapshot));
     values.extend([
         SqlValue::Int(i64::from(new.server_sends)),
         SqlValue::MaybeText(new.retry_of.as_ref().map(|id| id.as_str().to_owned())),
@@ -251,7 +219,7 @@ pub(super) fn operation_insert(new: &NewOperation) -> QueryText {
 /// Writes the snapshot `change` leaves, if the operation is still at the version it was decided
 /// from, returning the row it wrote ([`OPERATION_COLUMNS`]).
 pub(super) fn operation_update(change: &OperationChange) -> QueryText {
-    let mut values = Vec::from(SnapshotColumns::of(&change.after).values());
+    let mut values = Vec::from(snapshot_values(&change.after));
     values.extend([
         SqlValue::Int(micros(change.at)),
         SqlValue::Text(change.before.tenant.as_str().to_owned()),
@@ -645,7 +613,9 @@ impl QueryText {
                 &self.sql[rows.clone()],
                 &self.sql[rows.end..]
             ),
-            Opening::WhereEndsAt(end) => format!("{} and {condition}{}", &self.sql[..*end], &self.sql[*end..]),
+            Opening::WhereEndsAt(end) => {
+                format!("{} and {condition}{}", &self.sql[..*end], &self.sql[*end..])
+            }
             Opening::None => panic!("a statement with no place for a condition: {}", self.sql),
         };
         QueryText { sql, opening: Opening::None, ..self }
@@ -1130,7 +1100,8 @@ pub(super) fn projection(
 /// unknown, as its row says before the change's update (which leaves that time as it was); nothing
 /// when it never was unknown.
 pub(super) fn settle_time_count(operation: &OperationRecord, at_us: i64, stripe: i16) -> QueryText {
-    let mut text = QueryText::new("insert into settle_times (tenant, hour_us, bucket, stripe, operations) select ");
+    let mut text =
+        QueryText::new("insert into settle_times (tenant, hour_us, bucket, stripe, operations) select ");
     let tenant = text.param(SqlValue::Text(operation.tenant.as_str().to_owned()));
     let hour = text.param(SqlValue::Int(hour_of(at_us)));
     let at = text.param(SqlValue::Int(at_us));
@@ -1830,7 +1801,10 @@ mod tests {
             joined.sql,
             "insert into t values ($1), ($2); update t set n = n * $3 where n = $4; insert into t select max(n) + $5 from t"
         );
-        sqlx::query_with(&joined.sql, arguments::<sqlx::Sqlite>(joined.values).unwrap()).execute(&pool).await.unwrap();
+        sqlx::query_with(&joined.sql, arguments::<sqlx::Sqlite>(joined.values).unwrap())
+            .execute(&pool)
+            .await
+            .unwrap();
         let rows: Vec<i64> = sqlx::query_scalar("select n from t order by n").fetch_all(&pool).await.unwrap();
         assert_eq!(rows, [1, 20, 21], "each statement saw the one before it");
         assert!(QueryText::in_order(Vec::new()).is_none());
@@ -1838,7 +1812,11 @@ mod tests {
 
     #[test]
     fn a_write_made_conditional_takes_its_condition_in_its_own_place() {
-        let rows = insert_values("t (a, b)", vec![SqlValue::Int(1), SqlValue::Int(2)], " on conflict (a) do nothing");
+        let rows = insert_values(
+            "t (a, b)",
+            vec![SqlValue::Int(1), SqlValue::Int(2)],
+            " on conflict (a) do nothing",
+        );
         assert_eq!(
             rows.only_if("exists (select from w)").sql,
             "insert into t (a, b) select * from (values ($1, $2)) as v where exists (select from w) on conflict (a) do nothing"
