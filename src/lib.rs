@@ -15,6 +15,12 @@ pub mod console;
 pub mod domain;
 #[cfg(feature = "ssr")]
 pub mod server;
+
+/// The server's allocator (and that of its tests and benches, so that they measure what runs):
+/// mimalloc, which spends less of the write path's CPU than the system's malloc and free.
+#[cfg(feature = "ssr")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 pub mod ui;
 
 /// Entry point of the browser bundle: takes the page's words, then hydrates the islands of the

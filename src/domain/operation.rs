@@ -148,6 +148,17 @@ pub struct OperationHistory {
     pub audit: Vec<TrailEvent>,
 }
 
+impl OperationHistory {
+    /// The operation with its attempts and external ids, without the audit trail.
+    pub fn committed(&self) -> CommittedOperation {
+        CommittedOperation {
+            operation: self.operation.clone(),
+            attempts: self.attempts.clone(),
+            external_refs: self.external_refs.clone(),
+        }
+    }
+}
+
 /// The upper bounds, in seconds, of the buckets an operation's time from first becoming unknown to
 /// settling falls into (the last bucket, past 2 hours, is open).
 pub const SETTLE_BOUNDS_S: [i64; 4] = [60, 300, 1800, 7200];

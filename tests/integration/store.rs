@@ -1,6 +1,6 @@
 //! Store behaviours that both backends must share, tried directly on the `Store` trait.
 
-use opledger::domain::operation::AttemptReport;
+use opledger::domain::operation::{AttemptReport, RetryBudget};
 use opledger::domain::{
     audit::AuditEntry,
     ids::{Actor, OpId, TenantId},
@@ -236,6 +236,7 @@ crate::engine_tests! {
             audit: vec![entry(reason)],
             at,
             answers: None,
+            before_attempts_and_refs: None,
         };
         let store = &app.store;
         let committed = store.apply_change(change("first")).await.unwrap();
@@ -291,22 +292,75 @@ crate::engine_tests! {
         app.ledger.register(&acme(), &agent, request(op_id.as_str(), 100)).await.unwrap();
         let unavailable = AttemptOutcome::Failed { failure: FailureClass::TransientUnavailable { retry_after_s: Some(2) } };
         let succeeded = AttemptOutcome::Succeeded { external_id: Some("re_1".into()) };
+        let read = || async { app.ledger.reads().operation_history(&acme(), &op_id).await.unwrap().unwrap() };
         for (number, outcome) in [(1, unavailable), (2, succeeded)] {
-            let begun = app.ledger.execute(&acme(), &op_id, Command::BeginAttempt, &agent, AttemptReport::default()).await.unwrap();
-            let attempt = AttemptNumber(number);
-            let report = AttemptReport { http_status: Some(200), latency_ms: Some(80), ..AttemptReport::default() };
-            let recorded = Command::RecordOutcome { attempt, outcome };
-            let answered = app.ledger.execute(&acme(), &op_id, recorded, &agent, report).await.unwrap();
-            let read = app.ledger.reads().operation_history(&acme(), &op_id).await.unwrap().unwrap();
-            assert_eq!(answered.operation, read.operation);
-            assert_eq!(answered.attempts, read.attempts, "attempt {number}");
-            assert_eq!(answered.external_refs, read.external_refs);
+            // A deadline finer than the store's microseconds, as the executor's may be.
+            let budget = RetryBudget { max_sends: 3, deadline: chrono::Utc::now() + chrono::Duration::seconds(30) };
+            let report = AttemptReport { budget: Some(budget), ..AttemptReport::default() };
+            let begun = app.ledger.execute(&acme(), &op_id, Command::BeginAttempt, &agent, report).await.unwrap();
+            let found = read().await;
+            assert_eq!((&begun.operation, &begun.attempts, &begun.external_refs), (&found.operation, &found.attempts, &found.external_refs), "begin {number}");
             assert_eq!(begun.attempts.len(), number as usize);
             assert!(begun.attempts.last().unwrap().outcome.is_none(), "the attempt begun is open");
+            let attempt = AttemptNumber(number);
+            let report = AttemptReport { http_status: Some(200), latency_ms: Some(80), error: Some("busy".into()), ..AttemptReport::default() };
+            let recorded = Command::RecordOutcome { attempt, outcome };
+            let answered = app.ledger.execute(&acme(), &op_id, recorded, &agent, report).await.unwrap();
+            let found = read().await;
+            assert_eq!(answered.operation, found.operation);
+            assert_eq!(answered.attempts, found.attempts, "attempt {number}");
+            assert_eq!(answered.external_refs, found.external_refs);
         }
+        let found = read().await;
+        assert_eq!(found.attempts.len(), 2);
+        assert_eq!(found.attempts[0].retry_after_s, Some(2));
+        assert_eq!(found.external_refs.iter().map(|r| r.external_id.as_str()).collect::<Vec<_>>(), ["re_1"]);
+
+        // A send that went silent: marked unknown, its attempt closed without a report.
+        let silent = OpId::parse("refund-A1042-part2").unwrap();
+        app.ledger.register(&acme(), &agent, request(silent.as_str(), 100)).await.unwrap();
+        app.ledger.execute(&acme(), &silent, Command::BeginAttempt, &agent, AttemptReport::default()).await.unwrap();
+        let marked = Command::MarkUnknown { reason: "no answer within the deadline".into() };
+        let answered = app.ledger.execute(&acme(), &silent, marked, &Actor::system("reconciler"), AttemptReport::default()).await.unwrap();
+        let found = app.ledger.reads().operation_history(&acme(), &silent).await.unwrap().unwrap();
+        assert_eq!((answered.operation, answered.attempts), (found.operation, found.attempts.clone()));
+        assert_eq!(found.attempts[0].outcome.as_deref(), Some("no_report"));
+    }
+
+    a_ledger_deciding_from_its_own_outdated_copy_decides_again_from_the_store(app) {
+        use opledger::domain::failure::FailureClass;
+        use opledger::domain::ids::AttemptNumber;
+        use opledger::domain::machine::{AttemptOutcome, State};
+        use opledger::server::ledger::{Ledger, LedgerError};
+        let agent = Actor::agent("agent-7");
+        let here = &app.ledger;
+        let there = Ledger::new(app.store.clone());
+        let op_id = OpId::parse("refund-A1042-part1").unwrap();
+        here.register(&acme(), &agent, request(op_id.as_str(), 100)).await.unwrap();
+        here.execute(&acme(), &op_id, Command::BeginAttempt, &agent, AttemptReport::default()).await.unwrap();
+        let outcome = |number, outcome| Command::RecordOutcome { attempt: AttemptNumber(number), outcome };
+        let not_sent = || AttemptOutcome::Failed { failure: FailureClass::NotSent };
+        there.execute(&acme(), &op_id, outcome(1, not_sent()), &agent, AttemptReport::default()).await.unwrap();
+
+        // Here, attempt 1 is still open: its outcome would be accepted, and a new attempt refused.
+        let stored = app.ledger.reads().load_operation(&acme(), &op_id).await.unwrap().unwrap();
+        let refusal = decide(&stored.snapshot, outcome(1, not_sent()), &agent, now()).unwrap_err();
+        let again = here.execute(&acme(), &op_id, outcome(1, not_sent()), &agent, AttemptReport::default()).await;
+        let Err(LedgerError::Rejected(rejection)) = again else { panic!("expected a refusal, got {again:?}") };
+        assert_eq!(rejection, refusal, "refused as the stored operation says");
+        let begun = here.execute(&acme(), &op_id, Command::BeginAttempt, &agent, AttemptReport::default()).await.unwrap();
+        assert_eq!(begun.operation.snapshot.open_attempt, Some(AttemptNumber(2)), "begun from the stored operation");
+
+        // There, the copy is now outdated by a change made here: the outcome of attempt 2 is
+        // accepted, not refused as the copy (no open attempt) would have it.
+        let succeeded = AttemptOutcome::Succeeded { external_id: Some("re_1".into()) };
+        let settled = there.execute(&acme(), &op_id, outcome(2, succeeded), &agent, AttemptReport::default()).await.unwrap();
+        assert_eq!(settled.operation.snapshot.state, State::Succeeded);
         let read = app.ledger.reads().operation_history(&acme(), &op_id).await.unwrap().unwrap();
-        assert_eq!(read.attempts.len(), 2);
-        assert_eq!(read.external_refs.iter().map(|r| r.external_id.as_str()).collect::<Vec<_>>(), ["re_1"]);
+        assert_eq!(read.operation, settled.operation);
+        assert_eq!(read.attempts.iter().map(|a| a.outcome.clone()).collect::<Vec<_>>(), [Some("not_sent".to_owned()), Some("succeeded".to_owned())]);
+        let actions: Vec<_> = read.audit.iter().map(|event| event.entry.action.as_str()).collect();
+        assert_eq!(actions, ["register", "begin_attempt", "record_outcome", "begin_attempt", "record_outcome"], "no refused or repeated change left a trace");
     }
 }
 

@@ -1,7 +1,8 @@
 //! The one service through which every audited change passes, and the only holder of the store's
 //! writes: register an operation (or find it, or refuse a conflicting request), execute a command
-//! on one (load, ask `domain::machine::decide`, commit events, projection and audit in one
-//! transaction, retrying the whole step when a concurrent change won), and the changes that are
+//! on one (start from the record this process last committed of it, or load it; ask
+//! `domain::machine::decide`; commit events, projection and audit in one transaction, retrying
+//! the whole step from the store when a concurrent change won), and the changes that are
 //! not about one operation (approval rules, users, tokens, bulk runs, console requests, exports'
 //! audit events). It builds every audit entry. Everything else reads through [`Ledger::reads`].
 //!
@@ -21,6 +22,7 @@ pub mod templates;
 pub mod tokens;
 pub mod webhooks;
 pub mod workflows;
+mod written;
 
 use chrono::Duration;
 use serde_json::{json, Value};
@@ -31,8 +33,8 @@ use super::egress::EgressPolicy;
 use super::metrics::Metrics;
 use super::providers::built_in_api;
 use super::store::records::{
-    ApiTokenRecord, ApprovalRuleRecord, NewBulkRun, NewConflict, NewOperation, OperationChange, Registered,
-    RequestAnswer,
+    ApiTokenRecord, ApprovalRuleRecord, AttemptsAndRefs, NewBulkRun, NewConflict, NewOperation,
+    OperationChange, Registered, RequestAnswer,
 };
 use super::store::{Reads, Store, StoreError};
 use crate::domain::{
@@ -47,6 +49,7 @@ use crate::domain::{
 };
 use recent::Recent;
 use secrets::SecretBox;
+use written::Written;
 
 /// What an operation's provider is, as far as recording it needs: the action its connection
 /// performs for the operation's kind (if any), what the downstream honours for it, and how long
@@ -128,6 +131,8 @@ pub struct Ledger {
     egress: EgressPolicy,
     /// Tokens, approval rules and connections as read within the last second.
     recent: RecentReads,
+    /// The operations this process wrote last, as committed: where the next change of one starts.
+    written: Written,
 }
 
 /// What every call reads and almost nothing changes, kept for at most [`recent::FRESH_FOR`].
@@ -184,6 +189,7 @@ impl Ledger {
             metrics: Metrics::new(),
             egress: EgressPolicy::default(),
             recent: RecentReads::default(),
+            written: Written::default(),
         }
     }
 
@@ -484,8 +490,12 @@ impl Ledger {
             answers: answer,
         };
         match self.store.register_operation(new, audit).await? {
-            Registered::Created(operation) => Ok(Registration::Created(operation)),
+            Registered::Created(created) => {
+                self.written.keep(created.committed());
+                Ok(Registration::Created(created))
+            }
             Registered::Existing(stored) if stored.operation.snapshot.fingerprint == fingerprint => {
+                self.written.keep(stored.committed());
                 Ok(Registration::Existing(stored))
             }
             Registered::Existing(stored) => {
@@ -590,11 +600,23 @@ impl Ledger {
         report: AttemptReport,
         answer: Option<RequestAnswer>,
     ) -> Result<CommittedOperation, LedgerError> {
-        for _ in 0..MAX_RACES {
-            let operation = self.store.load_operation(tenant, op_id).await?.ok_or(LedgerError::NotFound)?;
+        let mut kept = self.written.take(tenant, op_id);
+        let mut races = 0;
+        while races < MAX_RACES {
+            let from_kept = kept.is_some();
+            let (operation, before_attempts_and_refs) = match kept.take() {
+                Some(CommittedOperation { operation, attempts, external_refs }) => {
+                    (operation, Some(AttemptsAndRefs { attempts, external_refs }))
+                }
+                None => (self.store.load_operation(tenant, op_id).await?.ok_or(LedgerError::NotFound)?, None),
+            };
             let at = now();
-            let events =
-                decide(&operation.snapshot, command.clone(), actor, at).map_err(LedgerError::Rejected)?;
+            let events = match decide(&operation.snapshot, command.clone(), actor, at) {
+                Ok(events) => events,
+                // Refused on this process's copy: the stored operation decides.
+                Err(_) if from_kept => continue,
+                Err(rejection) => return Err(LedgerError::Rejected(rejection)),
+            };
             let after =
                 events.iter().fold(operation.snapshot.clone(), |snapshot, event| snapshot.apply(event));
             let step = OperationStep {
@@ -628,6 +650,7 @@ impl Ledger {
                 audit: vec![audit],
                 at,
                 answers: answer.clone(),
+                before_attempts_and_refs,
             };
             match self.store.apply_change(change).await {
                 Ok(updated) => {
@@ -647,9 +670,14 @@ impl Ledger {
                             took,
                         );
                     }
+                    self.written.keep(updated.clone());
                     return Ok(updated);
                 }
-                Err(StoreError::Conflict(_)) => continue,
+                Err(StoreError::Conflict(_)) => {
+                    if !from_kept {
+                        races += 1;
+                    }
+                }
                 Err(error) => return Err(error.into()),
             }
         }

@@ -10,7 +10,7 @@ use crate::domain::{
     language::Language,
     machine::{Event, Snapshot, State},
     money::Money,
-    operation::{AttemptReport, OperationHistory, OperationRecord},
+    operation::{AttemptRecord, AttemptReport, ExternalRef, OperationHistory, OperationRecord},
     params::{CanonicalParams, FieldDiff, Fingerprint},
     policy::{ApprovalRule, Role},
 };
@@ -110,6 +110,17 @@ pub struct OperationChange {
     pub at: DateTime<Utc>,
     /// The console request this change answers, recorded in its transaction.
     pub answers: Option<RequestAnswer>,
+    /// The operation's attempts and external ids at `before`'s version, when the ledger has them
+    /// from its own last write: the store then builds the answer's from them and the change
+    /// instead of reading them back.
+    pub before_attempts_and_refs: Option<AttemptsAndRefs>,
+}
+
+/// An operation's attempts, in order of their numbers, and its external ids, in order of recording.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AttemptsAndRefs {
+    pub attempts: Vec<AttemptRecord>,
+    pub external_refs: Vec<ExternalRef>,
 }
 
 /// A new API token, of which only the hash of the secret is stored.

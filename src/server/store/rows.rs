@@ -6,8 +6,8 @@
 use chrono::{DateTime, Utc};
 
 use super::records::{
-    ApiTokenRecord, ApprovalRuleRecord, AuditQuery, BulkItemRecord, ConflictRecord, DeliveryStatus,
-    EmailTemplateRecord, NewOperation, OperationChange, OperationListItem, OperationQuery,
+    ApiTokenRecord, ApprovalRuleRecord, AttemptsAndRefs, AuditQuery, BulkItemRecord, ConflictRecord,
+    DeliveryStatus, EmailTemplateRecord, NewOperation, OperationChange, OperationListItem, OperationQuery,
     ProviderConnectionRecord, RequestAnswer, UserRecord, WebhookDeliveryRecord, WebhookEndpointRecord,
 };
 use super::StoreError;
@@ -966,6 +966,87 @@ fn insert_values(into: &str, values: Vec<SqlValue>, rest: &str) -> QueryText {
     text
 }
 
+/// The attempt `event` starts, if it does, as its row.
+fn started_attempt(
+    operation: &OperationRecord,
+    change: &OperationChange,
+    event: &Event,
+) -> Option<AttemptRow> {
+    let Event::AttemptStarted { attempt, at: started, .. } = event else { return None };
+    Some(AttemptRow {
+        number: i64::from(attempt.0),
+        idempotency_key: operation.idempotency_key.clone(),
+        sent_by: format!("{} ({})", change.actor.name, change.actor.role_label()),
+        started_at_us: micros(*started),
+        finished_at_us: None,
+        outcome: None,
+        http_status: None,
+        latency_ms: None,
+        error: None,
+        retry_after_s: None,
+        send_budget: change.report.budget.map(|b| i64::from(b.max_sends)),
+        deadline_at_us: change.report.budget.map(|b| micros(b.deadline)),
+    })
+}
+
+/// What `event` writes to the open attempt it finishes, if it finishes one.
+struct FinishedAttempt {
+    number: u32,
+    outcome: String,
+    http_status: Option<i64>,
+    latency_ms: Option<i64>,
+    error: Option<String>,
+    retry_after_s: Option<i64>,
+}
+
+/// How `event`, reported with `report`, finishes an attempt, if it does.
+fn finished_attempt(event: &Event, report: &AttemptReport) -> Option<FinishedAttempt> {
+    let (number, outcome, report) = match event {
+        Event::AttemptSucceeded { attempt, .. } => (attempt.0, "succeeded", report.clone()),
+        Event::AttemptAccepted { attempt, .. } => (attempt.0, "accepted", report.clone()),
+        Event::AttemptFailedAtProvider { attempt, reason, .. } => {
+            let error = Some(report.error.clone().unwrap_or_else(|| reason.clone()));
+            (attempt.0, FailureClass::FailedAtProvider.as_str(), AttemptReport { error, ..report.clone() })
+        }
+        Event::AttemptFailed { attempt, class } => {
+            let mut report = report.clone();
+            if let FailureClass::TransientUnavailable { retry_after_s: Some(s) } = class {
+                report.retry_after_s.get_or_insert(*s);
+            }
+            (attempt.0, class.as_str(), report)
+        }
+        Event::MarkedUnknown { attempt: Some(attempt), reason } => (
+            attempt.0,
+            "no_report",
+            AttemptReport { error: Some(reason.clone()), ..AttemptReport::default() },
+        ),
+        _ => return None,
+    };
+    Some(FinishedAttempt {
+        number,
+        outcome: outcome.to_owned(),
+        http_status: report.http_status.map(i64::from),
+        latency_ms: report.latency_ms.map(|ms| i64::try_from(ms).unwrap_or(i64::MAX)),
+        error: report.error,
+        retry_after_s: report.retry_after_s.map(i64::from),
+    })
+}
+
+/// The external id `event`, reported with `report`, records for its operation, if any.
+fn recorded_external_id<'a>(event: &'a Event, report: &'a AttemptReport) -> Option<&'a str> {
+    match event {
+        Event::AttemptSucceeded { external_id, .. }
+        | Event::AttemptAccepted { external_id, .. }
+        | Event::AttemptFailedAtProvider { external_id, .. } => {
+            external_id.as_deref().or(report.external_id.as_deref())
+        }
+        Event::FoundDownstream { external_id, .. } | Event::MarkedSucceeded { external_id, .. } => {
+            Some(external_id)
+        }
+        _ => None,
+    }
+}
+
 /// The statements that project `event`, of a change that `change` describes, onto attempts,
 /// external references and approvals: none, one or two, on different tables.
 pub(super) fn projection(
@@ -976,8 +1057,46 @@ pub(super) fn projection(
     let at = micros(change.at);
     let tenant = || SqlValue::Text(operation.tenant.as_str().to_owned());
     let op_id = || SqlValue::Text(operation.op_id.as_str().to_owned());
-    let external_ref = |external_id: &str| {
-        insert_values(
+    let mut statements = Vec::new();
+    if let Some(row) = started_attempt(operation, change, event) {
+        statements.push(insert_values(
+            "attempts (tenant, op_id, number, idempotency_key, sent_by, started_at_us, send_budget, deadline_at_us)",
+            vec![
+                tenant(),
+                op_id(),
+                SqlValue::Int(row.number),
+                SqlValue::Text(row.idempotency_key),
+                SqlValue::Text(row.sent_by),
+                SqlValue::Int(row.started_at_us),
+                SqlValue::MaybeInt(row.send_budget),
+                SqlValue::MaybeInt(row.deadline_at_us),
+            ],
+            "",
+        ));
+    }
+    if let Some(finished) = finished_attempt(event, &change.report) {
+        let mut text = QueryText::new("update attempts set finished_at_us = ");
+        let values = [
+            SqlValue::Int(at),
+            SqlValue::Text(finished.outcome),
+            SqlValue::MaybeInt(finished.http_status),
+            SqlValue::MaybeInt(finished.latency_ms),
+            SqlValue::MaybeText(finished.error),
+            SqlValue::MaybeInt(finished.retry_after_s),
+            tenant(),
+            op_id(),
+            SqlValue::Int(i64::from(finished.number)),
+        ];
+        let p: Vec<String> = values.into_iter().map(|value| text.param(value)).collect();
+        text.push(&format!(
+            "{}, outcome = {}, http_status = {}, latency_ms = {}, error = {}, retry_after_s = {} \
+             where tenant = {} and op_id = {} and number = {} and outcome is null",
+            p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8]
+        ));
+        statements.push(text.where_ends_here());
+    }
+    if let Some(external_id) = recorded_external_id(event, &change.report) {
+        statements.push(insert_values(
             "external_refs (tenant, op_id, provider, ref_type, external_id, recorded_at_us)",
             vec![
                 tenant(),
@@ -988,78 +1107,10 @@ pub(super) fn projection(
                 SqlValue::Int(at),
             ],
             " on conflict (tenant, provider, external_id) do nothing",
-        )
-    };
-    let finish = |number: u32, outcome: &str, report: &AttemptReport| {
-        let mut text = QueryText::new("update attempts set finished_at_us = ");
-        let values = [
-            SqlValue::Int(at),
-            SqlValue::Text(outcome.to_owned()),
-            SqlValue::MaybeInt(report.http_status.map(i64::from)),
-            SqlValue::MaybeInt(report.latency_ms.map(|ms| i64::try_from(ms).unwrap_or(i64::MAX))),
-            SqlValue::MaybeText(report.error.clone()),
-            SqlValue::MaybeInt(report.retry_after_s.map(i64::from)),
-            tenant(),
-            op_id(),
-            SqlValue::Int(i64::from(number)),
-        ];
-        let p: Vec<String> = values.into_iter().map(|value| text.param(value)).collect();
-        text.push(&format!(
-            "{}, outcome = {}, http_status = {}, latency_ms = {}, error = {}, retry_after_s = {} \
-             where tenant = {} and op_id = {} and number = {} and outcome is null",
-            p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8]
         ));
-        text.where_ends_here()
-    };
+    }
     match event {
-        Event::AttemptStarted { attempt, at: started, .. } => vec![insert_values(
-            "attempts (tenant, op_id, number, idempotency_key, sent_by, started_at_us, send_budget, deadline_at_us)",
-            vec![
-                tenant(),
-                op_id(),
-                SqlValue::Int(i64::from(attempt.0)),
-                SqlValue::Text(operation.idempotency_key.clone()),
-                SqlValue::Text(format!("{} ({})", change.actor.name, change.actor.role_label())),
-                SqlValue::Int(micros(*started)),
-                SqlValue::MaybeInt(change.report.budget.map(|b| i64::from(b.max_sends))),
-                SqlValue::MaybeInt(change.report.budget.map(|b| micros(b.deadline))),
-            ],
-            "",
-        )],
-        Event::AttemptSucceeded { attempt, external_id } | Event::AttemptAccepted { attempt, external_id } => {
-            let outcome = if matches!(event, Event::AttemptAccepted { .. }) { "accepted" } else { "succeeded" };
-            let mut statements = vec![finish(attempt.0, outcome, &change.report)];
-            if let Some(id) = external_id.as_deref().or(change.report.external_id.as_deref()) {
-                statements.push(external_ref(id));
-            }
-            statements
-        }
-        Event::AttemptFailedAtProvider { attempt, external_id, reason } => {
-            let report = AttemptReport {
-                error: Some(change.report.error.clone().unwrap_or_else(|| reason.clone())),
-                ..change.report.clone()
-            };
-            let mut statements = vec![finish(attempt.0, FailureClass::FailedAtProvider.as_str(), &report)];
-            if let Some(id) = external_id.as_deref().or(change.report.external_id.as_deref()) {
-                statements.push(external_ref(id));
-            }
-            statements
-        }
-        Event::AttemptFailed { attempt, class } => {
-            let mut report = change.report.clone();
-            if let FailureClass::TransientUnavailable { retry_after_s: Some(s) } = class {
-                report.retry_after_s.get_or_insert(*s);
-            }
-            vec![finish(attempt.0, class.as_str(), &report)]
-        }
-        Event::MarkedUnknown { attempt: Some(attempt), reason } => {
-            let report = AttemptReport { error: Some(reason.clone()), ..AttemptReport::default() };
-            vec![finish(attempt.0, "no_report", &report)]
-        }
-        Event::FoundDownstream { external_id, .. } | Event::MarkedSucceeded { external_id, .. } => {
-            vec![external_ref(external_id)]
-        }
-        Event::ApprovalGranted { approval, reason } => vec![insert_values(
+        Event::ApprovalGranted { approval, reason } => statements.push(insert_values(
             "approvals (tenant, op_id, decision, decided_by, fingerprint, reason, decided_at_us, expires_at_us)",
             vec![
                 tenant(),
@@ -1072,8 +1123,8 @@ pub(super) fn projection(
                 SqlValue::Int(micros(approval.expires_at)),
             ],
             "",
-        )],
-        Event::ApprovalDenied { by, reason } => vec![insert_values(
+        )),
+        Event::ApprovalDenied { by, reason } => statements.push(insert_values(
             "approvals (tenant, op_id, decision, decided_by, fingerprint, reason, decided_at_us)",
             vec![
                 tenant(),
@@ -1085,14 +1136,42 @@ pub(super) fn projection(
                 SqlValue::Int(at),
             ],
             "",
-        )],
-        Event::MarkedUnknown { attempt: None, .. }
-        | Event::ApprovalExpired { .. }
-        | Event::Escalated { .. }
-        | Event::MarkedNotHappened { .. }
-        | Event::CancelRequested { .. }
-        | Event::Cancelled { .. } => Vec::new(),
+        )),
+        _ => {}
     }
+    statements
+}
+
+/// The attempts and external ids of `operation` once `change` is written, from `before`, those it
+/// had when the change was decided: what a read just after the write finds, built from the same
+/// values the write binds. `None` when the change records an external id, which the write skips
+/// if another operation of the tenant already holds it: only a read can tell.
+pub(super) fn attempts_and_refs_after(
+    operation: &OperationRecord,
+    change: &OperationChange,
+    before: AttemptsAndRefs,
+) -> Result<Option<AttemptsAndRefs>, StoreError> {
+    let AttemptsAndRefs { mut attempts, external_refs } = before;
+    for event in &change.events {
+        if recorded_external_id(event, &change.report).is_some() {
+            return Ok(None);
+        }
+        if let Some(row) = started_attempt(operation, change, event) {
+            attempts.push(row.into_record()?);
+        }
+        if let Some(finished) = finished_attempt(event, &change.report) {
+            let open = attempts.iter_mut().find(|a| a.number == finished.number && a.outcome.is_none());
+            if let Some(open) = open {
+                open.finished_at = Some(time(micros(change.at))?);
+                open.outcome = Some(finished.outcome);
+                open.http_status = narrow(finished.http_status, "http status")?;
+                open.latency_ms = narrow(finished.latency_ms, "latency")?;
+                open.error = finished.error;
+                open.retry_after_s = narrow(finished.retry_after_s, "retry-after")?;
+            }
+        }
+    }
+    Ok(Some(AttemptsAndRefs { attempts, external_refs }))
 }
 
 /// Counts `operation`, settled at `at_us`, in the hour of `at_us` and the bucket of

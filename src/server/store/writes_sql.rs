@@ -94,9 +94,13 @@ macro_rules! store_writes {
                 Ok(())
             }
 
-            async fn apply_change(&self, change: OperationChange) -> Result<CommittedOperation, StoreError> {
-                let tenant = &change.before.tenant;
+            async fn apply_change(&self, mut change: OperationChange) -> Result<CommittedOperation, StoreError> {
                 let operation = change.before.changed_to(change.after.clone(), change.at);
+                let known_after = match change.before_attempts_and_refs.take() {
+                    Some(before) => attempts_and_refs_after(&operation, &change, before)?,
+                    None => None,
+                };
+                let tenant = &change.before.tenant;
                 let mut rest: Vec<QueryText> =
                     change.answers.as_ref().map(|answer| answer_update(tenant, answer)).into_iter().collect();
                 rest.extend(change.events.iter().flat_map(|event| projection(&operation, &change, event)));
@@ -106,8 +110,12 @@ macro_rules! store_writes {
                     // Gone or changed since it was read: the ledger reads it again and decides anew.
                     return Err(StoreError::Conflict("the operation changed since it was read".into()));
                 };
+                let operation = updated.into_record()?;
+                if let Some(AttemptsAndRefs { attempts, external_refs }) = known_after {
+                    return Ok(CommittedOperation { operation, attempts, external_refs });
+                }
                 let mut connection = self.pool.acquire().await?;
-                committed_after(&mut connection, updated.into_record()?).await
+                committed_after(&mut connection, operation).await
             }
 
             async fn lease_due_for_reconcile(
