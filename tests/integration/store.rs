@@ -325,6 +325,29 @@ crate::engine_tests! {
         let found = app.ledger.reads().operation_history(&acme(), &silent).await.unwrap().unwrap();
         assert_eq!((answered.operation, answered.attempts), (found.operation, found.attempts.clone()));
         assert_eq!(found.attempts[0].outcome.as_deref(), Some("no_report"));
+
+        // External ids the write skips: one this operation already holds (accepted, then found
+        // succeeded under the same id) and one another operation of the tenant holds.
+        let reconciler = Actor::system("reconciler");
+        let accepted = AttemptOutcome::Accepted { external_id: Some("re_3".into()) };
+        let later = AttemptOutcome::Succeeded { external_id: Some("re_1".into()) };
+        for (part, outcome, refs) in [(3, accepted, vec!["re_3"]), (4, later, vec![])] {
+            let id = OpId::parse(&format!("refund-A1042-part{part}")).unwrap();
+            app.ledger.register(&acme(), &agent, request(id.as_str(), 100)).await.unwrap();
+            app.ledger.execute(&acme(), &id, Command::BeginAttempt, &agent, AttemptReport::default()).await.unwrap();
+            let recorded = Command::RecordOutcome { attempt: AttemptNumber(1), outcome };
+            let answered = app.ledger.execute(&acme(), &id, recorded, &agent, AttemptReport::default()).await.unwrap();
+            let found = app.ledger.reads().operation_history(&acme(), &id).await.unwrap().unwrap();
+            assert_eq!((&answered.operation, &answered.external_refs), (&found.operation, &found.external_refs), "part {part}");
+            assert_eq!(found.external_refs.iter().map(|r| r.external_id.as_str()).collect::<Vec<_>>(), refs, "part {part}");
+        }
+        let accepted = OpId::parse("refund-A1042-part3").unwrap();
+        let status = opledger::domain::machine::ProviderStatus::Succeeded;
+        let confirmed = Command::ConfirmFound { external_id: "re_3".into(), evidence: "found by lookup".into(), status };
+        let answered = app.ledger.execute(&acme(), &accepted, confirmed, &reconciler, AttemptReport::default()).await.unwrap();
+        let found = app.ledger.reads().operation_history(&acme(), &accepted).await.unwrap().unwrap();
+        assert_eq!((&answered.operation, &answered.external_refs), (&found.operation, &found.external_refs));
+        assert_eq!(found.external_refs.len(), 1, "the id it held, recorded once");
     }
 
     a_ledger_deciding_from_its_own_outdated_copy_decides_again_from_the_store(app) {

@@ -368,7 +368,8 @@ pub trait Store: Reads + Sessions {
     /// Commits a decided change: the events, the new projection (operation, attempts, external
     /// references, approvals) and the audit entries, all or nothing, and returns the operation as
     /// committed with its attempts and external references: built from the change's
-    /// `before_attempts_and_refs` when it has them and records no external id, else read just after
+    /// `before_attempts_and_refs` when it has them and the write tells whether it recorded the
+    /// change's external id, if any (it skips one an operation already holds), else read just after
     /// (a change committed since may show in them; the audit trail is not read again). Refused with
     /// [`StoreError::Conflict`] when the operation is no longer at the version it was read at.
     async fn apply_change(&self, change: OperationChange) -> Result<CommittedOperation, StoreError>;

@@ -52,6 +52,16 @@ pub(super) const OPERATION_COLUMNS: &str = "tenant, op_id, kind, subject, provid
     approval_expires_at_us, open_attempt, last_attempt, last_failure, cancel_requested, failure_reason, \
     accepted_at_us, retry_of, action, (server_sends <> 0) as server_sends, version, created_at_us, updated_at_us";
 
+/// The row a guarded write wrote, and whether it recorded its change's one external id: `None`
+/// when the write did not say (SQLite's, or one with no single external id to record).
+#[derive(sqlx::FromRow)]
+pub(super) struct GuardedRow {
+    #[sqlx(flatten)]
+    pub row: OperationRow,
+    #[sqlx(default)]
+    pub external_id_recorded: Option<bool>,
+}
+
 #[derive(sqlx::FromRow)]
 pub(super) struct OperationRow {
     tenant: String,
@@ -878,6 +888,10 @@ pub(super) fn operation_outbox(
 /// What [`activity_upsert`] calls its returned row: the order's tally after the change.
 pub(super) const ORDER_TALLY_AFTER: &str = "tally_after";
 
+/// What a statement of a change calls the rows its external id's insert wrote (none when it
+/// skipped the id): how the statement tells whether it recorded it.
+pub(super) const EXTERNAL_ID_RECORDED: &str = "external_id_recorded";
+
 /// The outbox rows of the order of `operation` falling into partial success with this change,
 /// which moved the order's tally by `moved`: written when the tally after the change says partial
 /// success and the tally before it (after less the move) did not. `after` names where the tally
@@ -1096,18 +1110,21 @@ pub(super) fn projection(
         statements.push(text.where_ends_here());
     }
     if let Some(external_id) = recorded_external_id(event, &change.report) {
-        statements.push(insert_values(
-            "external_refs (tenant, op_id, provider, ref_type, external_id, recorded_at_us)",
-            vec![
-                tenant(),
-                op_id(),
-                SqlValue::Text(operation.provider.clone()),
-                SqlValue::Text(operation.kind.clone()),
-                SqlValue::Text(external_id.to_owned()),
-                SqlValue::Int(at),
-            ],
-            " on conflict (tenant, provider, external_id) do nothing",
-        ));
+        statements.push(
+            insert_values(
+                "external_refs (tenant, op_id, provider, ref_type, external_id, recorded_at_us)",
+                vec![
+                    tenant(),
+                    op_id(),
+                    SqlValue::Text(operation.provider.clone()),
+                    SqlValue::Text(operation.kind.clone()),
+                    SqlValue::Text(external_id.to_owned()),
+                    SqlValue::Int(at),
+                ],
+                " on conflict (tenant, provider, external_id) do nothing returning op_id",
+            )
+            .named(EXTERNAL_ID_RECORDED),
+        );
     }
     match event {
         Event::ApprovalGranted { approval, reason } => statements.push(insert_values(
@@ -1142,19 +1159,58 @@ pub(super) fn projection(
     statements
 }
 
+/// What a write answered a change with, known before the write from the same values it binds,
+/// but for one thing only the write can tell: whether the external id the change records was
+/// written, which the write skips when an operation of the tenant (this one included) already
+/// holds it.
+pub(super) struct AnswerBeforeWrite {
+    known: AttemptsAndRefs,
+    external_ref: Option<ExternalRef>,
+}
+
+impl AnswerBeforeWrite {
+    /// The attempts and external ids once written, given whether the write recorded the change's
+    /// external id; `None` when that matters and the write could not tell.
+    pub(super) fn given(self, external_id_recorded: Option<bool>) -> Option<AttemptsAndRefs> {
+        let AnswerBeforeWrite { mut known, external_ref } = self;
+        match (external_ref, external_id_recorded) {
+            (None, _) | (Some(_), Some(false)) => Some(known),
+            (Some(recorded), Some(true)) => {
+                let later = |held: &ExternalRef| {
+                    (held.recorded_at, held.external_id.as_bytes())
+                        > (recorded.recorded_at, recorded.external_id.as_bytes())
+                };
+                let at = known.external_refs.iter().position(later).unwrap_or(known.external_refs.len());
+                known.external_refs.insert(at, recorded);
+                Some(known)
+            }
+            (Some(_), None) => None,
+        }
+    }
+}
+
 /// The attempts and external ids of `operation` once `change` is written, from `before`, those it
 /// had when the change was decided: what a read just after the write finds, built from the same
-/// values the write binds. `None` when the change records an external id, which the write skips
-/// if another operation of the tenant already holds it: only a read can tell.
+/// values the write binds. `None` when the change records more than one external id, which only a
+/// read can tell apart.
 pub(super) fn attempts_and_refs_after(
     operation: &OperationRecord,
     change: &OperationChange,
     before: AttemptsAndRefs,
-) -> Result<Option<AttemptsAndRefs>, StoreError> {
+) -> Result<Option<AnswerBeforeWrite>, StoreError> {
     let AttemptsAndRefs { mut attempts, external_refs } = before;
+    let mut external_ref = None;
     for event in &change.events {
-        if recorded_external_id(event, &change.report).is_some() {
-            return Ok(None);
+        if let Some(external_id) = recorded_external_id(event, &change.report) {
+            if external_ref.is_some() {
+                return Ok(None);
+            }
+            external_ref = Some(ExternalRef {
+                provider: operation.provider.clone(),
+                ref_type: operation.kind.clone(),
+                external_id: external_id.to_owned(),
+                recorded_at: time(micros(change.at))?,
+            });
         }
         if let Some(row) = started_attempt(operation, change, event) {
             attempts.push(row.into_record()?);
@@ -1171,7 +1227,7 @@ pub(super) fn attempts_and_refs_after(
             }
         }
     }
-    Ok(Some(AttemptsAndRefs { attempts, external_refs }))
+    Ok(Some(AnswerBeforeWrite { known: AttemptsAndRefs { attempts, external_refs }, external_ref }))
 }
 
 /// Counts `operation`, settled at `at_us`, in the hour of `at_us` and the bucket of
@@ -1961,6 +2017,50 @@ mod tests {
             steps,
             ["SEARCH operations USING INDEX operations_by_state_changed (tenant=? AND state=?)"],
             "no walk through other states' operations and no sort"
+        );
+    }
+
+    #[test]
+    fn an_answer_takes_the_external_id_only_when_the_write_says_it_recorded_it() {
+        let at = |second| DateTime::from_timestamp(second, 0).unwrap();
+        let external_ref = |id: &str, second| ExternalRef {
+            provider: "stripe".into(),
+            ref_type: "refund".into(),
+            external_id: id.into(),
+            recorded_at: at(second),
+        };
+        let held = AttemptsAndRefs {
+            attempts: Vec::new(),
+            external_refs: vec![external_ref("re_a", 10), external_ref("re_c", 20)],
+        };
+        let answer =
+            |recorded: Option<ExternalRef>| AnswerBeforeWrite { known: held.clone(), external_ref: recorded };
+        let ids = |answered: Option<AttemptsAndRefs>| -> Option<Vec<String>> {
+            answered.map(|a| a.external_refs.into_iter().map(|r| r.external_id).collect())
+        };
+        assert_eq!(
+            ids(answer(Some(external_ref("re_b", 20))).given(Some(true))),
+            Some(vec!["re_a".into(), "re_b".into(), "re_c".into()]),
+            "in the read's order: time, then id"
+        );
+        assert_eq!(
+            ids(answer(Some(external_ref("re_d", 30))).given(Some(true))),
+            Some(vec!["re_a".into(), "re_c".into(), "re_d".into()])
+        );
+        assert_eq!(
+            ids(answer(Some(external_ref("re_d", 30))).given(Some(false))),
+            Some(vec!["re_a".into(), "re_c".into()]),
+            "skipped: held already"
+        );
+        assert_eq!(
+            ids(answer(Some(external_ref("re_d", 30))).given(None)),
+            None,
+            "the write could not tell: read it"
+        );
+        assert_eq!(
+            ids(answer(None).given(None)),
+            Some(vec!["re_a".into(), "re_c".into()]),
+            "nothing to record, nothing to tell"
         );
     }
 }

@@ -90,26 +90,37 @@ macro_rules! sql_store {
         /// Runs `first`, a write that returns an operation's row or nothing, and `rest` only when it
         /// returned one, all or nothing; answers the row. On PostgreSQL as one statement, atomic on
         /// its own and one round trip, each part of `rest` made to do nothing unless `first` wrote
-        /// its row (which `first` has locked before any part runs); on SQLite, whose writes run one
-        /// at a time, in one transaction, one statement after the other.
+        /// its row (which `first` has locked before any part runs), answering too whether its one
+        /// part named [`EXTERNAL_ID_RECORDED`], if any, wrote; on SQLite, whose writes run one at a
+        /// time, in one transaction, one statement after the other.
         async fn write_guarded(
             store: &$store,
             first: QueryText,
-            rest: Vec<QueryText>,
-        ) -> Result<Option<OperationRow>, StoreError> {
+            mut rest: Vec<QueryText>,
+        ) -> Result<Option<GuardedRow>, StoreError> {
             match $backend {
                 Backend::Postgres => {
                     let condition = format!("exists (select from {WRITTEN})");
+                    let recording = rest.iter().filter(|part| part.name == Some(EXTERNAL_ID_RECORDED)).count();
+                    let answer = if recording == 1 {
+                        format!("select *, exists (select from {EXTERNAL_ID_RECORDED}) as {EXTERNAL_ID_RECORDED} from {WRITTEN}")
+                    } else {
+                        // Several parts cannot share the name; the caller reads back what they wrote.
+                        for part in rest.iter_mut().filter(|part| part.name == Some(EXTERNAL_ID_RECORDED)) {
+                            part.name = None;
+                        }
+                        format!("select * from {WRITTEN}")
+                    };
                     let parts: Vec<QueryText> = std::iter::once(first.named(WRITTEN))
                         .chain(rest.into_iter().map(|part| part.only_if(&condition)))
-                        .chain(std::iter::once(QueryText::new(&format!("select * from {WRITTEN}"))))
+                        .chain(std::iter::once(QueryText::new(&answer)))
                         .collect();
                     let Some(text) = QueryText::together(parts) else { return Ok(None) };
                     Ok(sqlx::query_as_with(&text.sql, arguments::<$db>(text.values)?).fetch_optional(&store.writes).await?)
                 }
                 Backend::Sqlite => {
                     let mut tx = $begin(store).await?;
-                    let row: Option<OperationRow> =
+                    let row: Option<GuardedRow> =
                         sqlx::query_as_with(&first.sql, arguments::<$db>(first.values)?).fetch_optional(&mut *tx).await?;
                     if row.is_some() {
                         execute_all(&mut tx, rest).await?;

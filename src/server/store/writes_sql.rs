@@ -58,7 +58,7 @@ macro_rules! store_writes {
                     new.answers.as_ref().map(|answer| answer_update(&new.tenant, answer)).into_iter().collect();
                 rest.extend(activity_statements(&operation, None, new.at));
                 rest.extend(audit_pending_insert(&new.tenant, std::slice::from_ref(&audit)));
-                let Some(inserted) = write_guarded(self, operation_insert(&new), rest).await? else {
+                let Some(GuardedRow { row: inserted, .. }) = write_guarded(self, operation_insert(&new), rest).await? else {
                     let mut connection = self.pool.acquire().await?;
                     let existing = history_in(&mut connection, &new.tenant, &new.op_id).await?.ok_or(StoreError::NotFound)?;
                     return Ok(Registered::Existing(existing));
@@ -106,12 +106,16 @@ macro_rules! store_writes {
                 rest.extend(change.events.iter().flat_map(|event| projection(&operation, &change, event)));
                 rest.extend(activity_statements(&operation, Some(change.before.snapshot.state), change.at));
                 rest.extend(audit_pending_insert(tenant, &change.audit));
-                let Some(updated) = write_guarded(self, operation_update(&change), rest).await? else {
+                let Some(GuardedRow { row, external_id_recorded }) =
+                    write_guarded(self, operation_update(&change), rest).await?
+                else {
                     // Gone or changed since it was read: the ledger reads it again and decides anew.
                     return Err(StoreError::Conflict("the operation changed since it was read".into()));
                 };
-                let operation = updated.into_record()?;
-                if let Some(AttemptsAndRefs { attempts, external_refs }) = known_after {
+                let operation = row.into_record()?;
+                if let Some(AttemptsAndRefs { attempts, external_refs }) =
+                    known_after.and_then(|answer| answer.given(external_id_recorded))
+                {
                     return Ok(CommittedOperation { operation, attempts, external_refs });
                 }
                 let mut connection = self.pool.acquire().await?;
