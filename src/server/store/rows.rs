@@ -1061,6 +1061,20 @@ fn recorded_external_id<'a>(event: &'a Event, report: &'a AttemptReport) -> Opti
     }
 }
 
+/// The external id `event` of `change` records for `operation`, if any, as its row.
+fn recorded_ref(
+    operation: &OperationRecord,
+    change: &OperationChange,
+    event: &Event,
+) -> Option<ExternalRefRow> {
+    recorded_external_id(event, &change.report).map(|external_id| ExternalRefRow {
+        provider: operation.provider.clone(),
+        ref_type: operation.kind.clone(),
+        external_id: external_id.to_owned(),
+        recorded_at_us: micros(change.at),
+    })
+}
+
 /// The statements that project `event`, of a change that `change` describes, onto attempts,
 /// external references and approvals: none, one or two, on different tables.
 pub(super) fn projection(
@@ -1109,17 +1123,17 @@ pub(super) fn projection(
         ));
         statements.push(text.where_ends_here());
     }
-    if let Some(external_id) = recorded_external_id(event, &change.report) {
+    if let Some(row) = recorded_ref(operation, change, event) {
         statements.push(
             insert_values(
                 "external_refs (tenant, op_id, provider, ref_type, external_id, recorded_at_us)",
                 vec![
                     tenant(),
                     op_id(),
-                    SqlValue::Text(operation.provider.clone()),
-                    SqlValue::Text(operation.kind.clone()),
-                    SqlValue::Text(external_id.to_owned()),
-                    SqlValue::Int(at),
+                    SqlValue::Text(row.provider),
+                    SqlValue::Text(row.ref_type),
+                    SqlValue::Text(row.external_id),
+                    SqlValue::Int(row.recorded_at_us),
                 ],
                 " on conflict (tenant, provider, external_id) do nothing returning op_id",
             )
@@ -1201,16 +1215,11 @@ pub(super) fn attempts_and_refs_after(
     let AttemptsAndRefs { mut attempts, external_refs } = before;
     let mut external_ref = None;
     for event in &change.events {
-        if let Some(external_id) = recorded_external_id(event, &change.report) {
+        if let Some(row) = recorded_ref(operation, change, event) {
             if external_ref.is_some() {
                 return Ok(None);
             }
-            external_ref = Some(ExternalRef {
-                provider: operation.provider.clone(),
-                ref_type: operation.kind.clone(),
-                external_id: external_id.to_owned(),
-                recorded_at: time(micros(change.at))?,
-            });
+            external_ref = Some(row.into_record()?);
         }
         if let Some(row) = started_attempt(operation, change, event) {
             attempts.push(row.into_record()?);
