@@ -348,6 +348,17 @@ crate::engine_tests! {
         let found = app.ledger.reads().operation_history(&acme(), &accepted).await.unwrap().unwrap();
         assert_eq!((&answered.operation, &answered.external_refs), (&found.operation, &found.external_refs));
         assert_eq!(found.external_refs.len(), 1, "the id it held, recorded once");
+
+        // Another tenant's operation of the same id and external id records it: ids are the tenant's.
+        let globex = TenantId::parse("globex").unwrap();
+        app.ledger.register(&globex, &agent, request(op_id.as_str(), 100)).await.unwrap();
+        app.ledger.execute(&globex, &op_id, Command::BeginAttempt, &agent, AttemptReport::default()).await.unwrap();
+        let succeeded = AttemptOutcome::Succeeded { external_id: Some("re_1".into()) };
+        let recorded = Command::RecordOutcome { attempt: AttemptNumber(1), outcome: succeeded };
+        let answered = app.ledger.execute(&globex, &op_id, recorded, &agent, AttemptReport::default()).await.unwrap();
+        let found = app.ledger.reads().operation_history(&globex, &op_id).await.unwrap().unwrap();
+        assert_eq!((&answered.operation, &answered.external_refs), (&found.operation, &found.external_refs));
+        assert_eq!(found.external_refs.iter().map(|r| r.external_id.as_str()).collect::<Vec<_>>(), ["re_1"]);
     }
 
     a_ledger_deciding_from_its_own_outdated_copy_decides_again_from_the_store(app) {
