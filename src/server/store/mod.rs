@@ -18,7 +18,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use std::sync::Arc;
 
-pub use postgres::PostgresStore;
+pub use postgres::{PostgresStore, TRUSTED_WHILE_IDLE};
 pub use sqlite::SqliteStore;
 
 /// The most audit entries one sealing transaction chains.

@@ -1,10 +1,12 @@
 //! The SQL both backends share: [`sql_store!`] opens a backend's module with the shared imports and
 //! the write-transaction helpers (the projection of events onto rows, the audit chain's sealing), then
 //! writes its three trait implementations from `reads_sql`, `writes_sql` and `sessions_sql`. Each
-//! backend adds only how it opens a write transaction and locks a tenant's chain for sealing.
+//! backend adds only how it opens a write transaction, locks a tenant's chain for sealing, and runs
+//! a guarded write (`write_guarded`: a write that returns an operation's row or nothing, and the
+//! statements that follow it only when it returned one).
 
-/// Writes the store for one engine, whose `pool` serves reads and `writes` every write outside a
-/// transaction. `$begin` opens a write transaction (a `$tx`) given the store;
+/// Writes the store for one engine, whose `pool` serves reads and `writes` the writes outside a
+/// transaction that are not guarded writes. `$begin` opens a write transaction (a `$tx`) given the store;
 /// `$lock_tenant` is a query on `$1` = tenant id that serialises the sealers of one tenant's audit
 /// chain until the transaction ends; `$skip_locked` ends a query that claims rows so that
 /// concurrent claimers skip each other's rows.
@@ -82,55 +84,6 @@ macro_rules! sql_store {
                 .into_iter()
                 .map(|(tenant, op_id)| Ok((tenant, OpId::parse(&op_id).map_err(|e| StoreError::Corrupt(e.to_string()))?)))
                 .collect()
-        }
-
-        /// What [`write_guarded`] calls the row its first write returned, on PostgreSQL.
-        const WRITTEN: &str = "written";
-
-        /// Runs `first`, a write that returns an operation's row or nothing, and `rest` only when it
-        /// returned one, all or nothing; answers the row. On PostgreSQL as one statement, atomic on
-        /// its own and one round trip, each part of `rest` made to do nothing unless `first` wrote
-        /// its row (which `first` has locked before any part runs), answering too whether its one
-        /// part named [`EXTERNAL_ID_RECORDED`], if any, wrote; on SQLite, whose writes run one at a
-        /// time, in one transaction, one statement after the other.
-        async fn write_guarded(
-            store: &$store,
-            first: QueryText,
-            mut rest: Vec<QueryText>,
-        ) -> Result<Option<GuardedRow>, StoreError> {
-            match $backend {
-                Backend::Postgres => {
-                    let condition = format!("exists (select from {WRITTEN})");
-                    let recording = rest.iter().filter(|part| part.name == Some(EXTERNAL_ID_RECORDED)).count();
-                    let answer = if recording == 1 {
-                        format!("select *, exists (select from {EXTERNAL_ID_RECORDED}) as {EXTERNAL_ID_RECORDED} from {WRITTEN}")
-                    } else {
-                        // Several parts cannot share the name; the caller reads back what they wrote.
-                        for part in rest.iter_mut().filter(|part| part.name == Some(EXTERNAL_ID_RECORDED)) {
-                            part.name = None;
-                        }
-                        format!("select * from {WRITTEN}")
-                    };
-                    let parts: Vec<QueryText> = std::iter::once(first.named(WRITTEN))
-                        .chain(rest.into_iter().map(|part| part.only_if(&condition)))
-                        .chain(std::iter::once(QueryText::new(&answer)))
-                        .collect();
-                    let Some(text) = QueryText::together(parts) else { return Ok(None) };
-                    Ok(sqlx::query_as_with(&text.sql, arguments::<$db>(text.values)?).fetch_optional(&store.writes).await?)
-                }
-                Backend::Sqlite => {
-                    let mut tx = $begin(store).await?;
-                    let row: Option<GuardedRow> =
-                        sqlx::query_as_with(&first.sql, arguments::<$db>(first.values)?).fetch_optional(&mut *tx).await?;
-                    if row.is_some() {
-                        execute_all(&mut tx, rest).await?;
-                        tx.commit().await?;
-                    } else {
-                        tx.rollback().await?;
-                    }
-                    Ok(row)
-                }
-            }
         }
 
         /// The statements that keep the summaries the overview, the orders pages and the metrics

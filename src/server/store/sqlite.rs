@@ -31,11 +31,14 @@ impl SqliteStore {
         let pool = SqlitePoolOptions::new()
             .max_connections(8)
             .acquire_timeout(Duration::from_secs(10))
+            // A connection to a file cannot drop; a ping would only be a trip to its thread.
+            .test_before_acquire(false)
             .connect_with(options.clone())
             .await?;
         let writes = SqlitePoolOptions::new()
             .max_connections(1)
             .acquire_timeout(Duration::from_secs(10))
+            .test_before_acquire(false)
             .connect_with(options)
             .await?;
         Ok(Self { pool, group: GroupWriter::new(writes.clone()), writes })
@@ -61,3 +64,24 @@ super::sql::sql_store!(
     skip_locked = "",
     tx = GroupTx
 );
+
+/// Runs `first`, a write that returns an operation's row or nothing, and `rest` only when it
+/// returned one, all or nothing, in one transaction, one statement after the other (SQLite's
+/// writes run one at a time); answers the row.
+async fn write_guarded(
+    store: &SqliteStore,
+    first: QueryText,
+    rest: Vec<QueryText>,
+) -> Result<Option<GuardedRow>, StoreError> {
+    let mut tx = begin_grouped(store).await?;
+    let row: Option<GuardedRow> = sqlx::query_as_with(&first.sql, arguments::<sqlx::Sqlite>(first.values)?)
+        .fetch_optional(&mut *tx)
+        .await?;
+    if row.is_some() {
+        execute_all(&mut tx, rest).await?;
+        tx.commit().await?;
+    } else {
+        tx.rollback().await?;
+    }
+    Ok(row)
+}
