@@ -269,7 +269,7 @@ pub(crate) mod ssr {
             .ok_or_else(|| AppError::Invalid(t!(language, "admin-user-role-unknown", role = role)))?;
         let chosen = chosen_language(chosen, language)?;
         let name = name.trim();
-        let ledger = expect_context::<AppState>().ledger;
+        let ledger = expect_context::<AppState>().ledger.clone();
         match ledger.add_user(&admin.tenant, name, role, password, &admin.name).await {
             Ok(()) => {}
             Err(AccountError::Store(error)) => return Err(unavailable(error)),
@@ -313,7 +313,7 @@ pub(crate) mod ssr {
         let Some(chosen) = chosen_language(tag, language)? else {
             return Err(AppError::Invalid(t!(language, "admin-language-choose")));
         };
-        let ledger = expect_context::<AppState>().ledger;
+        let ledger = expect_context::<AppState>().ledger.clone();
         ledger.set_tenant_language(&admin.tenant, chosen, &admin.name).await.map_err(unavailable)?;
         Ok(t!(language, "admin-tenant-language-saved", language = chosen.own_name()))
     }
@@ -322,7 +322,7 @@ pub(crate) mod ssr {
         let language = current_language();
         let chosen = chosen_language(tag, language)?;
         let name = name.trim();
-        let ledger = expect_context::<AppState>().ledger;
+        let ledger = expect_context::<AppState>().ledger.clone();
         let named = ledger.reads().users_named(name, Some(&admin.tenant)).await.map_err(unavailable)?;
         let Some(user) = named.into_iter().next() else {
             return Err(AppError::NotFound(t!(language, "admin-user-not-found", name = name)));
@@ -464,7 +464,7 @@ pub(crate) mod ssr {
         preview: bool,
     ) -> Result<String, AppError> {
         let language = current_language();
-        let ledger = expect_context::<AppState>().ledger;
+        let ledger = expect_context::<AppState>().ledger.clone();
         let store = ledger.reads();
         let (kinds, providers) = known_kinds_and_providers(&store, admin).await?;
         let rule = rule_of(form, &kinds, &providers, language)?;
@@ -485,7 +485,7 @@ pub(crate) mod ssr {
 
     pub async fn remove_approval_rule(admin: &SignedIn, id: &str) -> Result<String, AppError> {
         let language = current_language();
-        let ledger = expect_context::<AppState>().ledger;
+        let ledger = expect_context::<AppState>().ledger.clone();
         match ledger.remove_approval_rule(&admin.tenant, &actor(admin), id).await {
             Ok(()) => Ok(t!(language, "admin-rule-removed")),
             Err(StoreError::NotFound) => {

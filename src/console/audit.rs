@@ -118,7 +118,7 @@ pub(crate) mod ssr {
     pub async fn audit_events(user: &SignedIn, filter: &AuditFilter) -> Result<AuditPage, AppError> {
         let query = audit_query(filter)?;
         // The page shows the chain with every entry committed so far in it, not as of the last seal.
-        let ledger = expect_context::<AppState>().ledger;
+        let ledger = expect_context::<AppState>().ledger.clone();
         ledger.seal_audit(Some(&user.tenant)).await.map_err(unavailable)?;
         let mut records = ledger.reads().list_audit(&user.tenant, &query).await.map_err(unavailable)?;
         let next = if records.len() > AUDIT_PAGE_SIZE as usize {

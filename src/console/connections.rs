@@ -182,7 +182,7 @@ pub(crate) mod ssr {
         secret: &str,
     ) -> Result<String, AppError> {
         let language = current_language();
-        let ledger = expect_context::<AppState>().ledger;
+        let ledger = expect_context::<AppState>().ledger.clone();
         let name = name.trim();
         match ledger.set_webhook_secret(&admin.tenant, &actor(admin), name, secret).await {
             Ok(()) => Ok(t!(language, "admin-accounts-webhook-secret-saved", name = name)),
@@ -234,7 +234,7 @@ pub(crate) mod ssr {
             key_retention,
             description: Some(form.description).filter(|text| !text.trim().is_empty()),
         };
-        let ledger = expect_context::<AppState>().ledger;
+        let ledger = expect_context::<AppState>().ledger.clone();
         ledger
             .set_provider_connection(&admin.tenant, &actor(admin), connection)
             .await
@@ -244,7 +244,7 @@ pub(crate) mod ssr {
 
     pub async fn remove_provider_connection(admin: &SignedIn, name: &str) -> Result<String, AppError> {
         let language = current_language();
-        let ledger = expect_context::<AppState>().ledger;
+        let ledger = expect_context::<AppState>().ledger.clone();
         match ledger.remove_provider_connection(&admin.tenant, &actor(admin), name).await {
             Ok(()) => Ok(t!(language, "admin-accounts-removed", name = name)),
             Err(StoreError::NotFound) => {

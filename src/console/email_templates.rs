@@ -77,7 +77,7 @@ pub(crate) mod ssr {
         body: String,
     ) -> Result<String, AppError> {
         let language = current_language();
-        let ledger = expect_context::<AppState>().ledger;
+        let ledger = expect_context::<AppState>().ledger.clone();
         let name = name.trim().to_owned();
         let template = EmailTemplate { name: name.clone(), subject, body: body.replace("\r\n", "\n") };
         ledger
@@ -89,7 +89,7 @@ pub(crate) mod ssr {
 
     pub async fn remove_email_template(admin: &SignedIn, name: &str) -> Result<String, AppError> {
         let language = current_language();
-        let ledger = expect_context::<AppState>().ledger;
+        let ledger = expect_context::<AppState>().ledger.clone();
         match ledger.remove_email_template(&admin.tenant, &actor(admin), name).await {
             Ok(()) => Ok(t!(language, "templates-removed", name = name)),
             Err(StoreError::NotFound) => {

@@ -74,7 +74,7 @@ pub(crate) mod ssr {
         F: Future<Output = Result<String, AppError>>,
     {
         let key = valid_key(key)?;
-        let ledger = expect_context::<AppState>().ledger;
+        let ledger = expect_context::<AppState>().ledger.clone();
         let claim =
             ledger.claim_request(&user.tenant, key, &user.name, request).await.map_err(unavailable)?;
         match claim {

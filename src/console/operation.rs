@@ -300,7 +300,7 @@ pub(crate) mod ssr {
         let not_found = || no_operation(op_id, user);
         let op_id = OpId::parse(op_id).map_err(|_| not_found())?;
         let store = reads();
-        let executor = expect_context::<AppState>().executor;
+        let executor = expect_context::<AppState>().executor.clone();
         let history = store
             .operation_history(&user.tenant, &op_id)
             .await
@@ -553,7 +553,7 @@ pub(crate) mod ssr {
         reason: &str,
     ) -> Result<String, AppError> {
         let failed = OpId::parse(op_id.trim()).map_err(|_| no_operation(op_id, user))?;
-        let executor = expect_context::<AppState>().executor;
+        let executor = expect_context::<AppState>().executor.clone();
         let described = format!("{RETRY} {failed}");
         once(user, key, &described, |request| async move {
             workflows::retry_after_failure(&executor, &user.tenant, &failed, &actor(user), reason, &request)

@@ -302,7 +302,7 @@ pub(crate) mod ssr {
     }
 
     pub async fn order(user: &SignedIn, subject: &str) -> Result<OrderDetail, AppError> {
-        let executor = expect_context::<AppState>().executor;
+        let executor = expect_context::<AppState>().executor.clone();
         let language = current_language();
         let items =
             reads().subjects_operations(&user.tenant, &[subject.to_owned()]).await.map_err(unavailable)?;
@@ -381,7 +381,7 @@ pub(crate) mod ssr {
             AppError::Invalid(t!(language, "orders-no-such-compensation", name = compensation))
         })?;
         let original = OpId::parse(op_id.trim()).map_err(|_| refused(LedgerError::NotFound, op_id, user))?;
-        let executor = expect_context::<AppState>().executor;
+        let executor = expect_context::<AppState>().executor.clone();
         let date = Some(date.trim()).filter(|d| !d.is_empty());
         let described = format!("{} {original} {}", kind.as_str(), date.unwrap_or_default());
         once(user, key, &described, |request| async move {

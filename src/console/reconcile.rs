@@ -59,7 +59,7 @@ pub(crate) mod ssr {
         let waiting =
             waiting_with_history(user, &[State::Unknown, State::NeedsReview, State::Submitted], 100).await?;
         let actor = Actor::human(&user.name, user.role);
-        let executor = expect_context::<AppState>().executor;
+        let executor = expect_context::<AppState>().executor.clone();
         let mut asked: HashMap<(String, String), bool> = HashMap::new();
         let mut items = Vec::with_capacity(waiting.len());
         for (item, history) in waiting {

@@ -137,7 +137,7 @@ pub(crate) mod ssr {
 
     pub async fn webhook_endpoints(admin: &SignedIn) -> Result<WebhooksView, AppError> {
         let language = current_language();
-        let ledger = expect_context::<AppState>().ledger;
+        let ledger = expect_context::<AppState>().ledger.clone();
         let reads = ledger.reads();
         let mut endpoints = Vec::new();
         for endpoint in reads.webhook_endpoints(&admin.tenant).await.map_err(unavailable)? {
@@ -166,7 +166,7 @@ pub(crate) mod ssr {
         events: &[String],
     ) -> Result<String, AppError> {
         let language = current_language();
-        let ledger = expect_context::<AppState>().ledger;
+        let ledger = expect_context::<AppState>().ledger.clone();
         let added = ledger
             .add_webhook_endpoint(&admin.tenant, &actor(admin), url, &events.join(","))
             .await
@@ -176,7 +176,7 @@ pub(crate) mod ssr {
 
     pub async fn remove_webhook_endpoint(admin: &SignedIn, id: &str) -> Result<String, AppError> {
         let language = current_language();
-        let ledger = expect_context::<AppState>().ledger;
+        let ledger = expect_context::<AppState>().ledger.clone();
         match ledger.remove_webhook_endpoint(&admin.tenant, &actor(admin), id.trim()).await {
             Ok(()) => Ok(t!(language, "admin-webhook-removed")),
             Err(StoreError::NotFound) => {
@@ -188,7 +188,7 @@ pub(crate) mod ssr {
 
     pub async fn resend_webhook(admin: &SignedIn, id: &str) -> Result<String, AppError> {
         let language = current_language();
-        let ledger = expect_context::<AppState>().ledger;
+        let ledger = expect_context::<AppState>().ledger.clone();
         match ledger.resend_webhook_delivery(&admin.tenant, &actor(admin), id.trim()).await {
             Ok(()) => Ok(t!(language, "admin-delivery-resent")),
             Err(StoreError::NotFound) => {

@@ -14,7 +14,10 @@ use crate::domain::ids::TenantId;
 use crate::server::demo;
 use crate::server::egress::{Allowed, EgressPolicy};
 use crate::server::http::limits::{forget_idle_limits, LimitSettings, Limits};
-use crate::server::http::{auth, state::AppState};
+use crate::server::http::{
+    auth,
+    state::{AppState, SharedState},
+};
 use crate::server::ledger::executor::Executor;
 use crate::server::ledger::reconciler::Reconciler;
 use crate::server::ledger::webhooks::WebhookDispatcher;
@@ -229,7 +232,7 @@ impl Application {
             sandboxes.extend(seed.accounts.routers());
         }
         let limits = Limits::new(settings.limits);
-        let state = AppState {
+        let state = AppState::new(SharedState {
             ledger: ledger.clone(),
             sessions: sessions.clone(),
             executor,
@@ -240,7 +243,7 @@ impl Application {
             live: Default::default(),
             mcp: crate::server::http::mcp::service(&settings.mcp_allowed_hosts),
             metrics_token: settings.metrics_token.as_deref().filter(|token| !token.is_empty()).map(Arc::from),
-        };
+        });
         let webhooks = settings
             .deliver_webhooks_every
             .map(|every| (WebhookDispatcher::new(ledger.clone(), settings.webhook_retry_after), every));

@@ -16,8 +16,26 @@ pub type Endpoint = tower::util::BoxCloneSyncService<
     std::convert::Infallible,
 >;
 
+/// The state every request shares, behind one `Arc`: a request takes it in several extractors
+/// and middlewares, and each clone is one count, not a copy of every field.
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(Arc<SharedState>);
+
+impl AppState {
+    pub fn new(shared: SharedState) -> Self {
+        Self(Arc::new(shared))
+    }
+}
+
+impl std::ops::Deref for AppState {
+    type Target = SharedState;
+
+    fn deref(&self) -> &SharedState {
+        &self.0
+    }
+}
+
+pub struct SharedState {
     /// The one service through which every change passes, and the read handle.
     pub ledger: Ledger,
     /// The console's sessions, in the ledger's database.
