@@ -110,6 +110,23 @@ crate::engine_tests! {
         assert!(!ok && text.contains("line 5: not an audit record"), "{text}");
     }
 
+    a_pass_sealing_more_entries_than_one_insert_carries_keeps_them_in_order_in_the_chain(app) {
+        let acme = TenantId::parse("acme").unwrap();
+        let before = app.ledger.audit_chain(&acme).await.unwrap().len();
+        app.tamper(
+            "with recursive n(i) as (select 1 union all select i + 1 from n where i < 1201) \
+             insert into audit_pending (tenant, at_us, actor, role, action, op_id, from_state, to_state, reason, evidence) \
+             select 'acme', 1800000000000000 + i, 'agent-' || i, 'agent', 'export', null, null, null, null, '{}' from n",
+        )
+        .await;
+        let chain = app.ledger.audit_chain(&acme).await.unwrap();
+        assert_eq!(chain.len(), before + 1201, "every waiting entry is sealed in one pass");
+        assert_chain_holds(&chain);
+        let actors: Vec<&str> = chain[before..].iter().map(|record| record.entry.actor.as_str()).collect();
+        let recorded: Vec<String> = (1..=1201).map(|i| format!("agent-{i}")).collect();
+        assert_eq!(actors, recorded, "sealed in the order they were recorded");
+    }
+
     changes_of_one_tenant_made_at_once_all_take_their_place_in_one_chain(app) {
         let acme = TenantId::parse("acme").unwrap();
         let agent = Actor::agent("agent-7");

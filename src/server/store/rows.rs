@@ -735,6 +735,38 @@ pub(super) fn audit_pending_insert(tenant: &TenantId, entries: &[AuditEntry]) ->
     Some(text.rows_from(rows))
 }
 
+/// The most sealed entries one insert into `audit_events` carries: 12 parameters each, well
+/// within both engines' limit on a statement's parameters.
+pub(super) const SEALED_PER_INSERT: usize = 500;
+
+/// Adds `records`, sealed in this order, to the tenant's chain: one insert of all of them
+/// (at most [`SEALED_PER_INSERT`]).
+pub(super) fn audit_events_insert(tenant: &TenantId, records: &[AuditRecord]) -> QueryText {
+    let mut text = QueryText::new(&format!("insert into audit_events ({AUDIT_COLUMNS}) values "));
+    let tenant_param = text.param(SqlValue::Text(tenant.as_str().to_owned()));
+    for (i, record) in records.iter().enumerate() {
+        let entry = &record.entry;
+        let values = [
+            SqlValue::Int(record.seq as i64),
+            SqlValue::Int(micros(entry.at)),
+            SqlValue::Text(entry.actor.clone()),
+            SqlValue::Text(entry.role.clone()),
+            SqlValue::Text(entry.action.clone()),
+            SqlValue::MaybeText(entry.op_id.clone()),
+            SqlValue::MaybeText(entry.from_state.clone()),
+            SqlValue::MaybeText(entry.to_state.clone()),
+            SqlValue::MaybeText(entry.reason.clone()),
+            SqlValue::Text(entry.evidence.to_string()),
+            SqlValue::Text(record.prev_hash.clone()),
+            SqlValue::Text(record.hash.clone()),
+        ];
+        let placeholders: Vec<String> = values.into_iter().map(|value| text.param(value)).collect();
+        let separator = if i == 0 { "" } else { ", " };
+        text.push(&format!("{separator}({tenant_param}, {})", placeholders.join(", ")));
+    }
+    text
+}
+
 /// The counts a change from state `from` (none for a new operation) to `to` moves, each with its
 /// delta, in the order of the states' names, so that two changes lock their rows in one order;
 /// `None` when the state did not change.

@@ -269,36 +269,27 @@ macro_rules! sql_store {
                     .fetch_optional(&mut **tx)
                     .await?;
             let mut previous: Option<(u64, String)> = head.map(|(seq, hash)| (seq as u64, hash));
-            let mut last = None;
             let sealed = waiting.len() as u64;
             // Exactly the rows read: one recorded under a smaller id may have committed since.
             let sealed_ids = waiting.iter().map(|row| row.id.to_string()).collect::<Vec<_>>().join(", ");
             let entries = waiting.into_iter().map(PendingRow::into_entry).chain(extra.map(Ok));
+            let mut records = Vec::new();
             for entry in entries {
                 let record = entry?.chain_after(previous.as_ref().map(|(seq, hash)| (*seq, hash.as_str())));
-                sqlx::query(&format!(
-                    "insert into audit_events ({AUDIT_COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"
-                ))
-                .bind(tenant.as_str())
-                .bind(record.seq as i64)
-                .bind(micros(record.entry.at))
-                .bind(&record.entry.actor)
-                .bind(&record.entry.role)
-                .bind(&record.entry.action)
-                .bind(&record.entry.op_id)
-                .bind(&record.entry.from_state)
-                .bind(&record.entry.to_state)
-                .bind(&record.entry.reason)
-                .bind(record.entry.evidence.to_string())
-                .bind(&record.prev_hash)
-                .bind(&record.hash)
-                .execute(&mut **tx)
-                .await?;
                 previous = Some((record.seq, record.hash.clone()));
-                last = Some(record);
+                records.push(record);
             }
+            for chunk in records.chunks(SEALED_PER_INSERT) {
+                let text = audit_events_insert(tenant, chunk);
+                // Its text differs with the number of rows: not kept as a prepared statement.
+                sqlx::query_with(&text.sql, arguments::<$db>(text.values)?).persistent(false).execute(&mut **tx).await?;
+            }
+            let last = records.pop();
             if sealed > 0 {
-                sqlx::query(&format!("delete from audit_pending where id in ({sealed_ids})")).execute(&mut **tx).await?;
+                sqlx::query(&format!("delete from audit_pending where id in ({sealed_ids})"))
+                    .persistent(false)
+                    .execute(&mut **tx)
+                    .await?;
             }
             Ok((last, sealed))
         }
