@@ -85,12 +85,23 @@ impl StoreError {
 impl From<sqlx::Error> for StoreError {
     fn from(error: sqlx::Error) -> Self {
         match error {
-            sqlx::Error::Io(_)
-            | sqlx::Error::PoolTimedOut
-            | sqlx::Error::PoolClosed
-            | sqlx::Error::Tls(_) => StoreError::Unavailable(error),
+            sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed => StoreError::Unavailable(error),
+            _ if connection_lost(&error) => StoreError::Unavailable(error),
             other => StoreError::Other(other),
         }
+    }
+}
+
+/// Whether `error` says the connection it came from is gone: its socket or TLS failed, or
+/// PostgreSQL ended the session (an operator's intervention, SQLSTATE class 57, or a connection
+/// exception, class 08).
+fn connection_lost(error: &sqlx::Error) -> bool {
+    match error {
+        sqlx::Error::Io(_) | sqlx::Error::Tls(_) => true,
+        sqlx::Error::Database(error) => error
+            .try_downcast_ref::<sqlx::postgres::PgDatabaseError>()
+            .is_some_and(|error| error.code().starts_with("57") || error.code().starts_with("08")),
+        _ => false,
     }
 }
 

@@ -94,9 +94,10 @@ impl PostgresStore {
     }
 }
 
-/// Whether `error` leaves the connection it came from unusable: its socket or the protocol broke.
+/// Whether `error` leaves the connection it came from unusable: the connection is gone, or the
+/// protocol broke.
 fn breaks_the_connection(error: &sqlx::Error) -> bool {
-    matches!(error, sqlx::Error::Io(_) | sqlx::Error::Protocol(_) | sqlx::Error::Tls(_))
+    matches!(error, sqlx::Error::Protocol(_)) || super::connection_lost(error)
 }
 
 async fn begin(store: &PostgresStore) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, sqlx::Error> {
