@@ -706,33 +706,50 @@ fn shift_params(sql: &str, offset: usize) -> String {
     shifted
 }
 
+/// The values of an audit entry's columns that follow its tenant, in the order both audit tables
+/// name them: at_us, actor, role, action, op_id, from_state, to_state, reason, evidence.
+fn entry_values(entry: &AuditEntry) -> [SqlValue; 9] {
+    [
+        SqlValue::Int(micros(entry.at)),
+        SqlValue::Text(entry.actor.clone()),
+        SqlValue::Text(entry.role.clone()),
+        SqlValue::Text(entry.action.clone()),
+        SqlValue::MaybeText(entry.op_id.clone()),
+        SqlValue::MaybeText(entry.from_state.clone()),
+        SqlValue::MaybeText(entry.to_state.clone()),
+        SqlValue::MaybeText(entry.reason.clone()),
+        SqlValue::Text(entry.evidence.to_string()),
+    ]
+}
+
+/// `insert into {into} values …` with one row for each of `rows`: the tenant's id (one parameter
+/// that every row shares), then the row's values.
+fn tenant_rows_insert(
+    into: &str,
+    tenant: &TenantId,
+    rows: impl IntoIterator<Item = Vec<SqlValue>>,
+) -> QueryText {
+    let mut text = QueryText::new(&format!("insert into {into} values "));
+    let start = text.sql.len() - "values ".len();
+    let tenant_param = text.param(SqlValue::Text(tenant.as_str().to_owned()));
+    for (i, values) in rows.into_iter().enumerate() {
+        let placeholders: Vec<String> = values.into_iter().map(|value| text.param(value)).collect();
+        let separator = if i == 0 { "" } else { ", " };
+        text.push(&format!("{separator}({tenant_param}, {})", placeholders.join(", ")));
+    }
+    text.rows_from(start)
+}
+
 /// Records `entries` for the sealer in this order: one insert of all of them.
 pub(super) fn audit_pending_insert(tenant: &TenantId, entries: &[AuditEntry]) -> Option<QueryText> {
     if entries.is_empty() {
         return None;
     }
-    let mut text = QueryText::new(
-        "insert into audit_pending (tenant, at_us, actor, role, action, op_id, from_state, to_state, reason, evidence) values ",
-    );
-    let rows = text.sql.len() - "values ".len();
-    let tenant_param = text.param(SqlValue::Text(tenant.as_str().to_owned()));
-    for (i, entry) in entries.iter().enumerate() {
-        let values = [
-            SqlValue::Int(micros(entry.at)),
-            SqlValue::Text(entry.actor.clone()),
-            SqlValue::Text(entry.role.clone()),
-            SqlValue::Text(entry.action.clone()),
-            SqlValue::MaybeText(entry.op_id.clone()),
-            SqlValue::MaybeText(entry.from_state.clone()),
-            SqlValue::MaybeText(entry.to_state.clone()),
-            SqlValue::MaybeText(entry.reason.clone()),
-            SqlValue::Text(entry.evidence.to_string()),
-        ];
-        let placeholders: Vec<String> = values.into_iter().map(|value| text.param(value)).collect();
-        let separator = if i == 0 { "" } else { ", " };
-        text.push(&format!("{separator}({tenant_param}, {})", placeholders.join(", ")));
-    }
-    Some(text.rows_from(rows))
+    Some(tenant_rows_insert(
+        "audit_pending (tenant, at_us, actor, role, action, op_id, from_state, to_state, reason, evidence)",
+        tenant,
+        entries.iter().map(|entry| Vec::from(entry_values(entry))),
+    ))
 }
 
 /// The most sealed entries one insert into `audit_events` carries: 12 parameters each, well
@@ -742,29 +759,13 @@ pub(super) const SEALED_PER_INSERT: usize = 500;
 /// Adds `records`, sealed in this order, to the tenant's chain: one insert of all of them
 /// (at most [`SEALED_PER_INSERT`]).
 pub(super) fn audit_events_insert(tenant: &TenantId, records: &[AuditRecord]) -> QueryText {
-    let mut text = QueryText::new(&format!("insert into audit_events ({AUDIT_COLUMNS}) values "));
-    let tenant_param = text.param(SqlValue::Text(tenant.as_str().to_owned()));
-    for (i, record) in records.iter().enumerate() {
-        let entry = &record.entry;
-        let values = [
-            SqlValue::Int(record.seq as i64),
-            SqlValue::Int(micros(entry.at)),
-            SqlValue::Text(entry.actor.clone()),
-            SqlValue::Text(entry.role.clone()),
-            SqlValue::Text(entry.action.clone()),
-            SqlValue::MaybeText(entry.op_id.clone()),
-            SqlValue::MaybeText(entry.from_state.clone()),
-            SqlValue::MaybeText(entry.to_state.clone()),
-            SqlValue::MaybeText(entry.reason.clone()),
-            SqlValue::Text(entry.evidence.to_string()),
-            SqlValue::Text(record.prev_hash.clone()),
-            SqlValue::Text(record.hash.clone()),
-        ];
-        let placeholders: Vec<String> = values.into_iter().map(|value| text.param(value)).collect();
-        let separator = if i == 0 { "" } else { ", " };
-        text.push(&format!("{separator}({tenant_param}, {})", placeholders.join(", ")));
-    }
-    text
+    let rows = records.iter().map(|record| {
+        let mut values = vec![SqlValue::Int(record.seq as i64)];
+        values.extend(entry_values(&record.entry));
+        values.extend([SqlValue::Text(record.prev_hash.clone()), SqlValue::Text(record.hash.clone())]);
+        values
+    });
+    tenant_rows_insert(&format!("audit_events ({AUDIT_COLUMNS})"), tenant, rows)
 }
 
 /// The counts a change from state `from` (none for a new operation) to `to` moves, each with its

@@ -268,15 +268,15 @@ macro_rules! sql_store {
                     .bind(tenant.as_str())
                     .fetch_optional(&mut **tx)
                     .await?;
-            let mut previous: Option<(u64, String)> = head.map(|(seq, hash)| (seq as u64, hash));
+            let head = head.as_ref().map(|(seq, hash)| (*seq as u64, hash.as_str()));
             let sealed = waiting.len() as u64;
             // Exactly the rows read: one recorded under a smaller id may have committed since.
             let sealed_ids = waiting.iter().map(|row| row.id.to_string()).collect::<Vec<_>>().join(", ");
             let entries = waiting.into_iter().map(PendingRow::into_entry).chain(extra.map(Ok));
-            let mut records = Vec::new();
+            let mut records: Vec<AuditRecord> = Vec::new();
             for entry in entries {
-                let record = entry?.chain_after(previous.as_ref().map(|(seq, hash)| (*seq, hash.as_str())));
-                previous = Some((record.seq, record.hash.clone()));
+                let previous = records.last().map(|record| (record.seq, record.hash.as_str())).or(head);
+                let record = entry?.chain_after(previous);
                 records.push(record);
             }
             for chunk in records.chunks(SEALED_PER_INSERT) {
