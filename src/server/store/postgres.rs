@@ -59,6 +59,7 @@ pub struct PostgresStore {
 
 impl PostgresStore {
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
+        let options = PgConnectOptions::from_str(url)?;
         let pool = PgPoolOptions::new()
             .max_connections(MAX_CONNECTIONS as u32)
             .acquire_timeout(ACQUIRE_TIMEOUT)
@@ -71,9 +72,9 @@ impl PostgresStore {
                     Ok(true)
                 })
             })
-            .connect(url)
+            .connect_with(options.clone())
             .await?;
-        let statements = Pool::builder(StatementConnections { options: PgConnectOptions::from_str(url)? })
+        let statements = Pool::builder(StatementConnections { options })
             .max_size(MAX_CONNECTIONS)
             .wait_timeout(Some(ACQUIRE_TIMEOUT))
             .create_timeout(Some(ACQUIRE_TIMEOUT))
