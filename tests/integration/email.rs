@@ -13,11 +13,12 @@ use opledger::domain::email::EmailTemplate;
 use opledger::domain::ids::{Actor, OpId, TenantId};
 use opledger::domain::machine::{Command, State as OpState};
 use opledger::domain::operation::AttemptReport;
+use opledger::domain::params::CanonicalParams;
 use opledger::domain::policy::Role;
 use opledger::server::app::wiring::{self, ProviderSettings};
 use opledger::server::ledger::connections::NewConnection;
 use opledger::server::ledger::reconciler::Reconciler;
-use opledger::server::ledger::LedgerError;
+use opledger::server::ledger::{LedgerError, RegisterRequest};
 use opledger::server::sandbox::mail::{MailConfig, MailSandbox};
 use opledger::server::sandbox::{Fault, FaultKind};
 
@@ -80,7 +81,11 @@ async fn connect(app: &TestApp, kind: ProviderKind, base_url: &str) {
 }
 
 async fn send(app: &TestApp) -> Value {
-    let call = json!({"order_id": "1043", "template": "refund_issued"});
+    send_about(app, "1043").await
+}
+
+async fn send_about(app: &TestApp, order: &str) -> Value {
+    let call = json!({"order_id": order, "template": "refund_issued"});
     let (status, answer) = app.post_as(&app.token, "/api/v1/tools/send_customer_email", &call).await;
     assert_eq!(status, 200, "{answer}");
     answer
@@ -227,7 +232,132 @@ async fn resends_own_package_drives_the_api_sandbox() {
     assert_eq!(mail.mailbox().len(), 1, "one message for one key");
 }
 
+/// Order 2001 of acme's shop, whose customer the shop writes to at `customer_email`.
+async fn shop_order(app: &TestApp, customer_email: &str) {
+    let order = json!({"id": "2001", "currency": "TWD", "payment_intent": "pi_2001",
+                       "line_items": [{"id": "li_1", "name": "Tea tin", "amount_minor": 45_000}],
+                       "customer_email": customer_email});
+    let response = app
+        .client
+        .post(app.url("/sandbox/v1/_sandbox/orders"))
+        .bearer_auth("sk_test_sandbox")
+        .json(&order)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 201);
+}
+
+/// What the shop may hand over as a customer's address and is never one address to send to:
+/// header injections (CRLF, a bare LF or CR, CRLF percent-decoded, Unicode's line and paragraph
+/// separators), a half address, two recipients in one field, one over RFC 5321's length, none.
+fn never_an_address() -> Vec<String> {
+    let decoded = percent_encoding::percent_decode_str("mei@example.com%0d%0aBcc: x@evil.example")
+        .decode_utf8()
+        .unwrap()
+        .into_owned();
+    vec![
+        "mei@example.com\r\nBcc: x@evil.example".into(),
+        "mei@example.com\nBcc: x@evil.example".into(),
+        "mei@example.com\rBcc: x@evil.example".into(),
+        decoded,
+        "mei@example.com\u{2028}Bcc: x@evil.example".into(),
+        "mei@example.com\u{2029}".into(),
+        "mei@".into(),
+        "a@x.example, b@y.example".into(),
+        format!("{}@{}.example", "a".repeat(60), vec!["b".repeat(60); 4].join(".")),
+        String::new(),
+    ]
+}
+
+/// A message that could never be sent is refused at the door, through either kind of account:
+/// 422 naming the field, nothing recorded, nothing sent. Once the shop has the address right, the
+/// same call goes through under the same op id, and an international address is sent as written.
+async fn an_address_that_could_never_be_sent_to_is_refused_before_anything_is_recorded(engine: Engine) {
+    let Some((app, mail, api_url, smtp_url, _)) = app(engine).await else { return };
+    let call = json!({"order_id": "2001", "template": "refund_issued"});
+    let op_id = OpId::parse("email-2001-refund_issued").unwrap();
+    for (kind, url) in [(ProviderKind::Smtp, &smtp_url), (ProviderKind::Email, &api_url)] {
+        connect(&app, kind, url).await;
+        for address in never_an_address() {
+            shop_order(&app, &address).await;
+            let (status, refused) = app.post_as(&app.token, "/api/v1/tools/send_customer_email", &call).await;
+            assert_eq!(status, 422, "{kind:?} {address:?}: {refused}");
+            assert_eq!(refused["error"]["field"], "order_id", "{refused}");
+            let message = refused["error"]["message"].as_str().unwrap();
+            assert!(message.contains("nothing was recorded or sent"), "{message}");
+            assert!(
+                !message.contains('\n') && !message.contains('\r'),
+                "the answer repeats no line break: {message:?}"
+            );
+            let recorded = app.ledger.reads().load_operation(&acme(), &op_id).await.unwrap();
+            assert!(recorded.is_none(), "{address:?} recorded nothing");
+        }
+    }
+    assert!(mail.mailbox().is_empty(), "nothing was sent");
+    assert_eq!(app.number("select count(*) from operations").await, 0);
+
+    shop_order(&app, "mei@bücher.example").await;
+    let sent = send_about(&app, "2001").await;
+    assert_eq!(sent["status"], "succeeded", "the corrected call goes through: {sent}");
+    assert_eq!(sent["op_id"], "email-2001-refund_issued");
+    let mailbox = mail.mailbox();
+    assert_eq!(mailbox.len(), 1);
+    assert_eq!(mailbox[0].to, ["mei@bücher.example"], "taken as written, not mangled");
+    assert_eq!(mailbox[0].subject, "Your refund for order 2001");
+}
+
+/// A message recorded before its address was checked (or by anything else that writes an
+/// operation's parameters) is checked again before it is sent: one whose recipient or subject
+/// would add a header is refused as invalid, and nothing reaches the mail server.
+async fn a_recorded_message_that_would_add_a_header_is_never_sent(engine: Engine) {
+    let Some((app, mail, api_url, _, _)) = app(engine).await else { return };
+    connect(&app, ProviderKind::Email, &api_url).await;
+    let providers = ProviderSettings {
+        tenants: vec![acme()],
+        stripe_base_url: Some(app.url("/sandbox")),
+        services_base_url: None,
+        secret_key: "sk_test_sandbox".into(),
+        timeout: Duration::from_millis(800),
+    };
+    let executor = wiring::executor(app.ledger.clone(), &providers);
+    let sender = "Acme Support <support@acme.example>";
+    let messages = [
+        (
+            "email-3001-to",
+            json!({"to": "mei@example.com\r\nBcc: x@evil.example", "from": sender, "subject": "Refund", "text": "x"}),
+        ),
+        (
+            "email-3002-subject",
+            json!({"to": "mei@example.com", "from": sender, "subject": "Refund\nBcc: x@evil.example", "text": "x"}),
+        ),
+    ];
+    for (op_id, params) in messages {
+        let op_id = OpId::parse(op_id).unwrap();
+        let request = RegisterRequest {
+            op_id: op_id.clone(),
+            kind: "send_email".into(),
+            subject: "order:1043".into(),
+            provider: "email".into(),
+            params: CanonicalParams::from_value(params).unwrap(),
+            requested_by: "shop-agent".into(),
+            on_behalf_of: None,
+            server_sends: true,
+            compensates: None,
+            key_retention: None,
+        };
+        app.ledger.register(&acme(), &Actor::agent("shop-agent"), request).await.unwrap();
+        let after = executor.run(&acme(), &op_id).await.unwrap();
+        assert_eq!(after.operation.snapshot.state, OpState::Rejected, "{op_id}");
+        let error = after.attempts[0].error.clone().unwrap_or_default();
+        assert!(error.contains("the message cannot be sent as recorded"), "{error}");
+    }
+    assert!(mail.mailbox().is_empty(), "nothing reached the mail server");
+}
+
 crate::on_both_engines!(
+    an_address_that_could_never_be_sent_to_is_refused_before_anything_is_recorded,
+    a_recorded_message_that_would_add_a_header_is_never_sent,
     a_template_reaches_the_customer_once_through_the_api,
     a_lost_api_answer_is_re_sent_once_with_the_same_key,
     a_lost_smtp_answer_waits_for_a_person_and_is_never_sent_again,

@@ -156,7 +156,7 @@ impl DemoAccounts {
             "send_email",
             &tenant.order.id,
             "email",
-            template.message(&facts, sender),
+            template.message(&facts, sender).map_err(|problem| LedgerError::Invalid(problem.to_string()))?,
         )?;
         self.mail.inject(Fault::once(&format!("{}:{op_id}", tenant.id), FaultKind::DropResponse, 15_000));
         ledger.register(&tenant.id, &Actor::agent("shop-agent"), request).await?;

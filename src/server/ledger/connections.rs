@@ -10,6 +10,7 @@ use super::secrets::SecretKeyError;
 use super::{Ledger, LedgerError};
 use crate::domain::{
     connection::{last_four, valid_provider_name, ProviderKind},
+    email::check_sender,
     http_api::HttpApi,
     ids::{Actor, TenantId},
 };
@@ -80,7 +81,9 @@ async fn check(connection: &NewConnection, egress: &EgressPolicy) -> Result<(), 
                     .into(),
             ))
         }
-        (ProviderKind::Email | ProviderKind::Smtp, Some(sender)) if sender.parse::<lettre::message::Mailbox>().is_err() => {
+        (ProviderKind::Email | ProviderKind::Smtp, Some(sender))
+            if check_sender(sender).is_err() || sender.parse::<lettre::message::Mailbox>().is_err() =>
+        {
             return Err(LedgerError::Invalid(format!(
                 "The sender {sender:?} is not an email address: write it as support@shop.example or Shop <support@shop.example>."
             )))

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use super::{Ledger, LedgerError};
 use crate::domain::{
     connection::{Capabilities, ProviderKind, Settles, ORDERS_PROVIDER, REFUNDS_PROVIDER},
+    email::check_message,
     failure::FailureClass,
     ids::{Actor, AttemptNumber, OpId, TenantId},
     machine::{AttemptOutcome, Command, State},
@@ -294,7 +295,8 @@ impl Executor {
 
     /// Whether the server may send `operation` through `connector` now: it was bound, when it was
     /// recorded, to an action this connector performs (an operation whose kind no connector
-    /// performs is never sent by the server, whatever it is called); its parameters agree with the
+    /// performs is never sent by the server, whatever it is called); a message is one that can be
+    /// sent (one recipient, no line break in a header: `check_message`); its parameters agree with the
     /// provider's facts (read through the tenant's own connection); and the tenant's approval
     /// policy, applied to that action and to the amount as the provider holds it, asks for no
     /// approval it lacks.
@@ -322,6 +324,11 @@ impl Executor {
                 )))
             }
         };
+        if action == "send_email" {
+            if let Err(problem) = check_message(operation.params.as_value()) {
+                return Ok(SendCheck::Refused(format!("the message cannot be sent as recorded: {problem}")));
+            }
+        }
         let amount = match connector.check(operation).await {
             Checked::Valid { amount } => amount,
             Checked::Invalid { reason } => return Ok(SendCheck::Refused(reason)),

@@ -14,7 +14,7 @@ use super::extract::{ApiJson, Caller};
 use super::locale::customer_language;
 use super::tools::{registration, run, shop_order, Subject, ToolAnswer};
 use crate::domain::connection::Settles;
-use crate::domain::email::EmailFacts;
+use crate::domain::email::{EmailFacts, MessageProblem};
 use crate::domain::ids::{OpId, TenantId};
 use crate::domain::params::CanonicalParams;
 use crate::domain::wording::Described;
@@ -52,12 +52,32 @@ async fn email_account(state: &AppState, tenant: &TenantId) -> Result<(String, S
     })
 }
 
+/// Why a message about `order` could never be sent as filled in, named by the field at fault, with
+/// nothing recorded: the same call goes through once the shop's address (or the template, or the
+/// connection's sender) is put right.
+fn message_refused(order: &str, problem: &MessageProblem) -> ApiError {
+    let why = &problem.problem;
+    match problem.field {
+        "to" => ApiError::invalid_field(
+            "order_id",
+            format!("the shop's customer email address for order {order} cannot be sent to: {why}; nothing was recorded or sent"),
+        ),
+        "from" => ApiError::NotConnected(format!(
+            "the email account's sender cannot be sent from: {why}; an admin fixes it on the admin page; nothing was recorded or sent"
+        )),
+        field => ApiError::invalid_field(
+            "template",
+            format!("the template's {field}, filled in for order {order}, cannot be sent: {why}; nothing was recorded or sent"),
+        ),
+    }
+}
+
 /// Send one of the tenant's email templates to the customer of an order: the message is filled
 /// from the order and recorded before it is sent; the same template about the same order is sent
 /// once.
 #[utoipa::path(post, path = "/api/v1/tools/send_customer_email", request_body = EmailRequest, tag = "tools", responses(
     (status = 200, body = ToolAnswer),
-    (status = 422, description = "No such order or template, or the order has no customer email address", body = ErrorEnvelope),
+    (status = 422, description = "No such order or template, or the message could never be sent as filled in (the shop's customer address is not exactly one address, a header would hold a line break); `field` names the field at fault and nothing is recorded", body = ErrorEnvelope),
 ))]
 pub async fn send_customer_email(
     State(state): State<AppState>,
@@ -81,15 +101,12 @@ pub async fn send_customer_email(
         })?
         .template;
     let order = shop_order(&state, tenant, &request.order_id).await?;
-    let to = order.customer_email.clone().filter(|address| address.contains('@')).ok_or_else(|| {
-        ApiError::Invalid(format!(
-            "order_id: the shop gives no customer email address for order {}",
-            order.id
-        ))
-    })?;
-    let facts = EmailFacts { order: &order.id, shop: tenant.as_str(), customer_email: &to };
+    let to = order.customer_email.as_deref().unwrap_or_default();
+    let facts = EmailFacts { order: &order.id, shop: tenant.as_str(), customer_email: to };
     let op_id = OpId::parse(&template.op_id(&order.id)).map_err(ApiError::invalid)?;
-    let params = CanonicalParams::from_value(template.message(&facts, &sender)).map_err(ApiError::invalid)?;
+    let message =
+        template.message(&facts, &sender).map_err(|problem| message_refused(&order.id, &problem))?;
+    let params = CanonicalParams::from_value(message).map_err(ApiError::invalid)?;
     let at_most_once = match state.executor.connector(tenant, &provider).await? {
         Ok(connector) => connector.capabilities("send_email").settles() == Settles::AtMostOnce,
         Err(_) => true,

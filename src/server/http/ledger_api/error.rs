@@ -25,6 +25,11 @@ pub enum ApiError {
     NotFound,
     NoSuchRoute,
     Invalid(String),
+    /// Refused input that names the field at fault (`{"field": "latency_ms"}` in the answer).
+    InvalidField {
+        field: String,
+        message: String,
+    },
     TooLarge,
     IdempotencyConflict {
         op_id: OpId,
@@ -53,6 +58,11 @@ impl ApiError {
     pub fn invalid(problem: impl std::fmt::Display) -> ApiError {
         ApiError::Invalid(problem.to_string())
     }
+
+    /// Refused input in `field`, with the problem in words: `{field}: {problem}`.
+    pub fn invalid_field(field: &str, problem: impl std::fmt::Display) -> ApiError {
+        ApiError::InvalidField { field: field.to_owned(), message: format!("{field}: {problem}") }
+    }
 }
 
 impl From<LedgerError> for ApiError {
@@ -61,6 +71,7 @@ impl From<LedgerError> for ApiError {
             LedgerError::NotFound => ApiError::NotFound,
             LedgerError::Rejected(rejection) => ApiError::Refused(rejection),
             LedgerError::Invalid(message) => ApiError::Invalid(message),
+            LedgerError::InvalidField { field, problem } => ApiError::invalid_field(field, problem),
             LedgerError::Contended => ApiError::Contended,
             LedgerError::Store(store) => ApiError::Internal(store),
         }
@@ -94,6 +105,9 @@ impl ApiError {
                 Value::Null,
             ),
             ApiError::Invalid(message) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_request".into(), message, Value::Null),
+            ApiError::InvalidField { field, message } => {
+                (StatusCode::UNPROCESSABLE_ENTITY, "invalid_request".into(), message, json!({"field": field}))
+            }
             ApiError::TooLarge => (
                 StatusCode::PAYLOAD_TOO_LARGE,
                 "body_too_large".into(),
@@ -161,7 +175,8 @@ pub struct ErrorEnvelope {
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ErrorDetail {
-    /// A stable code: `unauthorized`, `not_found`, `invalid_request`, `body_too_large`,
+    /// A stable code: `unauthorized`, `not_found`, `invalid_request` (with `field` when one field
+    /// is at fault), `body_too_large`,
     /// `idempotency_conflict` (with `diff` and `stored`), a state machine refusal such as
     /// `reconcile_first` or `attempt_open`, `contended`, `provider_not_connected`, `provider_unavailable`, `internal`.
     pub code: String,
