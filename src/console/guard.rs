@@ -45,6 +45,7 @@ pub fn refused(error: LedgerError, op_id: &str, user: &SignedIn) -> AppError {
         }
         LedgerError::Rejected(rejection) => AppError::Invalid(rejection.message),
         LedgerError::Invalid(message) => AppError::Invalid(message),
+        invalid @ LedgerError::InvalidField { .. } => AppError::Invalid(invalid.to_string()),
         LedgerError::Contended => AppError::Invalid("The operation is changing right now; try again.".into()),
         LedgerError::Store(error) => unavailable(error),
     }

@@ -375,9 +375,7 @@ pub(crate) mod ssr {
         let consequences = consequences_of(&actions, &described, &key_validity_now);
         let compensations = offers(offered, &described, line_item.as_ref().map(|(_, paid)| *paid));
         let retried_by = siblings.iter().find(|s| s.retry_of.as_ref() == Some(&operation.op_id));
-        let retry = (snapshot.state == State::Rejected
-            && operation.action.is_some()
-            && operation.server_sends
+        let retry = (operation.make_again_refusal().is_none()
             && retried_by.is_none()
             && user.role.acts_on_operations())
         .then(|| retry_consequence(&described, current_language()));

@@ -253,9 +253,54 @@ pub fn last_four(secret: &str) -> String {
     chars[chars.len().saturating_sub(4)..].iter().collect()
 }
 
+/// The longest window a key is taken to be remembered for where the downstream declares none:
+/// PayPal's 45 days, the longest any provider here declares.
+pub const KEY_RETENTION_MAX: Duration = Duration::days(45);
+
+/// Checks the window a caller `claimed` its downstream remembers a key for against what the
+/// downstream `declared` (its connection's window, or its kind's; none when opledger does not know
+/// it): never more than declared, nothing at all for a downstream that honours no key, and never
+/// more than [`KEY_RETENTION_MAX`] for one unknown. A longer claim would let a re-send under the
+/// same key pass for safe after the downstream forgot the key.
+pub fn check_claimed_key_retention(claimed: Duration, declared: Option<Duration>) -> Result<(), String> {
+    let most =
+        match declared {
+            Some(declared) if declared <= Duration::zero() => return Err(
+                "the downstream honours no idempotency key, so it remembers none: leave key_retention_s out"
+                    .into(),
+            ),
+            Some(declared) => declared,
+            None => KEY_RETENTION_MAX,
+        };
+    if claimed <= Duration::zero() || claimed > most {
+        let whose = if declared.is_some() {
+            "the window its downstream declares"
+        } else {
+            "the longest window opledger takes for a downstream it does not know"
+        };
+        return Err(format!("must be 1 to {} seconds, {whose}", most.num_seconds()));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_claimed_key_window_is_never_longer_than_the_downstream_declares() {
+        let day = Duration::hours(24);
+        assert_eq!(check_claimed_key_retention(day, Some(day)), Ok(()));
+        assert!(check_claimed_key_retention(day + Duration::seconds(1), Some(day))
+            .unwrap_err()
+            .contains("1 to 86400 seconds"));
+        assert!(check_claimed_key_retention(Duration::seconds(1), Some(Duration::zero()))
+            .unwrap_err()
+            .contains("honours no idempotency key"));
+        assert_eq!(check_claimed_key_retention(KEY_RETENTION_MAX, None), Ok(()));
+        assert!(check_claimed_key_retention(Duration::seconds(4_294_967_295), None).is_err());
+        assert!(check_claimed_key_retention(Duration::zero(), None).is_err());
+    }
 
     #[test]
     fn kinds_and_names_are_read_strictly() {

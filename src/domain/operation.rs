@@ -71,6 +71,42 @@ impl OperationRecord {
         }
     }
 
+    /// Why the server will not make this operation again on purpose, in words; `None` when it
+    /// will. Only an operation that failed or was refused at the provider (`rejected`: while it is
+    /// accepted or unknown its effect may still happen) and that the server itself sends (bound to
+    /// an action a connector performs, and not an agent's own: an agent that sends its intent
+    /// itself makes it again itself, and a second sender could meet it there) is made again. The
+    /// operation page offers "Make it again" by this, and the ledger refuses by it.
+    pub fn make_again_refusal(&self) -> Option<String> {
+        let op_id = &self.op_id;
+        let state = self.snapshot.state;
+        match state {
+            State::Rejected => {}
+            State::Succeeded => return Some(format!("{op_id} succeeded; there is nothing to make again.")),
+            state if state.is_uncertain() => return Some(format!(
+                "{op_id} is {}: its result is not settled and it may still happen, so it is not made again.",
+                state.label()
+            )),
+            state => return Some(format!(
+                "{op_id} is {}; only an operation that failed or was refused at the provider is made again.",
+                state.label()
+            )),
+        }
+        if !self.server_sends {
+            return Some(format!(
+                "{op_id} is sent by the agent that recorded it ({}), not by opledger: that agent makes it again under an op id of its own, so that one sender alone acts on the intent.",
+                self.snapshot.requested_by
+            ));
+        }
+        if self.action.is_none() {
+            return Some(format!(
+                "opledger never sends a \u{201c}{}\u{201d} operation itself, so it does not make {op_id} again.",
+                self.kind
+            ));
+        }
+        None
+    }
+
     /// Whether an object downstream whose metadata is `metadata` was created by this operation.
     pub fn created(&self, metadata: &serde_json::Value) -> bool {
         self.downstream_metadata()
@@ -89,6 +125,29 @@ pub struct AttemptReport {
     pub error: Option<String>,
     pub external_id: Option<String>,
     pub retry_after_s: Option<u32>,
+}
+
+impl AttemptReport {
+    /// The longest a send is taken to have lasted: a day (a send is in flight for at most 600 s).
+    pub const LATENCY_MS_MAX: u64 = 86_400_000;
+    /// The longest wait a provider's Retry-After is taken to ask for: a day.
+    pub const RETRY_AFTER_S_MAX: u32 = 86_400;
+
+    /// Checks what a caller reports of a send against the bounds the domain gives it: an HTTP
+    /// status of 100 to 599, a latency of at most [`Self::LATENCY_MS_MAX`] and a Retry-After of
+    /// at most [`Self::RETRY_AFTER_S_MAX`]; otherwise the field at fault and what it must be.
+    pub fn check_bounds(&self) -> Result<(), (&'static str, String)> {
+        if self.http_status.is_some_and(|status| !(100..=599).contains(&status)) {
+            return Err(("http_status", "must be an HTTP status code, 100 to 599".into()));
+        }
+        if self.latency_ms.is_some_and(|latency| latency > Self::LATENCY_MS_MAX) {
+            return Err(("latency_ms", format!("must be 0 to {} (a day)", Self::LATENCY_MS_MAX)));
+        }
+        if self.retry_after_s.is_some_and(|wait| wait > Self::RETRY_AFTER_S_MAX) {
+            return Err(("retry_after_s", format!("must be 0 to {} (a day)", Self::RETRY_AFTER_S_MAX)));
+        }
+        Ok(())
+    }
 }
 
 /// The retry layer's budget for one run of an operation.

@@ -81,6 +81,36 @@ crate::engine_tests! {
         assert!(answer["error"]["message"].as_str().unwrap().contains("missing field `subject`"), "{answer}");
     }
 
+    numbers_out_of_their_bounds_are_422_naming_the_field_and_change_nothing(app) {
+        for (provider, too_long, longest) in [("stripe", 4_294_967_295_u64, 86_400_u64), ("stripe", 86_401, 86_400), ("acme_crm", 3_888_001, 3_888_000)] {
+            let mut body = refund_1043(38000);
+            body["provider"] = json!(provider);
+            body["key_retention_s"] = json!(too_long);
+            let (status, answer) = app.register(&body).await;
+            assert_eq!(status, 422, "{provider} {too_long}: {answer}");
+            assert_eq!(answer["error"]["field"], "key_retention_s", "{answer}");
+            assert!(answer["error"]["message"].as_str().unwrap().contains(&format!("1 to {longest} seconds")), "{answer}");
+            assert_eq!(app.get_json(&format!("/api/v1/operations/{OP}")).await.0, 404, "nothing was recorded");
+        }
+        let mut corrected = refund_1043(38000);
+        corrected["key_retention_s"] = json!(86_400);
+        assert_eq!(app.register(&corrected).await.0, 201, "the corrected call goes through under the same op id");
+
+        assert_eq!(app.begin_attempt(OP).await.0, 201);
+        for (field, value) in [("latency_ms", json!(u64::MAX)), ("latency_ms", json!(86_400_001)), ("http_status", json!(99)), ("http_status", json!(600)), ("retry_after_s", json!(86_401))] {
+            let mut outcome = json!({"outcome": "timeout"});
+            outcome[field] = value.clone();
+            let (status, answer) = app.report(OP, 1, &outcome).await;
+            assert_eq!(status, 422, "{field} {value}: {answer}");
+            assert_eq!(answer["error"]["field"], field, "{answer}");
+        }
+        let (_, stored) = app.get_json(&format!("/api/v1/operations/{OP}")).await;
+        assert_eq!(stored["state"], "submitted", "a refused report changes nothing: {stored}");
+        let (status, answer) = app.report(OP, 1, &json!({"outcome": "timeout", "latency_ms": 30_000, "http_status": 504})).await;
+        assert_eq!(status, 200, "{answer}");
+        assert_eq!(answer["operation"]["attempts"][0]["latency_ms"], 30_000, "{answer}");
+    }
+
     oversized_bodies_and_missing_tokens_are_refused(app) {
         let mut huge = refund_1043(38000);
         huge["params"]["note"] = json!("x".repeat(70 * 1024));

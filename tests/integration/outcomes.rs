@@ -327,7 +327,98 @@ mod stories {
         assert_eq!(sandbox_refunds(&app).await.len(), 2, "an accepted refund is never sent again");
     }
 
+    /// "Make it again" is one rule (`OperationRecord::make_again_refusal`), which the operation
+    /// page offers by and the console's server function and the tool refuse by: only an operation
+    /// that failed at the provider and that opledger sends itself is made again. An agent's own
+    /// refund, in every state the API can bring it to, is refused by the server function with
+    /// words that say why (for a declined one: who sends it), and by the tool; nothing is recorded
+    /// or sent. The one the server sent and that failed is offered and made again.
+    async fn make_it_again_does_only_what_the_page_offers(engine: Engine) {
+        let Some((app, reconciler)) = app(engine).await else { return };
+        let agents_own = |op_id: &str| {
+            let mut body = crate::support::refund_1043(38_000);
+            body["op_id"] = json!(op_id);
+            body
+        };
+        let states: [(&str, &[Value]); 6] = [
+            ("planned", &[]),
+            ("submitted", &[json!(null)]),
+            ("unknown", &[json!({"outcome": "timeout"})]),
+            ("succeeded", &[json!({"outcome": "succeeded", "external_id": "re_agent_1"})]),
+            (
+                "rejected",
+                &[json!({"outcome": "failed_at_provider", "external_id": "re_agent_2", "error": "declined"})],
+            ),
+            ("cancelled", &[]),
+        ];
+        let support = app.signed_in("sam", Role::Support).await;
+        let csrf = support.csrf().await;
+        for (index, (state, outcomes)) in states.iter().enumerate() {
+            let op_id = if *state == "rejected" {
+                REFUND.to_owned()
+            } else {
+                format!("refund-1043-li_2-agent-{state}")
+            };
+            assert_eq!(app.register(&agents_own(&op_id)).await.0, 201);
+            for outcome in *outcomes {
+                assert_eq!(app.begin_attempt(&op_id).await.0, 201);
+                if !outcome.is_null() {
+                    assert_eq!(app.report(&op_id, 1, outcome).await.0, 200);
+                }
+            }
+            if *state == "cancelled" {
+                let (status, _) = app.post(&format!("/api/v1/operations/{op_id}/cancel"), &json!({})).await;
+                assert_eq!(status, 200);
+            }
+            assert_eq!(operation(&app, &app.token, &op_id).await["state"], *state);
+            let page = support.page(&format!("/operations/{op_id}"), 200).await;
+            assert!(!page.contains("data-testid=\"retry\""), "{state}: the page offers no retry");
+            let key = format!("again-{index}");
+            let form = [
+                ("csrf", csrf.as_str()),
+                ("key", key.as_str()),
+                ("op_id", op_id.as_str()),
+                ("reason", "the customer asked"),
+                ("confirmed", "yes"),
+            ];
+            let (status, body) = support.call("retry_after_failure", &form).await;
+            assert_eq!(status, 422, "{state}: {body}");
+            if *state == "rejected" {
+                assert!(body.contains("is sent by the agent that recorded it"), "{body}");
+            }
+        }
+        let call = json!({"order_id": "1043", "line_item_id": "li_2", "retry_after_failure": true, "failed_op_id": REFUND});
+        let (status, refused) = app.post("/api/v1/tools/refund_item", &call).await;
+        assert_eq!(status, 422, "{refused}");
+        assert!(refused["error"]["message"].as_str().unwrap().contains("is sent by the agent"), "{refused}");
+        let (status, _) = app.get_json(&format!("/api/v1/operations/{REFUND}-retry-2")).await;
+        assert_eq!(status, 404, "nothing was recorded");
+        assert!(sandbox_refunds(&app).await.is_empty(), "nothing was sent");
+
+        let servers = "refund-1043-li_1";
+        app.fault(json!({"match": servers, "fault": "pending", "then": "failed", "failure_reason": "declined", "ms": 100})).await;
+        let item_1 = json!({"order_id": "1043", "line_item_id": "li_1"});
+        let (status, _) = app.post("/api/v1/tools/refund_item", &item_1).await;
+        assert_eq!(status, 200);
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        reconciler.reconcile_once().await.unwrap();
+        assert_eq!(operation(&app, &app.token, servers).await["state"], "rejected");
+        let page = support.page(&format!("/operations/{servers}"), 200).await;
+        assert!(page.contains("data-testid=\"retry\""), "the page offers it");
+        let form = [
+            ("csrf", csrf.as_str()),
+            ("key", "again-server"),
+            ("op_id", servers),
+            ("reason", "the customer asked"),
+            ("confirmed", "yes"),
+        ];
+        let (status, body) = support.call("retry_after_failure", &form).await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(operation(&app, &app.token, "refund-1043-li_1-retry-2").await["retry_of"], servers);
+    }
+
     crate::on_both_engines!(
+        make_it_again_does_only_what_the_page_offers,
         pending_then_succeeded_by_polling,
         pending_then_failed_is_told_and_made_again_only_on_purpose,
         a_retry_is_refused_while_the_first_is_accepted_or_unknown,

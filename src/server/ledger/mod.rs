@@ -39,7 +39,7 @@ use super::store::records::{
 use super::store::{Reads, Store, StoreError};
 use crate::domain::{
     audit::{AuditEntry, AuditRecord},
-    connection::{fitted_key, server_kind_of, Capabilities, ProviderKind},
+    connection::{check_claimed_key_retention, fitted_key, server_kind_of, Capabilities, ProviderKind},
     http_api::HttpApi,
     ids::{check_subject, Actor, OpId, TenantId},
     machine::{decide, Command, Rejection, Snapshot, State},
@@ -111,6 +111,9 @@ pub enum LedgerError {
     Rejected(Rejection),
     #[error("{0}")]
     Invalid(String),
+    /// Input refused for what one field holds.
+    #[error("{field}: {problem}")]
+    InvalidField { field: &'static str, problem: String },
     #[error("the operation is changing too often to decide; try again")]
     Contended,
     #[error(transparent)]
@@ -373,8 +376,10 @@ impl Ledger {
     /// provider or was refused there: the same kind, order, provider and parameters, under the op
     /// id [`OpId::retry`] derives from the failed one (and so a downstream key of its own), linked
     /// to it, sent by the server, and checked against the approval policy like any other. Refused,
-    /// changing nothing, unless `failed` is rejected: while it is accepted or unknown, its money may
-    /// still move. Asking twice answers with the retry already recorded. `reason`, when given, is
+    /// changing nothing, where [`make_again_refusal`](crate::domain::operation::OperationRecord::make_again_refusal) says why: unless `failed` is
+    /// rejected (while it is accepted or unknown, its money may still move) and sent by the server
+    /// (an agent's own operation is its own to make again). Asking twice answers with the retry
+    /// already recorded. `reason`, when given, is
     /// the retry's reason in the audit trail.
     #[tracing::instrument(name = "register_retry", skip_all, fields(tenant = %tenant, failed = %failed))]
     pub async fn register_retry(
@@ -386,19 +391,8 @@ impl Ledger {
         answer: Option<RequestAnswer>,
     ) -> Result<Registration, LedgerError> {
         let original = self.store.load_operation(tenant, failed).await?.ok_or(LedgerError::NotFound)?;
-        let state = original.snapshot.state;
-        if state != State::Rejected {
-            return Err(LedgerError::Invalid(match state {
-                State::Succeeded => format!("{failed} succeeded; there is nothing to make again."),
-                state if state.is_uncertain() => format!(
-                    "{failed} is {}: its result is not settled and it may still happen, so it is not made again.",
-                    state.label()
-                ),
-                state => format!(
-                    "{failed} is {}; only an operation that failed or was refused at the provider is made again.",
-                    state.label()
-                ),
-            }));
+        if let Some(refusal) = original.make_again_refusal() {
+            return Err(LedgerError::Invalid(refusal));
         }
         let op_id = original.op_id.retry().map_err(|e| LedgerError::Invalid(e.to_string()))?;
         let request = RegisterRequest {
@@ -445,6 +439,14 @@ impl Ledger {
             .filter(|_| honours_keys)
             .or(capabilities.map(|capabilities| capabilities.key_retention))
             .unwrap_or(ProviderKind::Stripe.capabilities().key_retention);
+        if let Some(claimed) = request.key_retention {
+            let declared = capabilities.map(|capabilities| match capabilities.honours_keys() {
+                true => downstream.key_retention.unwrap_or(capabilities.key_retention),
+                false => Duration::zero(),
+            });
+            check_claimed_key_retention(claimed, declared)
+                .map_err(|problem| LedgerError::InvalidField { field: "key_retention_s", problem })?;
+        }
         let key_max_len = capabilities.map_or(usize::MAX, |capabilities| capabilities.key_max_len);
         let rules = self.approval_rules(tenant).await?;
         let needs_approval = requires_approval(

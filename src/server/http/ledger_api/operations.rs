@@ -50,8 +50,11 @@ pub struct RegisterBody {
     on_behalf_of: Option<String>,
     #[serde(default)]
     compensates: Option<String>,
-    /// How long the provider remembers an idempotency key; default 86400 (Stripe's 24 hours).
+    /// How long the provider remembers an idempotency key; default 86400 (Stripe's 24 hours). At
+    /// most the window its connection declares (none for a downstream that honours no key), and
+    /// at most 45 days (3888000) for a provider opledger does not know.
     #[serde(default)]
+    #[schema(minimum = 1, maximum = 3888000)]
     key_retention_s: Option<u32>,
 }
 
@@ -85,11 +88,7 @@ impl RegisterBody {
             .compensates
             .map(|c| OpId::parse(&c).map_err(|e| ApiError::Invalid(format!("compensates: {e}"))))
             .transpose()?;
-        let key_retention = match self.key_retention_s {
-            None => None,
-            Some(seconds) if seconds >= 1 => Some(Duration::seconds(i64::from(seconds))),
-            Some(_) => return Err(ApiError::Invalid("key_retention_s must be at least 1".into())),
-        };
+        let key_retention = self.key_retention_s.map(|seconds| Duration::seconds(i64::from(seconds)));
         Ok(RegisterRequest {
             op_id,
             kind: check_name("kind", &self.kind)?,
@@ -260,14 +259,17 @@ pub enum OutcomeName {
 pub struct OutcomeBody {
     outcome: OutcomeName,
     #[serde(default)]
+    #[schema(minimum = 100, maximum = 599)]
     http_status: Option<u16>,
     #[serde(default)]
     external_id: Option<String>,
     #[serde(default)]
     error: Option<String>,
     #[serde(default)]
+    #[schema(maximum = 86400)]
     retry_after_s: Option<u32>,
     #[serde(default)]
+    #[schema(maximum = 86400000)]
     latency_ms: Option<u64>,
 }
 
@@ -326,6 +328,7 @@ pub async fn record_outcome(
         retry_after_s: body.retry_after_s,
         budget: None,
     };
+    report.check_bounds().map_err(|(field, problem)| ApiError::invalid_field(field, problem))?;
     let command = Command::RecordOutcome { attempt, outcome: body.outcome() };
     let updated = state.ledger.execute(&caller.tenant, &op_id, command, &caller.actor, report).await?;
     let message = updated.operation.snapshot.state.caller_message().to_owned();
