@@ -160,6 +160,9 @@ async fn a_lost_smtp_answer_waits_for_a_person_and_is_never_sent_again(engine: E
         "the page says how it settles"
     );
     assert!(!page.contains("Query the provider now"), "a mail server cannot be asked, so it is not offered");
+    let (status, body) = support.act("query-smtp", OP, "confirm_found", &[]).await;
+    assert_eq!(status, 422, "and the server function refuses what the page does not offer: {body}");
+    assert!(body.contains("cannot be asked what became of"), "{body}");
     let desk = support.page("/reconcile", 200).await;
     assert!(desk.contains(OP), "the email waits on the reconcile desk");
     assert!(!desk.contains("Query the provider now"), "nor is it offered on the desk");

@@ -93,6 +93,12 @@ pub async fn query_provider(
         Ok(connector) => connector,
         Err(reason) => return Ok(QueryOutcome::Unavailable { reason }),
     };
+    if !connector.capabilities(&operation.kind).lookup {
+        return Err(LedgerError::Invalid(format!(
+            "{} cannot be asked what became of {op_id}, so it is not queried (the operation page offers no query either); a person who checked with {} records what they found.",
+            operation.provider, operation.provider
+        )));
+    }
     let known = history.external_refs.last().map(|r| r.external_id.as_str());
     let known = known.filter(|_| operation.snapshot.state == State::Accepted);
     match ask_provider(connector.as_ref(), &operation, known).await {
