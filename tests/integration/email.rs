@@ -17,6 +17,7 @@ use opledger::domain::params::CanonicalParams;
 use opledger::domain::policy::Role;
 use opledger::server::app::wiring::{self, ProviderSettings};
 use opledger::server::ledger::connections::NewConnection;
+use opledger::server::ledger::executor::Executor;
 use opledger::server::ledger::reconciler::Reconciler;
 use opledger::server::ledger::{LedgerError, RegisterRequest};
 use opledger::server::sandbox::mail::{MailConfig, MailSandbox};
@@ -52,6 +53,12 @@ async fn app(engine: Engine) -> Option<(TestApp, MailSandbox, String, String, Re
         body: "Hello,\n\n{shop} has refunded your order {order}. It reaches {customer_email} within a few days.\n".into(),
     };
     app.ledger.set_email_template(&acme(), &Actor::human("alex", Role::Admin), template).await.unwrap();
+    let reconciler = Reconciler::new(executor(&app), chrono::Duration::zero());
+    Some((app, mail, api_url, smtp_url, reconciler))
+}
+
+/// An executor over the application's ledger, with the mounted sandbox as acme's Stripe account.
+fn executor(app: &TestApp) -> Executor {
     let providers = ProviderSettings {
         tenants: vec![acme()],
         stripe_base_url: Some(app.url("/sandbox")),
@@ -59,9 +66,7 @@ async fn app(engine: Engine) -> Option<(TestApp, MailSandbox, String, String, Re
         secret_key: "sk_test_sandbox".into(),
         timeout: Duration::from_millis(800),
     };
-    let reconciler =
-        Reconciler::new(wiring::executor(app.ledger.clone(), &providers), chrono::Duration::zero());
-    Some((app, mail, api_url, smtp_url, reconciler))
+    wiring::executor(app.ledger.clone(), &providers)
 }
 
 async fn connect(app: &TestApp, kind: ProviderKind, base_url: &str) {
@@ -316,14 +321,7 @@ async fn an_address_that_could_never_be_sent_to_is_refused_before_anything_is_re
 async fn a_recorded_message_that_would_add_a_header_is_never_sent(engine: Engine) {
     let Some((app, mail, api_url, _, _)) = app(engine).await else { return };
     connect(&app, ProviderKind::Email, &api_url).await;
-    let providers = ProviderSettings {
-        tenants: vec![acme()],
-        stripe_base_url: Some(app.url("/sandbox")),
-        services_base_url: None,
-        secret_key: "sk_test_sandbox".into(),
-        timeout: Duration::from_millis(800),
-    };
-    let executor = wiring::executor(app.ledger.clone(), &providers);
+    let executor = executor(&app);
     let sender = "Acme Support <support@acme.example>";
     let messages = [
         (
