@@ -398,6 +398,13 @@ mod stories {
         (answer.status().as_u16(), answer.text().await.unwrap())
     }
 
+    /// The operation's audit trail, each entry as its action and when it happened (its place in
+    /// the tenant's chain is added once the entry is sealed).
+    fn trail(operation: &Value) -> Vec<(Value, Value)> {
+        let entries = operation["audit"].as_array().unwrap();
+        entries.iter().map(|entry| (entry["action"].clone(), entry["at"].clone())).collect()
+    }
+
     /// A shop on Adyen whose refund Adyen received and whose own notifications go nowhere, so
     /// that the test posts them: the shop and Adyen's refund.
     async fn adyen_refund_received(engine: Engine) -> Option<(Shop, CreatedObject)> {
@@ -498,8 +505,36 @@ mod stories {
         assert_eq!(shop.account.refunds().len(), 1, "nothing is sent again");
     }
 
+    /// An item validly signed with the connection's HMAC key, naming this refund's pspReference and
+    /// key but another merchant account, is answered `[accepted]` and changes nothing: neither its
+    /// success while the refund is accepted nor its failure once the refund succeeded.
+    async fn an_adyen_item_for_another_merchant_account_changes_nothing(engine: Engine) {
+        let Some((shop, refund)) = adyen_refund_received(engine).await else { return };
+        let before = shop.operation().await;
+        let other_merchant = "OtherShopECOM";
+        let foreign_success = signed_item(&refund, "REFUND", other_merchant, "");
+        assert_eq!(notify(&shop, &foreign_success).await, (200, "[accepted]".into()));
+        let after = shop.operation().await;
+        assert_eq!(after["state"], "accepted", "{after}");
+        assert_eq!((&after["version"], trail(&after)), (&before["version"], trail(&before)));
+        let refused = "select count(*) from provider_events where op_id is null \
+                       and outcome like 'refused: the item is about merchant account \"OtherShopECOM\"%'";
+        assert_eq!(shop.app.number(refused).await, 1);
+
+        assert_eq!(notify(&shop, &signed_item(&refund, "REFUND", MERCHANT, "")).await.0, 200);
+        let succeeded = shop.operation().await;
+        assert_eq!(succeeded["state"], "succeeded");
+        let foreign_failure = signed_item(&refund, "REFUND_FAILED", other_merchant, "Refused");
+        assert_eq!(notify(&shop, &foreign_failure).await, (200, "[accepted]".into()));
+        let after = shop.operation().await;
+        assert_eq!(after["state"], "succeeded", "{after}");
+        assert_eq!((&after["version"], trail(&after)), (&succeeded["version"], trail(&succeeded)));
+        assert_eq!(shop.app.number(refused).await, 2);
+    }
+
     crate::on_both_engines!(
         adyen_refund_failed_after_success_goes_to_a_person,
+        an_adyen_item_for_another_merchant_account_changes_nothing,
         adyen_dropped_answer_settled_by_the_webhook,
         adyen_dropped_answer_resent_under_the_same_key_then_failed,
         paypal_dropped_answer_found_then_failed,

@@ -228,12 +228,20 @@ impl Executor {
     /// Adyen cannot be asked about a refund, so the signed item itself is its word, and it is
     /// never dropped: while the operation's send is in flight it waits for Adyen to send it again. A `REFUND`
     /// settles the operation whose key is its merchantReference (succeeded, or failed with
-    /// Adyen's reason); a `REFUND_FAILED` fails one still unsettled. Once per item.
+    /// Adyen's reason); a `REFUND_FAILED` fails one still unsettled, and hands one that succeeded
+    /// to people. Once per item.
+    ///
+    /// An item whose `merchantAccountCode` is not the connection's `merchant_account` is refused:
+    /// it changes nothing, and its outcome, stored with it and in the audit trail, says why. It is
+    /// still answered `[accepted]`: its HMAC verified, so Adyen sent it (a company-level webhook
+    /// carries every merchant account's notifications), and Adyen sends an item it was not
+    /// answered `[accepted]` for again for days, to the same refusal.
     #[tracing::instrument(skip_all, fields(tenant = %tenant, connection, event = %item.event_id()))]
     pub async fn receive_adyen_item(
         &self,
         tenant: &TenantId,
         connection: &str,
+        merchant_account: Option<&str>,
         item: AdyenItem,
         payload: String,
     ) -> Result<EventOutcome, EventError> {
@@ -248,6 +256,14 @@ impl Executor {
         };
         let process = async {
             let unmatched = |outcome: String| Ok(EventOutcome { outcome, op_id: None });
+            if merchant_account != Some(item.merchant_account.as_str()) {
+                tracing::warn!(%tenant, connection, merchant_account = item.merchant_account, "an Adyen item for another merchant account was refused");
+                return unmatched(format!(
+                    "refused: the item is about merchant account {:?}, not this connection's ({})",
+                    item.merchant_account,
+                    merchant_account.unwrap_or("none")
+                ));
+            }
             let status = match (item.event_code.as_str(), item.success) {
                 ("REFUND", true) => ProviderStatus::Succeeded,
                 ("REFUND", false) | ("REFUND_FAILED", _) => ProviderStatus::Failed {
