@@ -911,6 +911,12 @@ pub fn decide(
                     "The provider still has it in progress, as already recorded: nothing changed.",
                 ));
             }
+            if snapshot.failed_after_success() && matches!(status, ProviderStatus::Failed { .. }) {
+                return Err(reject(
+                    RejectionCode::NotApplicable,
+                    "The provider's report that it failed after it succeeded is already recorded: a person settles it.",
+                ));
+            }
             if snapshot.state == State::Succeeded && !matches!(status, ProviderStatus::Failed { .. }) {
                 return Err(reject(
                     RejectionCode::AlreadySucceeded,

@@ -495,12 +495,22 @@ mod stories {
             (200, "[accepted]".into()),
             "a repeated item is answered"
         );
+        let mut another_report = signed_item(&refund, "REFUND_FAILED", MERCHANT, reason);
+        another_report["success"] = json!("false");
+        another_report["additionalData"]["hmacSignature"] =
+            json!(opledger::server::providers::adyen_events::sign(&another_report, HMAC_KEY).unwrap());
+        assert_eq!(notify(&shop, &another_report).await, (200, "[accepted]".into()));
         let after = shop.operation().await;
-        assert_eq!(after["audit"].as_array().unwrap().len(), trail.len(), "the repeat changes nothing");
+        assert_eq!(
+            after["state"], "needs_review",
+            "another failure report waits for the person too: {after}"
+        );
+        assert_eq!(after["audit"].as_array().unwrap().len(), trail.len(), "neither changes anything");
         assert_eq!(after["version"], review["version"]);
         assert_eq!(
             shop.app.number("select count(*) from provider_events where event_type = 'REFUND_FAILED'").await,
-            1
+            2,
+            "each item stored once"
         );
         assert_eq!(shop.account.refunds().len(), 1, "nothing is sent again");
     }

@@ -285,6 +285,15 @@ fn a_refund_the_provider_fails_after_it_succeeded_goes_to_a_person_who_settles_i
     assert!(!typical(State::NeedsReview).failed_after_success());
     assert_eq!(typical(State::NeedsReview).caller_message(), State::NeedsReview.caller_message());
 
+    for actor in [webhook.clone(), Actor::human("sam", Role::Support)] {
+        let reported_again = decide(&review, refused_later(), &actor, now()).unwrap_err();
+        assert_eq!(
+            reported_again.code,
+            RejectionCode::NotApplicable,
+            "another report waits for the person too"
+        );
+    }
+
     let manager = Actor::human("mei", Role::Manager);
     let offered = allowed_commands(&review, &manager, now());
     assert!(offered.contains(&CommandKind::MarkNotHappened) && offered.contains(&CommandKind::MarkSucceeded));
