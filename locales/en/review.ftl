@@ -46,3 +46,5 @@ reconcile-none-for-role = none for your role
 reconcile-more-actions = More actions
 # Why an operation is on the desk when nothing more precise was recorded.
 reconcile-why-no-outcome = sent, and no outcome was reported
+# Why a succeeded operation is back on the desk: its provider failed it afterwards. $reason is one of wording-reason-*.
+reconcile-why-failed-after-success = the provider reported it succeeded, then that it failed: { $reason }

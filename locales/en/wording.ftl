@@ -100,6 +100,10 @@ wording-rejected-status = { $provider } declined the { $noun }; nothing was done
 wording-rejected-customer = We could not complete { $customer_noun }; we are looking into it and will get back to you.
 wording-unknown-status = { $noun } was sent to { $provider }, which did not answer in time; we are checking whether it happened. Do not { $verb } again.
 wording-needs-review-status = { $noun } was sent to { $provider }, and checking has not settled whether it happened; a reconciler is reviewing it. Do not { $verb } again.
+# The provider confirmed it, then reported that it failed after all (Adyen's REFUND_FAILED); it waits for a person. $reason is one of wording-reason-*.
+wording-failed-after-success-status = { $provider } confirmed the { $noun }, then reported that it failed after all: { $reason }. A person is checking whether anything moved and will settle it. Do not { $verb } again.
+wording-failed-after-success-refund-customer = { $customer_noun } was reversed by the payment network after it was issued; a colleague is checking it and will contact you.
+wording-failed-after-success-customer = { $customer_noun } did not go through after all; a colleague is checking it and will contact you.
 wording-cancelled-status = { $noun } was cancelled; nothing more will be sent to { $provider }.
 wording-cancelled-customer = { $customer_noun } was cancelled.
 # Sent to a downstream that takes no idempotency key and cannot be asked, and its answer was lost.

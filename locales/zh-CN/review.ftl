@@ -46,3 +46,5 @@ reconcile-none-for-role = 您的角色无权处理
 reconcile-more-actions = 更多动作
 # 没有更明确的记录时，操作列在对账中的原因。
 reconcile-why-no-outcome = 已发送，但未收到结果
+# 已成功的操作回到对账台的原因：服务商事后报告失败。$reason 为 wording-reason-* 之一。
+reconcile-why-failed-after-success = 服务商先报告完成，之后又报告失败：{ $reason }

@@ -83,6 +83,10 @@ wording-rejected-status = { $provider } 拒绝了{ $noun }；未做任何处理�
 wording-rejected-customer = 很抱歉，{ $customer_noun }未能完成；我们正在了解原因，稍后会回复您。
 wording-unknown-status = { $noun }已发送到 { $provider }，但对方未在规定时间内回复；我们正在确认是否已执行。请勿再次{ $verb }。
 wording-needs-review-status = { $noun }已发送到 { $provider }，但查询后仍无法确定是否已执行，目前待确认，由对账人员审核中。请勿再次{ $verb }。
+# 服务商确认完成后，又报告失败（Adyen 的 REFUND_FAILED）；待专人处理。$reason 为 wording-reason-* 之一。
+wording-failed-after-success-status = { $provider } 曾确认{ $noun }完成，之后却报告失败：{ $reason }。目前由专人核实实际结果并处理。请勿再次{ $verb }。
+wording-failed-after-success-refund-customer = { $customer_noun }在完成后被支付网络退回；我们的同事正在核实，会再与您联系。
+wording-failed-after-success-customer = { $customer_noun }在完成后未能生效；我们的同事正在核实，会再与您联系。
 wording-cancelled-status = { $noun }已取消；不会再发送到 { $provider }。
 wording-cancelled-customer = { $customer_noun }已取消。
 # 发送到不支持幂等键、也无法查询的下游，且响应丢失。

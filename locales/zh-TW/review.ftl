@@ -46,3 +46,5 @@ reconcile-none-for-role = 您的角色無權處理
 reconcile-more-actions = 更多動作
 # 沒有更明確的記錄時，操作列在對帳中的原因。
 reconcile-why-no-outcome = 已送出，但未回報結果
+# 已成功的操作回到對帳台的原因：服務商事後回報失敗。$reason 為 wording-reason-* 之一。
+reconcile-why-failed-after-success = 服務商先回報完成，之後又回報失敗：{ $reason }

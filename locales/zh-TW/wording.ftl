@@ -83,6 +83,10 @@ wording-rejected-status = { $provider } 拒絕了{ $noun }；未做任何處理�
 wording-rejected-customer = 很抱歉，{ $customer_noun }未能完成；我們正在了解原因，稍後會回覆您。
 wording-unknown-status = { $noun }已送到 { $provider }，但對方未在時限內回覆；我們正在確認是否已執行。請勿再次{ $verb }。
 wording-needs-review-status = { $noun }已送到 { $provider }，但查詢後仍無法確定是否已執行，目前待確認，由對帳人員審查中。請勿再次{ $verb }。
+# 服務商確認完成後，又回報失敗（Adyen 的 REFUND_FAILED）；待專人處理。$reason 為 wording-reason-* 之一。
+wording-failed-after-success-status = { $provider } 曾確認{ $noun }完成，之後卻回報失敗：{ $reason }。目前由專人確認實際結果並處理。請勿再次{ $verb }。
+wording-failed-after-success-refund-customer = { $customer_noun }在完成後被支付網路退回；我們的同仁正在確認，會再與您聯繫。
+wording-failed-after-success-customer = { $customer_noun }在完成後未能生效；我們的同仁正在確認，會再與您聯繫。
 wording-cancelled-status = { $noun }已取消；不會再送到 { $provider }。
 wording-cancelled-customer = { $customer_noun }已取消。
 # 送到不接受冪等鍵、也無法查詢的下游，且回應遺失。

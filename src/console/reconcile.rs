@@ -43,7 +43,7 @@ pub(crate) mod ssr {
     use crate::console::operations::ssr::{row, waiting_with_history};
     use crate::domain::ids::Actor;
     use crate::domain::machine::{allowed_commands, State};
-    use crate::domain::wording::Described;
+    use crate::domain::wording::{failure_reason_words, Described};
     use crate::server::clock::now;
     use crate::server::http::state::AppState;
     use crate::server::ledger::requests::form_key;
@@ -75,13 +75,22 @@ pub(crate) mod ssr {
                 }
             };
             let snapshot = &history.operation.snapshot;
-            let why = history
-                .audit
-                .iter()
-                .rev()
-                .find_map(|a| a.entry.reason.clone())
-                .or_else(|| snapshot.last_failure.map(|f| f.explanation_in(language)))
-                .unwrap_or_else(|| t!(language, "reconcile-why-no-outcome"));
+            let failed_after_success =
+                snapshot.failure_reason.as_deref().filter(|_| snapshot.failed_after_success());
+            let why = match failed_after_success {
+                Some(reason) => t!(
+                    language,
+                    "reconcile-why-failed-after-success",
+                    reason = failure_reason_words(reason, language)
+                ),
+                None => history
+                    .audit
+                    .iter()
+                    .rev()
+                    .find_map(|a| a.entry.reason.clone())
+                    .or_else(|| snapshot.last_failure.map(|f| f.explanation_in(language)))
+                    .unwrap_or_else(|| t!(language, "reconcile-why-no-outcome")),
+            };
             let actions: Vec<CommandKind> = allowed_commands(snapshot, &actor, at)
                 .into_iter()
                 .filter(|action| can_be_asked || *action != CommandKind::ConfirmFound)

@@ -16,9 +16,14 @@
 //!    │                  │                        └──escalate──▶ needs_review ──mark not happened──▶ rejected
 //! pending_approval ──approve──▶ approved ──begin──▶ submitted        (deny ──▶ denied)
 //! planned / pending_approval / approved ──cancel──▶ cancelled
+//! succeeded ──provider: failed after all──▶ needs_review ──mark not happened──▶ rejected
+//!                                                        └──mark succeeded──▶ succeeded
 //! ```
 //! A provider's 2xx is not the business result: `accepted` holds an operation the provider has and
 //! says is still in progress (a Stripe refund `pending`), which is never done and never sent again.
+//! A provider may still say that an object it reported done failed after all (Adyen's
+//! `REFUND_FAILED`, a Stripe or PayPal refund that turns `failed` after it succeeded): its word, and
+//! only its word, takes a succeeded operation out of `succeeded`, to people, who settle it.
 //! A cancel on a submitted, unknown or needs-review operation is recorded and stops further sends;
 //! it does not pretend to undo what may already have happened.
 
@@ -119,7 +124,9 @@ impl State {
         }
     }
 
-    /// Terminal states are never left: every command on them is refused.
+    /// Terminal states are settled: nothing is sent for them and no person moves them. The one way
+    /// out of one is the provider's later word that a succeeded operation's object failed after
+    /// all, which hands it to people (`needs_review`).
     pub fn is_terminal(self) -> bool {
         matches!(self, State::Succeeded | State::Rejected | State::Denied | State::Cancelled)
     }
@@ -168,7 +175,9 @@ pub struct Snapshot {
     /// How long the provider remembers an idempotency key (Stripe: at least 24 hours).
     pub key_retention: Duration,
     pub cancel_requested: bool,
-    /// The provider's words for why it failed after accepting it (Stripe's `failure_reason`).
+    /// The provider's words for why it failed after accepting it (Stripe's `failure_reason`), or
+    /// after it had reported it succeeded: then the operation waits for a person in `needs_review`
+    /// (see [`Snapshot::failed_after_success`]), and stays marked so once a person settles it.
     pub failure_reason: Option<String>,
 }
 
@@ -213,12 +222,29 @@ impl Snapshot {
         }
     }
 
-    /// Rejected by the provider after it had accepted it, for `reason`: nothing moved.
+    /// Failed at the provider for `reason`: rejected, nothing moved; or, when the provider had
+    /// said it succeeded, handed to a person, who finds out whether anything moved.
     fn fail_at_provider(&mut self, reason: &str) {
-        self.state = State::Rejected;
+        self.state = if self.state == State::Succeeded { State::NeedsReview } else { State::Rejected };
         self.open_attempt = None;
         self.last_failure = Some(FailureClass::FailedAtProvider);
         self.failure_reason = Some(reason.to_owned());
+    }
+
+    /// Whether the provider said that it failed after it had reported it succeeded, and it waits
+    /// for a person.
+    pub fn failed_after_success(&self) -> bool {
+        self.state == State::NeedsReview && self.failure_reason.is_some()
+    }
+
+    /// What a caller (an agent or a tool) is told about the operation: as its state says
+    /// ([`State::caller_message`]), but for one the provider failed after it had succeeded.
+    pub fn caller_message(&self) -> &'static str {
+        if self.failed_after_success() {
+            "The provider reported that it failed after it had succeeded; a person is checking it; do not send it again."
+        } else {
+            self.state.caller_message()
+        }
     }
 
     /// The snapshot after `event`. Events come from [`decide`] or from the store's history.
@@ -383,7 +409,8 @@ pub enum Command {
     MarkUnknown {
         reason: String,
     },
-    /// A lookup downstream found the operation's object, in the status the provider gives it.
+    /// A lookup downstream found the operation's object, in the status the provider gives it; also
+    /// the provider's later word (its webhook) that a succeeded operation's object failed.
     ConfirmFound {
         external_id: String,
         evidence: String,
@@ -748,6 +775,15 @@ pub fn check(
         CommandKind::BeginAttempt => refuse_send(snapshot, now).map_or(Ok(()), Err),
         CommandKind::RecordOutcome => expect_state(snapshot, &[Submitted], "Recording an outcome"),
         CommandKind::MarkUnknown => expect_state(snapshot, &[Submitted], "Marking the result unknown"),
+        CommandKind::ConfirmFound if snapshot.state == Succeeded && actor.kind == ActorKind::System => {
+            if snapshot.failure_reason.is_some() {
+                return Err(reject(
+                    RejectionCode::AlreadySucceeded,
+                    "The provider's report that it failed after it succeeded was already settled: it stays succeeded.",
+                ));
+            }
+            Ok(())
+        }
         CommandKind::ConfirmFound => expect_state(
             snapshot,
             &[Submitted, Accepted, Unknown, NeedsReview],
@@ -755,6 +791,12 @@ pub fn check(
         ),
         CommandKind::ResendSameKey => {
             expect_state(snapshot, &[Unknown, NeedsReview], "A re-send with the same key")?;
+            if snapshot.failure_reason.is_some() {
+                return Err(reject(
+                    RejectionCode::NotApplicable,
+                    "The provider reported that it failed after it had succeeded: a re-send with the same key would only replay its first answer. A person settles it.",
+                ));
+            }
             if snapshot.cancel_requested {
                 return Err(reject(
                     RejectionCode::CancelRequested,
@@ -867,6 +909,18 @@ pub fn decide(
                 return Err(reject(
                     RejectionCode::NotApplicable,
                     "The provider still has it in progress, as already recorded: nothing changed.",
+                ));
+            }
+            if snapshot.failed_after_success() && matches!(status, ProviderStatus::Failed { .. }) {
+                return Err(reject(
+                    RejectionCode::NotApplicable,
+                    "The provider's report that it failed after it succeeded is already recorded: a person settles it.",
+                ));
+            }
+            if snapshot.state == State::Succeeded && !matches!(status, ProviderStatus::Failed { .. }) {
+                return Err(reject(
+                    RejectionCode::AlreadySucceeded,
+                    "This operation already succeeded: only the provider's word that it failed afterwards changes it.",
                 ));
             }
             let status = match status {

@@ -290,6 +290,21 @@ mod tests {
         assert_eq!(rollup.net_refunded, vec![Money::new(15000, Currency::parse("CNY").unwrap())]);
     }
 
+    #[test]
+    fn a_refund_its_provider_failed_after_it_succeeded_is_no_longer_counted_as_refunded() {
+        let mut order = [
+            refund("refund-A1042-1", 10000, State::Succeeded),
+            refund("refund-A1042-2", 5000, State::Succeeded),
+        ];
+        order[1].state = State::NeedsReview;
+        let rollup = roll_up(&order).unwrap();
+        assert_eq!(rollup.status, OrderStatus::PendingConfirmation);
+        assert_eq!(ids(&rollup.uncertain), ["refund-A1042-2"]);
+        assert_eq!(rollup.net_refunded, vec![Money::new(10000, Currency::parse("CNY").unwrap())]);
+        let moved = OrderTally::moved("refund", false, Some(State::Succeeded), State::NeedsReview);
+        assert_eq!((moved.succeeded_originals, moved.uncertain), (-1, 1));
+    }
+
     fn tally_of(order: &[OperationSummary]) -> OrderTally {
         order.iter().fold(OrderTally::default(), |sum, o| {
             sum + OrderTally::of(&o.kind, o.compensates.is_some(), o.state)

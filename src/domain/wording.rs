@@ -200,7 +200,8 @@ pub fn failure_reason_words(reason: &str, language: Language) -> String {
 }
 
 /// The operation `described` in `state`, in words; `failure_reason` is the provider's reason when
-/// it failed there after accepting it (see [`failure_reason_words`]).
+/// it failed there after accepting it, or, in `needs_review`, after it had reported it succeeded
+/// (see [`failure_reason_words`]).
 pub fn tell(described: &Described, state: State, failure_reason: Option<&str>, language: Language) -> Told {
     let Action { noun, verb, customer_noun } = action(described, language);
     let provider = provider_name(described.provider, language);
@@ -269,10 +270,31 @@ pub fn tell(described: &Described, state: State, failure_reason: Option<&str>, l
             t!(language, "wording-unknown-status", noun = &noun, provider = &provider, verb = &verb),
             checking(),
         ),
-        State::NeedsReview => (
-            t!(language, "wording-needs-review-status", noun = &noun, provider = &provider, verb = &verb),
-            checking(),
-        ),
+        State::NeedsReview => match failure_reason {
+            Some(reason) => (
+                t!(
+                    language,
+                    "wording-failed-after-success-status",
+                    provider = &provider,
+                    noun = &noun,
+                    reason = &failure_reason_words(reason, language),
+                    verb = &verb
+                ),
+                if refund {
+                    t!(
+                        language,
+                        "wording-failed-after-success-refund-customer",
+                        customer_noun = &customer_noun
+                    )
+                } else {
+                    t!(language, "wording-failed-after-success-customer", customer_noun = &customer_noun)
+                },
+            ),
+            None => (
+                t!(language, "wording-needs-review-status", noun = &noun, provider = &provider, verb = &verb),
+                checking(),
+            ),
+        },
         State::Cancelled => (
             t!(language, "wording-cancelled-status", noun = &noun, provider = &provider),
             t!(language, "wording-cancelled-customer", customer_noun = &customer_noun),
@@ -578,6 +600,55 @@ mod tests {
     }
 
     #[test]
+    fn a_refund_the_provider_failed_after_it_succeeded_is_told_so_in_each_language() {
+        let amount = Some(Money::new(38_000, Currency::parse("TWD").unwrap()));
+        let told = |language, item| {
+            let described = Described { kind: "refund", amount, item: Some(item), provider: "adyen" };
+            tell(&described, State::NeedsReview, Some("declined"), language)
+        };
+        let english = told(Language::En, "Headphone case");
+        assert_eq!(
+            english.status,
+            "Adyen confirmed the refund of NT$380 for Headphone case, then reported that it failed after all: \
+             the customer's bank declined it. A person is checking whether anything moved and will settle it. \
+             Do not refund it again."
+        );
+        assert_eq!(
+            english.for_customer,
+            "Your refund of NT$380 was reversed by the payment network after it was issued; a colleague is \
+             checking it and will contact you."
+        );
+        assert_ne!(english.status, refund(State::NeedsReview).status);
+        let taiwan = told(Language::ZhTw, "耳機保護殼");
+        assert_eq!(
+            taiwan.status,
+            "Adyen 曾確認耳機保護殼的 NT$380 退款完成，之後卻回報失敗：銀行拒絕了這筆交易。目前由專人確認實際結果並處理。請勿再次退款。"
+        );
+        assert_eq!(
+            taiwan.for_customer,
+            "您的 NT$380 退款在完成後被支付網路退回；我們的同仁正在確認，會再與您聯繫。"
+        );
+        let mainland = told(Language::ZhCn, "耳机保护壳");
+        assert_eq!(
+            mainland.status,
+            "Adyen 曾确认耳机保护壳的 NT$380 退款完成，之后却报告失败：银行拒绝了这笔交易。目前由专人核实实际结果并处理。请勿再次退款。"
+        );
+        assert_eq!(
+            mainland.for_customer,
+            "您的 NT$380 退款在完成后被支付网络退回；我们的同事正在核实，会再与您联系。"
+        );
+        let ticket = Described { kind: "create_aftersale", amount: None, item: None, provider: "sandbox" };
+        let ticket = tell(&ticket, State::NeedsReview, Some("canceled"), Language::En);
+        assert!(
+            ticket
+                .for_customer
+                .ends_with("did not go through after all; a colleague is checking it and will contact you."),
+            "{}",
+            ticket.for_customer
+        );
+    }
+
+    #[test]
     fn each_state_has_its_own_words() {
         let sentences: std::collections::BTreeSet<String> =
             State::ALL.iter().map(|state| refund(*state).status).collect();
@@ -759,6 +830,10 @@ mod tests {
                 told.push((
                     "failed at the provider".to_owned(),
                     tell(&described, State::Rejected, Some("expired_or_canceled_card"), language),
+                ));
+                told.push((
+                    "failed after success".to_owned(),
+                    tell(&described, State::NeedsReview, Some("expired_or_canceled_card"), language),
                 ));
                 told.push(("unanswerable".to_owned(), tell_unanswerable(&described, language)));
                 for (case, told) in &told {

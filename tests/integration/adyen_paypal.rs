@@ -377,7 +377,174 @@ mod stories {
         assert_eq!(shop.app.number("select count(*) from provider_events").await, 2, "each item stored once");
     }
 
+    /// A notification item as Adyen signs it under the webhook's HMAC key, about the refund Adyen
+    /// made for the operation: `eventCode` `event_code`, `success` "true".
+    fn signed_item(refund: &CreatedObject, event_code: &str, merchant: &str, reason: &str) -> Value {
+        let mut item = json!({
+            "amount": {"currency": "EUR", "value": 8_900}, "eventCode": event_code, "eventDate": "2026-12-03T10:00:00Z",
+            "merchantAccountCode": merchant, "merchantReference": KEY, "originalReference": adyen_orders()[0].payment_intent,
+            "pspReference": refund.id, "reason": reason, "success": "true",
+        });
+        let signature = opledger::server::providers::adyen_events::sign(&item, HMAC_KEY).unwrap();
+        item["additionalData"] = json!({"hmacSignature": signature});
+        item
+    }
+
+    /// Posts a notification of `item` to the shop's Adyen webhook; the answer's status and text.
+    async fn notify(shop: &Shop, item: &Value) -> (u16, String) {
+        let body = json!({"live": "false", "notificationItems": [{"NotificationRequestItem": item}]});
+        let url = shop.app.url("/webhooks/providers/acme/adyen");
+        let answer = shop.app.client.post(url).json(&body).send().await.unwrap();
+        (answer.status().as_u16(), answer.text().await.unwrap())
+    }
+
+    /// The operation's audit trail, each entry as its action and when it happened (its place in
+    /// the tenant's chain is added once the entry is sealed).
+    fn trail(operation: &Value) -> Vec<(Value, Value)> {
+        let entries = operation["audit"].as_array().unwrap();
+        entries.iter().map(|entry| (entry["action"].clone(), entry["at"].clone())).collect()
+    }
+
+    /// A shop on Adyen whose refund Adyen received and whose own notifications go nowhere, so
+    /// that the test posts them: the shop and Adyen's refund.
+    async fn adyen_refund_received(engine: Engine) -> Option<(Shop, CreatedObject)> {
+        let shop = Shop::open(engine, ProviderKind::Adyen, None).await?;
+        let Account::Adyen(sandbox) = shop.account.clone() else { unreachable!() };
+        sandbox.notify("http://127.0.0.1:9/nowhere");
+        assert_eq!(shop.refund_item().await["status"], "accepted");
+        let refund = shop.account.refunds().remove(0);
+        Some((shop, refund))
+    }
+
+    /// Adyen's REFUND_FAILED after its successful REFUND wins: the refund leaves `succeeded` for a
+    /// person's review, with an audit entry naming the notification, the `operation.needs_review`
+    /// webhook event, and words for the customer; the same notification again changes nothing.
+    async fn adyen_refund_failed_after_success_goes_to_a_person(engine: Engine) {
+        let Some((shop, refund)) = adyen_refund_received(engine).await else { return };
+        let acme = TenantId::parse("acme").unwrap();
+        let admin = Actor::human("alex", Role::Admin);
+        let hook = shop.app.url("/hooks/opledger");
+        let endpoint = shop
+            .app
+            .ledger
+            .add_webhook_endpoint(&acme, &admin, &hook, "operation.needs_review")
+            .await
+            .unwrap();
+        assert_eq!(
+            notify(&shop, &signed_item(&refund, "REFUND", MERCHANT, "")).await,
+            (200, "[accepted]".into())
+        );
+        assert_eq!(shop.operation().await["state"], "succeeded");
+
+        let reason = "The refund was returned by the issuer";
+        let refused_later = signed_item(&refund, "REFUND_FAILED", MERCHANT, reason);
+        assert_eq!(notify(&shop, &refused_later).await, (200, "[accepted]".into()));
+        let review = shop.operation().await;
+        assert_eq!(review["state"], "needs_review", "the later refusal wins: {review}");
+        assert_eq!(review["failure_reason"], reason);
+        assert_eq!(
+            review["message"],
+            "The provider reported that it failed after it had succeeded; a person is checking it; do not send it again."
+        );
+        let trail = review["audit"].as_array().unwrap();
+        let last = trail.last().unwrap();
+        assert_eq!(
+            (&last["from_state"], &last["to_state"]),
+            (&json!("succeeded"), &json!("needs_review")),
+            "{last}"
+        );
+        assert_eq!(last["actor"], "adyen-webhook");
+        let evidence = last["evidence"].to_string();
+        assert!(
+            evidence.contains("REFUND_FAILED") && evidence.contains(&refund.id) && evidence.contains(reason),
+            "{evidence}"
+        );
+        let stored = format!(
+            "select count(*) from provider_events where event_type = 'REFUND_FAILED' and object_id = '{}' \
+             and op_id = '{REFUND}' and outcome like '%had succeeded%needs review%'",
+            refund.id
+        );
+        assert_eq!(shop.app.number(&stored).await, 1);
+        let deliveries =
+            shop.app.ledger.reads().webhook_deliveries(&acme, &endpoint.endpoint.id, 10).await.unwrap();
+        let told: Vec<Value> = deliveries
+            .iter()
+            .filter(|delivery| delivery.event_type == "operation.needs_review")
+            .map(|delivery| serde_json::from_str(&delivery.payload).unwrap())
+            .collect();
+        assert_eq!(told.len(), 1, "{deliveries:#?}");
+        assert_eq!(told[0]["data"]["previous_state"], "succeeded");
+
+        let answer = shop.refund_item().await;
+        assert_eq!(answer["status"], "unknown", "never done, never made again by itself: {answer}");
+        assert_eq!(answer["locale"], "en", "{answer}");
+        assert_eq!(
+            answer["for_customer"],
+            "Your refund of €89.00 was reversed by the payment network after it was issued; a colleague is \
+             checking it and will contact you.",
+        );
+        let message = answer["message"].as_str().unwrap();
+        assert!(
+            message.contains("then reported that it failed after all")
+                && message.contains("Do not refund it again"),
+            "{message}"
+        );
+
+        assert_eq!(
+            notify(&shop, &refused_later).await,
+            (200, "[accepted]".into()),
+            "a repeated item is answered"
+        );
+        let mut another_report = signed_item(&refund, "REFUND_FAILED", MERCHANT, reason);
+        another_report["success"] = json!("false");
+        another_report["additionalData"]["hmacSignature"] =
+            json!(opledger::server::providers::adyen_events::sign(&another_report, HMAC_KEY).unwrap());
+        assert_eq!(notify(&shop, &another_report).await, (200, "[accepted]".into()));
+        let after = shop.operation().await;
+        assert_eq!(
+            after["state"], "needs_review",
+            "another failure report waits for the person too: {after}"
+        );
+        assert_eq!(after["audit"].as_array().unwrap().len(), trail.len(), "neither changes anything");
+        assert_eq!(after["version"], review["version"]);
+        assert_eq!(
+            shop.app.number("select count(*) from provider_events where event_type = 'REFUND_FAILED'").await,
+            2,
+            "each item stored once"
+        );
+        assert_eq!(shop.account.refunds().len(), 1, "nothing is sent again");
+    }
+
+    /// An item validly signed with the connection's HMAC key, naming this refund's pspReference and
+    /// key but another merchant account, is answered `[accepted]` and changes nothing: neither its
+    /// success while the refund is accepted nor its failure once the refund succeeded.
+    async fn an_adyen_item_for_another_merchant_account_changes_nothing(engine: Engine) {
+        let Some((shop, refund)) = adyen_refund_received(engine).await else { return };
+        let before = shop.operation().await;
+        let other_merchant = "OtherShopECOM";
+        let foreign_success = signed_item(&refund, "REFUND", other_merchant, "");
+        assert_eq!(notify(&shop, &foreign_success).await, (200, "[accepted]".into()));
+        let after = shop.operation().await;
+        assert_eq!(after["state"], "accepted", "{after}");
+        assert_eq!((&after["version"], trail(&after)), (&before["version"], trail(&before)));
+        let refused = "select count(*) from provider_events where op_id is null \
+                       and outcome like 'refused: the item is about merchant account \"OtherShopECOM\"%'";
+        assert_eq!(shop.app.number(refused).await, 1);
+
+        assert_eq!(notify(&shop, &signed_item(&refund, "REFUND", MERCHANT, "")).await.0, 200);
+        let succeeded = shop.operation().await;
+        assert_eq!(succeeded["state"], "succeeded");
+        let foreign_failure = signed_item(&refund, "REFUND_FAILED", other_merchant, "Refused");
+        assert_eq!(notify(&shop, &foreign_failure).await, (200, "[accepted]".into()));
+        let after = shop.operation().await;
+        assert_eq!(after["state"], "succeeded", "{after}");
+        assert_eq!((&after["version"], trail(&after)), (&succeeded["version"], trail(&succeeded)));
+        assert_eq!(shop.app.number(refused).await, 2);
+    }
+
     crate::on_both_engines!(
+        adyen_refund_failed_after_success_goes_to_a_person,
+        an_adyen_item_for_another_merchant_account_changes_nothing,
         adyen_dropped_answer_settled_by_the_webhook,
         adyen_dropped_answer_resent_under_the_same_key_then_failed,
         paypal_dropped_answer_found_then_failed,

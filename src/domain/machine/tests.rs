@@ -93,6 +93,7 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("needs_review", "mark_succeeded", "support manager"),
     ("needs_review", "mark_not_happened", "manager"),
     ("needs_review", "cancel", "support manager agent"),
+    ("succeeded", "confirm_found", "system"),
 ];
 
 #[test]
@@ -250,6 +251,79 @@ fn a_send_answered_with_a_failed_object_is_rejected_with_the_providers_reason() 
         now(),
     );
     assert_eq!(refused.unwrap_err().code, RejectionCode::MissingDetail);
+}
+
+#[test]
+fn a_refund_the_provider_fails_after_it_succeeded_goes_to_a_person_who_settles_it() {
+    let webhook = Actor::system("adyen-webhook");
+    let found = |status| Command::ConfirmFound {
+        external_id: "8816178914080001".into(),
+        evidence: "Adyen REFUND_FAILED notification for 8816178914080001".into(),
+        status,
+    };
+    let refused_later =
+        || found(ProviderStatus::Failed { reason: "The refund was returned by the issuer".into() });
+    let succeeded = typical(State::Succeeded);
+    for person in [Actor::human("sam", Role::Support), Actor::human("mei", Role::Manager), agent()] {
+        let refused = decide(&succeeded, refused_later(), &person, now()).unwrap_err();
+        assert_ne!(refused.code, RejectionCode::MissingDetail, "{refused:?}");
+        assert!(!allowed_commands(&succeeded, &person, now()).contains(&CommandKind::ConfirmFound));
+    }
+    for status in [ProviderStatus::Succeeded, ProviderStatus::Pending { needs_action: true }] {
+        let refused = decide(&succeeded, found(status), &webhook, now()).unwrap_err();
+        assert_eq!(refused.code, RejectionCode::AlreadySucceeded, "only a failure changes it");
+    }
+
+    let review = run(succeeded, refused_later(), &webhook).unwrap();
+    assert_eq!(review.state, State::NeedsReview, "never rejected without a person");
+    assert!(review.failed_after_success());
+    assert_eq!(review.failure_reason.as_deref(), Some("The refund was returned by the issuer"));
+    assert_eq!(
+        review.caller_message(),
+        "The provider reported that it failed after it had succeeded; a person is checking it; do not send it again."
+    );
+    assert!(!typical(State::NeedsReview).failed_after_success());
+    assert_eq!(typical(State::NeedsReview).caller_message(), State::NeedsReview.caller_message());
+
+    for actor in [webhook.clone(), Actor::human("sam", Role::Support)] {
+        let reported_again = decide(&review, refused_later(), &actor, now()).unwrap_err();
+        assert_eq!(
+            reported_again.code,
+            RejectionCode::NotApplicable,
+            "another report waits for the person too"
+        );
+    }
+
+    let manager = Actor::human("mei", Role::Manager);
+    let offered = allowed_commands(&review, &manager, now());
+    assert!(offered.contains(&CommandKind::MarkNotHappened) && offered.contains(&CommandKind::MarkSucceeded));
+    assert!(!offered.contains(&CommandKind::ResendSameKey), "a re-send would only replay the first answer");
+    let resend = decide(&review, Command::ResendSameKey, &webhook, now()).unwrap_err();
+    assert!(resend.message.contains("failed after it had succeeded"), "{}", resend.message);
+
+    let not_happened = Command::MarkNotHappened {
+        reason: "the issuer returned the refund".into(),
+        evidence: "Customer Area: refund 8816178914080001 REFUND_FAILED".into(),
+    };
+    let rejected = run(review.clone(), not_happened, &manager).unwrap();
+    assert_eq!(
+        (rejected.state, rejected.failure_reason.as_deref()),
+        (State::Rejected, Some("The refund was returned by the issuer"))
+    );
+
+    let paid_out = Command::MarkSucceeded {
+        external_id: "8816178914080001".into(),
+        evidence: "the customer's bank statement shows the refund".into(),
+    };
+    let settled = run(review, paid_out, &manager).unwrap();
+    assert_eq!(settled.state, State::Succeeded);
+    let again = decide(&settled, refused_later(), &webhook, now()).unwrap_err();
+    assert_eq!(
+        again.code,
+        RejectionCode::AlreadySucceeded,
+        "a person's settlement stands: {}",
+        again.message
+    );
 }
 
 #[test]
@@ -528,12 +602,20 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(4096))]
 
     #[test]
-    fn no_command_leaves_a_terminal_state(
+    fn no_command_leaves_a_terminal_state_but_the_providers_later_failure_of_a_success(
         snapshot in snapshot_in(State::ALL.into_iter().filter(|s| s.is_terminal()).collect()),
         command in any_command(),
         actor in any_actor(),
     ) {
-        prop_assert!(decide(&snapshot, command, &actor, now()).is_err());
+        let providers_failure = snapshot.state == State::Succeeded
+            && actor.kind == ActorKind::System
+            && matches!(&command, Command::ConfirmFound { status: ProviderStatus::Failed { .. }, .. });
+        if let Ok(events) = decide(&snapshot, command, &actor, now()) {
+            prop_assert!(providers_failure, "left {:?}", snapshot.state);
+            let after = events.iter().fold(snapshot, |s, e| s.apply(e));
+            prop_assert_eq!(after.state, State::NeedsReview, "a person settles it");
+            prop_assert!(after.failed_after_success());
+        }
     }
 
     #[test]

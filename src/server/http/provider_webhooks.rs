@@ -38,7 +38,7 @@ pub async fn receive(
 ) -> Response {
     let no_webhook = || refused(StatusCode::NOT_FOUND, "No provider webhook is set up at this address.");
     let Ok(tenant) = TenantId::parse(&tenant) else { return no_webhook() };
-    let (kind, secret) = match state.ledger.webhook_signing(&tenant, &connection).await {
+    let signing = match state.ledger.webhook_signing(&tenant, &connection).await {
         Ok(Some(signing)) => signing,
         Ok(None) => return no_webhook(),
         Err(error) => {
@@ -50,11 +50,15 @@ pub async fn receive(
         }
     };
     let payload = String::from_utf8_lossy(&body).into_owned();
-    match kind {
+    let secret = &signing.secret;
+    match signing.kind {
         ProviderKind::Stripe => {}
-        ProviderKind::Adyen => return adyen(&state, &tenant, &connection, &secret, &body, payload).await,
+        ProviderKind::Adyen => {
+            let merchant_account = signing.account.as_deref();
+            return adyen(&state, &tenant, &connection, secret, merchant_account, &body, payload).await;
+        }
         ProviderKind::PayPal => {
-            return paypal(&state, &tenant, &connection, &secret, &headers, &body, payload).await
+            return paypal(&state, &tenant, &connection, secret, &headers, &body, payload).await
         }
         ProviderKind::Services
         | ProviderKind::Orders
@@ -63,7 +67,7 @@ pub async fn receive(
         | ProviderKind::Smtp => return no_webhook(),
     }
     let signature = headers.get("stripe-signature").and_then(|value| value.to_str().ok());
-    if let Err(problem) = stripe_events::verify(&body, signature, &secret, now()) {
+    if let Err(problem) = stripe_events::verify(&body, signature, secret, now()) {
         tracing::warn!(%tenant, connection, %problem, "a provider event was refused");
         return refused(StatusCode::BAD_REQUEST, format!("The event was not accepted: {problem}."));
     }
@@ -110,12 +114,14 @@ fn not_now(tenant: &TenantId, connection: &str, error: EventError) -> Response {
 }
 
 /// An Adyen notification: every item verified by its HMAC under `hmac_key` before any is
-/// processed, then each processed once; `[accepted]` in answer.
+/// processed, then each processed once for the connection's `merchant_account` (an item about
+/// another merchant account is refused and changes nothing); `[accepted]` in answer.
 async fn adyen(
     state: &AppState,
     tenant: &TenantId,
     connection: &str,
     hmac_key: &str,
+    merchant_account: Option<&str>,
     body: &[u8],
     payload: String,
 ) -> Response {
@@ -133,8 +139,9 @@ async fn adyen(
         );
     }
     for item in items {
-        if let Err(error) = state.executor.receive_adyen_item(tenant, connection, item, payload.clone()).await
-        {
+        let received =
+            state.executor.receive_adyen_item(tenant, connection, merchant_account, item, payload.clone());
+        if let Err(error) = received.await {
             return not_now(tenant, connection, error);
         }
     }

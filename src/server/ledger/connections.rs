@@ -20,6 +20,16 @@ use crate::server::providers::parse_smtp_url;
 use crate::server::store::records::ProviderConnectionRecord;
 use crate::server::store::StoreError;
 
+/// What the provider's webhooks to one of a tenant's connections are checked against.
+pub struct WebhookSigning {
+    pub kind: ProviderKind,
+    /// The signing secret of the provider's webhooks to the connection, opened.
+    pub secret: String,
+    /// The account the connection names (Adyen's merchant account): an event about another is
+    /// not about this connection.
+    pub account: Option<String>,
+}
+
 /// What a person or the command line asks to connect.
 #[derive(Clone)]
 pub struct NewConnection {
@@ -209,13 +219,14 @@ impl Ledger {
         }
     }
 
-    /// The kind of `tenant`'s connection `name` and the signing secret of the provider's webhooks
-    /// to it, opened; `None` when the tenant has no such connection or no secret is set for it.
+    /// What the provider's webhooks to `tenant`'s connection `name` are checked against: its kind,
+    /// the signing secret, opened, and the account it names; `None` when the tenant has no such
+    /// connection or no secret is set for it.
     pub async fn webhook_signing(
         &self,
         tenant: &TenantId,
         name: &str,
-    ) -> Result<Option<(ProviderKind, String)>, LedgerError> {
+    ) -> Result<Option<WebhookSigning>, LedgerError> {
         let Some(connection) = self.store.provider_connection(tenant, name).await? else { return Ok(None) };
         let Some(sealed) = &connection.sealed_webhook_secret else { return Ok(None) };
         let secrets =
@@ -223,7 +234,7 @@ impl Ledger {
         let secret = secrets
             .open(tenant, &webhook_secret_name(name), sealed)
             .map_err(|error| LedgerError::Invalid(error.to_string()))?;
-        Ok(Some((connection.kind, secret)))
+        Ok(Some(WebhookSigning { kind: connection.kind, secret, account: connection.account }))
     }
 
     /// Whether this ledger can seal provider secrets (the server has an `OPLEDGER_SECRET_KEY`).

@@ -4,8 +4,11 @@
 //! event itself is never trusted for the result: events arrive late, twice and out of order, so the
 //! object it names is read again from the provider, matched to an operation by the op id and tenant
 //! its metadata carries (never another tenant's, whatever the event says), and the operation is
-//! settled by that object's status through the ledger service, as a lookup would. An event about
-//! nothing opledger knows is kept and answered as received.
+//! settled by that object's status through the ledger service, as a lookup would. A provider's
+//! later word that an object it reported succeeded failed after all (Adyen's `REFUND_FAILED`, a
+//! Stripe or PayPal refund read `failed` after it succeeded) wins over its earlier success: the
+//! operation goes to people (`needs_review`), with its audit entry and webhook event, in one
+//! transaction. An event about nothing opledger knows is kept and answered as received.
 
 use serde_json::json;
 
@@ -119,8 +122,9 @@ impl Executor {
     /// Settles `operation` by what its provider says of the object `object` (`status`), as a
     /// lookup would: recorded when the operation is accepted, unknown or waiting for review; one
     /// still pending and already accepted changes nothing; one waiting for someone to act goes to
-    /// people; a send in flight or a settled operation is left as it is, with what the provider
-    /// said kept with the event.
+    /// people; a succeeded one the provider now says failed goes to people too, since the
+    /// provider's later refusal wins over its earlier success; a send in flight or another settled
+    /// operation is left as it is, with what the provider said kept with the event.
     async fn settle_by_event(
         &self,
         tenant: &TenantId,
@@ -133,8 +137,11 @@ impl Executor {
         let op_id = &operation.op_id;
         let settled = |outcome: String| Ok(EventOutcome { outcome, op_id: Some(op_id.clone()) });
         let state = operation.snapshot.state;
+        let failed_after_success =
+            state == State::Succeeded && matches!(status, ProviderStatus::Failed { .. });
         match state {
             State::Accepted | State::Unknown | State::NeedsReview => {}
+            State::Succeeded if failed_after_success => {}
             State::Submitted => {
                 return settled(format!(
                 "{op_id} has a send in flight; its answer, or the reconciler after it, records {object} ({})",
@@ -142,9 +149,6 @@ impl Executor {
             ))
             }
             settled_already => {
-                if settled_already == State::Succeeded && matches!(status, ProviderStatus::Failed { .. }) {
-                    tracing::warn!(%tenant, %op_id, object, "the provider says a refund that succeeded failed afterwards");
-                }
                 return settled(format!(
                     "{op_id} is already {}; the provider says {object} is {}",
                     settled_already.label(),
@@ -171,6 +175,13 @@ impl Executor {
             let escalated =
                 ledger.execute(tenant, op_id, Command::Escalate { reason }, &actor, AttemptReport::default());
             after = escalated.await?.operation.snapshot.state;
+        }
+        if failed_after_success {
+            tracing::warn!(%tenant, %op_id, object, "the provider says an operation that succeeded failed afterwards");
+            return settled(format!(
+                "{op_id} had succeeded and the provider now says {object} failed: it is now {}, for a person to settle",
+                after.label()
+            ));
         }
         settled(format!("{op_id} is now {} ({object})", after.label()))
     }
@@ -217,12 +228,20 @@ impl Executor {
     /// Adyen cannot be asked about a refund, so the signed item itself is its word, and it is
     /// never dropped: while the operation's send is in flight it waits for Adyen to send it again. A `REFUND`
     /// settles the operation whose key is its merchantReference (succeeded, or failed with
-    /// Adyen's reason); a `REFUND_FAILED` fails one still unsettled. Once per item.
+    /// Adyen's reason); a `REFUND_FAILED` fails one still unsettled, and hands one that succeeded
+    /// to people. Once per item.
+    ///
+    /// An item whose `merchantAccountCode` is not the connection's `merchant_account` is refused:
+    /// it changes nothing, and its outcome, stored with it and in the audit trail, says why. It is
+    /// still answered `[accepted]`: its HMAC verified, so Adyen sent it (a company-level webhook
+    /// carries every merchant account's notifications), and Adyen sends an item it was not
+    /// answered `[accepted]` for again for days, to the same refusal.
     #[tracing::instrument(skip_all, fields(tenant = %tenant, connection, event = %item.event_id()))]
     pub async fn receive_adyen_item(
         &self,
         tenant: &TenantId,
         connection: &str,
+        merchant_account: Option<&str>,
         item: AdyenItem,
         payload: String,
     ) -> Result<EventOutcome, EventError> {
@@ -237,6 +256,14 @@ impl Executor {
         };
         let process = async {
             let unmatched = |outcome: String| Ok(EventOutcome { outcome, op_id: None });
+            if merchant_account != Some(item.merchant_account.as_str()) {
+                tracing::warn!(%tenant, connection, merchant_account = item.merchant_account, "an Adyen item for another merchant account was refused");
+                return unmatched(format!(
+                    "refused: the item is about merchant account {:?}, not this connection's ({})",
+                    item.merchant_account,
+                    merchant_account.unwrap_or("none")
+                ));
+            }
             let status = match (item.event_code.as_str(), item.success) {
                 ("REFUND", true) => ProviderStatus::Succeeded,
                 ("REFUND", false) | ("REFUND_FAILED", _) => ProviderStatus::Failed {

@@ -4,7 +4,8 @@
 //! webhook, of `pspReference:originalReference:merchantAccountCode:merchantReference:value:currency:eventCode:success`.
 //! The refund's outcome arrives as `REFUND` (`success` "true" or "false", with a `reason`), and a
 //! refund that succeeded may still fail later (`REFUND_FAILED`). Adyen expects `[accepted]` in
-//! answer. Each item is one event, identified by its pspReference, event code and success.
+//! answer. Each item is one event, identified by its merchant account, pspReference, event code and
+//! success.
 
 use base64::{engine::general_purpose::STANDARD as BASE64, Engine};
 use hmac::{Hmac, Mac};
@@ -35,9 +36,10 @@ pub struct AdyenItem {
 }
 
 impl AdyenItem {
-    /// The event's identity: the same notification sent twice is one event.
+    /// The event's identity: the same notification sent twice is one event, and one about another
+    /// merchant account (which the connection refuses) is not this account's.
     pub fn event_id(&self) -> String {
-        format!("{}:{}:{}", self.psp_reference, self.event_code, self.success)
+        format!("{}:{}:{}:{}", self.merchant_account, self.psp_reference, self.event_code, self.success)
     }
 
     /// Whether its HMAC signature is the one `hmac_key` (hexadecimal) makes, compared in constant
@@ -155,7 +157,7 @@ mod tests {
         let items = parse(body.to_string().as_bytes()).unwrap();
         assert!(items[0].verifies(KEY));
         assert!(!items[0].verifies("00"), "another key");
-        assert_eq!(items[0].event_id(), "8816178914080001:REFUND:true");
+        assert_eq!(items[0].event_id(), "ShopTW:8816178914080001:REFUND:true");
         assert!(items[0].success && items[0].value == 38000);
         signed["amount"]["value"] = json!(99000);
         let changed = json!({"notificationItems": [{"NotificationRequestItem": signed}]});

@@ -331,7 +331,7 @@ pub async fn record_outcome(
     report.check_bounds().map_err(|(field, problem)| ApiError::invalid_field(field, problem))?;
     let command = Command::RecordOutcome { attempt, outcome: body.outcome() };
     let updated = state.ledger.execute(&caller.tenant, &op_id, command, &caller.actor, report).await?;
-    let message = updated.operation.snapshot.state.caller_message().to_owned();
+    let message = updated.operation.snapshot.caller_message().to_owned();
     Ok(Json(OperationAnswer { message, operation: OperationView::committed(updated) }))
 }
 

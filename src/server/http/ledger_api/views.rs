@@ -96,7 +96,7 @@ impl OperationView {
             subject,
             provider,
             state: snapshot.state.as_str().to_owned(),
-            message: snapshot.state.caller_message().to_owned(),
+            message: snapshot.caller_message().to_owned(),
             params: params.as_value().clone(),
             fingerprint: snapshot.fingerprint.to_string(),
             amount,
