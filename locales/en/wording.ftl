@@ -30,6 +30,9 @@ wording-settling-key-only = { $provider } cannot be asked about it: a lost answe
 wording-settling-lookup-only = { $provider } takes no idempotency key, so nothing is ever sent to it twice by itself: a lost answer is looked up by the op id, and a lookup that finds nothing goes to a person.
 wording-settling-at-most-once = { $provider } takes no idempotency key and cannot be asked what it did: it is sent at most once, and a lost answer goes straight to a person with what was seen.
 # The following sentences are added after the one above; in English they start with a space.
+wording-settling-5xx-same-key = {" "}After a server error (5xx), { $provider } answers a re-send under the same key with that error again, so a 5xx is never settled by a re-send: only by what { $provider } says of the operation, or by a person.
+wording-settling-5xx-retry = {" "}After a server error (5xx), { $provider } runs a re-send under the same key again, so a 5xx is settled as a lost answer is: re-sent with the same key while the key is remembered.
+wording-settling-5xx-unknown = {" "}Whether { $provider } runs a re-send under the same key again after a server error (5xx) is not known, so a 5xx is never settled by a re-send: only by what { $provider } says of the operation, or by a person.
 wording-settling-adyen = {" "}Adyen answers every refund “received”: its REFUND webhook says whether it was done.
 wording-settling-paypal = {" "}A PENDING refund is read again by its id until PayPal completes or fails it.
 wording-settling-stripe = {" "}A pending refund is read again by its id, or settled by Stripe's webhook, until it succeeds or fails.

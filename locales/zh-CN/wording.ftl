@@ -17,6 +17,9 @@ wording-settling-key-only = 无法向 { $provider } 查询这项操作：丢失�
 wording-settling-lookup-only = { $provider } 不支持幂等键，因此系统绝不会自动重复发送：丢失的响应会按操作 ID 查询，查不到结果时转交人工处理。
 wording-settling-at-most-once = { $provider } 不支持幂等键，也无法查询它做了什么：最多只发送一次，丢失的响应会连同已知情况直接转交人工处理。
 # 以下句子接在上一句之后。
+wording-settling-5xx-same-key = 发生服务器错误（500 系列状态码）后，{ $provider } 对相同幂等键的重发只会再返回同一个错误，因此这种错误绝不靠重发确认，只能依据 { $provider } 对这项操作的说法或由人工确认。
+wording-settling-5xx-retry = 发生服务器错误（500 系列状态码）后，{ $provider } 会重新处理用相同幂等键重发的请求，因此这种错误与丢失的响应一样处理：在幂等键保留期内用相同的幂等键重发。
+wording-settling-5xx-unknown = 不确定 { $provider } 在服务器错误（500 系列状态码）后是否会重新处理用相同幂等键重发的请求，因此这种错误绝不靠重发确认，只能依据 { $provider } 对这项操作的说法或由人工确认。
 wording-settling-adyen = Adyen 对每笔退款都先回复“received”：是否完成，由它的 REFUND Webhook 告知。
 wording-settling-paypal = 状态为 PENDING 的退款会按其 ID 重新读取，直到 PayPal 完成或判定失败。
 wording-settling-stripe = 处理中的退款会按其 ID 重新读取，或由 Stripe 的 Webhook 确认，直到成功或失败。

@@ -17,6 +17,9 @@ wording-settling-key-only = 無法向 { $provider } 查詢這項操作：遺失�
 wording-settling-lookup-only = { $provider } 不接受冪等鍵，因此系統絕不會自行重複送出：遺失的回應會以操作 ID 查詢，查無結果時交由人員處理。
 wording-settling-at-most-once = { $provider } 不接受冪等鍵，也無法查詢它做了什麼：最多只會送出一次，遺失的回應會連同已知的情況直接交由人員處理。
 # 以下句子接在上一句之後。
+wording-settling-5xx-same-key = 發生伺服器錯誤（500 系列狀態碼）後，{ $provider } 對相同冪等鍵的重送只會再回覆同一個錯誤，因此這種錯誤絕不靠重送確認，只能依 { $provider } 對這項操作的說法或由人員確認。
+wording-settling-5xx-retry = 發生伺服器錯誤（500 系列狀態碼）後，{ $provider } 會重新處理以相同冪等鍵重送的請求，因此這種錯誤與遺失的回應一樣處理：在冪等鍵保留期間內以相同的冪等鍵重送。
+wording-settling-5xx-unknown = 不確定 { $provider } 在伺服器錯誤（500 系列狀態碼）後是否會重新處理以相同冪等鍵重送的請求，因此這種錯誤絕不靠重送確認，只能依 { $provider } 對這項操作的說法或由人員確認。
 wording-settling-adyen = Adyen 對每筆退款都先回覆「received」：是否完成，由它的 REFUND Webhook 告知。
 wording-settling-paypal = 狀態為 PENDING 的退款會依其 ID 重新讀取，直到 PayPal 完成或判定失敗。
 wording-settling-stripe = 處理中的退款會依其 ID 重新讀取，或由 Stripe 的 Webhook 確認，直到成功或失敗。

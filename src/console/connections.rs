@@ -90,7 +90,7 @@ pub(crate) mod ssr {
     use super::*;
     use crate::console::guard::{actor, reads, refused, unavailable, SignedIn};
     use crate::console::language::current_language;
-    use crate::domain::connection::{Capabilities, ProviderKind, Settles};
+    use crate::domain::connection::{After5xx, Capabilities, ProviderKind, Settles};
     use crate::domain::http_api::HttpApi;
     use crate::domain::language::Language;
     use crate::domain::wording::retention_words;
@@ -153,11 +153,22 @@ pub(crate) mod ssr {
     /// An operation kind a described API serves, with how a lost answer is settled there.
     fn served(kind: &str, capabilities: Capabilities, language: Language) -> String {
         let window = retention_words(capabilities.key_retention, language);
+        let after_5xx = match capabilities.after_5xx {
+            After5xx::SameKey => t!(language, "admin-serves-5xx-same-key"),
+            After5xx::Retry => t!(language, "admin-serves-5xx-retry"),
+            After5xx::Unknown => t!(language, "admin-serves-5xx-unknown"),
+        };
         match capabilities.settles() {
-            Settles::KeyAndLookup => {
-                t!(language, "admin-serves-key-and-lookup", kind = kind, window = window)
+            Settles::KeyAndLookup => t!(
+                language,
+                "admin-serves-key-and-lookup",
+                kind = kind,
+                window = window,
+                after_5xx = after_5xx
+            ),
+            Settles::KeyOnly => {
+                t!(language, "admin-serves-key-only", kind = kind, window = window, after_5xx = after_5xx)
             }
-            Settles::KeyOnly => t!(language, "admin-serves-key-only", kind = kind, window = window),
             Settles::LookupOnly => t!(language, "admin-serves-lookup-only", kind = kind),
             Settles::AtMostOnce => t!(language, "admin-serves-at-most-once", kind = kind),
         }

@@ -1,7 +1,7 @@
 //! Provider connections: which kind of API a tenant's provider speaks, what each kind can answer
-//! (how long it remembers an idempotency key and how long a key may be, whether an operation can
-//! be looked up, whether outcomes come later), the key each kind is sent, and the rules for a
-//! provider's name. The state machine and the reconciler read these capabilities, never a
+//! (how long it remembers an idempotency key and how long a key may be, what a re-send under the
+//! key gets after a server error, whether an operation can be looked up, whether outcomes come
+//! later), the key each kind is sent, and the rules for a provider's name. The state machine and the reconciler read these capabilities, never a
 //! provider's name. The secret itself never enters the domain.
 
 use chrono::Duration;
@@ -45,6 +45,8 @@ pub struct Capabilities {
     pub key_retention: Duration,
     /// The longest idempotency key it takes.
     pub key_max_len: usize,
+    /// What a re-send under the same key gets after the downstream answered a server error (5xx).
+    pub after_5xx: After5xx,
     /// Whether an operation can be looked up at the provider by what it wrote there.
     pub lookup: bool,
     /// Whether the provider's payment can be read before a refund (the amount left to refund);
@@ -52,6 +54,47 @@ pub struct Capabilities {
     pub payment_read: bool,
     /// Whether the business result may come later than the answer (pending, then a webhook).
     pub outcomes_later: bool,
+}
+
+/// What a downstream that honours a key does with a re-send under that key after it answered a
+/// server error (5xx): `after_5xx` in a description (`domain::http_api`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum After5xx {
+    /// It replays its first answer to the key, the 5xx included (Stripe's cached 500): a re-send
+    /// under the key is pointless, and only a lookup or a person settles the operation.
+    SameKey,
+    /// It runs a re-send under the same key again: the operation is re-sent once with the same
+    /// key within the key's window.
+    Retry,
+    /// Not known: treated as `same_key`, since a re-send is never assumed to be run again.
+    #[default]
+    Unknown,
+}
+
+impl After5xx {
+    pub const ALL: [After5xx; 3] = [After5xx::SameKey, After5xx::Retry, After5xx::Unknown];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            After5xx::SameKey => "same_key",
+            After5xx::Retry => "retry",
+            After5xx::Unknown => "unknown",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<After5xx> {
+        After5xx::ALL.into_iter().find(|value| value.as_str() == text)
+    }
+
+    /// Whether a re-send under the same key after a 5xx would only get the 5xx again, as far as
+    /// anyone can tell: unless the downstream is known to run it again, it is taken to.
+    pub fn replays(self) -> bool {
+        match self {
+            After5xx::SameKey | After5xx::Unknown => true,
+            After5xx::Retry => false,
+        }
+    }
 }
 
 /// How a lost answer can be settled at a downstream, from what it honours: the four cases of a
@@ -77,6 +120,7 @@ impl Capabilities {
     pub const NOTHING: Capabilities = Capabilities {
         key_retention: Duration::zero(),
         key_max_len: 255,
+        after_5xx: After5xx::Unknown,
         lookup: false,
         payment_read: true,
         outcomes_later: false,
@@ -123,17 +167,22 @@ impl ProviderKind {
         }
     }
 
-    /// What this kind of provider remembers, takes and answers: Stripe keeps a key at least 24 h
-    /// (255 characters); Adyen at least 31 days (64 characters), and has no lookup in its Checkout
+    /// What this kind of provider remembers, takes and answers, from its published documentation:
+    /// Stripe keeps a key at least 24 h (255 characters) and replays its first answer to it, "500
+    /// errors" included; Adyen at least 31 days (64 characters), and has no lookup in its Checkout
     /// API, so outcomes come by webhook; PayPal 45 days, with `PayPal-Request-Id` of up to 108
-    /// characters. The services are this project's own after-sale API. A described HTTP API
-    /// honours what its description declares, per operation kind (`HttpApi::capabilities`); the
-    /// kind alone promises nothing.
+    /// characters, and calls that failed with a 5xx may be retried under it; the email API in
+    /// Resend's shape 24 h (256 characters). What Adyen and Resend do with a re-send after their
+    /// 5xx is not established from their pages, so it is not known. The services are this
+    /// project's own after-sale API, which replays its first answer to a key as Stripe does. A
+    /// described HTTP API honours what its description declares, per operation kind
+    /// (`HttpApi::capabilities`); the kind alone promises nothing.
     pub fn capabilities(self) -> Capabilities {
         match self {
             ProviderKind::Stripe => Capabilities {
                 key_retention: Duration::hours(24),
                 key_max_len: 255,
+                after_5xx: After5xx::SameKey,
                 lookup: true,
                 payment_read: true,
                 outcomes_later: true,
@@ -141,6 +190,7 @@ impl ProviderKind {
             ProviderKind::Adyen => Capabilities {
                 key_retention: Duration::days(31),
                 key_max_len: 64,
+                after_5xx: After5xx::Unknown,
                 lookup: false,
                 payment_read: false,
                 outcomes_later: true,
@@ -148,6 +198,7 @@ impl ProviderKind {
             ProviderKind::PayPal => Capabilities {
                 key_retention: Duration::days(45),
                 key_max_len: 108,
+                after_5xx: After5xx::Retry,
                 lookup: true,
                 payment_read: true,
                 outcomes_later: true,
@@ -156,6 +207,7 @@ impl ProviderKind {
             ProviderKind::Email => Capabilities {
                 key_retention: Duration::hours(24),
                 key_max_len: 256,
+                after_5xx: After5xx::Unknown,
                 lookup: false,
                 payment_read: true,
                 outcomes_later: false,
@@ -163,6 +215,7 @@ impl ProviderKind {
             ProviderKind::Services | ProviderKind::Orders => Capabilities {
                 key_retention: Duration::hours(24),
                 key_max_len: 255,
+                after_5xx: After5xx::SameKey,
                 lookup: true,
                 payment_read: true,
                 outcomes_later: false,
@@ -337,6 +390,23 @@ mod tests {
         let lookup_only =
             Capabilities { key_retention: Duration::zero(), ..ProviderKind::PayPal.capabilities() };
         assert_eq!(lookup_only.settles(), Settles::LookupOnly);
+    }
+
+    #[test]
+    fn what_a_re_send_after_a_5xx_gets_is_each_kinds_own_and_never_assumed_safe() {
+        for value in After5xx::ALL {
+            assert_eq!(After5xx::parse(value.as_str()), Some(value));
+        }
+        assert_eq!(After5xx::parse("same-key"), None);
+        assert_eq!(After5xx::default(), After5xx::Unknown);
+        assert!(After5xx::Unknown.replays() && After5xx::SameKey.replays() && !After5xx::Retry.replays());
+        let after_5xx = |kind: ProviderKind| kind.capabilities().after_5xx;
+        assert_eq!(after_5xx(ProviderKind::Stripe), After5xx::SameKey, "Stripe: including 500 errors");
+        assert_eq!(after_5xx(ProviderKind::PayPal), After5xx::Retry, "PayPal: 5xx may be retried");
+        assert_eq!(after_5xx(ProviderKind::Adyen), After5xx::Unknown);
+        assert_eq!(after_5xx(ProviderKind::Email), After5xx::Unknown);
+        assert_eq!(after_5xx(ProviderKind::Services), After5xx::SameKey);
+        assert_eq!(Capabilities::NOTHING.after_5xx, After5xx::Unknown);
     }
 
     #[test]

@@ -1,9 +1,9 @@
 //! A tenant's own HTTP API, as a declarative description says it works: the operation kinds it
 //! serves and, for each, the request that performs it (method, path and body built from the
 //! operation's stored parameters, its op id, tenant and key, nothing else), the idempotency key
-//! header it honours if any, the lookup that finds an operation again if any, where its answers
-//! hold the external id and the status, and how its statuses and HTTP codes map onto the domain's
-//! outcomes and failure classes. What it honours is its capabilities: the state machine and the
+//! header it honours if any (and what a re-send under it gets after a 5xx), the lookup that finds
+//! an operation again if any, where its answers hold the external id and the status, and how its
+//! statuses and HTTP codes map onto the domain's outcomes and failure classes. What it honours is its capabilities: the state machine and the
 //! reconciler read them as they read a payment provider's.
 //!
 //! The description is JSON, `"format": "opledger/http-api/1"`. Unknown fields are refused, so a
@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
-use super::connection::Capabilities;
+use super::connection::{After5xx, Capabilities};
 use super::failure::{classify_http_answer, FailureClass};
 use super::machine::ProviderStatus;
 use super::params::CanonicalParams;
@@ -115,8 +115,9 @@ pub enum Encoding {
     Form,
 }
 
-/// The idempotency key an API honours: the header it reads, how long it remembers a key, and the
-/// longest key it takes.
+/// The idempotency key an API honours: the header it reads, how long it remembers a key, the
+/// longest key it takes, and what a re-send under the key gets after the API answered a 5xx
+/// (`same_key`, `retry`, or `unknown` when left out, which is taken as `same_key`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct KeySpec {
@@ -124,6 +125,8 @@ pub struct KeySpec {
     pub remembered_s: u32,
     #[serde(default = "default_key_len")]
     pub max_len: usize,
+    #[serde(default)]
+    pub after_5xx: After5xx,
 }
 
 fn default_key_len() -> usize {
@@ -267,8 +270,9 @@ impl HttpApi {
         self.operations.get(kind)
     }
 
-    /// What the API honours for operations of `kind`: its key (how long, how long a key may be)
-    /// and whether it can be looked up. An API that serves no such kind honours nothing.
+    /// What the API honours for operations of `kind`: its key (how long, how long a key may be,
+    /// what a re-send under it gets after a 5xx) and whether it can be looked up. An API that
+    /// serves no such kind honours nothing.
     pub fn capabilities(&self, kind: &str) -> Capabilities {
         let spec = self.operations.get(kind);
         let key = spec.and_then(|spec| spec.key.as_ref());
@@ -277,6 +281,7 @@ impl HttpApi {
                 chrono::Duration::seconds(i64::from(key.remembered_s))
             }),
             key_max_len: key.map_or(255, |key| key.max_len),
+            after_5xx: key.map_or(After5xx::Unknown, |key| key.after_5xx),
             lookup: spec.is_some_and(|spec| spec.lookup.is_some()),
             payment_read: true,
             outcomes_later: spec.is_some_and(|spec| {
@@ -699,9 +704,17 @@ mod tests {
         let caps = api.capabilities("open_ticket");
         assert_eq!(caps.key_retention, chrono::Duration::hours(1));
         assert!(caps.lookup && caps.outcomes_later);
+        assert_eq!(caps.after_5xx, After5xx::Unknown, "left out, it is not known");
         let none = api.capabilities("send_letter");
         assert_eq!(none.key_retention, chrono::Duration::zero());
         assert!(!none.lookup, "a kind it does not serve honours nothing");
+        assert_eq!(none.after_5xx, After5xx::Unknown);
+        for value in After5xx::ALL {
+            let mut description: Value = serde_json::from_str(&helpdesk()).unwrap();
+            description["operations"]["open_ticket"]["key"]["after_5xx"] = json!(value.as_str());
+            let api = HttpApi::parse(&description.to_string()).unwrap();
+            assert_eq!(api.capabilities("open_ticket").after_5xx, value, "{}", value.as_str());
+        }
     }
 
     #[test]
@@ -774,6 +787,11 @@ mod tests {
                 json!({"format": FORMAT, "operations": {"ping": {"request": {"method": "POST", "path": "/p"},
                     "key": {"header": "Idempotency Key", "remembered_s": 60}}}}),
                 "operations.ping.key.header",
+            ),
+            (
+                json!({"format": FORMAT, "operations": {"ping": {"request": {"method": "POST", "path": "/p"},
+                    "key": {"header": "X-Key", "remembered_s": 60, "after_5xx": "sometimes"}}}}),
+                "unknown variant `sometimes`, expected one of `same_key`, `retry`, `unknown`",
             ),
             (
                 json!({"format": FORMAT, "operations": {"ping": {"request": {"method": "POST", "path": "/p"},

@@ -31,6 +31,7 @@ use crate::t;
 use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 
+use super::connection::After5xx;
 use super::failure::{Consequence, FailureClass};
 use super::ids::{Actor, ActorKind, AttemptNumber};
 use super::language::Language;
@@ -174,6 +175,9 @@ pub struct Snapshot {
     pub key_first_sent_at: Option<DateTime<Utc>>,
     /// How long the provider remembers an idempotency key (Stripe: at least 24 hours).
     pub key_retention: Duration,
+    /// What a re-send under the key gets after the provider answered a 5xx (Stripe: the same 5xx).
+    #[serde(default)]
+    pub after_5xx: After5xx,
     pub cancel_requested: bool,
     /// The provider's words for why it failed after accepting it (Stripe's `failure_reason`), or
     /// after it had reported it succeeded: then the operation waits for a person in `needs_review`
@@ -199,6 +203,7 @@ impl Snapshot {
             last_failure: None,
             key_first_sent_at: None,
             key_retention,
+            after_5xx: After5xx::Unknown,
             cancel_requested: false,
             failure_reason: None,
         }
@@ -803,11 +808,13 @@ pub fn check(
                     "Further processing was stopped; only a lookup can settle this operation now.",
                 ));
             }
-            if snapshot.last_failure == Some(FailureClass::ServerError) {
-                return Err(reject(
-                    RejectionCode::CachedServerError,
-                    "The provider answered with a server error, which it replays for the same key: only a lookup can settle it.",
-                ));
+            let cached = match snapshot.after_5xx {
+                After5xx::SameKey => Some("The provider answered with a server error, which it replays for the same key: only a lookup can settle it."),
+                After5xx::Unknown => Some("The provider answered with a server error, and it is not known whether it runs a re-send under the same key again or replays that error: only a lookup can settle it."),
+                After5xx::Retry => None,
+            };
+            if let (Some(FailureClass::ServerError), Some(words)) = (snapshot.last_failure, cached) {
+                return Err(reject(RejectionCode::CachedServerError, words));
             }
             if snapshot.key_retention <= Duration::zero() {
                 return Err(reject(

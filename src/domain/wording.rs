@@ -10,7 +10,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::compensation::Compensation;
-use super::connection::{Capabilities, ProviderKind, Settles, REFUNDS_PROVIDER, SERVICES_PROVIDER};
+use super::connection::{After5xx, Capabilities, ProviderKind, Settles, REFUNDS_PROVIDER, SERVICES_PROVIDER};
 use super::language::Language;
 use super::machine::{CommandKind, State};
 use super::money::Money;
@@ -63,7 +63,8 @@ pub fn retention_words(retention: chrono::Duration, language: Language) -> Strin
 
 /// How an unknown or accepted result is settled at a provider of `kind` that honours
 /// `capabilities`, in words: whether it can be asked, whether and how long it remembers a key,
-/// and what says an accepted operation's outcome.
+/// what a re-send under the key gets after a server error, and what says an accepted operation's
+/// outcome.
 pub fn settling(
     capabilities: Capabilities,
     kind: ProviderKind,
@@ -80,6 +81,12 @@ pub fn settling(
         Settles::LookupOnly => t!(language, "wording-settling-lookup-only", provider = &name),
         Settles::AtMostOnce => t!(language, "wording-settling-at-most-once", provider = &name),
     };
+    let after_5xx = match (capabilities.honours_keys(), capabilities.after_5xx) {
+        (false, _) => String::new(),
+        (true, After5xx::SameKey) => t!(language, "wording-settling-5xx-same-key", provider = &name),
+        (true, After5xx::Retry) => t!(language, "wording-settling-5xx-retry", provider = &name),
+        (true, After5xx::Unknown) => t!(language, "wording-settling-5xx-unknown", provider = &name),
+    };
     let later = match kind {
         ProviderKind::Adyen => t!(language, "wording-settling-adyen"),
         ProviderKind::PayPal => t!(language, "wording-settling-paypal"),
@@ -95,7 +102,7 @@ pub fn settling(
     } else {
         t!(language, "wording-settling-no-payment-read", provider = &name)
     };
-    format!("{}{later}{left}", capitalised(&asked))
+    format!("{}{after_5xx}{later}{left}", capitalised(&asked))
 }
 
 /// What an operation of `kind` is, for the agent, with its amount and the line item it concerns
@@ -487,9 +494,18 @@ mod tests {
         assert!(paypal.starts_with("A lost answer is found by asking PayPal"), "{paypal}");
         assert!(paypal.contains("PayPal remembers a key 45 days"), "{paypal}");
         assert!(!paypal.contains("shop's order"), "PayPal's capture is read: {paypal}");
+        assert!(
+            paypal.contains("After a server error (5xx), PayPal runs a re-send under the same key again"),
+            "{paypal}"
+        );
+        assert!(adyen.contains("Whether Adyen runs a re-send under the same key again"), "{adyen}");
         let stripe =
             settling(ProviderKind::Stripe.capabilities(), ProviderKind::Stripe, "stripe", Language::En);
         assert!(stripe.contains("Stripe remembers a key 24 hours"), "{stripe}");
+        assert!(
+            stripe.contains("Stripe answers a re-send under the same key with that error again"),
+            "{stripe}"
+        );
         let keyless = Capabilities { key_retention: chrono::Duration::zero(), ..Capabilities::NOTHING };
         let helpdesk =
             settling(Capabilities { lookup: true, ..keyless }, ProviderKind::Http, "helpdesk", Language::En);
@@ -504,6 +520,10 @@ mod tests {
         assert!(
             mailer.contains("it is sent at most once, and a lost answer goes straight to a person"),
             "{mailer}"
+        );
+        assert!(
+            !mailer.contains("5xx") && !helpdesk.contains("5xx"),
+            "without a key, no re-send to speak of"
         );
         assert_eq!(retention_words(chrono::Duration::days(45), Language::En), "45 days");
         assert_eq!(retention_words(chrono::Duration::hours(36), Language::En), "36 hours");

@@ -356,6 +356,47 @@ fn a_cached_server_error_or_an_expired_key_forbids_a_resend() {
 }
 
 #[test]
+fn a_re_send_after_a_5xx_follows_what_the_downstream_does_with_it() {
+    use crate::domain::connection::After5xx;
+    let reconciler = Actor::system("reconciler");
+    let table = [
+        (After5xx::SameKey, FailureClass::ServerError, Some(RejectionCode::CachedServerError)),
+        (After5xx::Unknown, FailureClass::ServerError, Some(RejectionCode::CachedServerError)),
+        (After5xx::Retry, FailureClass::ServerError, None),
+        (After5xx::SameKey, FailureClass::Timeout, None),
+        (After5xx::Unknown, FailureClass::Timeout, None),
+        (After5xx::Retry, FailureClass::Timeout, None),
+    ];
+    for (after_5xx, failure, refused) in table {
+        for state in [State::Unknown, State::NeedsReview] {
+            let snapshot = Snapshot { after_5xx, last_failure: Some(failure), ..typical(state) };
+            let decided = decide(&snapshot, Command::ResendSameKey, &reconciler, now());
+            assert_eq!(
+                decided.as_ref().err().map(|r| r.code),
+                refused,
+                "{} after {failure:?} in {state:?}",
+                after_5xx.as_str()
+            );
+            let offered =
+                allowed_commands(&snapshot, &reconciler, now()).contains(&CommandKind::ResendSameKey);
+            assert_eq!(offered, refused.is_none(), "the console offers what decide allows");
+        }
+    }
+    assert_eq!(
+        Snapshot::new(REQUESTER, fingerprint(), false, Duration::hours(24)).after_5xx,
+        After5xx::Unknown
+    );
+    let mut expired = Snapshot { after_5xx: After5xx::Retry, ..typical(State::Unknown) };
+    expired.last_failure = Some(FailureClass::ServerError);
+    expired.key_first_sent_at = Some(now() - Duration::hours(25));
+    let refused = decide(&expired, Command::ResendSameKey, &reconciler, now()).unwrap_err();
+    assert_eq!(refused.code, RejectionCode::KeyExpired, "a downstream that runs it again still forgets keys");
+    let keyless = Snapshot { after_5xx: After5xx::Retry, key_retention: Duration::zero(), ..expired };
+    let refused = decide(&keyless, Command::ResendSameKey, &reconciler, now()).unwrap_err();
+    assert_eq!(refused.code, RejectionCode::NoKey);
+}
+
+#[test]
 fn an_operation_sent_to_a_downstream_without_keys_is_never_re_sent() {
     let mut keyless = typical(State::Unknown);
     keyless.key_retention = Duration::zero();

@@ -39,7 +39,7 @@ use super::store::records::{
 use super::store::{Reads, Store, StoreError};
 use crate::domain::{
     audit::{AuditEntry, AuditRecord},
-    connection::{check_claimed_key_retention, fitted_key, server_kind_of, Capabilities, ProviderKind},
+    connection::{check_claimed_key_retention, fitted_key, server_kind_of, After5xx, Capabilities, ProviderKind},
     http_api::HttpApi,
     ids::{check_subject, Actor, OpId, TenantId},
     machine::{decide, Command, Rejection, Snapshot, State},
@@ -455,8 +455,10 @@ impl Ledger {
             &request.provider,
             request.params.money("amount"),
         );
-        let snapshot =
-            Snapshot::new(&request.requested_by, fingerprint.clone(), needs_approval, key_retention);
+        let snapshot = Snapshot {
+            after_5xx: capabilities.map_or(After5xx::Unknown, |capabilities| capabilities.after_5xx),
+            ..Snapshot::new(&request.requested_by, fingerprint.clone(), needs_approval, key_retention)
+        };
         let registered = OperationStep { at, action: "register", from: None, to: snapshot.state, reason };
         let audit = Self::operation_entry(
             tenant,
@@ -537,8 +539,9 @@ impl Ledger {
     /// the action the connector performs for its kind (never to the kind's label: the approval
     /// policy is applied to that action), gets its key within the provider's length, and the time
     /// the provider remembers that key (the connection's own, where the operator set one; none at
-    /// all for a downstream that honours no key, which is therefore never sent it twice). A
-    /// described HTTP API performs and honours what its description declares for the kind.
+    /// all for a downstream that honours no key, which is therefore never sent it twice) and what a
+    /// re-send under it gets after a 5xx. A described HTTP API performs and honours what its
+    /// description declares for the kind.
     async fn downstream(
         &self,
         tenant: &TenantId,

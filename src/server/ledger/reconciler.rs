@@ -5,7 +5,9 @@
 //! recorded in the status the provider gives the object (succeeded, accepted, or failed there);
 //! not found while the provider still remembers the key means a re-send with the same key and the
 //! stored parameters, once they agree with the provider's facts and the approval policy (otherwise
-//! a person reviews it); a key past its retention or a cached 500 means a person must review it.
+//! a person reviews it); a key past its retention, or a 5xx from a downstream that replays it under
+//! the same key (Stripe's cached 500) or is not known to run a re-send again, means a person must
+//! review it, while a downstream known to run it again (`After5xx::Retry`) is re-sent.
 //! What the downstream honours decides which of these it can do (`Settles`): one that cannot be
 //! asked is re-sent with the same key within its window; one that takes no key is only looked up,
 //! and an empty lookup goes to people; one that can do neither goes to people at once.
@@ -326,8 +328,11 @@ impl Reconciler {
                 self.resend_or_escalate(tenant, operation, connector, &evidence).await
             }
             Lookup::Unavailable { reason } => {
-                let hopeless = operation.snapshot.last_failure == Some(FailureClass::ServerError)
-                    || (capabilities.honours_keys() && !operation.snapshot.key_still_valid(now()));
+                let snapshot = &operation.snapshot;
+                let replayed_5xx =
+                    snapshot.last_failure == Some(FailureClass::ServerError) && snapshot.after_5xx.replays();
+                let hopeless =
+                    replayed_5xx || (capabilities.honours_keys() && !snapshot.key_still_valid(now()));
                 if hopeless {
                     let reason =
                         format!("the provider cannot say what happened ({reason}) and a re-send is not safe");

@@ -1,8 +1,9 @@
 //! The PayPal sandbox: the part of PayPal's REST API a refund needs, as PayPal's Payments v2
 //! reference and its server SDK describe it, with a shop of its own and PayPal's webhooks.
 //! `POST /v1/oauth2/token` (client credentials, HTTP basic) gives a bearer token;
-//! `POST /v2/payments/captures/{id}/refund` takes `PayPal-Request-Id` (the first answer replayed
-//! for 45 days; a second request while the first runs is `409 PREVIOUS_REQUEST_IN_PROGRESS`) and
+//! `POST /v2/payments/captures/{id}/refund` takes `PayPal-Request-Id` (the latest status of the
+//! first request answered again for 45 days, so a re-send after a 5xx gets the refund it made; a
+//! second request while the first runs is `409 PREVIOUS_REQUEST_IN_PROGRESS`) and
 //! `{"amount": {"value", "currency_code"}, "invoice_id", "custom_id"}` (TWD, JPY and HUF in whole
 //! units), answers `201` with the refund in `status` `COMPLETED` or, on demand, `PENDING` that
 //! settles later to `COMPLETED`, `FAILED` or `CANCELLED`, and refuses with `422` and
@@ -307,6 +308,12 @@ async fn handle_refund(
         }
         _ => make_refund(&sandbox, &capture, &request, key.as_deref(), outcome),
     };
+    if let Some(key) = &key {
+        // PayPal answers a request id it has seen with the latest status of that request, not with
+        // a 5xx the first request got: what is kept is what the request came to.
+        let remember = answer.0 != StatusCode::TOO_MANY_REQUESTS;
+        sandbox.lock().keyed.finish(key, stored_request, answer.clone(), now, remember);
+    }
     let answer = match fault.as_ref().map(|f| f.fault) {
         Some(FaultKind::Error500After) => (
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -314,10 +321,6 @@ async fn handle_refund(
         ),
         _ => answer,
     };
-    if let Some(key) = &key {
-        let remember = answer.0 != StatusCode::TOO_MANY_REQUESTS;
-        sandbox.lock().keyed.finish(key, stored_request, answer.clone(), now, remember);
-    }
     if let Some((FaultKind::DropResponse, ms)) = fault.map(|f| (f.fault, f.ms)) {
         tokio::time::sleep(std::time::Duration::from_millis(if ms == 0 { 120_000 } else { ms })).await;
     }

@@ -13,7 +13,7 @@ use super::records::{
 use super::StoreError;
 use crate::domain::{
     audit::{AuditEntry, AuditRecord, TrailEvent},
-    connection::ProviderKind,
+    connection::{After5xx, ProviderKind},
     failure::FailureClass,
     ids::{AttemptNumber, OpId, TenantId},
     language::Language,
@@ -50,7 +50,8 @@ pub(super) const OPERATION_COLUMNS: &str = "tenant, op_id, kind, subject, provid
     amount_minor, amount_currency, state, idempotency_key, key_first_sent_at_us, key_retention_s, \
     requested_by, compensates, approved_by, approved_fingerprint, approval_granted_at_us, \
     approval_expires_at_us, open_attempt, last_attempt, last_failure, cancel_requested, failure_reason, \
-    accepted_at_us, retry_of, action, (server_sends <> 0) as server_sends, version, created_at_us, updated_at_us";
+    accepted_at_us, retry_of, action, (server_sends <> 0) as server_sends, version, created_at_us, updated_at_us, \
+    after_5xx";
 
 /// The row a guarded write wrote, and whether it recorded its change's one external id: `None`
 /// when the write did not say (SQLite's, or one with no single external id to record).
@@ -93,6 +94,7 @@ pub(super) struct OperationRow {
     version: i64,
     created_at_us: i64,
     updated_at_us: i64,
+    after_5xx: String,
 }
 
 fn attempt_number(n: i64) -> Result<AttemptNumber, StoreError> {
@@ -135,6 +137,8 @@ impl OperationRow {
             last_failure,
             key_first_sent_at: self.key_first_sent_at_us.map(time).transpose()?,
             key_retention: chrono::Duration::seconds(self.key_retention_s),
+            after_5xx: After5xx::parse(&self.after_5xx)
+                .ok_or_else(|| corrupt("after_5xx")(self.after_5xx))?,
             cancel_requested: self.cancel_requested,
             failure_reason: self.failure_reason,
         };
@@ -186,9 +190,9 @@ const INSERT_OPERATION: &str = "insert into operations (tenant, op_id, kind, sub
     params, fingerprint, amount_minor, amount_currency, idempotency_key, key_retention_s, requested_by, \
     compensates, version, created_at_us, updated_at_us, state, key_first_sent_at_us, approved_by, \
     approved_fingerprint, approval_granted_at_us, approval_expires_at_us, open_attempt, last_attempt, \
-    last_failure, cancel_requested, failure_reason, server_sends, retry_of, action) \
+    last_failure, cancel_requested, failure_reason, server_sends, retry_of, action, after_5xx) \
     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 1, $14, $14, $15, $16, $17, $18, $19, \
-    $20, $21, $22, $23, $24, $25, $26, $27, $28) on conflict (tenant, op_id) do nothing returning ";
+    $20, $21, $22, $23, $24, $25, $26, $27, $28, $29) on conflict (tenant, op_id) do nothing returning ";
 
 const UPDATE_OPERATION: &str = "update operations set state = $1, key_first_sent_at_us = $2, \
     approved_by = $3, approved_fingerprint = $4, approval_granted_at_us = $5, approval_expires_at_us = $6, \
@@ -222,6 +226,7 @@ pub(super) fn operation_insert(new: &NewOperation) -> QueryText {
         SqlValue::Int(i64::from(new.server_sends)),
         SqlValue::MaybeText(new.retry_of.as_ref().map(|id| id.as_str().to_owned())),
         SqlValue::MaybeText(new.action.clone()),
+        SqlValue::Text(new.snapshot.after_5xx.as_str().to_owned()),
     ]);
     QueryText { values, ..QueryText::new(&format!("{INSERT_OPERATION}{OPERATION_COLUMNS}")) }
 }

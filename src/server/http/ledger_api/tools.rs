@@ -8,9 +8,11 @@
 //!   after that refund failed at the provider, `{…, retry_after_failure: true, failed_op_id}` makes
 //!   it again on purpose under the op id derived from the failed one (`…-retry-2`, see
 //!   `OpId::retry`), never by itself;
-//! - `create_aftersale {order_id, line_item_id}`: op `aftersale-<order>-<line item>`;
+//! - `create_aftersale {order_id, line_item_id}`: op `aftersale-<order>-<line item>`, at the
+//!   tenant's helpdesk (its after-sale service, or its own helpdesk described as an HTTP API),
+//!   whose name and capabilities the answer speaks of;
 //! - `schedule_pickup {order_id, line_item_id, date}`: op `pickup-<order>-<line item>-<date>` for
-//!   the item's after-sale ticket (another date is another intent);
+//!   the item's after-sale ticket (another date is another intent), at the tenant's helpdesk too;
 //! - `send_customer_email {order_id, template}`: op `email-<order>-<template>` (`customer_email`).
 
 use axum::{extract::State, http::HeaderMap, Json};
@@ -24,7 +26,7 @@ use super::error::{ApiError, ErrorEnvelope};
 use super::extract::{ApiJson, Caller};
 use super::locale::customer_language;
 use crate::domain::{
-    connection::{REFUNDS_PROVIDER, SERVICES_PROVIDER},
+    connection::{Settles, SERVICES_PROVIDER},
     ids::{OpId, TenantId},
     language::Language,
     machine::State as OpState,
@@ -175,8 +177,14 @@ pub async fn refund_item(
             caller.tenant
         )));
     };
-    let (order, item) =
-        order_and_item(&state, &caller.tenant, &provider, &request.order_id, &request.line_item_id).await?;
+    let (order, item) = order_and_item(
+        &state,
+        &caller.tenant,
+        (&provider, "refund"),
+        &request.order_id,
+        &request.line_item_id,
+    )
+    .await?;
     let first = OpId::for_line_item("refund", &order.id, &item.id).map_err(ApiError::invalid)?;
     let currency = Currency::parse(&order.currency).map_err(ApiError::invalid)?;
     let subject = Subject {
@@ -300,16 +308,15 @@ pub struct LineItemRequest {
 }
 
 /// The order and line item a tool names, read from the tenant's own shop, once it is known that
-/// the `provider` the tool sends to is connected for the tenant.
+/// the `provider` the tool sends to (its `service` in words: `refund`) is connected for the tenant.
 async fn order_and_item(
     state: &AppState,
     tenant: &TenantId,
-    provider: &str,
+    (provider, service): (&str, &str),
     order_id: &str,
     line_item_id: &str,
 ) -> Result<(Order, LineItem), ApiError> {
     if state.executor.connector(tenant, provider).await?.is_err() {
-        let service = if provider == REFUNDS_PROVIDER { "refund" } else { "after-sale and pickup" };
         return Err(ApiError::NotConnected(format!(
             "no {service} provider is connected for tenant {tenant}; nothing was recorded or sent"
         )));
@@ -346,6 +353,29 @@ pub(super) async fn shop_order(
     Ok(order)
 }
 
+/// The tenant's helpdesk for operations of `kind` (`create_aftersale`, `schedule_pickup`): its own
+/// connection named `sandbox`, else another of its own that performs `kind` (a helpdesk described
+/// as an HTTP API), else the server's after-sale service when it serves the tenant. Its name, and
+/// whether it can neither recognise a repeat nor be asked what it did for `kind`, so that a lost
+/// answer is told as such (sent at most once, a person checks).
+async fn helpdesk(state: &AppState, tenant: &TenantId, kind: &str) -> Result<(String, bool), ApiError> {
+    let mut names: Vec<String> =
+        state.ledger.reads().provider_connections(tenant).await?.into_iter().map(|c| c.name).collect();
+    names.sort_by_key(|name| name != SERVICES_PROVIDER);
+    names.push(SERVICES_PROVIDER.to_owned());
+    for name in names {
+        if let Ok(connector) = state.executor.connector(tenant, &name).await? {
+            if connector.action_for(kind).is_some() {
+                let at_most_once = connector.capabilities(kind).settles() == Settles::AtMostOnce;
+                return Ok((name, at_most_once));
+            }
+        }
+    }
+    Err(ApiError::NotConnected(format!(
+        "no after-sale and pickup provider is connected for tenant {tenant}; nothing was recorded or sent"
+    )))
+}
+
 /// Open an after-sale ticket for one line item of an order.
 #[utoipa::path(post, path = "/api/v1/tools/create_aftersale", request_body = LineItemRequest, tag = "tools", responses(
     (status = 200, body = ToolAnswer),
@@ -359,9 +389,15 @@ pub async fn create_aftersale(
 ) -> Result<Json<ToolAnswer>, ApiError> {
     let customer_language =
         customer_language(&state, &caller.tenant, request.locale.as_deref(), &headers).await?;
-    let (order, item) =
-        order_and_item(&state, &caller.tenant, SERVICES_PROVIDER, &request.order_id, &request.line_item_id)
-            .await?;
+    let (provider, at_most_once) = helpdesk(&state, &caller.tenant, "create_aftersale").await?;
+    let (order, item) = order_and_item(
+        &state,
+        &caller.tenant,
+        (&provider, "after-sale and pickup"),
+        &request.order_id,
+        &request.line_item_id,
+    )
+    .await?;
     let op_id = OpId::for_line_item("aftersale", &order.id, &item.id).map_err(ApiError::invalid)?;
     let params = CanonicalParams::from_value(json!({"order": order.id, "line_item": item.id}))
         .map_err(ApiError::invalid)?;
@@ -370,13 +406,13 @@ pub async fn create_aftersale(
             kind: "create_aftersale",
             amount: None,
             item: Some(&item.name),
-            provider: SERVICES_PROVIDER,
+            provider: &provider,
         },
         order_id: &order.id,
-        at_most_once: false,
+        at_most_once,
         customer_language,
     };
-    let registration = registration(&caller, op_id, "create_aftersale", SERVICES_PROVIDER, &order.id, params);
+    let registration = registration(&caller, op_id, "create_aftersale", &provider, &order.id, params);
     Ok(Json(run(&state, &caller, registration, &subject).await?))
 }
 
@@ -406,9 +442,15 @@ pub async fn schedule_pickup(
 ) -> Result<Json<ToolAnswer>, ApiError> {
     let customer_language =
         customer_language(&state, &caller.tenant, request.locale.as_deref(), &headers).await?;
-    let (order, item) =
-        order_and_item(&state, &caller.tenant, SERVICES_PROVIDER, &request.order_id, &request.line_item_id)
-            .await?;
+    let (provider, at_most_once) = helpdesk(&state, &caller.tenant, "schedule_pickup").await?;
+    let (order, item) = order_and_item(
+        &state,
+        &caller.tenant,
+        (&provider, "after-sale and pickup"),
+        &request.order_id,
+        &request.line_item_id,
+    )
+    .await?;
     let date = chrono::NaiveDate::parse_from_str(&request.date, "%Y-%m-%d")
         .map_err(|_| ApiError::Invalid(format!("date must be YYYY-MM-DD, got {:?}", request.date)))?;
     let ticket_op = OpId::for_line_item("aftersale", &order.id, &item.id).map_err(ApiError::invalid)?;
@@ -436,12 +478,12 @@ pub async fn schedule_pickup(
             kind: "schedule_pickup",
             amount: None,
             item: Some(&item_on_date),
-            provider: SERVICES_PROVIDER,
+            provider: &provider,
         },
         order_id: &order.id,
-        at_most_once: false,
+        at_most_once,
         customer_language,
     };
-    let registration = registration(&caller, op_id, "schedule_pickup", SERVICES_PROVIDER, &order.id, params);
+    let registration = registration(&caller, op_id, "schedule_pickup", &provider, &order.id, params);
     Ok(Json(run(&state, &caller, registration, &subject).await?))
 }

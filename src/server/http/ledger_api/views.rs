@@ -14,12 +14,14 @@ use crate::domain::{
     wording::failure_reason_words,
 };
 
-/// The downstream idempotency key's validity.
+/// The downstream idempotency key's validity, and what a re-send under it gets after the provider
+/// answered a 5xx (`same_key`, `retry` or `unknown`).
 #[derive(Debug, Serialize, ToSchema)]
 pub struct KeyView {
     pub first_sent_at: Option<DateTime<Utc>>,
     pub retention_s: i64,
     pub expires_at: Option<DateTime<Utc>>,
+    pub after_5xx: &'static str,
 }
 
 /// What the API shows of an operation: its state with what it means for the caller, its
@@ -115,6 +117,7 @@ impl OperationView {
                 first_sent_at: snapshot.key_first_sent_at,
                 retention_s: snapshot.key_retention.num_seconds(),
                 expires_at: snapshot.key_expires_at(),
+                after_5xx: snapshot.after_5xx.as_str(),
             },
             version,
             created_at,
