@@ -193,7 +193,18 @@ async fn connect_described(app: &TestApp, base_url: &str, description: String) -
 /// Records the ticket for order 1043 and, when it is new, runs the executor on it: what it came
 /// to, or how the same intent recorded earlier stands.
 async fn open_ticket(app: &TestApp, executor: &Executor) -> OpState {
-    let request = RegisterRequest {
+    match app.ledger.register(&acme(), &Actor::human("agent", Role::Support), ticket(None)).await.unwrap() {
+        Registration::Created(_) => {
+            executor.run(&acme(), &OpId::parse(OP).unwrap()).await.unwrap().operation.snapshot.state
+        }
+        Registration::Existing(stored) => stored.operation.snapshot.state,
+        Registration::Conflict { .. } => panic!("the same intent is no conflict"),
+    }
+}
+
+/// The ticket for order 1043, with the key window its caller claims, if any.
+fn ticket(key_retention: Option<chrono::Duration>) -> RegisterRequest {
+    RegisterRequest {
         op_id: OpId::parse(OP).unwrap(),
         kind: "open_ticket".into(),
         subject: "order:1043".into(),
@@ -206,14 +217,7 @@ async fn open_ticket(app: &TestApp, executor: &Executor) -> OpState {
         on_behalf_of: None,
         server_sends: true,
         compensates: None,
-        key_retention: Some(chrono::Duration::days(30)),
-    };
-    match app.ledger.register(&acme(), &Actor::human("agent", Role::Support), request).await.unwrap() {
-        Registration::Created(_) => {
-            executor.run(&acme(), &OpId::parse(OP).unwrap()).await.unwrap().operation.snapshot.state
-        }
-        Registration::Existing(stored) => stored.operation.snapshot.state,
-        Registration::Conflict { .. } => panic!("the same intent is no conflict"),
+        key_retention,
     }
 }
 
@@ -302,6 +306,14 @@ async fn lookup_only_a_dropped_answer_is_found(engine: Engine) {
 async fn neither_a_dropped_answer_goes_straight_to_people_and_is_never_re_sent(engine: Engine) {
     let Some(app) = TestApp::spawn(engine).await else { return };
     let (desk, executor, reconciler) = answer_dropped(&app, false, false).await;
+    let claimed =
+        app.ledger.register(&acme(), &Actor::agent("agent"), ticket(Some(chrono::Duration::days(30)))).await;
+    match claimed {
+        Err(LedgerError::InvalidField { field: "key_retention_s", problem }) => {
+            assert!(problem.contains("honours no idempotency key"), "{problem}")
+        }
+        other => panic!("a key window claimed for a downstream without a key is refused: {other:?}"),
+    }
     assert_eq!(open_ticket(&app, &executor).await, OpState::NeedsReview, "no checking can settle it");
     let (_, trail) = state_and_trail(&app).await;
     assert!(trail.contains("nobody can tell whether this happened"), "{trail}");
