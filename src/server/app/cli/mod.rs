@@ -1,0 +1,95 @@
+//! The command line: `opledger serve`, `migrate`, `reconcile`, `sandbox`, `demo`, `token`, `user`,
+//! `provider`, `webhook`, `template` and `audit`, with their options and environment variables.
+//! Each subcommand's file holds its arguments and what it does; `options` holds the option groups
+//! several of them share.
+
+mod audit;
+mod demo;
+mod migrate;
+mod options;
+mod provider;
+mod reconcile;
+mod sandbox;
+mod serve;
+mod template;
+mod token;
+mod user;
+mod webhook;
+
+use clap::{Parser, Subcommand};
+
+use crate::server::telemetry::LogFormat;
+
+/// opledger records every side-effecting operation (refunds, emails, tickets, pickups) before it is
+/// sent, under an id derived from its business intent, and settles unknown results without ever
+/// doing the thing twice.
+#[derive(Debug, Parser)]
+#[command(name = "opledger", version)]
+#[command(after_help = "Examples:\n  \
+    opledger serve                                   console and ledger API on http://127.0.0.1:3000, SQLite file opledger.db\n  \
+    opledger serve --database-url postgres://postgres@127.0.0.1:5432/opledger\n  \
+    opledger migrate --database-url sqlite://data/opledger.db\n\n\
+    Logs go to standard error; RUST_LOG sets their level (for example RUST_LOG=debug).")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+
+    /// Log format on standard error.
+    #[arg(long, global = true, env = "OPLEDGER_LOG_FORMAT", value_enum, default_value = "text")]
+    pub log_format: LogFormat,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve the review console, the ledger API and the MCP server for agents at /mcp (applies pending migrations first).
+    Serve(serve::ServeArgs),
+    /// Apply pending database migrations, then exit.
+    Migrate(options::DatabaseArgs),
+    /// Run a sandbox provider alone, with fault injection (see README): Stripe's refunds subset
+    /// with the after-sale and pickup services, or Adyen's or PayPal's refunds with a shop's
+    /// orders endpoint (`--kind`).
+    Sandbox(sandbox::SandboxArgs),
+    /// Settle unknown results: look them up at the provider, re-send with the same key while it is
+    /// remembered, hand the rest to a person.
+    Reconcile(reconcile::ReconcileArgs),
+    /// Export a tenant's audit history, or verify an exported history offline.
+    #[command(subcommand)]
+    Audit(audit::AuditCommand),
+    /// Manage the API tokens that agents and tools use for the ledger API.
+    #[command(subcommand)]
+    Token(token::TokenCommand),
+    /// Fill the tenant "demo" with one console user per role, an API token and operations in every
+    /// state, made by real traffic against a sandbox provider with faults. Re-runnable.
+    Demo(options::DatabaseArgs),
+    /// Manage the people who sign in to the review console.
+    #[command(subcommand)]
+    User(user::UserCommand),
+    /// Manage a tenant's own provider accounts (its Stripe account, its services). Tenants without
+    /// one use the server's (--stripe-base-url, --services-base-url).
+    #[command(subcommand)]
+    Provider(provider::ProviderCommand),
+    /// Manage a tenant's webhook endpoints: where the ledger sends signed events (Standard
+    /// Webhooks) when operations change state. `serve` delivers them.
+    #[command(subcommand)]
+    Webhook(webhook::WebhookCommand),
+    /// Manage a tenant's customer email templates, which agents send with send_customer_email.
+    #[command(subcommand)]
+    Template(template::TemplateCommand),
+}
+
+/// Runs the subcommand the user chose.
+pub async fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Serve(args) => serve::run(args).await,
+        Command::Migrate(database) => migrate::run(database).await,
+        Command::Sandbox(args) => sandbox::run(args).await,
+        Command::Reconcile(args) => reconcile::run(args).await,
+        Command::Audit(command) => audit::run(command).await,
+        Command::Token(command) => token::run(command).await,
+        Command::Demo(database) => demo::run(database).await,
+        Command::User(command) => user::run(command).await,
+        Command::Provider(command) => provider::run(command).await,
+        Command::Webhook(command) => webhook::run(command).await,
+        Command::Template(command) => template::run(command).await,
+    }
+}
