@@ -6,6 +6,7 @@
 
 mod group_commit;
 mod postgres;
+mod query;
 mod reads_sql;
 pub mod records;
 mod rows;

@@ -17,6 +17,7 @@ macro_rules! sql_store {
         use $crate::domain::language::Language;
         use $crate::domain::machine::State;
         use $crate::domain::operation::{AttemptRecord, CommittedOperation, OperationHistory, OperationRecord};
+        use $crate::server::store::query::*;
         use $crate::server::store::records::*;
         use $crate::server::store::rows::*;
         use $crate::server::store::{Backend, Reads, Sessions, Store, StoreError, SEAL_BATCH};

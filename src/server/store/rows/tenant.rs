@@ -1,0 +1,255 @@
+//! The rows of what a tenant sets up and runs besides operations: API tokens, console users,
+//! approval rules, provider connections, email templates, webhook endpoints and their deliveries,
+//! and the items of a bulk run.
+
+use super::{corrupt, time};
+use crate::domain::{
+    connection::ProviderKind,
+    ids::TenantId,
+    language::Language,
+    money::{Currency, Money},
+    policy::{ApprovalRule, Role},
+};
+use crate::server::store::records::{
+    ApiTokenRecord, ApprovalRuleRecord, BulkItemRecord, DeliveryStatus, EmailTemplateRecord,
+    ProviderConnectionRecord, UserRecord, WebhookDeliveryRecord, WebhookEndpointRecord,
+};
+use crate::server::store::StoreError;
+
+#[derive(sqlx::FromRow)]
+pub(in crate::server::store) struct ApiTokenRow {
+    id: String,
+    tenant: String,
+    name: String,
+}
+
+impl ApiTokenRow {
+    pub(in crate::server::store) fn into_record(self) -> Result<ApiTokenRecord, StoreError> {
+        Ok(ApiTokenRecord {
+            id: self.id,
+            tenant: TenantId::parse(&self.tenant).map_err(|e| corrupt("tenant")(e.to_string()))?,
+            name: self.name,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(in crate::server::store) struct UserRow {
+    id: String,
+    tenant: String,
+    name: String,
+    role: String,
+    password_hash: String,
+    created_at_us: i64,
+    language: Option<String>,
+}
+
+/// The columns a new user is inserted with; [`USER_COLUMNS`] reads them back with the language.
+pub(in crate::server::store) const NEW_USER_COLUMNS: &str =
+    "id, tenant, name, role, password_hash, created_at_us";
+pub(in crate::server::store) const USER_COLUMNS: &str =
+    "id, tenant, name, role, password_hash, created_at_us, language";
+
+impl UserRow {
+    pub(in crate::server::store) fn into_record(self) -> Result<UserRecord, StoreError> {
+        Ok(UserRecord {
+            id: self.id,
+            tenant: TenantId::parse(&self.tenant).map_err(|e| corrupt("tenant")(e.to_string()))?,
+            name: self.name,
+            role: Role::parse(&self.role).ok_or_else(|| corrupt("role")(self.role.clone()))?,
+            password_hash: self.password_hash,
+            created_at: time(self.created_at_us)?,
+            language: self.language.as_deref().and_then(Language::parse),
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(in crate::server::store) struct ApprovalRuleRow {
+    id: String,
+    kind: String,
+    provider: Option<String>,
+    threshold_minor: Option<i64>,
+    threshold_currency: Option<String>,
+    created_by: String,
+    created_at_us: i64,
+}
+
+pub(in crate::server::store) const APPROVAL_RULE_COLUMNS: &str =
+    "id, kind, provider, threshold_minor, threshold_currency, created_by, created_at_us";
+
+impl ApprovalRuleRow {
+    pub(in crate::server::store) fn into_record(self) -> Result<ApprovalRuleRecord, StoreError> {
+        let threshold = match (self.threshold_minor, self.threshold_currency) {
+            (Some(minor), Some(currency)) => Some(Money::new(
+                minor,
+                Currency::parse(&currency).map_err(|e| corrupt("threshold_currency")(e.to_string()))?,
+            )),
+            _ => None,
+        };
+        Ok(ApprovalRuleRecord {
+            id: self.id,
+            rule: ApprovalRule { kind: self.kind, provider: self.provider, threshold },
+            created_by: self.created_by,
+            created_at: time(self.created_at_us)?,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(in crate::server::store) struct ProviderConnectionRow {
+    tenant: String,
+    name: String,
+    kind: String,
+    base_url: String,
+    sealed_secret: String,
+    secret_last4: String,
+    updated_by: String,
+    updated_at_us: i64,
+    account: Option<String>,
+    key_retention_s: Option<i64>,
+    sealed_webhook_secret: Option<String>,
+    description: Option<String>,
+}
+
+/// The columns a connection is written with; it is read with its webhook signing secret besides
+/// ([`PROVIDER_CONNECTION_READ`]).
+pub(in crate::server::store) const PROVIDER_CONNECTION_COLUMNS: &str =
+    "tenant, name, kind, base_url, sealed_secret, secret_last4, updated_by, updated_at_us, account, key_retention_s, description";
+
+pub(in crate::server::store) const PROVIDER_CONNECTION_READ: &str =
+    "tenant, name, kind, base_url, sealed_secret, secret_last4, \
+    updated_by, updated_at_us, account, key_retention_s, sealed_webhook_secret, description";
+
+impl ProviderConnectionRow {
+    pub(in crate::server::store) fn into_record(self) -> Result<ProviderConnectionRecord, StoreError> {
+        Ok(ProviderConnectionRecord {
+            tenant: TenantId::parse(&self.tenant).map_err(|e| corrupt("tenant")(e.to_string()))?,
+            kind: ProviderKind::parse(&self.kind).ok_or_else(|| corrupt("kind")(self.kind.clone()))?,
+            name: self.name,
+            base_url: self.base_url,
+            sealed_secret: self.sealed_secret,
+            secret_last4: self.secret_last4,
+            updated_by: self.updated_by,
+            updated_at: time(self.updated_at_us)?,
+            account: self.account,
+            key_retention: self.key_retention_s.map(chrono::Duration::seconds),
+            sealed_webhook_secret: self.sealed_webhook_secret,
+            description: self.description,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(in crate::server::store) struct EmailTemplateRow {
+    tenant: String,
+    name: String,
+    subject: String,
+    body: String,
+    updated_by: String,
+    updated_at_us: i64,
+}
+
+impl EmailTemplateRow {
+    pub(in crate::server::store) fn into_record(self) -> Result<EmailTemplateRecord, StoreError> {
+        Ok(EmailTemplateRecord {
+            tenant: TenantId::parse(&self.tenant).map_err(|e| corrupt("tenant")(e.to_string()))?,
+            template: crate::domain::email::EmailTemplate {
+                name: self.name,
+                subject: self.subject,
+                body: self.body,
+            },
+            updated_by: self.updated_by,
+            updated_at: time(self.updated_at_us)?,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(in crate::server::store) struct WebhookEndpointRow {
+    tenant: String,
+    id: String,
+    url: String,
+    event_types: String,
+    sealed_secret: String,
+    created_by: String,
+    created_at_us: i64,
+}
+
+pub(in crate::server::store) const WEBHOOK_ENDPOINT_COLUMNS: &str =
+    "tenant, id, url, event_types, sealed_secret, created_by, created_at_us";
+
+impl WebhookEndpointRow {
+    pub(in crate::server::store) fn into_record(self) -> Result<WebhookEndpointRecord, StoreError> {
+        Ok(WebhookEndpointRecord {
+            tenant: TenantId::parse(&self.tenant).map_err(|e| corrupt("tenant")(e.to_string()))?,
+            id: self.id,
+            url: self.url,
+            event_types: crate::domain::webhook::read_event_types(&self.event_types),
+            sealed_secret: self.sealed_secret,
+            created_by: self.created_by,
+            created_at: time(self.created_at_us)?,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(in crate::server::store) struct WebhookDeliveryRow {
+    tenant: String,
+    id: String,
+    endpoint_id: String,
+    message_id: String,
+    event_type: String,
+    payload: String,
+    created_at_us: i64,
+    status: String,
+    attempts: i32,
+    next_attempt_at_us: i64,
+    last_attempt_at_us: Option<i64>,
+    last_status: Option<i32>,
+    last_error: Option<String>,
+}
+
+pub(in crate::server::store) const WEBHOOK_DELIVERY_COLUMNS: &str =
+    "tenant, id, endpoint_id, message_id, event_type, payload, \
+    created_at_us, status, attempts, next_attempt_at_us, last_attempt_at_us, last_status, last_error";
+
+impl WebhookDeliveryRow {
+    pub(in crate::server::store) fn into_record(self) -> Result<WebhookDeliveryRecord, StoreError> {
+        Ok(WebhookDeliveryRecord {
+            tenant: TenantId::parse(&self.tenant).map_err(|e| corrupt("tenant")(e.to_string()))?,
+            status: DeliveryStatus::parse(&self.status)
+                .ok_or_else(|| corrupt("status")(self.status.clone()))?,
+            id: self.id,
+            endpoint_id: self.endpoint_id,
+            message_id: self.message_id,
+            event_type: self.event_type,
+            payload: self.payload,
+            created_at: time(self.created_at_us)?,
+            attempts: u32::try_from(self.attempts).map_err(|e| corrupt("attempts")(e.to_string()))?,
+            next_attempt_at: time(self.next_attempt_at_us)?,
+            last_attempt_at: self.last_attempt_at_us.map(time).transpose()?,
+            last_status: self.last_status.and_then(|status| u16::try_from(status).ok()),
+            last_error: self.last_error,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub(in crate::server::store) struct BulkItemRow {
+    position: i64,
+    op_id: String,
+    outcome: Option<String>,
+    message: Option<String>,
+}
+
+impl BulkItemRow {
+    pub(in crate::server::store) fn into_record(self) -> Result<BulkItemRecord, StoreError> {
+        Ok(BulkItemRecord {
+            position: u32::try_from(self.position).map_err(|e| corrupt("position")(e.to_string()))?,
+            op_id: self.op_id,
+            outcome: self.outcome,
+            message: self.message,
+        })
+    }
+}
