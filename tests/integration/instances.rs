@@ -1,6 +1,6 @@
 //! Two instances of the server on one database. What the ledger reads on every call and keeps for
 //! a moment (tokens, approval rules) changes on the instance that changed it at once, and on the
-//! other within the bound the README's security section states: one second.
+//! other within the bound the security page (docs/security.md) states: one second.
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};

@@ -1,16 +1,16 @@
 //! Integration tests: the real application on a real socket, on a fresh SQLite file or a fresh
-//! PostgreSQL database per test, and the real binary for the command line.
+//! PostgreSQL database per test, and the real binary for the command line. A file is named after
+//! the docs page whose promises it tests (`any_downstream.rs` tests `docs/any-downstream.md`).
 
 mod adyen_paypal;
+mod any_downstream;
 mod assets;
 mod audit;
 mod authorization;
 mod boundaries;
 mod cli;
-mod connections;
 mod console_words;
 mod demo;
-mod described;
 mod email;
 mod exports;
 mod group_commit;
@@ -21,13 +21,14 @@ mod ledger_api;
 mod mcp;
 mod operating;
 mod orders;
-mod outcomes;
 mod pages;
+mod provider_outcomes;
+mod reconcile;
 mod sandbox;
-mod scenarios;
 mod security;
 mod store;
 mod support;
+mod tenant_accounts;
 mod tools;
 mod traces;
 mod workflows;

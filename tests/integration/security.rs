@@ -468,7 +468,7 @@ async fn a_sign_in_name_cannot_forge_a_log_line_and_the_mounted_sandbox_has_no_w
         .send()
         .await
         .unwrap();
-    assert_eq!(well_known.status(), 401, "the README's old key opens nothing");
+    assert_eq!(well_known.status(), 401, "the old documented key opens nothing");
     let key = log
         .iter()
         .find_map(|line| line.split("its secret key is ").nth(1))

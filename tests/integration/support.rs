@@ -244,7 +244,7 @@ impl TestApp {
         self.post(&format!("/api/v1/operations/{op_id}/attempts/{attempt}/outcome"), outcome).await
     }
 
-    /// Sets a fault on the mounted sandbox provider (see the README's fault injection).
+    /// Sets a fault on the mounted sandbox provider (see the fault injection in docs/reconcile.md).
     pub async fn fault(&self, fault: Value) {
         let response = self
             .client

@@ -1,7 +1,7 @@
 //! What the write path reads on every call and almost never changes (a token, a tenant's approval
 //! rules, what a provider connection performs), kept for at most [`FRESH_FOR`] per key. A change
 //! made through this process's ledger forgets the kept value at once; a change made elsewhere (another
-//! instance, the command line) is seen within [`FRESH_FOR`]: the README's security section states
+//! instance, the command line) is seen within [`FRESH_FOR`]: docs/security.md states
 //! that bound.
 
 use std::collections::HashMap;

@@ -45,7 +45,7 @@ pub enum Command {
     Serve(serve::ServeArgs),
     /// Apply pending database migrations, then exit.
     Migrate(options::DatabaseArgs),
-    /// Run a sandbox provider alone, with fault injection (see README): Stripe's refunds subset
+    /// Run a sandbox provider alone, with fault injection (see docs/reconcile.md): Stripe's refunds subset
     /// with the after-sale and pickup services, or Adyen's or PayPal's refunds with a shop's
     /// orders endpoint (`--kind`).
     Sandbox(sandbox::SandboxArgs),

@@ -52,8 +52,8 @@ pub enum ProviderCommand {
         key_retention: Option<std::time::Duration>,
         /// For --kind http: the file holding the API's description (JSON, format
         /// opledger/http-api/1): the operation kinds it serves, the request of each, the key
-        /// header it honours and its lookup, if any. Checked before it is saved; the README has
-        /// an example.
+        /// header it honours and its lookup, if any. Checked before it is saved;
+        /// docs/any-downstream.md has an example.
         #[arg(long)]
         description: Option<std::path::PathBuf>,
     },

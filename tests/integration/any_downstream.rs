@@ -5,7 +5,7 @@
 //! send and ends as the seed's rules say (found by a lookup, re-sent once with the same key, handed
 //! to people), with never more than one ticket at the helpdesk. A 5xx is settled by what the
 //! description says a re-send under the key gets after one (`after_5xx`); the agent's tools speak
-//! of the tenant's own helpdesk by its name and as it is described; and the README says what each
+//! of the tenant's own helpdesk by its name and as it is described; and the docs say what each
 //! downstream honours as the code does.
 
 use axum::{
@@ -466,18 +466,21 @@ fn code_rows(text: &str) -> HashMap<String, Vec<String>> {
         .collect()
 }
 
-/// The README says what each downstream honours as the code does: each built-in kind's row in its
-/// table is that kind's capabilities (and the built-in descriptions declare the same), the
+/// A docs page of this project, as written.
+fn docs_page(name: &str) -> String {
+    let path = format!("{}/docs/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{path}: {error}"))
+}
+
+/// The docs say what each downstream honours as the code does: each built-in kind's row in the
+/// table of `docs/any-downstream.md` is that kind's capabilities (and the built-in descriptions
+/// declare the same), the refund providers' row in `docs/provider-outcomes.md` agrees, the
 /// description format's `after_5xx` lists exactly the values a description may take, and the
 /// example description it shows is one a connection takes.
 #[test]
-fn the_readme_says_what_each_downstream_honours_as_the_code_does() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let section = readme
-        .split("### Any downstream: what it honours decides what happens to a lost answer")
-        .nth(1)
-        .and_then(|rest| rest.split("\n### ").next())
-        .expect("the README's section on any downstream");
+fn the_docs_say_what_each_downstream_honours_as_the_code_does() {
+    let section = docs_page("any-downstream.md");
+    let section = section.split("\n## Tests").next().expect("the page before its tests");
     let rows = code_rows(section);
     for kind in ProviderKind::ALL.into_iter().filter(|kind| *kind != ProviderKind::Orders) {
         let row = rows.get(kind.as_str()).unwrap_or_else(|| panic!("no row for {}", kind.as_str()));
@@ -493,7 +496,7 @@ fn the_readme_says_what_each_downstream_honours_as_the_code_does() {
             if caps.lookup { "yes" } else { "no" }.to_owned(),
             keyed(format!("`{}`", caps.after_5xx.as_str())),
         ];
-        assert_eq!(row, &expected, "the README's row for {}", kind.as_str());
+        assert_eq!(row, &expected, "the docs' row for {}", kind.as_str());
     }
     for kind in [ProviderKind::Services, ProviderKind::Email] {
         let api = built_in_api(kind).unwrap();
@@ -501,7 +504,8 @@ fn the_readme_says_what_each_downstream_honours_as_the_code_does() {
             assert_eq!(api.capabilities(&served), kind.capabilities(), "{} {served}", kind.as_str());
         }
     }
-    let refunds = readme
+    let refunds = docs_page("provider-outcomes.md");
+    let refunds = refunds
         .lines()
         .find(|line| line.starts_with("| a re-send under the key after a 5xx (`after_5xx`) |"))
         .expect("the refund providers' row on a re-send after a 5xx");
@@ -533,8 +537,8 @@ fn the_readme_says_what_each_downstream_honours_as_the_code_does() {
         .split("```json\n")
         .nth(1)
         .and_then(|rest| rest.split("```").next())
-        .expect("the README's example description");
-    let api = HttpApi::parse(example).unwrap_or_else(|error| panic!("the README's example: {error}"));
+        .expect("the page's example description");
+    let api = HttpApi::parse(example).unwrap_or_else(|error| panic!("the page's example: {error}"));
     assert!(api.capabilities("open_ticket").lookup);
 }
 
