@@ -107,7 +107,7 @@ pub async fn send_customer_email(
     let message =
         template.message(&facts, &sender).map_err(|problem| message_refused(&order.id, &problem))?;
     let params = CanonicalParams::from_value(message).map_err(ApiError::invalid)?;
-    let at_most_once = match state.executor.connector(tenant, &provider).await? {
+    let at_most_once = match state.executor.directory().connector(tenant, &provider).await? {
         Ok(connector) => connector.capabilities("send_email").settles() == Settles::AtMostOnce,
         Err(_) => true,
     };

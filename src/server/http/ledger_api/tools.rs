@@ -171,7 +171,7 @@ pub async fn refund_item(
 ) -> Result<Json<ToolAnswer>, ApiError> {
     let customer_language =
         customer_language(&state, &caller.tenant, request.locale.as_deref(), &headers).await?;
-    let Some((provider, kind)) = state.executor.refund_provider(&caller.tenant).await? else {
+    let Some((provider, kind)) = state.executor.directory().refund_provider(&caller.tenant).await? else {
         return Err(ApiError::NotConnected(format!(
             "no refund provider is connected for tenant {}; nothing was recorded or sent",
             caller.tenant
@@ -316,7 +316,7 @@ async fn order_and_item(
     order_id: &str,
     line_item_id: &str,
 ) -> Result<(Order, LineItem), ApiError> {
-    if state.executor.connector(tenant, provider).await?.is_err() {
+    if state.executor.directory().connector(tenant, provider).await?.is_err() {
         return Err(ApiError::NotConnected(format!(
             "no {service} provider is connected for tenant {tenant}; nothing was recorded or sent"
         )));
@@ -336,6 +336,7 @@ pub(super) async fn shop_order(
 ) -> Result<Order, ApiError> {
     let orders = state
         .executor
+        .directory()
         .orders(tenant)
         .await?
         .map_err(|reason| ApiError::NotConnected(format!("{reason}; nothing was recorded or sent")))?;
@@ -364,7 +365,7 @@ async fn helpdesk(state: &AppState, tenant: &TenantId, kind: &str) -> Result<(St
     names.sort_by_key(|name| name != SERVICES_PROVIDER);
     names.push(SERVICES_PROVIDER.to_owned());
     for name in names {
-        if let Ok(connector) = state.executor.connector(tenant, &name).await? {
+        if let Ok(connector) = state.executor.directory().connector(tenant, &name).await? {
             if connector.action_for(kind).is_some() {
                 let at_most_once = connector.capabilities(kind).settles() == Settles::AtMostOnce;
                 return Ok((name, at_most_once));
