@@ -1,9 +1,10 @@
 //! The agent tools as a Model Context Protocol server: `/mcp`, streamable HTTP (`rmcp`), answered
 //! by this process beside the ledger API. Every request carries the tenant's API token as
 //! `Authorization: Bearer <token>` (within the token's rate limit); without a valid one it gets 401
-//! with `WWW-Authenticate`. Each tool is a thin adapter over the ledger API's handler of the same
-//! name, so an MCP call and an HTTP call do the same thing, answer in the same words, and leave the
-//! same audit events under the token's name:
+//! with `WWW-Authenticate`. The side-effecting tools are the ledger's (`ledger::tools`), with the
+//! same arguments as over the ledger API; the others are thin adapters over the ledger API's
+//! handler of the same name. So an MCP call and an HTTP call do the same thing, answer in the same
+//! words, and leave the same audit events under the token's name:
 //!
 //! - `refund_item`, `create_aftersale`, `schedule_pickup`, `send_customer_email`: side effects,
 //!   derived from the order (a model never passes an amount, an address or a key), safe to call
@@ -35,9 +36,13 @@ use std::sync::Arc;
 use tower::ServiceExt;
 
 use super::ledger_api::error::ApiError;
-use super::ledger_api::extract::{ApiJson, Caller};
-use super::ledger_api::{customer_email, operations, tools};
+use super::ledger_api::extract::Caller;
+use super::ledger_api::locale::accepted_language;
+use super::ledger_api::operations;
 use super::state::{AppState, Endpoint};
+use crate::server::ledger::tools::{
+    EmailArgs, LineItemArgs, PickupArgs, RefundArgs, ToolAnswer, ToolError, Tools,
+};
 
 /// The `/mcp` service, accepting requests whose `Host` is one of `allowed_hosts` (host names or
 /// `host:port`); the loopback names when there are none.
@@ -84,67 +89,6 @@ pub async fn endpoint(State(state): State<AppState>, request: Request) -> Respon
     }
 }
 
-/// One line item of one order of the tenant's shop.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct LineItemArgs {
-    /// The order's id in the shop, e.g. "1043".
-    pub order_id: String,
-    /// The line item's id in that order, e.g. "li_2".
-    pub line_item_id: String,
-    /// The language to tell the customer in: "en", "zh-TW" (Traditional Chinese) or "zh-CN"
-    /// (Simplified Chinese). Leave it out to use the shop's own.
-    #[serde(default)]
-    pub locale: Option<String>,
-}
-
-/// One of the tenant's email templates, to one order's customer.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct EmailArgs {
-    /// The order's id in the shop, e.g. "1043".
-    pub order_id: String,
-    /// The template's name, e.g. "refund_issued".
-    pub template: String,
-    /// The language to tell the customer in: "en", "zh-TW" (Traditional Chinese) or "zh-CN"
-    /// (Simplified Chinese). Leave it out to use the shop's own.
-    #[serde(default)]
-    pub locale: Option<String>,
-}
-
-/// The refund of one line item; after a refund of it failed at the provider, its retry on purpose.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct RefundArgs {
-    /// The order's id in the shop, e.g. "1043".
-    pub order_id: String,
-    /// The line item's id in that order, e.g. "li_2".
-    pub line_item_id: String,
-    /// Only after an answer with status "failed_at_provider": true to refund the item again, on
-    /// purpose. Leave it out otherwise.
-    #[serde(default)]
-    pub retry_after_failure: bool,
-    /// With retry_after_failure: the op_id of the refund that failed, as the answer gave it.
-    #[serde(default)]
-    pub failed_op_id: Option<String>,
-    /// The language to tell the customer in: "en", "zh-TW" (Traditional Chinese) or "zh-CN"
-    /// (Simplified Chinese). Leave it out to use the shop's own.
-    #[serde(default)]
-    pub locale: Option<String>,
-}
-
-/// The pickup of one line item whose after-sale ticket exists.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct PickupArgs {
-    /// The order's id in the shop, e.g. "1043".
-    pub order_id: String,
-    /// The line item's id in that order, e.g. "li_2".
-    pub line_item_id: String,
-    /// The pickup date, YYYY-MM-DD. Another date is another pickup.
-    pub date: String,
-    /// The language to tell the customer in: "en", "zh-TW" (Traditional Chinese) or "zh-CN"
-    /// (Simplified Chinese). Leave it out to use the shop's own.
-    #[serde(default)]
-    pub locale: Option<String>,
-}
-
 /// One operation, by its op id.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct OperationArgs {
@@ -187,6 +131,16 @@ fn context(parts: &Parts) -> Result<(Caller, AppState), ErrorData> {
     caller
         .zip(state)
         .ok_or_else(|| ErrorData::internal_error("the request reached the tools without its token", None))
+}
+
+/// The side-effecting tools for `caller`, in the language the request's headers ask for.
+fn tools_for<'a>(state: &'a AppState, caller: &'a Caller, parts: &Parts) -> Tools<'a> {
+    Tools::new(&state.executor, &caller.tenant, &caller.actor, accepted_language(&parts.headers))
+}
+
+/// A tool's answer as a tool result, its refusal in the ledger API's words.
+fn tool_result(answer: Result<ToolAnswer, ToolError>) -> CallToolResult {
+    result(answer.map(Json).map_err(ApiError::from))
 }
 
 /// A ledger API answer as a tool result: its words first (a tool's `message`, else the JSON), the
@@ -235,14 +189,7 @@ impl LedgerTools {
         Extension(parts): Extension<Parts>,
     ) -> Result<CallToolResult, ErrorData> {
         let (caller, state) = context(&parts)?;
-        let request = tools::RefundRequest {
-            order_id: args.order_id,
-            line_item_id: args.line_item_id,
-            retry_after_failure: args.retry_after_failure,
-            failed_op_id: args.failed_op_id,
-            locale: args.locale,
-        };
-        Ok(result(tools::refund_item(State(state), caller, parts.headers.clone(), ApiJson(request)).await))
+        Ok(tool_result(tools_for(&state, &caller, &parts).refund_item(args).await))
     }
 
     #[tool(
@@ -261,14 +208,7 @@ impl LedgerTools {
         Extension(parts): Extension<Parts>,
     ) -> Result<CallToolResult, ErrorData> {
         let (caller, state) = context(&parts)?;
-        let request = tools::LineItemRequest {
-            order_id: args.order_id,
-            line_item_id: args.line_item_id,
-            locale: args.locale,
-        };
-        Ok(result(
-            tools::create_aftersale(State(state), caller, parts.headers.clone(), ApiJson(request)).await,
-        ))
+        Ok(tool_result(tools_for(&state, &caller, &parts).create_aftersale(args).await))
     }
 
     #[tool(
@@ -287,15 +227,7 @@ impl LedgerTools {
         Extension(parts): Extension<Parts>,
     ) -> Result<CallToolResult, ErrorData> {
         let (caller, state) = context(&parts)?;
-        let request = tools::PickupRequest {
-            order_id: args.order_id,
-            line_item_id: args.line_item_id,
-            date: args.date,
-            locale: args.locale,
-        };
-        Ok(result(
-            tools::schedule_pickup(State(state), caller, parts.headers.clone(), ApiJson(request)).await,
-        ))
+        Ok(tool_result(tools_for(&state, &caller, &parts).schedule_pickup(args).await))
     }
 
     #[tool(
@@ -314,20 +246,7 @@ impl LedgerTools {
         Extension(parts): Extension<Parts>,
     ) -> Result<CallToolResult, ErrorData> {
         let (caller, state) = context(&parts)?;
-        let request = customer_email::EmailRequest {
-            order_id: args.order_id,
-            template: args.template,
-            locale: args.locale,
-        };
-        Ok(result(
-            customer_email::send_customer_email(
-                State(state),
-                caller,
-                parts.headers.clone(),
-                ApiJson(request),
-            )
-            .await,
-        ))
+        Ok(tool_result(tools_for(&state, &caller, &parts).send_customer_email(args).await))
     }
 
     #[tool(
