@@ -2,9 +2,9 @@
 //! by this process beside the ledger API. Every request carries the tenant's API token as
 //! `Authorization: Bearer <token>` (within the token's rate limit); without a valid one it gets 401
 //! with `WWW-Authenticate`. The side-effecting tools are the ledger's (`ledger::tools`), with the
-//! same arguments as over the ledger API; the others are thin adapters over the ledger API's
-//! handler of the same name. So an MCP call and an HTTP call do the same thing, answer in the same
-//! words, and leave the same audit events under the token's name:
+//! same arguments as over the ledger API; the others read and cancel through the same functions
+//! as the ledger API's operation calls. So an MCP call and an HTTP call do the same thing, answer
+//! in the same words, and leave the same audit events under the token's name:
 //!
 //! - `refund_item`, `create_aftersale`, `schedule_pickup`, `send_customer_email`: side effects,
 //!   derived from the order (a model never passes an amount, an address or a key), safe to call
@@ -15,11 +15,10 @@
 //! Sessions are not kept (every request stands alone), so any instance answers any request.
 
 use axum::{
-    body::{Body, Bytes},
-    extract::{FromRequestParts, Path, Request, State},
+    body::Body,
+    extract::{FromRequestParts, Request, State},
     http::{header, request::Parts, HeaderValue},
     response::{IntoResponse, Response},
-    Json,
 };
 use rmcp::{
     handler::server::{router::tool::ToolRouter, tool::Extension, wrapper::Parameters},
@@ -140,14 +139,14 @@ fn tools_for<'a>(state: &'a AppState, caller: &'a Caller, parts: &Parts) -> Tool
 
 /// A tool's answer as a tool result, its refusal in the ledger API's words.
 fn tool_result(answer: Result<ToolAnswer, ToolError>) -> CallToolResult {
-    result(answer.map(Json).map_err(ApiError::from))
+    result(answer.map_err(ApiError::from))
 }
 
 /// A ledger API answer as a tool result: its words first (a tool's `message`, else the JSON), the
 /// JSON as structured content; a refusal as a tool error in its words.
-fn result<T: Serialize>(answer: Result<Json<T>, ApiError>) -> CallToolResult {
+fn result<T: Serialize>(answer: Result<T, ApiError>) -> CallToolResult {
     match answer {
-        Ok(Json(value)) => {
+        Ok(value) => {
             let value = serde_json::to_value(value).unwrap_or_default();
             let words = value.get("message").and_then(|m| m.as_str()).map(str::to_owned);
             let mut result = CallToolResult::structured(value);
@@ -259,7 +258,7 @@ impl LedgerTools {
         Extension(parts): Extension<Parts>,
     ) -> Result<CallToolResult, ErrorData> {
         let (caller, state) = context(&parts)?;
-        Ok(result(operations::read_operation(State(state), caller, Path(args.op_id)).await))
+        Ok(result(operations::operation_view(&state, &caller.tenant, &args.op_id).await))
     }
 
     #[tool(
@@ -273,7 +272,7 @@ impl LedgerTools {
     ) -> Result<CallToolResult, ErrorData> {
         let (caller, state) = context(&parts)?;
         let subject = format!("order:{}", args.order_id);
-        Ok(result(operations::subject_operations(State(state), caller, Path(subject)).await))
+        Ok(result(operations::subject_view(&state, &caller.tenant, subject).await))
     }
 
     #[tool(
@@ -292,9 +291,9 @@ impl LedgerTools {
         Extension(parts): Extension<Parts>,
     ) -> Result<CallToolResult, ErrorData> {
         let (caller, state) = context(&parts)?;
-        let body = serde_json::json!({ "reason": args.reason });
-        let body = Bytes::from(body.to_string());
-        Ok(result(operations::cancel(State(state), caller, Path(args.op_id), body).await))
+        let reason = args.reason.unwrap_or_default();
+        let op_id = operations::op_id_of(&args.op_id);
+        Ok(result(async { operations::cancel_operation(&state, &caller, &op_id?, reason).await }.await))
     }
 }
 
