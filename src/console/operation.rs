@@ -352,6 +352,7 @@ pub(crate) mod ssr {
         } else {
             let line_item = operation.params.as_value().get("line_item").and_then(|v| v.as_str());
             executor
+                .directory()
                 .order_of_subject(&user.tenant, &operation.subject, SHOP_WAIT)
                 .await
                 .ok()
@@ -364,7 +365,8 @@ pub(crate) mod ssr {
             provider: &item.provider,
         };
         let told = tell(&described, item.state, snapshot.failure_reason.as_deref(), current_language());
-        let connector = executor.connector(&user.tenant, &operation.provider).await.ok().and_then(Result::ok);
+        let connector =
+            executor.directory().connector(&user.tenant, &operation.provider).await.ok().and_then(Result::ok);
         let capabilities = connector.as_ref().map(|connector| connector.capabilities(&operation.kind));
         let asked = capabilities.is_none_or(|capabilities| capabilities.lookup);
         let actions: Vec<CommandKind> = allowed_commands(snapshot, &actor, at)

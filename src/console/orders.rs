@@ -309,7 +309,7 @@ pub(crate) mod ssr {
         if items.is_empty() {
             return Err(AppError::NotFound(t!(language, "orders-not-found", subject = subject)));
         }
-        let shop_lines = executor.order_of_subject(&user.tenant, subject, SHOP_WAIT).await;
+        let shop_lines = executor.directory().order_of_subject(&user.tenant, subject, SHOP_WAIT).await;
         let (shop, other_operations) = match &shop_lines {
             Ok(order) => {
                 let (shop, others) = shop_view(order, &items, language);

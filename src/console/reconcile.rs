@@ -67,8 +67,12 @@ pub(crate) mod ssr {
             let can_be_asked = match asked.get(&place) {
                 Some(known) => *known,
                 None => {
-                    let connector =
-                        executor.connector(&user.tenant, &item.provider).await.ok().and_then(Result::ok);
+                    let connector = executor
+                        .directory()
+                        .connector(&user.tenant, &item.provider)
+                        .await
+                        .ok()
+                        .and_then(Result::ok);
                     let known = connector.is_none_or(|connector| connector.capabilities(&item.kind).lookup);
                     asked.insert(place, known);
                     known

@@ -137,6 +137,15 @@ crate::sandboxed_tests! {
         client.cancel().await.unwrap();
     }
 
+    a_cancel_without_a_reason_stops_an_operation_not_sent_yet(app) {
+        assert_eq!(app.register(&crate::support::refund_1043(38000)).await.0, 201);
+        let client = connect(&app, &app.token).await;
+        let stop = call(&client, "cancel_operation", json!({"op_id": "refund-1043-li_2"})).await;
+        assert_eq!(stop.is_error, Some(false), "{}", words(&stop));
+        assert_eq!(state_of(&app, "refund-1043-li_2").await, State::Cancelled);
+        client.cancel().await.unwrap();
+    }
+
     another_tenants_token_finds_nothing_and_a_bad_token_is_refused(app) {
         let ours = connect(&app, &app.token).await;
         let done = call(&ours, "refund_item", json!({"order_id": "1043", "line_item_id": "li_2"})).await;

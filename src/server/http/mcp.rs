@@ -1,9 +1,10 @@
 //! The agent tools as a Model Context Protocol server: `/mcp`, streamable HTTP (`rmcp`), answered
 //! by this process beside the ledger API. Every request carries the tenant's API token as
 //! `Authorization: Bearer <token>` (within the token's rate limit); without a valid one it gets 401
-//! with `WWW-Authenticate`. Each tool is a thin adapter over the ledger API's handler of the same
-//! name, so an MCP call and an HTTP call do the same thing, answer in the same words, and leave the
-//! same audit events under the token's name:
+//! with `WWW-Authenticate`. The side-effecting tools are the ledger's (`ledger::tools`), with the
+//! same arguments as over the ledger API; the others read and cancel through the same functions
+//! as the ledger API's operation calls. So an MCP call and an HTTP call do the same thing, answer
+//! in the same words, and leave the same audit events under the token's name:
 //!
 //! - `refund_item`, `create_aftersale`, `schedule_pickup`, `send_customer_email`: side effects,
 //!   derived from the order (a model never passes an amount, an address or a key), safe to call
@@ -14,11 +15,10 @@
 //! Sessions are not kept (every request stands alone), so any instance answers any request.
 
 use axum::{
-    body::{Body, Bytes},
-    extract::{FromRequestParts, Path, Request, State},
+    body::Body,
+    extract::{FromRequestParts, Request, State},
     http::{header, request::Parts, HeaderValue},
     response::{IntoResponse, Response},
-    Json,
 };
 use rmcp::{
     handler::server::{router::tool::ToolRouter, tool::Extension, wrapper::Parameters},
@@ -35,9 +35,13 @@ use std::sync::Arc;
 use tower::ServiceExt;
 
 use super::ledger_api::error::ApiError;
-use super::ledger_api::extract::{ApiJson, Caller};
-use super::ledger_api::{customer_email, operations, tools};
+use super::ledger_api::extract::Caller;
+use super::ledger_api::locale::accepted_language;
+use super::ledger_api::operations;
 use super::state::{AppState, Endpoint};
+use crate::server::ledger::tools::{
+    EmailArgs, LineItemArgs, PickupArgs, RefundArgs, ToolAnswer, ToolError, Tools,
+};
 
 /// The `/mcp` service, accepting requests whose `Host` is one of `allowed_hosts` (host names or
 /// `host:port`); the loopback names when there are none.
@@ -84,67 +88,6 @@ pub async fn endpoint(State(state): State<AppState>, request: Request) -> Respon
     }
 }
 
-/// One line item of one order of the tenant's shop.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct LineItemArgs {
-    /// The order's id in the shop, e.g. "1043".
-    pub order_id: String,
-    /// The line item's id in that order, e.g. "li_2".
-    pub line_item_id: String,
-    /// The language to tell the customer in: "en", "zh-TW" (Traditional Chinese) or "zh-CN"
-    /// (Simplified Chinese). Leave it out to use the shop's own.
-    #[serde(default)]
-    pub locale: Option<String>,
-}
-
-/// One of the tenant's email templates, to one order's customer.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct EmailArgs {
-    /// The order's id in the shop, e.g. "1043".
-    pub order_id: String,
-    /// The template's name, e.g. "refund_issued".
-    pub template: String,
-    /// The language to tell the customer in: "en", "zh-TW" (Traditional Chinese) or "zh-CN"
-    /// (Simplified Chinese). Leave it out to use the shop's own.
-    #[serde(default)]
-    pub locale: Option<String>,
-}
-
-/// The refund of one line item; after a refund of it failed at the provider, its retry on purpose.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct RefundArgs {
-    /// The order's id in the shop, e.g. "1043".
-    pub order_id: String,
-    /// The line item's id in that order, e.g. "li_2".
-    pub line_item_id: String,
-    /// Only after an answer with status "failed_at_provider": true to refund the item again, on
-    /// purpose. Leave it out otherwise.
-    #[serde(default)]
-    pub retry_after_failure: bool,
-    /// With retry_after_failure: the op_id of the refund that failed, as the answer gave it.
-    #[serde(default)]
-    pub failed_op_id: Option<String>,
-    /// The language to tell the customer in: "en", "zh-TW" (Traditional Chinese) or "zh-CN"
-    /// (Simplified Chinese). Leave it out to use the shop's own.
-    #[serde(default)]
-    pub locale: Option<String>,
-}
-
-/// The pickup of one line item whose after-sale ticket exists.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct PickupArgs {
-    /// The order's id in the shop, e.g. "1043".
-    pub order_id: String,
-    /// The line item's id in that order, e.g. "li_2".
-    pub line_item_id: String,
-    /// The pickup date, YYYY-MM-DD. Another date is another pickup.
-    pub date: String,
-    /// The language to tell the customer in: "en", "zh-TW" (Traditional Chinese) or "zh-CN"
-    /// (Simplified Chinese). Leave it out to use the shop's own.
-    #[serde(default)]
-    pub locale: Option<String>,
-}
-
 /// One operation, by its op id.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct OperationArgs {
@@ -189,11 +132,21 @@ fn context(parts: &Parts) -> Result<(Caller, AppState), ErrorData> {
         .ok_or_else(|| ErrorData::internal_error("the request reached the tools without its token", None))
 }
 
+/// The side-effecting tools for `caller`, in the language the request's headers ask for.
+fn tools_for<'a>(state: &'a AppState, caller: &'a Caller, parts: &Parts) -> Tools<'a> {
+    Tools::new(&state.executor, &caller.tenant, &caller.actor, accepted_language(&parts.headers))
+}
+
+/// A tool's answer as a tool result, its refusal in the ledger API's words.
+fn tool_result(answer: Result<ToolAnswer, ToolError>) -> CallToolResult {
+    result(answer.map_err(ApiError::from))
+}
+
 /// A ledger API answer as a tool result: its words first (a tool's `message`, else the JSON), the
 /// JSON as structured content; a refusal as a tool error in its words.
-fn result<T: Serialize>(answer: Result<Json<T>, ApiError>) -> CallToolResult {
+fn result<T: Serialize>(answer: Result<T, ApiError>) -> CallToolResult {
     match answer {
-        Ok(Json(value)) => {
+        Ok(value) => {
             let value = serde_json::to_value(value).unwrap_or_default();
             let words = value.get("message").and_then(|m| m.as_str()).map(str::to_owned);
             let mut result = CallToolResult::structured(value);
@@ -235,14 +188,7 @@ impl LedgerTools {
         Extension(parts): Extension<Parts>,
     ) -> Result<CallToolResult, ErrorData> {
         let (caller, state) = context(&parts)?;
-        let request = tools::RefundRequest {
-            order_id: args.order_id,
-            line_item_id: args.line_item_id,
-            retry_after_failure: args.retry_after_failure,
-            failed_op_id: args.failed_op_id,
-            locale: args.locale,
-        };
-        Ok(result(tools::refund_item(State(state), caller, parts.headers.clone(), ApiJson(request)).await))
+        Ok(tool_result(tools_for(&state, &caller, &parts).refund_item(args).await))
     }
 
     #[tool(
@@ -261,14 +207,7 @@ impl LedgerTools {
         Extension(parts): Extension<Parts>,
     ) -> Result<CallToolResult, ErrorData> {
         let (caller, state) = context(&parts)?;
-        let request = tools::LineItemRequest {
-            order_id: args.order_id,
-            line_item_id: args.line_item_id,
-            locale: args.locale,
-        };
-        Ok(result(
-            tools::create_aftersale(State(state), caller, parts.headers.clone(), ApiJson(request)).await,
-        ))
+        Ok(tool_result(tools_for(&state, &caller, &parts).create_aftersale(args).await))
     }
 
     #[tool(
@@ -287,15 +226,7 @@ impl LedgerTools {
         Extension(parts): Extension<Parts>,
     ) -> Result<CallToolResult, ErrorData> {
         let (caller, state) = context(&parts)?;
-        let request = tools::PickupRequest {
-            order_id: args.order_id,
-            line_item_id: args.line_item_id,
-            date: args.date,
-            locale: args.locale,
-        };
-        Ok(result(
-            tools::schedule_pickup(State(state), caller, parts.headers.clone(), ApiJson(request)).await,
-        ))
+        Ok(tool_result(tools_for(&state, &caller, &parts).schedule_pickup(args).await))
     }
 
     #[tool(
@@ -314,20 +245,7 @@ impl LedgerTools {
         Extension(parts): Extension<Parts>,
     ) -> Result<CallToolResult, ErrorData> {
         let (caller, state) = context(&parts)?;
-        let request = customer_email::EmailRequest {
-            order_id: args.order_id,
-            template: args.template,
-            locale: args.locale,
-        };
-        Ok(result(
-            customer_email::send_customer_email(
-                State(state),
-                caller,
-                parts.headers.clone(),
-                ApiJson(request),
-            )
-            .await,
-        ))
+        Ok(tool_result(tools_for(&state, &caller, &parts).send_customer_email(args).await))
     }
 
     #[tool(
@@ -340,7 +258,7 @@ impl LedgerTools {
         Extension(parts): Extension<Parts>,
     ) -> Result<CallToolResult, ErrorData> {
         let (caller, state) = context(&parts)?;
-        Ok(result(operations::read_operation(State(state), caller, Path(args.op_id)).await))
+        Ok(result(operations::operation_view(&state, &caller.tenant, &args.op_id).await))
     }
 
     #[tool(
@@ -354,7 +272,7 @@ impl LedgerTools {
     ) -> Result<CallToolResult, ErrorData> {
         let (caller, state) = context(&parts)?;
         let subject = format!("order:{}", args.order_id);
-        Ok(result(operations::subject_operations(State(state), caller, Path(subject)).await))
+        Ok(result(operations::subject_view(&state, &caller.tenant, subject).await))
     }
 
     #[tool(
@@ -373,9 +291,9 @@ impl LedgerTools {
         Extension(parts): Extension<Parts>,
     ) -> Result<CallToolResult, ErrorData> {
         let (caller, state) = context(&parts)?;
-        let body = serde_json::json!({ "reason": args.reason });
-        let body = Bytes::from(body.to_string());
-        Ok(result(operations::cancel(State(state), caller, Path(args.op_id), body).await))
+        let reason = args.reason.unwrap_or_default();
+        let op_id = operations::op_id_of(&args.op_id);
+        Ok(result(async { operations::cancel_operation(&state, &caller, &op_id?, reason).await }.await))
     }
 }
 

@@ -162,7 +162,7 @@ async fn paypal(
     let Ok(event) = serde_json::from_slice::<serde_json::Value>(body) else {
         return refused(StatusCode::BAD_REQUEST, "The event was not accepted: the body is not JSON.");
     };
-    let connector = match state.executor.connector(tenant, connection).await {
+    let connector = match state.executor.directory().connector(tenant, connection).await {
         Ok(Ok(connector)) => connector,
         _ => {
             return refused(

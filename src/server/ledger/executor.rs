@@ -6,14 +6,13 @@
 //! deadline. An unknown result at a downstream that takes no key and cannot be asked goes to people
 //! at once: it is sent at most once.
 
-use chrono::{DateTime, Utc};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::directory::{Directory, Reachable};
 use super::{Ledger, LedgerError};
 use crate::domain::{
-    connection::{Capabilities, ProviderKind, Settles, ORDERS_PROVIDER, REFUNDS_PROVIDER},
+    connection::{Capabilities, Settles},
     email::check_message,
     failure::FailureClass,
     ids::{Actor, AttemptNumber, OpId, TenantId},
@@ -23,8 +22,8 @@ use crate::domain::{
     policy::rule_requiring_approval,
 };
 use crate::server::clock::now;
-use crate::server::providers::orders::{order_source_for, Order, OrderSource};
-use crate::server::providers::{connector_for, Checked, ConnectionSettings, Connector, Sent};
+use crate::server::providers::orders::OrderSource;
+use crate::server::providers::{Checked, Connector, Sent};
 
 /// How long the executor waits for a tenant's shop when it reads an order to check a refund.
 const SHOP_WAIT: Duration = Duration::from_secs(5);
@@ -60,213 +59,85 @@ impl RetryPolicy {
     }
 }
 
-/// What a tenant's own connection to one provider is built into: the connector that sends and looks
-/// up (or why it has none), and the order source, whichever its kind offers.
-struct Built {
-    connector: Result<Arc<dyn Connector>, String>,
-    orders: Option<Arc<dyn OrderSource>>,
-}
-
-/// A connection as built, with the time of the connection it was built from (a changed connection
-/// is built again).
-type BuiltAt = (DateTime<Utc>, Arc<Built>);
-
-/// The connector that serves an operation, or in words why there is none.
-pub type Reachable = Result<Arc<dyn Connector>, String>;
-
 #[derive(Clone)]
 pub struct Executor {
     ledger: Ledger,
-    /// The server's own connections, for the tenants it serves ([`Executor::serving`]) that have
-    /// none of their own.
-    connectors: Arc<BTreeMap<String, Arc<dyn Connector>>>,
-    /// The server's own order source (its Stripe account's Checkout), for the same tenants.
-    orders: Option<Arc<dyn OrderSource>>,
-    /// The tenants the server's own connections belong to; every other tenant has only its own.
-    server_tenants: Arc<BTreeSet<TenantId>>,
-    /// Tenants' own connections as built, by tenant and provider name.
-    tenant_connections: Arc<Mutex<HashMap<(TenantId, String), BuiltAt>>>,
-    provider_timeout: Duration,
+    /// Which connector sends each tenant's operations, and where its orders are read.
+    directory: Directory,
     retry: RetryPolicy,
     actor: Actor,
 }
 
 impl Executor {
     pub fn new(ledger: Ledger, retry: RetryPolicy) -> Self {
-        Self {
-            ledger,
-            connectors: Arc::new(BTreeMap::new()),
-            orders: None,
-            server_tenants: Arc::default(),
-            tenant_connections: Arc::default(),
-            provider_timeout: Duration::from_secs(10),
-            retry,
-            actor: Actor::system("executor"),
-        }
+        Self { directory: Directory::new(ledger.clone()), ledger, retry, actor: Actor::system("executor") }
     }
 
     /// Sends operations of `provider` through `connector`.
-    pub fn with_connector(mut self, provider: &str, connector: Arc<dyn Connector>) -> Self {
-        Arc::make_mut(&mut self.connectors).insert(provider.to_owned(), connector);
-        self
+    pub fn with_connector(self, provider: &str, connector: Arc<dyn Connector>) -> Self {
+        Self { directory: self.directory.with_connector(provider, connector), ..self }
     }
 
     /// Reads the orders of tenants without an order source of their own from `orders`.
     pub fn with_orders(self, orders: Arc<dyn OrderSource>) -> Self {
-        Self { orders: Some(orders), ..self }
+        Self { directory: self.directory.with_orders(orders), ..self }
     }
 
     /// Lets the server's own connections serve `tenants` (and no other tenant).
     pub fn serving(self, tenants: impl IntoIterator<Item = TenantId>) -> Self {
-        Self { server_tenants: Arc::new(tenants.into_iter().collect()), ..self }
-    }
-
-    /// Whether the server's own connections serve `tenant`.
-    fn served_by_the_server(&self, tenant: &TenantId) -> bool {
-        self.server_tenants.contains(tenant)
+        Self { directory: self.directory.serving(tenants), ..self }
     }
 
     /// Waits `timeout` for providers reached through tenants' own connections.
     pub fn with_provider_timeout(self, timeout: Duration) -> Self {
-        Self { provider_timeout: timeout, ..self }
+        Self { directory: self.directory.with_provider_timeout(timeout), ..self }
     }
 
     pub fn ledger(&self) -> &Ledger {
         &self.ledger
     }
 
+    /// Which connector sends each tenant's operations, and where its orders are read.
+    pub fn directory(&self) -> &Directory {
+        &self.directory
+    }
+
     /// The report that starts a single re-send: in flight at most until the provider timeout.
     pub fn resend_report(&self) -> AttemptReport {
-        let timeout = chrono::Duration::from_std(self.provider_timeout).unwrap_or(chrono::Duration::MAX);
+        let timeout =
+            chrono::Duration::from_std(self.directory.provider_timeout()).unwrap_or(chrono::Duration::MAX);
         AttemptReport {
             budget: Some(RetryBudget { max_sends: 1, deadline: now() + timeout }),
             ..AttemptReport::default()
         }
     }
 
-    /// `tenant`'s own connection to `provider`, built; `None` when it has none, `Err` in words when
-    /// its secret does not open.
-    async fn own_connection(
-        &self,
-        tenant: &TenantId,
-        provider: &str,
-    ) -> Result<Option<Result<Arc<Built>, String>>, LedgerError> {
-        let Some(connection) = self.ledger.store.provider_connection(tenant, provider).await? else {
-            return Ok(None);
-        };
-        let key = (tenant.clone(), provider.to_owned());
-        let mut cache = self.tenant_connections.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some((at, built)) = cache.get(&key) {
-            if *at == connection.updated_at {
-                return Ok(Some(Ok(built.clone())));
-            }
-        }
-        let secret = match self.ledger.open_secret(&connection) {
-            Ok(secret) => secret,
-            Err(error) => return Ok(Some(Err(error.to_string()))),
-        };
-        let settings = ConnectionSettings {
-            kind: connection.kind,
-            base_url: &connection.base_url,
-            secret: &secret,
-            account: connection.account.as_deref(),
-            description: connection.description.as_deref(),
-            timeout: self.provider_timeout,
-            egress: self.ledger.egress(),
-        };
-        let built =
-            Arc::new(Built { connector: connector_for(&settings), orders: order_source_for(&settings) });
-        cache.insert(key, (connection.updated_at, built.clone()));
-        Ok(Some(Ok(built)))
-    }
-
-    /// The connector that serves `tenant`'s operations at `provider`: the tenant's own connection
-    /// when it has one, otherwise the server's when it serves the tenant; when there is none, or
-    /// the tenant's secret does not open, the reason in words.
-    pub async fn connector(&self, tenant: &TenantId, provider: &str) -> Result<Reachable, LedgerError> {
-        Ok(match self.own_connection(tenant, provider).await? {
-            Some(Ok(built)) => built
-                .connector
-                .clone()
-                .map_err(|why| format!("the {provider} connection of tenant {tenant} sends nothing: {why}")),
-            Some(Err(reason)) => Err(reason),
-            None => self
-                .connectors
-                .get(provider)
-                .filter(|_| self.served_by_the_server(tenant))
-                .cloned()
-                .ok_or_else(|| format!("no {provider} provider is connected for tenant {tenant}")),
-        })
-    }
-
-    /// The connection `tenant`'s refunds go through, with the kind of provider it is: its own
-    /// `stripe` connection, else another of its own that performs refunds (`adyen`, `paypal`),
-    /// else the server's `stripe` when it serves the tenant; `None` when it has none.
-    pub async fn refund_provider(
-        &self,
-        tenant: &TenantId,
-    ) -> Result<Option<(String, ProviderKind)>, LedgerError> {
-        let mut own: Vec<(String, ProviderKind)> = self
-            .ledger
-            .store
-            .provider_connections(tenant)
-            .await?
-            .into_iter()
-            .filter(|connection| connection.kind.action_for("refund").is_some())
-            .map(|connection| (connection.name, connection.kind))
-            .collect();
-        own.sort_by_key(|(name, _)| name != REFUNDS_PROVIDER);
-        if let Some(first) = own.into_iter().next() {
-            return Ok(Some(first));
-        }
-        let served = self.served_by_the_server(tenant) && self.connectors.contains_key(REFUNDS_PROVIDER);
-        Ok(served.then(|| (REFUNDS_PROVIDER.to_owned(), ProviderKind::Stripe)))
-    }
-
-    /// Where `tenant`'s orders are read: its own `orders` connection, else the Stripe account that
-    /// serves its refunds (its own, else the server's when it serves the tenant); when there is
-    /// none, the reason in words.
-    pub async fn orders(
-        &self,
-        tenant: &TenantId,
-    ) -> Result<Result<Arc<dyn OrderSource>, String>, LedgerError> {
-        for provider in [ORDERS_PROVIDER, REFUNDS_PROVIDER] {
-            match self.own_connection(tenant, provider).await? {
-                Some(Ok(built)) => {
-                    if let Some(orders) = built.orders.clone() {
-                        return Ok(Ok(orders));
-                    }
-                }
-                Some(Err(reason)) => return Ok(Err(reason)),
-                None => {}
-            }
-        }
-        let server_orders = self.orders.clone().filter(|_| self.served_by_the_server(tenant));
-        Ok(server_orders.ok_or_else(|| format!("no shop's orders are connected for tenant {tenant}")))
-    }
-
-    /// The order `subject` names (`order:1043`) as `tenant`'s shop has it, waiting at most `wait`
-    /// for the shop; when it cannot be read, why in words.
-    pub async fn order_of_subject(
-        &self,
-        tenant: &TenantId,
-        subject: &str,
-        wait: Duration,
-    ) -> Result<Order, String> {
-        let order_id = subject.strip_prefix("order:").ok_or("this subject is not an order of the shop")?;
-        let source = self.orders(tenant).await.map_err(|_| "the ledger could not be read".to_owned())??;
-        match tokio::time::timeout(wait, source.order(order_id)).await {
-            Err(_) => Err(format!("the shop did not answer within {} s", wait.as_secs())),
-            Ok(Err(reason)) => Err(format!("the shop could not be asked ({reason})")),
-            Ok(Ok(None)) => Err(format!("the shop has no order {order_id}")),
-            Ok(Ok(Some(order))) => Ok(order),
-        }
-    }
-
     /// Sends a planned or approved operation until it succeeds, fails for good, becomes unknown,
-    /// or the retry budget or deadline runs out (then it stays ready for a later run).
-    #[tracing::instrument(skip_all, fields(tenant = %tenant, op_id = %op_id))]
+    /// or the retry budget or deadline runs out (then it stays ready for a later run). Its
+    /// connector is resolved once, at the first send.
     pub async fn run(&self, tenant: &TenantId, op_id: &OpId) -> Result<CommittedOperation, LedgerError> {
+        self.sends(tenant, op_id, None).await
+    }
+
+    /// [`Executor::run`] through `connector`, which the caller resolved for `provider` just before:
+    /// used when the operation is recorded at `provider`, otherwise the directory is asked.
+    pub async fn run_through(
+        &self,
+        tenant: &TenantId,
+        op_id: &OpId,
+        provider: &str,
+        connector: Reachable,
+    ) -> Result<CommittedOperation, LedgerError> {
+        self.sends(tenant, op_id, Some((provider.to_owned(), connector))).await
+    }
+
+    #[tracing::instrument(name = "run", skip_all, fields(tenant = %tenant, op_id = %op_id))]
+    async fn sends(
+        &self,
+        tenant: &TenantId,
+        op_id: &OpId,
+        mut resolved: Option<(String, Reachable)>,
+    ) -> Result<CommittedOperation, LedgerError> {
         let started = Instant::now();
         let deadline = chrono::Duration::from_std(self.retry.deadline).unwrap_or(chrono::Duration::MAX);
         let budget = RetryBudget { max_sends: self.retry.max_sends, deadline: now() + deadline };
@@ -275,8 +146,14 @@ impl Executor {
             let report = AttemptReport { budget: Some(budget), ..AttemptReport::default() };
             let operation =
                 self.ledger.execute(tenant, op_id, Command::BeginAttempt, &self.actor, report).await?;
+            let operation = &operation.operation;
             sends += 1;
-            let after = self.send_open_attempt(tenant, &operation.operation).await?;
+            let connector = match resolved.take() {
+                Some((provider, connector)) if provider == operation.provider => connector,
+                _ => self.directory.connector(tenant, &operation.provider).await?,
+            };
+            let after = self.send_through(tenant, operation, &connector).await?;
+            resolved = Some((operation.provider.clone(), connector));
             if !matches!(after.operation.snapshot.state, State::Planned | State::Approved) {
                 return Ok(after);
             }
@@ -366,7 +243,7 @@ impl Executor {
         operation: &OperationRecord,
         amount: Money,
     ) -> Result<Option<SendCheck>, LedgerError> {
-        let order = match self.order_of_subject(tenant, &operation.subject, SHOP_WAIT).await {
+        let order = match self.directory.order_of_subject(tenant, &operation.subject, SHOP_WAIT).await {
             Ok(order) => order,
             Err(reason) => {
                 return Ok(Some(SendCheck::Unavailable(format!(
@@ -408,19 +285,29 @@ impl Executor {
     /// connector for its provider, while the provider's facts cannot be read (both recorded as
     /// not sent, so the attempt may be made again), or when [`Executor::may_send`] refuses it
     /// (recorded as invalid: it is rejected, and nothing left).
-    #[tracing::instrument(skip_all, fields(tenant = %tenant, op_id = %operation.op_id))]
     pub async fn send_open_attempt(
         &self,
         tenant: &TenantId,
         operation: &OperationRecord,
+    ) -> Result<CommittedOperation, LedgerError> {
+        let connector = self.directory.connector(tenant, &operation.provider).await?;
+        self.send_through(tenant, operation, &connector).await
+    }
+
+    /// [`Executor::send_open_attempt`] through `connector`, resolved for the operation's provider.
+    #[tracing::instrument(name = "send_open_attempt", skip_all, fields(tenant = %tenant, op_id = %operation.op_id))]
+    async fn send_through(
+        &self,
+        tenant: &TenantId,
+        operation: &OperationRecord,
+        connector: &Reachable,
     ) -> Result<CommittedOperation, LedgerError> {
         let attempt = open_attempt(operation)?;
         let not_sent = |failure, reason: String| Sent {
             outcome: AttemptOutcome::Failed { failure },
             report: AttemptReport { error: Some(format!("not sent: {reason}")), ..AttemptReport::default() },
         };
-        let connector = self.connector(tenant, &operation.provider).await?;
-        let sent = match &connector {
+        let sent = match connector {
             Ok(connector) => match self.may_send(tenant, operation, connector.as_ref()).await? {
                 SendCheck::Allowed => connector.send(operation).await,
                 SendCheck::Unavailable(reason) => not_sent(FailureClass::NotSent, reason),
@@ -428,7 +315,8 @@ impl Executor {
             },
             Err(reason) => not_sent(FailureClass::NotSent, reason.clone()),
         };
-        let capabilities = connector.map_or(Capabilities::NOTHING, |c| c.capabilities(&operation.kind));
+        let capabilities =
+            connector.as_ref().map_or(Capabilities::NOTHING, |c| c.capabilities(&operation.kind));
         self.record_outcome(tenant, operation, attempt, sent, capabilities).await
     }
 

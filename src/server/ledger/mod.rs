@@ -6,12 +6,14 @@
 //! not about one operation (approval rules, users, tokens, bulk runs, console requests, exports'
 //! audit events). It builds every audit entry. Everything else reads through [`Ledger::reads`].
 //!
-//! Beside the service: the executor that sends operations, the reconciler that settles unknown
-//! results, the workflows people start from the console, and the webhook endpoints with the worker
+//! Beside the service: the directory that says which connector serves a tenant at a provider, the
+//! executor that sends operations, the reconciler that settles unknown results, the workflows
+//! people start from the console, the tools agents call, and the webhook endpoints with the worker
 //! that delivers their events. Every committed change is counted in the application's metrics.
 
 pub mod accounts;
 pub mod connections;
+pub mod directory;
 pub mod executor;
 pub mod provider_events;
 mod recent;
@@ -20,6 +22,7 @@ pub mod requests;
 pub mod secrets;
 pub mod templates;
 pub mod tokens;
+pub mod tools;
 pub mod webhooks;
 pub mod workflows;
 mod written;

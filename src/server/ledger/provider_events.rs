@@ -85,7 +85,7 @@ impl Executor {
         let Some(object) = event.object_id.as_deref() else {
             return unmatched("the event names no refund".to_owned());
         };
-        let connector = match self.connector(tenant, connection).await? {
+        let connector = match self.directory().connector(tenant, connection).await? {
             Ok(connector) => connector,
             Err(reason) => return unmatched(format!("not processed: {reason}")),
         };
@@ -336,7 +336,7 @@ impl Executor {
             let Some(refund_id) = text("/resource/id") else {
                 return unmatched("the event names no refund".into());
             };
-            let connector = match self.connector(tenant, connection).await? {
+            let connector = match self.directory().connector(tenant, connection).await? {
                 Ok(connector) => connector,
                 Err(reason) => return unmatched(format!("not processed: {reason}")),
             };

@@ -277,7 +277,7 @@ impl Reconciler {
         }
         let slots = self.provider_slots(tenant, &operation.provider);
         let Ok(_slot) = slots.acquire().await else { return Ok(operation) };
-        let connector = match self.executor.connector(tenant, &operation.provider).await? {
+        let connector = match self.executor.directory().connector(tenant, &operation.provider).await? {
             Ok(connector) => connector,
             Err(missing) => {
                 let reason = format!("{missing}, so it cannot be looked up");

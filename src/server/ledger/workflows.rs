@@ -89,7 +89,7 @@ pub async fn query_provider(
     let history = ledger.reads().operation_history(tenant, op_id).await?.ok_or(LedgerError::NotFound)?;
     let operation = history.operation;
     check(&operation.snapshot, CommandKind::ConfirmFound, actor, now()).map_err(LedgerError::Rejected)?;
-    let connector = match executor.connector(tenant, &operation.provider).await? {
+    let connector = match executor.directory().connector(tenant, &operation.provider).await? {
         Ok(connector) => connector,
         Err(reason) => return Ok(QueryOutcome::Unavailable { reason }),
     };
@@ -240,7 +240,8 @@ async fn checked_resend(
     if check(&operation.snapshot, CommandKind::ResendSameKey, actor, now()).is_err() {
         return Ok(None);
     }
-    let connector = executor.connector(tenant, &operation.provider).await?.map_err(LedgerError::Invalid)?;
+    let connector =
+        executor.directory().connector(tenant, &operation.provider).await?.map_err(LedgerError::Invalid)?;
     match executor.may_send(tenant, &operation, connector.as_ref()).await? {
         SendCheck::Allowed => Ok(Some(connector)),
         SendCheck::Refused(reason) | SendCheck::Unavailable(reason) => {
@@ -316,13 +317,14 @@ pub async fn compensate(
     let mut provider = planned.provider.to_owned();
     let params = match compensation {
         Compensation::RefundLineItem => {
-            let (refunds_at, kind) = executor.refund_provider(tenant).await?.ok_or_else(|| {
-                LedgerError::Invalid(format!(
-                    "No refund provider is connected for tenant {tenant}; nothing was sent."
-                ))
-            })?;
+            let (refunds_at, kind) =
+                executor.directory().refund_provider(tenant).await?.ok_or_else(|| {
+                    LedgerError::Invalid(format!(
+                        "No refund provider is connected for tenant {tenant}; nothing was sent."
+                    ))
+                })?;
             provider = refunds_at;
-            let orders = executor.orders(tenant).await?.map_err(LedgerError::Invalid)?;
+            let orders = executor.directory().orders(tenant).await?.map_err(LedgerError::Invalid)?;
             let order_id = planned.params["order"].as_str().unwrap_or_default();
             let order = orders.order(order_id).await.map_err(|reason| {
                 LedgerError::Invalid(format!(

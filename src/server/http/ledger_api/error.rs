@@ -14,6 +14,7 @@ use super::views::OperationView;
 use super::BODY_LIMIT_BYTES;
 use crate::domain::{ids::OpId, machine::Rejection, params::FieldDiff};
 use crate::server::http::limits::{too_many_api_calls, OverLimit};
+use crate::server::ledger::tools::ToolError;
 use crate::server::ledger::LedgerError;
 use crate::server::store::StoreError;
 use crate::server::telemetry::cause_chain;
@@ -74,6 +75,16 @@ impl From<LedgerError> for ApiError {
             LedgerError::InvalidField { field, problem } => ApiError::invalid_field(field, problem),
             LedgerError::Contended => ApiError::Contended,
             LedgerError::Store(store) => ApiError::Internal(store),
+        }
+    }
+}
+
+impl From<ToolError> for ApiError {
+    fn from(error: ToolError) -> Self {
+        match error {
+            ToolError::NotConnected(message) => ApiError::NotConnected(message),
+            ToolError::Unavailable(message) => ApiError::Unavailable(message),
+            ToolError::Ledger(error) => error.into(),
         }
     }
 }

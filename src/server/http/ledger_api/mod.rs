@@ -10,12 +10,12 @@ use crate::domain::operation::AttemptRecord;
 use crate::server::http::limits::{limit_api_by_address, Limits};
 use crate::server::http::listed::ListedRouter;
 use crate::server::http::state::AppState;
+use crate::server::ledger::tools::{EmailArgs, LineItemArgs, PickupArgs, RefundArgs, ToolAnswer, ToolStatus};
 use error::{ApiError, ErrorDetail, ErrorEnvelope};
 use operations::*;
 use std::sync::Arc;
 use views::{KeyView, OperationView};
 
-pub mod customer_email;
 pub mod error;
 pub mod extract;
 pub mod locale;
@@ -37,7 +37,7 @@ pub fn routes(limits: Arc<Limits>) -> ListedRouter<AppState> {
         .post("/operations/{op_id}/cancel", cancel)
         .get("/subjects/{subject}/operations", subject_operations)
         .get("/openapi.json", openapi)
-        .nest("/tools", tools::routes().post("/send_customer_email", customer_email::send_customer_email))
+        .nest("/tools", tools::routes())
         .map(|router| {
             router
                 .fallback(|| async { ApiError::NoSuchRoute })
@@ -49,10 +49,9 @@ pub fn routes(limits: Arc<Limits>) -> ListedRouter<AppState> {
 #[derive(OpenApi)]
 #[openapi(
     info(title = "opledger ledger API", version = "1", description = "Record side-effecting operations before they are sent, report every attempt, and never do a thing twice."),
-    paths(operations::register, operations::read_operation, operations::begin_attempt, operations::record_outcome, operations::cancel, operations::subject_operations, tools::refund_item, tools::create_aftersale, tools::schedule_pickup, customer_email::send_customer_email),
+    paths(operations::register, operations::read_operation, operations::begin_attempt, operations::record_outcome, operations::cancel, operations::subject_operations, tools::refund_item, tools::create_aftersale, tools::schedule_pickup, tools::send_customer_email),
     components(schemas(ErrorEnvelope, ErrorDetail, RegisterBody, OutcomeBody, OutcomeName, CancelBody, OperationView, AttemptRecord, KeyView, AttemptStarted, BeginBody, OperationAnswer, SubjectView,
-         tools::ToolAnswer, tools::ToolStatus,
-        tools::LineItemRequest, tools::RefundRequest, tools::PickupRequest, customer_email::EmailRequest)),
+        ToolAnswer, ToolStatus, LineItemArgs, RefundArgs, PickupArgs, EmailArgs)),
     modifiers(&BearerToken),
     security(("bearer" = [])),
 )]

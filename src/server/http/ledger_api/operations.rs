@@ -104,7 +104,8 @@ impl RegisterBody {
     }
 }
 
-fn op_id_of(raw: &str) -> Result<OpId, ApiError> {
+/// The op id in a path; what is no op id names no operation (404).
+pub fn op_id_of(raw: &str) -> Result<OpId, ApiError> {
     OpId::parse(raw).map_err(|_| ApiError::NotFound)
 }
 
@@ -154,8 +155,17 @@ pub async fn read_operation(
     caller: Caller,
     Path(op_id): Path<String>,
 ) -> Result<Json<OperationView>, ApiError> {
-    let op_id = op_id_of(&op_id)?;
-    Ok(Json(OperationView::of(history(&state, &caller.tenant, &op_id).await?, true)))
+    Ok(Json(operation_view(&state, &caller.tenant, &op_id).await?))
+}
+
+/// The operation `op_id` names in `tenant`, with its attempts, external ids and audit trail.
+pub async fn operation_view(
+    state: &AppState,
+    tenant: &TenantId,
+    op_id: &str,
+) -> Result<OperationView, ApiError> {
+    let op_id = op_id_of(op_id)?;
+    Ok(OperationView::of(history(state, tenant, &op_id).await?, true))
 }
 
 /// How long an agent's send is taken to be in flight when it declares nothing.
@@ -365,13 +375,21 @@ pub async fn cancel(
             .map_err(|e| ApiError::Invalid(format!("cancel body: {e}")))?
             .unwrap_or_default()
     };
-    let command = Command::Cancel { reason: body.reason };
-    let updated = state
-        .ledger
-        .execute(&caller.tenant, &op_id, command, &caller.actor, AttemptReport::default())
-        .await?;
+    Ok(Json(cancel_operation(&state, &caller, &op_id, body.reason).await?))
+}
+
+/// Stops further sends of `op_id` in `caller`'s name, for `reason`, and says what it means.
+pub async fn cancel_operation(
+    state: &AppState,
+    caller: &Caller,
+    op_id: &OpId,
+    reason: String,
+) -> Result<OperationAnswer, ApiError> {
+    let command = Command::Cancel { reason };
+    let updated =
+        state.ledger.execute(&caller.tenant, op_id, command, &caller.actor, AttemptReport::default()).await?;
     let message = cancel_message(op_id.as_str(), updated.operation.snapshot.state);
-    Ok(Json(OperationAnswer { message, operation: OperationView::committed(updated) }))
+    Ok(OperationAnswer { message, operation: OperationView::committed(updated) })
 }
 
 /// Every operation of one order (subject) with the roll-up: which completed, which did not, which
@@ -384,7 +402,16 @@ pub async fn subject_operations(
     caller: Caller,
     Path(subject): Path<String>,
 ) -> Result<Json<SubjectView>, ApiError> {
-    let histories = state.ledger.reads().subject_operations(&caller.tenant, &subject).await?;
+    Ok(Json(subject_view(&state, &caller.tenant, subject).await?))
+}
+
+/// Every operation of `subject` in `tenant`, with the roll-up.
+pub async fn subject_view(
+    state: &AppState,
+    tenant: &TenantId,
+    subject: String,
+) -> Result<SubjectView, ApiError> {
+    let histories = state.ledger.reads().subject_operations(tenant, &subject).await?;
     let summaries: Vec<OperationSummary> = histories
         .iter()
         .map(|h| OperationSummary {
@@ -397,7 +424,7 @@ pub async fn subject_operations(
         .collect();
     let rollup: OrderRollup = roll_up(&summaries).map_err(ApiError::invalid)?;
     let operations: Vec<OperationView> = histories.into_iter().map(|h| OperationView::of(h, false)).collect();
-    Ok(Json(SubjectView { subject, status_label: rollup.status.label().to_owned(), rollup, operations }))
+    Ok(SubjectView { subject, status_label: rollup.status.label().to_owned(), rollup, operations })
 }
 
 /// The answer to a new attempt.
