@@ -250,7 +250,7 @@ class Run:
             order_id = self.new_order(ADYEN_TENANT)
             if random.random() < self.args.fault_share:
                 fault = {"match": f"{ADYEN_TENANT}:email-{order_id}-*", "fault": "drop_response", "times": 1}
-                call("POST", f"{self.mail_url}/_sandbox/faults", fault)
+                call("POST", f"{self.mail_url}/_sandbox/faults", fault, token=MAIL_KEY)
             status, answer = self.until_answered("POST", "/tools/send_customer_email",
                                                  {"order_id": order_id, "template": "shipped"}, tenant=ADYEN_TENANT)
             if status != 200:
@@ -369,7 +369,7 @@ class Run:
             tenant, _, op_id = (made_object["idempotency_key"] or "").partition(":")
             if tenant == ADYEN_TENANT:
                 refunds.setdefault(op_id, []).append(made_object["id"])
-        status, mail = call("GET", f"{self.mail_url}/_sandbox/mail")
+        status, mail = call("GET", f"{self.mail_url}/_sandbox/mail", token=MAIL_KEY)
         messages = {}
         for message in mail["data"]:
             tenant, _, op_id = (message["op"] or "").partition(":")
@@ -507,7 +507,7 @@ def run_engine(args, engine, workdir):
                    "the sandbox answering")
         wait_until(lambda: call("GET", f"{adyen_url}/_sandbox/ledger", headers=adyen_key)[0] == 200, 30,
                    "the Adyen sandbox answering")
-        wait_until(lambda: call("GET", f"{mail_url}/_sandbox/mail")[0] == 200, 30, "the mail sandbox answering")
+        wait_until(lambda: call("GET", f"{mail_url}/_sandbox/mail", token=MAIL_KEY)[0] == 200, 30, "the mail sandbox answering")
         if engine == "sqlite":
             database_url = f"sqlite://{os.path.join(workdir, 'chaos.db')}"
         else:

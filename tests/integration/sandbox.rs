@@ -1,7 +1,10 @@
 //! The sandbox provider speaks Stripe's refund semantics: replays, parameter checks, retention,
-//! limits, and every fault it can inject.
+//! limits, and every fault it can inject; every sandbox's control API needs the account's key.
 
 use chrono::Duration;
+use opledger::server::sandbox::adyen::{AdyenConfig, AdyenSandbox};
+use opledger::server::sandbox::mail::{MailConfig, MailSandbox};
+use opledger::server::sandbox::paypal::{PayPalConfig, PayPalSandbox};
 use opledger::server::sandbox::{Sandbox, SandboxConfig};
 use serde_json::{json, Value};
 
@@ -165,4 +168,69 @@ async fn the_secret_key_is_required() {
     assert_eq!(response.status(), 401);
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["error"]["code"], "api_key_invalid");
+}
+
+/// Each sandbox's router, its control API's path and the header that carries its key.
+fn every_sandbox() -> [(&'static str, axum::Router, &'static str, (&'static str, &'static str)); 4] {
+    let stripe =
+        Sandbox::seeded(SandboxConfig { secret_key: "sk_test_x".into(), ..SandboxConfig::default() });
+    let adyen = AdyenSandbox::new(
+        AdyenConfig {
+            api_key: "AQE_x".into(),
+            merchant_account: "SandboxECOM".into(),
+            hmac_key: "00".repeat(32),
+            key_retention: Duration::days(31),
+        },
+        Vec::new(),
+    );
+    let paypal = PayPalSandbox::new(
+        PayPalConfig {
+            client_id: "AZ_x".into(),
+            client_secret: "paypal_x".into(),
+            key_retention: Duration::days(45),
+        },
+        Vec::new(),
+    );
+    let mail = MailSandbox::new(MailConfig { api_key: "re_x".into(), key_retention: Duration::hours(24) });
+    [
+        ("stripe", stripe.router(), "/v1/_sandbox", ("authorization", "Bearer sk_test_x")),
+        ("adyen", adyen.router(), "/_sandbox", ("x-api-key", "AQE_x")),
+        ("paypal", paypal.router(), "/_sandbox", ("authorization", "Bearer paypal_x")),
+        ("mail", mail.router(), "/_sandbox", ("authorization", "Bearer re_x")),
+    ]
+}
+
+#[tokio::test]
+async fn every_sandboxs_control_api_refuses_a_call_without_its_key_and_answers_one_shape() {
+    let client = reqwest::Client::new();
+    let fault = json!({"match": "refund-1043-*", "fault": "drop_response", "ms": 10});
+    for (kind, router, control, (header, key)) in every_sandbox() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}{control}", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, router).await });
+        let refused = [
+            client.post(format!("{base}/faults")).json(&fault),
+            client.delete(format!("{base}/faults")),
+            client.get(format!("{base}/ledger")),
+            client.post(format!("{base}/faults")).header(header, "wrong").json(&fault),
+        ];
+        for request in refused {
+            let status = request.send().await.unwrap().status().as_u16();
+            assert!(
+                matches!(status, 401 | 403),
+                "{kind}: a control call without the key is refused, not {status}"
+            );
+        }
+        let set =
+            client.post(format!("{base}/faults")).header(header, key).json(&fault).send().await.unwrap();
+        assert_eq!(set.status(), 201, "{kind}");
+        let answer: Value = set.json().await.unwrap();
+        assert_eq!(
+            answer,
+            json!({"match": "refund-1043-*", "fault": "drop_response", "times": 1, "ms": 10}),
+            "{kind}: one shape for a fault set"
+        );
+        let ledger = client.get(format!("{base}/ledger")).header(header, key).send().await.unwrap();
+        assert_eq!(ledger.status(), 200, "{kind}");
+    }
 }

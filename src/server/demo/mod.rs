@@ -24,7 +24,7 @@ use super::ledger::executor::Executor;
 use super::ledger::reconciler::Reconciler;
 use super::ledger::{Ledger, LedgerError, RegisterRequest};
 use super::providers::orders::{refund_params, LineItem, Order};
-use super::sandbox::orders::demo_order;
+use super::sandbox::stripe::orders::demo_order;
 use super::sandbox::{Fault, FaultKind, Sandbox, SandboxConfig};
 use super::store::records::ApprovalRuleRecord;
 use crate::domain::{

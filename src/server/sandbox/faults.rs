@@ -1,12 +1,11 @@
-//! Fault injection: faults set at run time for requests whose idempotency key or op id (the
-//! `metadata[op_id]` they carry) matches a glob, each used a number of times. Matching the op id
-//! lets one pattern (`refund-1043-*`) catch every tenant's key for those operations.
+//! Fault injection: faults set at run time for requests whose idempotency key or op id (what the
+//! request carries that names its operation: Stripe's `metadata[op_id]`, Adyen's `reference`,
+//! PayPal's `custom_id`, a message's `X-Opledger-Op`) matches a glob, each used a number of times.
+//! Matching the op id lets one pattern (`refund-1043-*`) catch every tenant's key for those
+//! operations.
 
-use axum::{extract::State, http::StatusCode, response::IntoResponse, Json};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-
-use super::Sandbox;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -107,13 +106,6 @@ pub fn glob_matches(pattern: &str, text: &str) -> bool {
     pattern[p..].iter().all(|c| *c == '*')
 }
 
-/// The names a fault's pattern is matched against: the request's idempotency key and the op id
-/// in its metadata.
-pub(super) fn request_names<'a>(key: Option<&'a str>, fields: &'a [(String, String)]) -> Vec<&'a str> {
-    let op_id = fields.iter().find(|(name, _)| name == "metadata[op_id]").map(|(_, value)| value.as_str());
-    key.into_iter().chain(op_id).collect()
-}
-
 fn matches_any(pattern: &str, names: &[&str]) -> bool {
     names.iter().any(|name| glob_matches(pattern, name))
 }
@@ -129,44 +121,28 @@ pub(super) fn take(faults: &mut Vec<Fault>, names: &[&str], kinds: &[FaultKind])
     Some(fault)
 }
 
-/// Whether `fault` may be set: used at least once, and a status to settle to that exists.
-pub(super) fn check(fault: &Fault) -> Result<(), String> {
+/// The lag set for one of `names`, without using the fault up (a lag applies to every lookup).
+pub(super) fn lookup_lag_ms(faults: &[Fault], names: &[&str]) -> u64 {
+    faults
+        .iter()
+        .filter(|f| f.fault == FaultKind::LookupLag && matches_any(&f.pattern, names))
+        .map(|f| f.ms)
+        .max()
+        .unwrap_or(0)
+}
+
+/// Whether `fault` may be set where `known` faults are acted on: one of them, used at least once,
+/// and a status to settle to that exists.
+pub(super) fn check(fault: &Fault, known: &[FaultKind]) -> Result<(), String> {
+    if !known.contains(&fault.fault) {
+        let names: Vec<String> =
+            known.iter().filter_map(|kind| json!(kind).as_str().map(str::to_owned)).collect();
+        return Err(format!("this sandbox knows the faults {}", names.join(", ")));
+    }
     if fault.times == 0 {
         return Err("times must be at least 1".into());
     }
     settled_status(fault.then.as_deref()).map(|_| ())
-}
-
-impl Sandbox {
-    /// Takes one use of the first fault of `kinds` whose pattern matches one of `names`.
-    pub(super) fn take_fault(&self, names: &[&str], kinds: &[FaultKind]) -> Option<Fault> {
-        take(&mut self.lock().faults, names, kinds)
-    }
-
-    /// The lag set for one of `names`, without using the fault up (a lag applies to every lookup).
-    pub(super) fn lookup_lag_ms(&self, names: &[&str]) -> u64 {
-        self.lock()
-            .faults
-            .iter()
-            .filter(|f| f.fault == FaultKind::LookupLag && matches_any(&f.pattern, names))
-            .map(|f| f.ms)
-            .max()
-            .unwrap_or(0)
-    }
-}
-
-pub(super) async fn add_fault(State(sandbox): State<Sandbox>, Json(fault): Json<Fault>) -> impl IntoResponse {
-    if let Err(problem) = check(&fault) {
-        return (StatusCode::BAD_REQUEST, Json(json!({"error": {"message": problem}})));
-    }
-    let summary = json!({"match": fault.pattern, "times": fault.times, "ms": fault.ms});
-    sandbox.lock().faults.push(fault);
-    (StatusCode::CREATED, Json(summary))
-}
-
-pub(super) async fn clear_faults(State(sandbox): State<Sandbox>) -> StatusCode {
-    sandbox.lock().faults.clear();
-    StatusCode::NO_CONTENT
 }
 
 #[cfg(test)]

@@ -1,12 +1,15 @@
-//! Answers remembered by idempotency key, as the Adyen, PayPal and mail sandboxes keep them: the
-//! first answer to a key, replayed for the same request while the key is remembered, and the keys
-//! whose first request is still being handled. What a remembered key sent with another request
-//! gets is each provider's own (Adyen refuses it, Resend answers 409, PayPal takes it as new).
+//! Answers remembered by idempotency key, as every sandbox keeps them: the first answer to a key,
+//! replayed for the same request while the key is remembered, and the keys whose first request is
+//! still being handled. What a remembered key sent with another request gets is each provider's
+//! own (see [`super::pipeline`]).
 
 use axum::http::StatusCode;
 use chrono::{DateTime, Duration, Utc};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
+
+/// What a provider answers: a status and a JSON body.
+pub(super) type Answer = (StatusCode, Value);
 
 #[derive(Debug, Clone)]
 struct Stored {
@@ -64,18 +67,11 @@ impl KeyedAnswers {
         }
     }
 
-    /// Releases `key`, remembering `status` and `body` as its answer to `request` unless `remember`
-    /// is false (an answer that did nothing, such as a 429).
-    pub(super) fn finish(
-        &mut self,
-        key: &str,
-        request: Value,
-        (status, body): (StatusCode, Value),
-        now: DateTime<Utc>,
-        remember: bool,
-    ) {
+    /// Releases `key`, remembering `kept` as its answer to `request` when there is one (an answer
+    /// that did nothing, such as a 429, is not).
+    pub(super) fn finish(&mut self, key: &str, request: Value, kept: Option<Answer>, now: DateTime<Utc>) {
         self.in_use.remove(key);
-        if remember {
+        if let Some((status, body)) = kept {
             self.stored.insert(key.to_owned(), Stored { request, status, body, at: now });
         }
     }
@@ -93,7 +89,7 @@ mod tests {
         let request = json!({"amount": 380});
         assert_eq!(keyed.claim("k", &request, now, retention), Claim::Claimed);
         assert_eq!(keyed.claim("k", &request, now, retention), Claim::InUse);
-        keyed.finish("k", request.clone(), (StatusCode::OK, json!({"id": "r1"})), now, true);
+        keyed.finish("k", request.clone(), Some((StatusCode::OK, json!({"id": "r1"}))), now);
         assert_eq!(
             keyed.claim("k", &request, now, retention),
             Claim::Replay(StatusCode::OK, json!({"id": "r1"}))

@@ -12,13 +12,14 @@
 //!
 //! Faults match the message's `X-Opledger-Op` header or the idempotency key: `drop_response` keeps
 //! the message and then gives no answer (the API's caller times out; the sink closes the connection
-//! right after the final `.`, RFC 1047's duplicate-or-lost case). `GET /_sandbox/mail` lists the
-//! mailbox; `POST /_sandbox/faults` sets a fault.
+//! right after the final `.`, RFC 1047's duplicate-or-lost case); the API also takes `delay`,
+//! `error_500_before`, `error_500_after` and `rate_limit`. `GET /_sandbox/mail` lists the mailbox;
+//! it and the rest of the control API (see [`super::control`]) take the API key, as the API does.
 
 use axum::{
     extract::{Path, State},
     http::{HeaderMap, StatusCode},
-    response::{IntoResponse, Response},
+    response::Response,
     routing::{get, post},
     Json, Router,
 };
@@ -26,12 +27,16 @@ use base64::Engine as _;
 use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 use serde_json::{json, Value};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::collections::BTreeMap;
+use std::sync::Arc;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 
-use super::faults::{check, take, Fault, FaultKind};
-use super::keyed::{Claim, KeyedAnswers};
+use super::account::{bearer_is, respond, Account, CreatedObject, Provider, Refusal};
+use super::control;
+use super::faults::{Fault, FaultKind};
+use super::keyed::Answer;
+use super::pipeline;
 
 /// How a mail sandbox is set up.
 #[derive(Debug, Clone)]
@@ -57,55 +62,39 @@ pub struct Mail {
     pub received_at: DateTime<Utc>,
 }
 
-#[derive(Debug, Default)]
-struct MailState {
-    mailbox: Vec<Mail>,
-    keyed: KeyedAnswers,
-    faults: Vec<Fault>,
-}
-
-/// A running mail sandbox.
+/// A running mail sandbox: its account's own part is the mailbox.
 #[derive(Clone)]
 pub struct MailSandbox {
     config: Arc<MailConfig>,
-    state: Arc<Mutex<MailState>>,
+    account: Account<Vec<Mail>>,
 }
 
-fn resend_error(status: StatusCode, name: &str, message: &str) -> (StatusCode, Value) {
+fn resend_error(status: StatusCode, name: &str, message: &str) -> Answer {
     (status, json!({"statusCode": status.as_u16(), "name": name, "message": message}))
-}
-
-fn answer((status, body): (StatusCode, Value)) -> Response {
-    (status, Json(body)).into_response()
 }
 
 impl MailSandbox {
     pub fn new(config: MailConfig) -> Self {
-        Self { config: Arc::new(config), state: Arc::default() }
-    }
-
-    fn lock(&self) -> MutexGuard<'_, MailState> {
-        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        Self { account: Account::new([], config.key_retention), config: Arc::new(config) }
     }
 
     /// Sets a fault, as `POST /_sandbox/faults` does.
     pub fn inject(&self, fault: Fault) {
-        self.lock().faults.push(fault);
+        self.account.inject(fault);
     }
 
     /// Every message received, by the API or by SMTP.
     pub fn mailbox(&self) -> Vec<Mail> {
-        self.lock().mailbox.clone()
+        self.account.lock().own.clone()
     }
 
-    /// The email API and the control API under `/_sandbox`.
+    /// The email API and the control API under `/_sandbox`, all behind the API key.
     pub fn router(&self) -> Router {
-        Router::new()
+        let guarded = Router::new()
             .route("/emails", post(send_email))
             .route("/emails/{id}", get(read_email))
-            .route("/_sandbox/faults", post(add_fault).delete(clear_faults))
-            .route("/_sandbox/mail", get(list_mail))
-            .with_state(self.clone())
+            .route("/_sandbox/mail", get(list_mail));
+        control::guarded(self, guarded).with_state(self.clone())
     }
 
     /// Accepts SMTP connections on `listener` until the task is dropped, each served on its own.
@@ -121,12 +110,20 @@ impl MailSandbox {
         }
     }
 
-    fn deliver(&self, mail: Mail) {
-        self.lock().mailbox.push(mail);
-    }
-
-    fn drop_fault(&self, names: &[&str]) -> Option<Fault> {
-        take(&mut self.lock().faults, names, &[FaultKind::DropResponse])
+    /// Puts `mail` in the mailbox, and in the ledger of what was really created (under `key`, when
+    /// it came with one).
+    fn deliver(&self, mail: Mail, key: Option<&str>) {
+        let mut books = self.account.lock();
+        books.created.push(CreatedObject {
+            object_type: "email".into(),
+            id: mail.id.clone(),
+            amount: None,
+            currency: None,
+            idempotency_key: key.map(str::to_owned),
+            metadata: mail.op.iter().map(|op| ("op".to_owned(), op.clone())).collect::<BTreeMap<_, _>>(),
+            created_at: mail.received_at,
+        });
+        books.own.push(mail);
     }
 
     /// One SMTP session: the commands a client needs to hand messages over; a message whose
@@ -161,9 +158,9 @@ impl MailSandbox {
                     let data = read_data(&mut lines).await?;
                     let mail = parse_message(&data, &from, &to);
                     let names: Vec<&str> = mail.op.iter().map(String::as_str).collect();
-                    let dropped = self.drop_fault(&names).is_some();
+                    let dropped = self.account.take_fault(&names, &[FaultKind::DropResponse]).is_some();
                     let id = mail.id.clone();
-                    self.deliver(mail);
+                    self.deliver(mail, None);
                     if dropped {
                         return Ok(());
                     }
@@ -245,74 +242,75 @@ fn parse_message(data: &str, from: &str, to: &[String]) -> Mail {
     }
 }
 
-fn authorized(sandbox: &MailSandbox, headers: &HeaderMap) -> bool {
-    headers.get("authorization").and_then(|v| v.to_str().ok())
-        == Some(&format!("Bearer {}", sandbox.config.api_key))
+impl Provider for MailSandbox {
+    type Own = Vec<Mail>;
+    const CONTROL: &'static str = "/_sandbox";
+    const KEY_HEADER: &'static str = "idempotency-key";
+    const OUTCOMES: &'static [FaultKind] = &[];
+    const REPLAYS_5XX: bool = true;
+
+    fn account(&self) -> &Account<Vec<Mail>> {
+        &self.account
+    }
+
+    fn authorized(&self, headers: &HeaderMap) -> bool {
+        bearer_is(headers, &self.config.api_key)
+    }
+
+    fn refused(refusal: Refusal) -> Answer {
+        match refusal {
+            Refusal::Unauthorized => {
+                resend_error(StatusCode::FORBIDDEN, "invalid_api_key", "API key is invalid")
+            }
+            Refusal::KeyInUse => resend_error(
+                StatusCode::CONFLICT,
+                "concurrent_idempotent_requests",
+                "Same idempotency key used while original request is still in progress. Try the request again later.",
+            ),
+            Refusal::RateLimited => resend_error(
+                StatusCode::TOO_MANY_REQUESTS,
+                "rate_limit_exceeded",
+                "Too many requests. Please limit the number of requests per second.",
+            ),
+            Refusal::ServerError => resend_error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal_server_error",
+                "An unexpected error occurred.",
+            ),
+        }
+    }
+
+    fn key_reused() -> Option<Answer> {
+        Some(resend_error(
+            StatusCode::CONFLICT,
+            "invalid_idempotent_request",
+            "Same idempotency key used with a different request payload. Change your idempotency key or payload.",
+        ))
+    }
+
+    fn key_refused(key: &str) -> Option<Answer> {
+        (key.is_empty() || key.chars().count() > 256).then(|| {
+            resend_error(
+                StatusCode::BAD_REQUEST,
+                "invalid_idempotency_key",
+                "The key must be between 1-256 chars.",
+            )
+        })
+    }
 }
 
+/// `POST /emails`: the message's operation (its `X-Opledger-Op` header, else the key) is what
+/// faults match and what the mailbox shows.
 async fn send_email(
     State(sandbox): State<MailSandbox>,
     headers: HeaderMap,
     Json(request): Json<Value>,
 ) -> Response {
-    if !authorized(&sandbox, &headers) {
-        return answer(resend_error(StatusCode::FORBIDDEN, "invalid_api_key", "API key is invalid"));
-    }
-    let key = headers.get("idempotency-key").and_then(|v| v.to_str().ok()).map(str::to_owned);
-    if key.as_ref().is_some_and(|key| key.is_empty() || key.chars().count() > 256) {
-        return answer(resend_error(
-            StatusCode::BAD_REQUEST,
-            "invalid_idempotency_key",
-            "The key must be between 1-256 chars.",
-        ));
-    }
-    let handled = tokio::spawn(handle_send(sandbox, key, request));
-    handled.await.unwrap_or_else(|_| {
-        answer(resend_error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "internal_server_error",
-            "An unexpected error occurred.",
-        ))
-    })
-}
-
-/// Handles one send to the end, whether or not the caller still waits (a provider finishes what it
-/// started when a client goes away).
-async fn handle_send(sandbox: MailSandbox, key: Option<String>, request: Value) -> Response {
-    let now = Utc::now();
-    if let Some(key) = &key {
-        let claim = sandbox.lock().keyed.claim(key, &request, now, sandbox.config.key_retention);
-        match claim {
-            Claim::Replay(status, body) => return answer((status, body)),
-            Claim::OtherRequest => {
-                return answer(resend_error(
-                    StatusCode::CONFLICT,
-                    "invalid_idempotent_request",
-                    "Same idempotency key used with a different request payload. Change your idempotency key or payload.",
-                ))
-            }
-            Claim::InUse => {
-                return answer(resend_error(
-                    StatusCode::CONFLICT,
-                    "concurrent_idempotent_requests",
-                    "Same idempotency key used while original request is still in progress. Try the request again later.",
-                ))
-            }
-            Claim::Claimed => {}
-        }
-    }
     let op = request.pointer("/headers/X-Opledger-Op").and_then(Value::as_str).map(str::to_owned);
-    let names: Vec<&str> = key.iter().map(String::as_str).chain(op.as_deref()).collect();
-    let dropped = sandbox.drop_fault(&names);
-    let result = accept(&sandbox, &request, op.or_else(|| key.clone()), now);
-    if let Some(key) = &key {
-        sandbox.lock().keyed.finish(key, request, result.clone(), now, true);
-    }
-    if let Some(fault) = dropped {
-        let ms = if fault.ms == 0 { 120_000 } else { fault.ms };
-        tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
-    }
-    answer(result)
+    pipeline::create(sandbox, &headers, request.clone(), op.clone(), move |sandbox, key, now| {
+        accept(sandbox, &request, op.or_else(|| key.map(str::to_owned)), key, now)
+    })
+    .await
 }
 
 /// Checks a send's fields as Resend does and puts the message in the mailbox.
@@ -320,8 +318,9 @@ fn accept(
     sandbox: &MailSandbox,
     request: &Value,
     op: Option<String>,
+    key: Option<&str>,
     now: DateTime<Utc>,
-) -> (StatusCode, Value) {
+) -> Answer {
     let text = |name: &str| request.get(name).and_then(Value::as_str).map(str::to_owned);
     let to: Vec<String> = match request.get("to") {
         Some(Value::String(one)) => vec![one.clone()],
@@ -346,21 +345,15 @@ fn accept(
         );
     };
     let id = uuid::Uuid::new_v4().to_string();
-    sandbox.deliver(Mail { id: id.clone(), via: "api", op, from, to, subject, text: body, received_at: now });
+    let mail = Mail { id: id.clone(), via: "api", op, from, to, subject, text: body, received_at: now };
+    sandbox.deliver(mail, key);
     (StatusCode::OK, json!({"id": id}))
 }
 
-async fn read_email(
-    State(sandbox): State<MailSandbox>,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-) -> Response {
-    if !authorized(&sandbox, &headers) {
-        return answer(resend_error(StatusCode::FORBIDDEN, "invalid_api_key", "API key is invalid"));
-    }
-    let found = sandbox.lock().mailbox.iter().find(|mail| mail.id == id && mail.via == "api").cloned();
+async fn read_email(State(sandbox): State<MailSandbox>, Path(id): Path<String>) -> Response {
+    let found = sandbox.account.lock().own.iter().find(|mail| mail.id == id && mail.via == "api").cloned();
     match found {
-        Some(mail) => answer((
+        Some(mail) => respond((
             StatusCode::OK,
             json!({
                 "object": "email",
@@ -377,29 +370,11 @@ async fn read_email(
                 "last_event": "delivered",
             }),
         )),
-        None => answer(resend_error(StatusCode::NOT_FOUND, "not_found", "Email not found")),
+        None => respond(resend_error(StatusCode::NOT_FOUND, "not_found", "Email not found")),
     }
 }
 
-async fn add_fault(State(sandbox): State<MailSandbox>, Json(fault): Json<Fault>) -> Response {
-    if fault.fault != FaultKind::DropResponse {
-        return answer((
-            StatusCode::BAD_REQUEST,
-            json!({"error": {"message": "the mail sandbox knows drop_response only"}}),
-        ));
-    }
-    if let Err(problem) = check(&fault) {
-        return answer((StatusCode::BAD_REQUEST, json!({"error": {"message": problem}})));
-    }
-    sandbox.inject(fault);
-    answer((StatusCode::OK, json!({"ok": true})))
-}
-
-async fn clear_faults(State(sandbox): State<MailSandbox>) -> Response {
-    sandbox.lock().faults.clear();
-    answer((StatusCode::OK, json!({"ok": true})))
-}
-
+/// `GET /_sandbox/mail`: the mailbox.
 async fn list_mail(State(sandbox): State<MailSandbox>) -> Json<Value> {
     Json(json!({"data": sandbox.mailbox()}))
 }

@@ -12,13 +12,16 @@
 //! /v2/checkout/orders/{id}` (its captures and refunds) read them back. Completed refunds are
 //! announced as `PAYMENT.CAPTURE.REFUNDED` events to the destination set, and
 //! `POST /v1/notifications/verify-webhook-signature` confirms exactly the events it sent, for the
-//! webhook id they were sent for. Faults as the Stripe sandbox's. `GET /orders/{id}` is the shop's
-//! orders endpoint (the client secret as a bearer token); `POST /_sandbox/orders` adds an order.
+//! webhook id they were sent for. Faults as the Stripe sandbox's (`drop_response`, `delay`,
+//! `error_500_before`, `error_500_after`, `rate_limit`, and `pending`). `GET /orders/{id}` is the
+//! shop's orders endpoint (the client secret as a bearer token); `POST /_sandbox/orders` adds an
+//! order. The API and the control API (see [`super::control`]) take a bearer token: the client
+//! secret or a token the account gave.
 
 use axum::{
     extract::{Path, State},
     http::{HeaderMap, StatusCode},
-    response::{IntoResponse, Response},
+    response::Response,
     routing::{get, post},
     Form, Json, Router,
 };
@@ -27,11 +30,13 @@ use chrono::{DateTime, Duration, Utc};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
-use super::faults::{check, take, Fault, FaultKind};
-use super::keyed::{Claim, KeyedAnswers};
-use super::CreatedObject;
+use super::account::{bearer_token, respond, shop_order, Account, CreatedObject, Provider, Refusal};
+use super::control;
+use super::faults::{Fault, FaultKind};
+use super::keyed::Answer;
+use super::pipeline;
 use crate::domain::money::{Currency, Money};
 use crate::server::providers::orders::Order;
 use crate::server::providers::paypal_value;
@@ -76,33 +81,39 @@ impl Refund {
     }
 }
 
+/// What only a PayPal account keeps.
 #[derive(Debug, Default)]
-struct PayPalState {
-    orders: BTreeMap<String, Order>,
+pub(super) struct PayPalObjects {
     tokens: BTreeSet<String>,
     refunds: Vec<Refund>,
-    keyed: KeyedAnswers,
-    faults: Vec<Fault>,
     destination: Option<(String, String)>,
     /// Events sent, by transmission id: their webhook id and signature, for verification.
     transmissions: BTreeMap<String, (String, String)>,
-    created: Vec<CreatedObject>,
-    next_id: u64,
 }
 
 /// A running PayPal sandbox account.
 #[derive(Clone)]
 pub struct PayPalSandbox {
     config: Arc<PayPalConfig>,
-    state: Arc<Mutex<PayPalState>>,
+    account: Account<PayPalObjects>,
 }
 
-fn paypal_error(status: StatusCode, name: &str, issue: &str, message: &str) -> Response {
+fn paypal_error(status: StatusCode, name: &str, issue: &str, message: &str) -> Answer {
     let body = json!({
         "name": name, "message": message, "debug_id": "sandbox",
         "details": [{"issue": issue, "description": message}],
     });
-    (status, Json(body)).into_response()
+    (status, body)
+}
+
+/// PayPal's answer for a resource it does not have.
+fn not_found() -> Response {
+    respond(paypal_error(
+        StatusCode::NOT_FOUND,
+        "RESOURCE_NOT_FOUND",
+        "INVALID_RESOURCE_ID",
+        "Specified resource ID does not exist.",
+    ))
 }
 
 /// A capture's id in the sandbox is its order's `payment_intent`; its PayPal order is `O-` and the
@@ -114,68 +125,52 @@ fn paypal_order_id(order: &Order) -> String {
 impl PayPalSandbox {
     /// An account holding `orders` (each order's `payment_intent` is its capture's id).
     pub fn new(config: PayPalConfig, orders: Vec<Order>) -> Self {
-        let sandbox = Self { config: Arc::new(config), state: Arc::default() };
-        sandbox.lock().orders = orders.into_iter().map(|order| (order.id.clone(), order)).collect();
-        sandbox
-    }
-
-    fn lock(&self) -> MutexGuard<'_, PayPalState> {
-        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        Self { account: Account::new(orders, config.key_retention), config: Arc::new(config) }
     }
 
     /// Sets a fault, as `POST /_sandbox/faults` does.
     pub fn inject(&self, fault: Fault) {
-        self.lock().faults.push(fault);
+        self.account.inject(fault);
     }
 
     /// Posts the account's events to `url`, for the webhook `webhook_id`, from now on.
     pub fn send_events_to(&self, url: &str, webhook_id: &str) {
-        self.lock().destination = Some((url.to_owned(), webhook_id.to_owned()));
+        self.account.lock().own.destination = Some((url.to_owned(), webhook_id.to_owned()));
     }
 
     /// Every refund the account really made.
     pub fn created_objects(&self) -> Vec<CreatedObject> {
-        self.lock().created.clone()
+        self.account.created_objects()
     }
 
+    /// The HTTP surface: the REST API's token, refunds, captures, orders and webhook verification,
+    /// the shop's orders, and the control API under `/_sandbox`.
     pub fn router(&self) -> Router {
-        Router::new()
-            .route("/v1/oauth2/token", post(token))
+        let guarded = Router::new()
             .route("/v2/payments/captures/{id}/refund", post(refund))
             .route("/v2/payments/captures/{id}", get(capture))
             .route("/v2/payments/refunds/{id}", get(read_refund))
             .route("/v2/checkout/orders/{id}", get(paypal_order))
             .route("/v1/notifications/verify-webhook-signature", post(verify))
-            .route("/orders/{id}", get(shop_order))
-            .route("/_sandbox/faults", post(add_fault).delete(clear_faults))
-            .route("/_sandbox/orders", post(add_order))
-            .route("/_sandbox/webhook_destination", post(set_destination))
-            .route("/_sandbox/ledger", get(ledger))
+            .route("/_sandbox/orders", post(control::add_order::<PayPalSandbox>))
+            .route("/_sandbox/webhook_destination", post(set_destination));
+        control::guarded(self, guarded)
+            .route("/v1/oauth2/token", post(token))
+            .route("/orders/{id}", get(order))
             .with_state(self.clone())
     }
 
-    fn bearer_ok(&self, headers: &HeaderMap) -> bool {
-        let Some(token) = headers
-            .get("authorization")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-        else {
-            return false;
-        };
-        token == self.config.client_secret || self.lock().tokens.contains(token)
-    }
-
     fn order_of_capture(&self, capture: &str) -> Option<Order> {
-        self.lock().orders.values().find(|order| order.payment_intent == capture).cloned()
+        self.account.lock().order_paid_by(capture).cloned()
     }
 
     /// Posts a `PAYMENT.CAPTURE.REFUNDED` event about `refund` (as it stands at `at`), when a
     /// destination is set.
     fn announce(&self, refund: &Refund, at: DateTime<Utc>) {
-        let Some((url, webhook_id)) = self.lock().destination.clone() else { return };
+        let Some((url, webhook_id)) = self.account.lock().own.destination.clone() else { return };
         let transmission = uuid::Uuid::new_v4().to_string();
         let signature = BASE64.encode(uuid::Uuid::new_v4().as_bytes());
-        self.lock().transmissions.insert(transmission.clone(), (webhook_id, signature.clone()));
+        self.account.lock().own.transmissions.insert(transmission.clone(), (webhook_id, signature.clone()));
         let event = json!({
             "id": format!("WH-{}", uuid::Uuid::new_v4().simple()),
             "event_version": "1.0",
@@ -220,111 +215,91 @@ async fn token(
         BASE64.encode(format!("{}:{}", sandbox.config.client_id, sandbox.config.client_secret))
     );
     if headers.get("authorization").and_then(|v| v.to_str().ok()) != Some(expected.as_str()) {
-        return (
+        return respond((
             StatusCode::UNAUTHORIZED,
-            Json(json!({"error": "invalid_client", "error_description": "Client Authentication failed"})),
-        )
-            .into_response();
+            json!({"error": "invalid_client", "error_description": "Client Authentication failed"}),
+        ));
     }
     if request.grant_type != "client_credentials" {
-        return (StatusCode::BAD_REQUEST, Json(json!({"error": "unsupported_grant_type"}))).into_response();
+        return respond((StatusCode::BAD_REQUEST, json!({"error": "unsupported_grant_type"})));
     }
     let token = format!("A21AA{}", uuid::Uuid::new_v4().simple());
-    sandbox.lock().tokens.insert(token.clone());
-    Json(json!({
-        "scope": "https://uri.paypal.com/services/payments/refund",
-        "access_token": token, "token_type": "Bearer", "app_id": "APP-SANDBOX", "expires_in": 32400, "nonce": "sandbox",
-    }))
-    .into_response()
+    sandbox.account.lock().own.tokens.insert(token.clone());
+    respond((
+        StatusCode::OK,
+        json!({
+            "scope": "https://uri.paypal.com/services/payments/refund",
+            "access_token": token, "token_type": "Bearer", "app_id": "APP-SANDBOX", "expires_in": 32400, "nonce": "sandbox",
+        }),
+    ))
 }
 
+impl Provider for PayPalSandbox {
+    type Own = PayPalObjects;
+    const CONTROL: &'static str = "/_sandbox";
+    const KEY_HEADER: &'static str = "paypal-request-id";
+    const OUTCOMES: &'static [FaultKind] = &[FaultKind::Pending];
+    /// PayPal answers a request id it has seen with the latest status of that request, not with
+    /// a 5xx the first request got: what is kept is what the request came to.
+    const REPLAYS_5XX: bool = false;
+
+    fn account(&self) -> &Account<PayPalObjects> {
+        &self.account
+    }
+
+    /// The client secret, or a token the account gave, as a bearer token.
+    fn authorized(&self, headers: &HeaderMap) -> bool {
+        bearer_token(headers).is_some_and(|token| {
+            token == self.config.client_secret || self.account.lock().own.tokens.contains(token)
+        })
+    }
+
+    fn refused(refusal: Refusal) -> Answer {
+        match refusal {
+            Refusal::Unauthorized => paypal_error(
+                StatusCode::UNAUTHORIZED,
+                "AUTHENTICATION_FAILURE",
+                "INVALID_TOKEN",
+                "Authentication failed due to invalid authentication credentials or a missing Authorization header.",
+            ),
+            Refusal::KeyInUse => paypal_error(
+                StatusCode::CONFLICT,
+                "RESOURCE_CONFLICT",
+                "PREVIOUS_REQUEST_IN_PROGRESS",
+                "A previous request with this PayPal-Request-Id is still in progress.",
+            ),
+            Refusal::RateLimited => (
+                StatusCode::TOO_MANY_REQUESTS,
+                json!({"name": "RATE_LIMIT_REACHED", "message": "Too many requests.", "debug_id": "sandbox"}),
+            ),
+            Refusal::ServerError => (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                json!({"name": "INTERNAL_SERVER_ERROR", "message": "An internal server error occurred.", "debug_id": "sandbox"}),
+            ),
+        }
+    }
+
+    /// PayPal takes a request id it has seen with another request as a new request.
+    fn key_reused() -> Option<Answer> {
+        None
+    }
+}
+
+/// `POST /v2/payments/captures/{id}/refund`.
 async fn refund(
     State(sandbox): State<PayPalSandbox>,
     Path(capture): Path<String>,
     headers: HeaderMap,
     Json(request): Json<Value>,
 ) -> Response {
-    if !sandbox.bearer_ok(&headers) {
-        return paypal_error(StatusCode::UNAUTHORIZED, "AUTHENTICATION_FAILURE", "INVALID_TOKEN", "Authentication failed due to invalid authentication credentials or a missing Authorization header.");
-    }
-    let key = headers.get("paypal-request-id").and_then(|v| v.to_str().ok()).map(str::to_owned);
-    let handled = tokio::spawn(handle_refund(sandbox, capture, key, request));
-    handled.await.unwrap_or_else(|_| {
-        paypal_error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "INTERNAL_SERVER_ERROR",
-            "INTERNAL_SERVICE_ERROR",
-            "An internal server error occurred.",
-        )
+    let fingerprint = json!({"capture": capture, "body": request});
+    let custom_id = request.get("custom_id").and_then(Value::as_str).map(str::to_owned);
+    pipeline::create(sandbox, &headers, fingerprint, custom_id.clone(), move |sandbox, key, now| {
+        let names: Vec<&str> = key.into_iter().chain(custom_id.as_deref()).collect();
+        let outcome = sandbox.account.take_fault(&names, &[FaultKind::Pending]);
+        make_refund(sandbox, &capture, &request, key, outcome, now)
     })
-}
-
-/// Handles a refund request to the end, whether or not the caller still waits for the answer (a
-/// provider finishes what it started when a client goes away).
-async fn handle_refund(
-    sandbox: PayPalSandbox,
-    capture: String,
-    key: Option<String>,
-    request: Value,
-) -> Response {
-    let now = Utc::now();
-    let stored_request = json!({"capture": capture, "body": request});
-    if let Some(key) = &key {
-        let claim = {
-            let mut state = sandbox.lock();
-            match state.keyed.claim(key, &stored_request, now, sandbox.config.key_retention) {
-                Claim::OtherRequest => state.keyed.claim_anew(key),
-                claim => claim,
-            }
-        };
-        if let Claim::Replay(status, body) = claim {
-            return (status, Json(body)).into_response();
-        }
-        if claim == Claim::InUse {
-            return paypal_error(
-                StatusCode::CONFLICT,
-                "RESOURCE_CONFLICT",
-                "PREVIOUS_REQUEST_IN_PROGRESS",
-                "A previous request with this PayPal-Request-Id is still in progress.",
-            );
-        }
-    }
-    let names: Vec<&str> =
-        key.iter().map(String::as_str).chain(request.get("custom_id").and_then(Value::as_str)).collect();
-    let (fault, outcome) = {
-        let mut state = sandbox.lock();
-        let kinds =
-            [FaultKind::Delay, FaultKind::DropResponse, FaultKind::Error500After, FaultKind::RateLimit];
-        (take(&mut state.faults, &names, &kinds), take(&mut state.faults, &names, &[FaultKind::Pending]))
-    };
-    let answer = match fault.as_ref().map(|f| (f.fault, f.ms)) {
-        Some((FaultKind::RateLimit, _)) => (
-            StatusCode::TOO_MANY_REQUESTS,
-            json!({"name": "RATE_LIMIT_REACHED", "message": "Too many requests.", "debug_id": "sandbox"}),
-        ),
-        Some((FaultKind::Delay, ms)) => {
-            tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
-            make_refund(&sandbox, &capture, &request, key.as_deref(), outcome)
-        }
-        _ => make_refund(&sandbox, &capture, &request, key.as_deref(), outcome),
-    };
-    if let Some(key) = &key {
-        // PayPal answers a request id it has seen with the latest status of that request, not with
-        // a 5xx the first request got: what is kept is what the request came to.
-        let remember = answer.0 != StatusCode::TOO_MANY_REQUESTS;
-        sandbox.lock().keyed.finish(key, stored_request, answer.clone(), now, remember);
-    }
-    let answer = match fault.as_ref().map(|f| f.fault) {
-        Some(FaultKind::Error500After) => (
-            StatusCode::INTERNAL_SERVER_ERROR,
-            json!({"name": "INTERNAL_SERVER_ERROR", "message": "An internal server error occurred.", "debug_id": "sandbox"}),
-        ),
-        _ => answer,
-    };
-    if let Some((FaultKind::DropResponse, ms)) = fault.map(|f| (f.fault, f.ms)) {
-        tokio::time::sleep(std::time::Duration::from_millis(if ms == 0 { 120_000 } else { ms })).await;
-    }
-    (answer.0, Json(answer.1)).into_response()
+    .await
 }
 
 /// Checks the request against the capture and the refunds made, and makes the refund.
@@ -334,7 +309,8 @@ fn make_refund(
     request: &Value,
     key: Option<&str>,
     outcome: Option<Fault>,
-) -> (StatusCode, Value) {
+    now: DateTime<Utc>,
+) -> Answer {
     let unprocessable = |issue: &str, message: &str| {
         (
             StatusCode::UNPROCESSABLE_ENTITY,
@@ -367,17 +343,17 @@ fn make_refund(
     }
     let invoice_id = request.get("invoice_id").and_then(Value::as_str).map(str::to_owned);
     let custom_id = request.get("custom_id").and_then(Value::as_str).map(str::to_owned);
-    let now = Utc::now();
-    let mut state = sandbox.lock();
+    let mut books = sandbox.account.lock();
     if let Some(invoice) = &invoice_id {
-        if state.refunds.iter().any(|refund| refund.invoice_id.as_ref() == Some(invoice)) {
+        if books.own.refunds.iter().any(|refund| refund.invoice_id.as_ref() == Some(invoice)) {
             return unprocessable(
                 "DUPLICATE_INVOICE_ID",
                 "Requested invoice number has been previously used.",
             );
         }
     }
-    let refunded: i64 = state
+    let refunded: i64 = books
+        .own
         .refunds
         .iter()
         .filter(|refund| {
@@ -388,8 +364,7 @@ fn make_refund(
     if refunded + amount.minor > order.paid_minor() {
         return unprocessable("REFUND_AMOUNT_EXCEEDED", "The refund amount must be less than or equal to the capture amount that has not yet been refunded.");
     }
-    state.next_id += 1;
-    let id = format!("{:017X}", 0x1A2B_3C4D_5E6F_u64 + state.next_id * 7919);
+    let id = format!("{:017X}", 0x1A2B_3C4D_5E6F_u64 + books.next_number() * 7919);
     let (created_status, settles) = match &outcome {
         Some(fault) => {
             let settled = match fault.then.as_deref() {
@@ -416,7 +391,7 @@ fn make_refund(
         created_status,
         settles,
     };
-    state.created.push(CreatedObject {
+    books.created.push(CreatedObject {
         object_type: "refund".into(),
         id,
         amount: Some(amount.minor),
@@ -425,8 +400,8 @@ fn make_refund(
         metadata: custom_id.into_iter().map(|custom| ("custom_id".to_owned(), custom)).collect(),
         created_at: now,
     });
-    state.refunds.push(refund.clone());
-    drop(state);
+    books.own.refunds.push(refund.clone());
+    drop(books);
     if created_status == "COMPLETED" {
         sandbox.announce(&refund, now);
     } else if let Some((at, "COMPLETED")) = refund.settles {
@@ -439,96 +414,48 @@ fn make_refund(
     (StatusCode::CREATED, refund.to_json(now))
 }
 
-async fn read_refund(
-    State(sandbox): State<PayPalSandbox>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-) -> Response {
-    if !sandbox.bearer_ok(&headers) {
-        return paypal_error(
-            StatusCode::UNAUTHORIZED,
-            "AUTHENTICATION_FAILURE",
-            "INVALID_TOKEN",
-            "Authentication failed.",
-        );
-    }
-    let found = sandbox.lock().refunds.iter().find(|refund| refund.id == id).cloned();
+async fn read_refund(State(sandbox): State<PayPalSandbox>, Path(id): Path<String>) -> Response {
+    let found = sandbox.account.lock().own.refunds.iter().find(|refund| refund.id == id).cloned();
     match found {
-        Some(refund) => Json(refund.to_json(Utc::now())).into_response(),
-        None => paypal_error(
-            StatusCode::NOT_FOUND,
-            "RESOURCE_NOT_FOUND",
-            "INVALID_RESOURCE_ID",
-            "Specified resource ID does not exist.",
-        ),
+        Some(refund) => respond((StatusCode::OK, refund.to_json(Utc::now()))),
+        None => not_found(),
     }
 }
 
-async fn capture(
-    State(sandbox): State<PayPalSandbox>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-) -> Response {
-    if !sandbox.bearer_ok(&headers) {
-        return paypal_error(
-            StatusCode::UNAUTHORIZED,
-            "AUTHENTICATION_FAILURE",
-            "INVALID_TOKEN",
-            "Authentication failed.",
-        );
-    }
-    let Some(order) = sandbox.order_of_capture(&id) else {
-        return paypal_error(
-            StatusCode::NOT_FOUND,
-            "RESOURCE_NOT_FOUND",
-            "INVALID_RESOURCE_ID",
-            "Specified resource ID does not exist.",
-        );
-    };
+async fn capture(State(sandbox): State<PayPalSandbox>, Path(id): Path<String>) -> Response {
+    let Some(order) = sandbox.order_of_capture(&id) else { return not_found() };
     let paid = Currency::parse(&order.currency).map(|currency| Money::new(order.paid_minor(), currency));
     let value = paid.ok().and_then(|money| paypal_value(money).ok()).unwrap_or_default();
-    Json(json!({
-        "id": id, "status": "COMPLETED",
-        "amount": {"value": value, "currency_code": order.currency},
-        "supplementary_data": {"related_ids": {"order_id": paypal_order_id(&order)}},
-    }))
-    .into_response()
+    respond((
+        StatusCode::OK,
+        json!({
+            "id": id, "status": "COMPLETED",
+            "amount": {"value": value, "currency_code": order.currency},
+            "supplementary_data": {"related_ids": {"order_id": paypal_order_id(&order)}},
+        }),
+    ))
 }
 
-async fn paypal_order(
-    State(sandbox): State<PayPalSandbox>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-) -> Response {
-    if !sandbox.bearer_ok(&headers) {
-        return paypal_error(
-            StatusCode::UNAUTHORIZED,
-            "AUTHENTICATION_FAILURE",
-            "INVALID_TOKEN",
-            "Authentication failed.",
-        );
-    }
+async fn paypal_order(State(sandbox): State<PayPalSandbox>, Path(id): Path<String>) -> Response {
     let now = Utc::now();
-    let state = sandbox.lock();
-    let Some(order) = state.orders.values().find(|order| paypal_order_id(order) == id) else {
-        return paypal_error(
-            StatusCode::NOT_FOUND,
-            "RESOURCE_NOT_FOUND",
-            "INVALID_RESOURCE_ID",
-            "Specified resource ID does not exist.",
-        );
+    let books = sandbox.account.lock();
+    let Some(order) = books.orders.values().find(|order| paypal_order_id(order) == id) else {
+        return not_found();
     };
-    let refunds: Vec<Value> = state
+    let refunds: Vec<Value> = books
+        .own
         .refunds
         .iter()
         .filter(|refund| refund.capture == order.payment_intent)
         .map(|refund| refund.to_json(now))
         .collect();
-    Json(json!({
-        "id": id, "status": "COMPLETED",
-        "purchase_units": [{"reference_id": order.id, "payments": {"captures": [{"id": order.payment_intent, "status": "COMPLETED"}], "refunds": refunds}}],
-    }))
-    .into_response()
+    respond((
+        StatusCode::OK,
+        json!({
+            "id": id, "status": "COMPLETED",
+            "purchase_units": [{"reference_id": order.id, "payments": {"captures": [{"id": order.payment_intent, "status": "COMPLETED"}], "refunds": refunds}}],
+        }),
+    ))
 }
 
 #[derive(Debug, Deserialize)]
@@ -538,43 +465,17 @@ struct Verification {
     webhook_id: String,
 }
 
-async fn verify(
-    State(sandbox): State<PayPalSandbox>,
-    headers: HeaderMap,
-    Json(request): Json<Verification>,
-) -> Response {
-    if !sandbox.bearer_ok(&headers) {
-        return paypal_error(
-            StatusCode::UNAUTHORIZED,
-            "AUTHENTICATION_FAILURE",
-            "INVALID_TOKEN",
-            "Authentication failed.",
-        );
-    }
-    let sent = sandbox.lock().transmissions.get(&request.transmission_id).cloned();
+async fn verify(State(sandbox): State<PayPalSandbox>, Json(request): Json<Verification>) -> Response {
+    let sent = sandbox.account.lock().own.transmissions.get(&request.transmission_id).cloned();
     let verified = sent.is_some_and(|(webhook, signature)| {
         webhook == request.webhook_id && signature == request.transmission_sig
     });
-    Json(json!({"verification_status": if verified { "SUCCESS" } else { "FAILURE" }})).into_response()
+    respond((StatusCode::OK, json!({"verification_status": if verified { "SUCCESS" } else { "FAILURE" }})))
 }
 
-async fn shop_order(
-    State(sandbox): State<PayPalSandbox>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-) -> Response {
-    let expected = format!("Bearer {}", sandbox.config.client_secret);
-    if headers.get("authorization").and_then(|v| v.to_str().ok()) != Some(expected.as_str()) {
-        return (StatusCode::UNAUTHORIZED, Json(json!({"error": "unauthorized"}))).into_response();
-    }
-    match sandbox.lock().orders.get(&id) {
-        Some(order) => Json(json!({
-            "id": order.id, "currency": order.currency, "payment": order.payment_intent, "line_items": order.line_items,
-            "customer_email": order.customer_email,
-        }))
-        .into_response(),
-        None => (StatusCode::NOT_FOUND, Json(json!({"error": "no such order"}))).into_response(),
-    }
+/// `GET /orders/{id}`: the shop's orders endpoint, the client secret as a bearer token.
+async fn order(State(sandbox): State<PayPalSandbox>, Path(id): Path<String>, headers: HeaderMap) -> Response {
+    shop_order(&sandbox.account, &sandbox.config.client_secret, &id, &headers)
 }
 
 #[derive(Debug, Deserialize)]
@@ -585,58 +486,8 @@ struct Destination {
 
 async fn set_destination(
     State(sandbox): State<PayPalSandbox>,
-    headers: HeaderMap,
     Json(destination): Json<Destination>,
 ) -> Response {
-    if !sandbox.bearer_ok(&headers) {
-        return StatusCode::UNAUTHORIZED.into_response();
-    }
     sandbox.send_events_to(&destination.url, &destination.webhook_id);
-    Json(json!({"url": destination.url})).into_response()
-}
-
-async fn add_fault(
-    State(sandbox): State<PayPalSandbox>,
-    headers: HeaderMap,
-    Json(fault): Json<Fault>,
-) -> Response {
-    if !sandbox.bearer_ok(&headers) {
-        return StatusCode::UNAUTHORIZED.into_response();
-    }
-    if let Err(problem) = check(&fault) {
-        return (StatusCode::BAD_REQUEST, Json(json!({"message": problem}))).into_response();
-    }
-    let summary = json!({"match": fault.pattern, "fault": fault.fault, "times": fault.times});
-    sandbox.inject(fault);
-    (StatusCode::CREATED, Json(summary)).into_response()
-}
-
-async fn clear_faults(State(sandbox): State<PayPalSandbox>, headers: HeaderMap) -> StatusCode {
-    if !sandbox.bearer_ok(&headers) {
-        return StatusCode::UNAUTHORIZED;
-    }
-    sandbox.lock().faults.clear();
-    StatusCode::NO_CONTENT
-}
-
-async fn ledger(State(sandbox): State<PayPalSandbox>, headers: HeaderMap) -> Response {
-    if !sandbox.bearer_ok(&headers) {
-        return StatusCode::UNAUTHORIZED.into_response();
-    }
-    Json(json!({"data": sandbox.created_objects()})).into_response()
-}
-
-/// `POST /_sandbox/orders`: adds a paid order to the shop (its `payment_intent`, or `payment`, is
-/// the payment's reference here).
-async fn add_order(
-    State(sandbox): State<PayPalSandbox>,
-    headers: HeaderMap,
-    Json(order): Json<Order>,
-) -> Response {
-    if !sandbox.bearer_ok(&headers) {
-        return StatusCode::UNAUTHORIZED.into_response();
-    }
-    let id = order.id.clone();
-    sandbox.lock().orders.insert(id.clone(), order);
-    (StatusCode::CREATED, Json(json!({"id": id}))).into_response()
+    respond((StatusCode::OK, json!({"url": destination.url})))
 }

@@ -24,8 +24,8 @@ pub struct SandboxArgs {
     /// For --kind email: where the SMTP sink listens.
     #[arg(long, default_value = "127.0.0.1:2525")]
     smtp_addr: SocketAddr,
-    /// The secret callers must send: Stripe's secret key, Adyen's API key (`X-API-Key`),
-    /// PayPal's client secret.
+    /// The secret callers must send, to the API and to its control API under `_sandbox`: Stripe's
+    /// secret key, Adyen's API key (`X-API-Key`), PayPal's client secret, the email API's key.
     #[arg(long, default_value = "sk_test_sandbox")]
     secret_key: String,
     /// The account: Adyen's merchant account, PayPal's client id.

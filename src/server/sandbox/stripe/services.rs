@@ -1,6 +1,6 @@
 //! After-sale tickets and pickups, as the sandbox serves them: open a ticket for an order's line
 //! item, cancel it, schedule a pickup for an open ticket; every creating request goes through the
-//! same idempotency and fault layer as refunds, and objects can be found again by the op id in
+//! same keyed pipeline and faults as refunds, and objects can be found again by the op id in
 //! their metadata.
 
 use axum::{
@@ -13,10 +13,7 @@ use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
 
-use super::faults::request_names;
-use super::idempotency::idempotent;
-use super::json_response;
-use super::{stripe_error, CreatedObject, Sandbox};
+use super::{create, json_response, request_names, stripe_error, Answer, CreatedObject, Sandbox};
 
 #[derive(Debug, Clone)]
 pub(super) struct Ticket {
@@ -78,7 +75,7 @@ fn metadata(fields: &[(String, String)]) -> BTreeMap<String, String> {
         .collect()
 }
 
-fn invalid(code: &str, param: &str, message: String) -> (StatusCode, Value) {
+fn invalid(code: &str, param: &str, message: String) -> Answer {
     (
         StatusCode::BAD_REQUEST,
         json!({"error": {"type": "invalid_request_error", "code": code, "param": param, "message": message}}),
@@ -86,7 +83,7 @@ fn invalid(code: &str, param: &str, message: String) -> (StatusCode, Value) {
 }
 
 fn lag(sandbox: &Sandbox, names: &[&str], now: DateTime<Utc>) -> DateTime<Utc> {
-    let ms = sandbox.lookup_lag_ms(names);
+    let ms = sandbox.account.lookup_lag_ms(names);
     now + Duration::milliseconds(i64::try_from(ms).unwrap_or(i64::MAX / 2))
 }
 
@@ -98,7 +95,7 @@ fn record(
     metadata: BTreeMap<String, String>,
     now: DateTime<Utc>,
 ) {
-    sandbox.lock().created.push(CreatedObject {
+    sandbox.account.lock().created.push(CreatedObject {
         object_type: object_type.into(),
         id: id.to_owned(),
         amount: None,
@@ -114,7 +111,7 @@ fn open_ticket(
     fields: &[(String, String)],
     key: Option<&str>,
     now: DateTime<Utc>,
-) -> (StatusCode, Value) {
+) -> Answer {
     let order_id = field(fields, "order").unwrap_or_default();
     let Some(order) = sandbox.order(&order_id) else {
         return invalid("resource_missing", "order", format!("No such order: '{order_id}'"));
@@ -129,7 +126,7 @@ fn open_ticket(
     }
     let listed_from = lag(sandbox, &request_names(key, fields), now);
     let ticket = {
-        let mut state = sandbox.lock();
+        let mut state = sandbox.account.lock();
         let id = state.new_id("as");
         let ticket = Ticket {
             id,
@@ -140,7 +137,7 @@ fn open_ticket(
             created_at: now,
             listed_from,
         };
-        state.tickets.push(ticket.clone());
+        state.own.tickets.push(ticket.clone());
         ticket
     };
     record(sandbox, "aftersale_ticket", &ticket.id, key, ticket.metadata.clone(), now);
@@ -153,11 +150,11 @@ fn cancel_ticket(
     fields: &[(String, String)],
     key: Option<&str>,
     now: DateTime<Utc>,
-) -> (StatusCode, Value) {
+) -> Answer {
     let cancelled_by = metadata(fields).get("op_id").cloned().unwrap_or_else(|| "unnamed".into());
     let body = {
-        let mut state = sandbox.lock();
-        let Some(ticket) = state.tickets.iter_mut().find(|t| t.id == id) else {
+        let mut state = sandbox.account.lock();
+        let Some(ticket) = state.own.tickets.iter_mut().find(|t| t.id == id) else {
             return (
                 StatusCode::NOT_FOUND,
                 json!({"error": {"type": "invalid_request_error", "code": "resource_missing", "message": format!("No such ticket: '{id}'")}}),
@@ -177,12 +174,7 @@ fn cancel_ticket(
     (StatusCode::OK, body)
 }
 
-fn schedule(
-    sandbox: &Sandbox,
-    fields: &[(String, String)],
-    key: Option<&str>,
-    now: DateTime<Utc>,
-) -> (StatusCode, Value) {
+fn schedule(sandbox: &Sandbox, fields: &[(String, String)], key: Option<&str>, now: DateTime<Utc>) -> Answer {
     let ticket_id = field(fields, "ticket").unwrap_or_default();
     let Some(date) = field(fields, "date").and_then(|d| NaiveDate::parse_from_str(&d, "%Y-%m-%d").ok())
     else {
@@ -190,8 +182,8 @@ fn schedule(
     };
     let listed_from = lag(sandbox, &request_names(key, fields), now);
     let pickup = {
-        let mut state = sandbox.lock();
-        match state.tickets.iter().find(|t| t.id == ticket_id) {
+        let mut state = sandbox.account.lock();
+        match state.own.tickets.iter().find(|t| t.id == ticket_id) {
             None => return invalid("resource_missing", "ticket", format!("No such ticket: '{ticket_id}'")),
             Some(ticket) if ticket.cancelled_by.is_some() => {
                 return invalid("ticket_not_open", "ticket", format!("Ticket {ticket_id} is cancelled."))
@@ -201,7 +193,7 @@ fn schedule(
         let id = state.new_id("pk");
         let pickup =
             Pickup { id, ticket: ticket_id, date, metadata: metadata(fields), created_at: now, listed_from };
-        state.pickups.push(pickup.clone());
+        state.own.pickups.push(pickup.clone());
         pickup
     };
     record(sandbox, "pickup", &pickup.id, key, pickup.metadata.clone(), now);
@@ -214,7 +206,7 @@ pub(super) async fn create_ticket(
     headers: HeaderMap,
     Form(fields): Form<Vec<(String, String)>>,
 ) -> Response {
-    idempotent(&sandbox, "/v1/aftersale_tickets", &headers, fields, open_ticket).await
+    create(sandbox, "/v1/aftersale_tickets", &headers, fields, open_ticket).await
 }
 
 /// `POST /v1/aftersale_tickets/{id}/cancel`.
@@ -225,7 +217,7 @@ pub(super) async fn cancel(
     Form(fields): Form<Vec<(String, String)>>,
 ) -> Response {
     let path = format!("/v1/aftersale_tickets/{id}/cancel");
-    idempotent(&sandbox, &path, &headers, fields, |sandbox, fields, key, now| {
+    create(sandbox, &path, &headers, fields, move |sandbox, fields, key, now| {
         cancel_ticket(sandbox, &id, fields, key, now)
     })
     .await
@@ -237,7 +229,7 @@ pub(super) async fn create_pickup(
     headers: HeaderMap,
     Form(fields): Form<Vec<(String, String)>>,
 ) -> Response {
-    idempotent(&sandbox, "/v1/pickups", &headers, fields, schedule).await
+    create(sandbox, "/v1/pickups", &headers, fields, schedule).await
 }
 
 fn matches_metadata(metadata: &BTreeMap<String, String>, query: &HashMap<String, String>) -> bool {
@@ -253,8 +245,9 @@ pub(super) async fn list_tickets(
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
     let now = Utc::now();
-    let state = sandbox.lock();
+    let state = sandbox.account.lock();
     let data: Vec<Value> = state
+        .own
         .tickets
         .iter()
         .rev()
@@ -270,8 +263,8 @@ pub(super) async fn list_tickets(
 
 /// `GET /v1/aftersale_tickets/{id}`.
 pub(super) async fn retrieve_ticket(State(sandbox): State<Sandbox>, Path(id): Path<String>) -> Response {
-    let state = sandbox.lock();
-    match state.tickets.iter().find(|t| t.id == id) {
+    let state = sandbox.account.lock();
+    match state.own.tickets.iter().find(|t| t.id == id) {
         Some(ticket) => json_response(StatusCode::OK, ticket.to_json()),
         None => stripe_error(
             StatusCode::NOT_FOUND,
@@ -288,8 +281,9 @@ pub(super) async fn list_pickups(
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
     let now = Utc::now();
-    let state = sandbox.lock();
+    let state = sandbox.account.lock();
     let data: Vec<Value> = state
+        .own
         .pickups
         .iter()
         .rev()

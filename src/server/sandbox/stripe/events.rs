@@ -34,20 +34,20 @@ pub struct SentEvent {
 impl Sandbox {
     /// Posts the sandbox's refund events to `url`, signed with `secret`.
     pub fn send_events_to(&self, url: &str, secret: &str) {
-        self.lock().event_destination =
+        self.account.lock().own.event_destination =
             Some(EventDestination { url: url.to_owned(), secret: secret.to_owned() });
     }
 
     /// The events sent so far, oldest first.
     pub fn sent_events(&self) -> Vec<SentEvent> {
-        self.lock().sent_events.clone()
+        self.account.lock().own.sent_events.clone()
     }
 
     /// Announces `refund` (as it stands now, in its JSON) with an event of `event_type`, when a
     /// destination is set; in the background, so that the request that caused it is not held up.
     pub(super) fn announce(&self, event_type: &str, refund: Value, previous: Option<Value>) {
-        let Some(destination) = self.lock().event_destination.clone() else { return };
-        let id = self.lock().new_id("evt");
+        let Some(destination) = self.account.lock().own.event_destination.clone() else { return };
+        let id = self.account.lock().new_id("evt");
         let created = Utc::now();
         let mut data = json!({"object": refund});
         if let Some(previous) = previous {
@@ -70,7 +70,7 @@ impl Sandbox {
             let answered = post(&destination, &event, created).await;
             let refund =
                 event.pointer("/data/object/id").and_then(Value::as_str).unwrap_or_default().to_owned();
-            sandbox.lock().sent_events.push(SentEvent { id, event_type, refund, answered });
+            sandbox.account.lock().own.sent_events.push(SentEvent { id, event_type, refund, answered });
         });
     }
 }

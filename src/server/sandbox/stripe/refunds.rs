@@ -19,15 +19,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
-use super::faults::{request_names, settled_status, FaultKind};
-use super::idempotency::idempotent;
-use super::{json_response, stripe_error, CreatedObject, Sandbox};
-
-#[derive(Debug, Clone)]
-pub(super) struct PaymentIntent {
-    pub amount: i64,
-    pub currency: String,
-}
+use super::super::faults::{settled_status, FaultKind};
+use super::{create, json_response, request_names, stripe_error, Answer, CreatedObject, Sandbox};
 
 #[derive(Debug, Clone)]
 pub(super) struct Refund {
@@ -90,12 +83,12 @@ impl Refund {
 }
 
 /// Checks a refund request against the payment intent, and creates the refund.
-fn create(
+fn make_refund(
     sandbox: &Sandbox,
     fields: &[(String, String)],
     key: Option<&str>,
     now: DateTime<Utc>,
-) -> (StatusCode, Value) {
+) -> Answer {
     let field = |name: &str| fields.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
     let Some(payment_intent) = field("payment_intent") else {
         return (
@@ -120,34 +113,37 @@ fn create(
         .filter_map(|(k, v)| Some((k.strip_prefix("metadata[")?.strip_suffix(']')?.to_owned(), v.clone())))
         .collect();
     let names = request_names(key, fields);
-    let lag = sandbox.lookup_lag_ms(&names);
-    let outcome = sandbox.take_fault(&names, &[FaultKind::Pending, FaultKind::RequiresAction]);
-    let mut state = sandbox.lock();
-    let Some(intent) = state.payment_intents.get(&payment_intent).cloned() else {
+    let lag = sandbox.account.lookup_lag_ms(&names);
+    let outcome = sandbox.account.take_fault(&names, &[FaultKind::Pending, FaultKind::RequiresAction]);
+    let mut state = sandbox.account.lock();
+    let Some((paid, paid_currency)) =
+        state.order_paid_by(&payment_intent).map(|order| (order.paid_minor(), order.currency.clone()))
+    else {
         return (
             StatusCode::BAD_REQUEST,
             json!({"error": {"type": "invalid_request_error", "code": "resource_missing", "param": "payment_intent",
                    "message": format!("No such payment_intent: '{payment_intent}'")}}),
         );
     };
-    if currency.as_ref().is_some_and(|currency| *currency != intent.currency) {
+    if currency.as_ref().is_some_and(|currency| *currency != paid_currency) {
         return (
             StatusCode::BAD_REQUEST,
             json!({"error": {"type": "invalid_request_error", "code": "currency_mismatch", "param": "currency",
-                   "message": format!("The refund's currency must be the payment's ({}).", intent.currency.to_lowercase())}}),
+                   "message": format!("The refund's currency must be the payment's ({}).", paid_currency.to_lowercase())}}),
         );
     }
     let refunded: i64 = state
+        .own
         .refunds
         .iter()
         .filter(|r| r.payment_intent == payment_intent && r.holds_money(now))
         .map(|r| r.amount)
         .sum();
-    if refunded + amount > intent.amount {
+    if refunded + amount > paid {
         return (
             StatusCode::BAD_REQUEST,
             json!({"error": {"type": "invalid_request_error", "code": "amount_too_large", "param": "amount",
-                   "message": format!("Refund amount ({amount}) is greater than what remains to refund ({}).", intent.amount - refunded)}}),
+                   "message": format!("Refund amount ({amount}) is greater than what remains to refund ({}).", paid - refunded)}}),
         );
     }
     let (created_status, settles) = match &outcome {
@@ -167,7 +163,7 @@ fn create(
         id: state.new_id("re"),
         payment_intent,
         amount,
-        currency: intent.currency.clone(),
+        currency: paid_currency.clone(),
         reason: field("reason"),
         metadata: metadata.clone(),
         created_at: now,
@@ -180,13 +176,13 @@ fn create(
         object_type: "refund".into(),
         id: refund.id.clone(),
         amount: Some(amount),
-        currency: Some(intent.currency),
+        currency: Some(paid_currency),
         idempotency_key: key.map(str::to_owned),
         metadata,
         created_at: now,
     });
     let settles = refund.settles.clone().map(|settled| (settled, refund.clone()));
-    state.refunds.push(refund);
+    state.own.refunds.push(refund);
     drop(state);
     sandbox.announce("refund.created", body.clone(), None);
     if let Some((settled, refund)) = settles {
@@ -211,7 +207,7 @@ pub(super) async fn create_refund(
     headers: HeaderMap,
     Form(fields): Form<Vec<(String, String)>>,
 ) -> Response {
-    idempotent(&sandbox, "/v1/refunds", &headers, fields, create).await
+    create(sandbox, "/v1/refunds", &headers, fields, make_refund).await
 }
 
 #[derive(Debug, Deserialize)]
@@ -228,8 +224,9 @@ pub(super) struct ListQuery {
 pub(super) async fn list_refunds(State(sandbox): State<Sandbox>, Query(query): Query<ListQuery>) -> Response {
     let limit = query.limit.unwrap_or(10).clamp(1, 100);
     let now = Utc::now();
-    let state = sandbox.lock();
+    let state = sandbox.account.lock();
     let listed: Vec<&Refund> = state
+        .own
         .refunds
         .iter()
         .rev()
@@ -263,12 +260,12 @@ pub(super) async fn retrieve_payment_intent(
     State(sandbox): State<Sandbox>,
     Path(id): Path<String>,
 ) -> Response {
-    let state = sandbox.lock();
-    match state.payment_intents.get(&id) {
-        Some(intent) => json_response(
+    let state = sandbox.account.lock();
+    match state.order_paid_by(&id) {
+        Some(order) => json_response(
             StatusCode::OK,
-            json!({"id": id, "object": "payment_intent", "amount": intent.amount, "amount_received": intent.amount,
-                   "currency": intent.currency.to_lowercase(), "status": "succeeded"}),
+            json!({"id": id, "object": "payment_intent", "amount": order.paid_minor(), "amount_received": order.paid_minor(),
+                   "currency": order.currency.to_lowercase(), "status": "succeeded"}),
         ),
         None => stripe_error(
             StatusCode::NOT_FOUND,
@@ -281,8 +278,8 @@ pub(super) async fn retrieve_payment_intent(
 
 /// `GET /v1/refunds/{id}`.
 pub(super) async fn retrieve_refund(State(sandbox): State<Sandbox>, Path(id): Path<String>) -> Response {
-    let state = sandbox.lock();
-    match state.refunds.iter().find(|r| r.id == id) {
+    let state = sandbox.account.lock();
+    match state.own.refunds.iter().find(|r| r.id == id) {
         Some(refund) => json_response(StatusCode::OK, refund.to_json(Utc::now())),
         None => stripe_error(
             StatusCode::NOT_FOUND,

@@ -1,6 +1,6 @@
 //! The sandbox shop's orders: the demo's orders as seed data (1043, headphones and their case paid
 //! in TWD; A1042, CNY, refunded in two parts in the source articles; and more), orders added at run
-//! time with `POST /v1/_sandbox/orders`, and the endpoints a tenant's order source reads them
+//! time with `POST /v1/_sandbox/orders` (see [`super::super::control`]), and the endpoints a tenant's order source reads them
 //! through: Stripe's payment intent search, Checkout sessions and their line items, and a shop's
 //! own `GET /v1/orders/{id}`.
 
@@ -13,7 +13,6 @@ use axum::{
 use serde_json::{json, Value};
 use std::collections::HashMap;
 
-use super::payments::PaymentIntent;
 use super::{json_response, stripe_error, Sandbox};
 use crate::server::providers::orders::{LineItem, Order};
 
@@ -101,16 +100,8 @@ pub fn demo_order(id: &str) -> Option<Order> {
 }
 
 impl Sandbox {
-    /// Adds `order` to the shop, with its payment intent (paid in full) and its Checkout session.
-    pub fn add_order(&self, order: Order) {
-        let mut state = self.lock();
-        let intent = PaymentIntent { amount: order.paid_minor(), currency: order.currency.clone() };
-        state.payment_intents.insert(order.payment_intent.clone(), intent);
-        state.orders.insert(order.id.clone(), order);
-    }
-
     fn order_where(&self, matches: impl Fn(&Order) -> bool) -> Option<Order> {
-        self.lock().orders.values().find(|order| matches(order)).cloned()
+        self.account.lock().orders.values().find(|order| matches(order)).cloned()
     }
 }
 
@@ -230,19 +221,4 @@ pub(super) async fn retrieve_order(State(sandbox): State<Sandbox>, Path(id): Pat
             "No such order.",
         ),
     }
-}
-
-/// `POST /v1/_sandbox/orders` with an order as JSON: adds it to the shop.
-pub(super) async fn add_order(State(sandbox): State<Sandbox>, Json(order): Json<Order>) -> Response {
-    if order.line_items.is_empty() || order.currency.len() != 3 {
-        return stripe_error(
-            StatusCode::BAD_REQUEST,
-            "invalid_request_error",
-            None,
-            "An order needs a three-letter currency and at least one line item.",
-        );
-    }
-    let body = json!(order);
-    sandbox.add_order(order);
-    json_response(StatusCode::CREATED, body)
 }

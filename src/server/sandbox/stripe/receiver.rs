@@ -47,12 +47,12 @@ pub(super) struct Receiver {
 impl Sandbox {
     /// What the receiver got, oldest first, the failed answers included.
     pub fn received_webhooks(&self) -> Vec<ReceivedWebhook> {
-        self.lock().webhooks.received.iter().cloned().collect()
+        self.account.lock().own.webhooks.received.iter().cloned().collect()
     }
 
     /// Answers the next `times` webhooks with 500.
     pub fn fail_webhooks(&self, times: u32) {
-        self.lock().webhooks.failures_asked = times;
+        self.account.lock().own.webhooks.failures_asked = times;
     }
 }
 
@@ -61,8 +61,8 @@ fn header(headers: &HeaderMap, name: &str) -> String {
 }
 
 pub(super) async fn receive(State(sandbox): State<Sandbox>, headers: HeaderMap, body: Bytes) -> Response {
-    let mut state = sandbox.lock();
-    let receiver = &mut state.webhooks;
+    let mut state = sandbox.account.lock();
+    let receiver = &mut state.own.webhooks;
     let status = if receiver.failures_asked > 0 {
         receiver.failures_asked -= 1;
         StatusCode::INTERNAL_SERVER_ERROR
