@@ -12,6 +12,7 @@ pub mod limits;
 pub mod listed;
 pub mod mcp;
 pub mod metrics;
+pub mod password_reset;
 pub mod provider_webhooks;
 pub mod security;
 pub mod state;

@@ -11,6 +11,7 @@ pub mod operation;
 pub mod operations;
 pub mod orders;
 pub mod overview;
+pub mod password_reset;
 pub mod reconcile;
 pub mod search;
 
