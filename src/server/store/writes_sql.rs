@@ -18,13 +18,18 @@ macro_rules! store_writes {
             async fn create_api_token(&self, token: NewApiToken, audit: AuditEntry) -> Result<(), StoreError> {
                 let mut tx = begin_write_creating(self, &token.tenant, token.at).await?;
                 sqlx::query(
-                    "insert into api_tokens (id, tenant, name, secret_hash, created_at_us) values ($1, $2, $3, $4, $5)",
+                    "insert into api_tokens (id, tenant, name, secret_hash, created_at_us, scopes, expires_at_us, \
+                     created_by, created_by_user_id) values ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
                 )
                 .bind(&token.id)
                 .bind(token.tenant.as_str())
                 .bind(&token.name)
                 .bind(&token.secret_hash)
                 .bind(micros(token.at))
+                .bind(token.scopes.as_text())
+                .bind(token.expires_at.map(micros))
+                .bind(&token.created_by)
+                .bind(&token.created_by_user_id)
                 .execute(&mut *tx)
                 .await
                 .map_err(|e| StoreError::from_unique(e, "an API token with this name already exists for the tenant"))?;
@@ -50,6 +55,112 @@ macro_rules! store_writes {
                 append_audit(&mut tx, tenant, vec![audit]).await?;
                 tx.commit().await?;
                 Ok(())
+            }
+
+            async fn rotate_api_token(
+                &self,
+                tenant: &TenantId,
+                name: &str,
+                secret_hash: &str,
+                previous_valid_until: Option<chrono::DateTime<chrono::Utc>>,
+                audit: AuditEntry,
+            ) -> Result<(), StoreError> {
+                let mut tx = $begin(self).await?;
+                // The right-hand sides read the row as it was: the old secret becomes the previous one.
+                let rotated = sqlx::query(
+                    "update api_tokens set \
+                     previous_secret_hash = case when $1 is null then null else secret_hash end, \
+                     previous_valid_until_us = $1, secret_hash = $2, rotated_at_us = $3 \
+                     where tenant = $4 and name = $5 and revoked_at_us is null \
+                     and (expires_at_us is null or expires_at_us > $3)",
+                )
+                .bind(previous_valid_until.map(micros))
+                .bind(secret_hash)
+                .bind(micros(audit.at))
+                .bind(tenant.as_str())
+                .bind(name)
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| StoreError::from_unique(e, "the new secret is in use already"))?
+                .rows_affected();
+                if rotated == 0 {
+                    return Err(StoreError::NotFound);
+                }
+                append_audit(&mut tx, tenant, vec![audit]).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn record_token_use(
+                &self,
+                id: &str,
+                at: chrono::DateTime<chrono::Utc>,
+                address: &str,
+            ) -> Result<(), StoreError> {
+                let mut tx = $begin(self).await?;
+                sqlx::query("update api_tokens set last_used_at_us = $1, last_used_from = $2 where id = $3")
+                    .bind(micros(at))
+                    .bind(address)
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn revoke_api_tokens_created_by(
+                &self,
+                tenant: &TenantId,
+                user_id: &str,
+                audit: AuditEntry,
+            ) -> Result<Vec<TouchedToken>, StoreError> {
+                let mut tx = $begin(self).await?;
+                let rows: Vec<(String, String)> = sqlx::query_as(
+                    "update api_tokens set revoked_at_us = $1 \
+                     where tenant = $2 and created_by_user_id = $3 and revoked_at_us is null returning id, name",
+                )
+                .bind(micros(audit.at))
+                .bind(tenant.as_str())
+                .bind(user_id)
+                .fetch_all(&mut *tx)
+                .await?;
+                let touched = touched_tokens(rows);
+                append_audit(&mut tx, tenant, audit_per_token(&audit, &touched)).await?;
+                tx.commit().await?;
+                Ok(touched)
+            }
+
+            async fn reassign_api_tokens(
+                &self,
+                tenant: &TenantId,
+                from_user_id: &str,
+                to_user_id: &str,
+                audit: AuditEntry,
+            ) -> Result<Vec<TouchedToken>, StoreError> {
+                let mut tx = $begin(self).await?;
+                let to: Option<(String,)> =
+                    sqlx::query_as("select name from users where tenant = $1 and id = $2 and status = 'active'")
+                        .bind(tenant.as_str())
+                        .bind(to_user_id)
+                        .fetch_optional(&mut *tx)
+                        .await?;
+                let Some((to_name,)) = to else {
+                    return Err(StoreError::NotFound);
+                };
+                let rows: Vec<(String, String)> = sqlx::query_as(
+                    "update api_tokens set created_by_user_id = $1, created_by = $2 \
+                     where tenant = $3 and created_by_user_id = $4 and revoked_at_us is null returning id, name",
+                )
+                .bind(to_user_id)
+                .bind(&to_name)
+                .bind(tenant.as_str())
+                .bind(from_user_id)
+                .fetch_all(&mut *tx)
+                .await?;
+                let touched = touched_tokens(rows);
+                append_audit(&mut tx, tenant, audit_per_token(&audit, &touched)).await?;
+                tx.commit().await?;
+                Ok(touched)
             }
 
             async fn register_operation(&self, new: NewOperation, audit: AuditEntry) -> Result<Registered, StoreError> {
