@@ -27,6 +27,7 @@ use crate::domain::language::Language;
 use crate::domain::policy::{Role, Section};
 use crate::t;
 use crate::ui::components::widgets::{ErrorPanel, Time, ViewerResource};
+use crate::ui::pages::admin_tokens::ApiTokens;
 use crate::ui::pages::email_templates::EmailTemplates;
 
 /// Given to `t!` where a sentence has a time, so that each language places it:
@@ -156,6 +157,7 @@ pub fn Admin() -> impl IntoView {
                             </ActionForm>
                             <p class="action-result" role="status" id="users-result"></p>
                         </section>
+                        <ApiTokens/>
                     }.into_any(),
                     Err(error) => view! { <ErrorPanel error/> }.into_any(),
                 }
