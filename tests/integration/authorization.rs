@@ -92,7 +92,8 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
             | "/rpc/provider_connections"
             | "/rpc/email_templates"
             | "/rpc/webhook_endpoints"
-            | "/rpc/tenant_language",
+            | "/rpc/tenant_language"
+            | "/rpc/api_tokens",
         ) => Reads(ADMIN),
         ("POST", "/rpc/act" | "/rpc/compensate" | "/rpc/start_bulk" | "/rpc/retry_after_failure") => {
             Changes(OPERATORS)
@@ -111,7 +112,10 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
             | "/rpc/remove_webhook_endpoint"
             | "/rpc/resend_webhook"
             | "/rpc/set_tenant_language"
-            | "/rpc/set_user_language",
+            | "/rpc/set_user_language"
+            | "/rpc/create_api_token"
+            | "/rpc/revoke_api_token"
+            | "/rpc/rotate_api_token",
         ) => Changes(ADMIN),
         _ => return None,
     })
@@ -154,6 +158,9 @@ fn arguments<'a>(csrf: &'a str) -> Vec<(&'static str, &'a str)> {
         ("subject", "order:1043"),
         ("url", "http://127.0.0.1:9/hook"),
         ("body", "matrix"),
+        ("scopes[0]", "read"),
+        ("expires_in_days", "30"),
+        ("grace_hours", "0"),
     ]
 }
 
