@@ -94,7 +94,8 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
             | "/rpc/email_templates"
             | "/rpc/webhook_endpoints"
             | "/rpc/tenant_language"
-            | "/rpc/session_settings",
+            | "/rpc/session_settings"
+            | "/rpc/api_tokens",
         ) => Reads(ADMIN),
         ("POST", "/rpc/act" | "/rpc/compensate" | "/rpc/start_bulk" | "/rpc/retry_after_failure") => {
             Changes(OPERATORS)
@@ -114,7 +115,10 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
             | "/rpc/resend_webhook"
             | "/rpc/set_tenant_language"
             | "/rpc/set_user_language"
-            | "/rpc/change_person",
+            | "/rpc/change_person"
+            | "/rpc/create_api_token"
+            | "/rpc/revoke_api_token"
+            | "/rpc/rotate_api_token",
         ) => Changes(ADMIN),
         _ => return None,
     })
@@ -159,6 +163,9 @@ fn arguments<'a>(csrf: &'a str) -> Vec<(&'static str, &'a str)> {
         ("body", "matrix"),
         ("change", "sign_out"),
         ("token", "no-such-link"),
+        ("scopes[0]", "read"),
+        ("expires_in_days", "30"),
+        ("grace_hours", "0"),
     ]
 }
 

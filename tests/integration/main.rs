@@ -30,6 +30,7 @@ mod security;
 mod store;
 mod support;
 mod tenant_accounts;
+mod tokens;
 mod tools;
 mod traces;
 mod workflows;

@@ -1,8 +1,9 @@
-//! The sign-in and access page (`/admin/access`): how long console sessions live, and how a
-//! person's access is taken away at once.
+//! The sign-in and access page (`/admin/access`): how long console sessions live, how a
+//! person's access is taken away at once, and the tenant's API tokens.
 
 use leptos::prelude::*;
 
+use super::tokens::ApiTokens;
 use super::{code, with_code, AdminFrame, AdminTab};
 use crate::console::language::current_language;
 use crate::console::people::session_settings;
@@ -35,6 +36,7 @@ pub fn AdminAccess() -> impl IntoView {
                     })}
                 </Suspense>
             </section>
+            <ApiTokens/>
         </AdminFrame>
     }
 }
