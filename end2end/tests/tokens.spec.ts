@@ -7,7 +7,7 @@ import { signIn, USERS, waitInteractive, watchErrors } from "./helpers";
 test("an admin creates a token, an agent calls with it, the admin revokes it and the next call is 401", async ({ page, request }) => {
   const problems = watchErrors(page);
   const name = `e2e-agent-${Date.now()}`;
-  await signIn(page, USERS.admin, "/admin");
+  await signIn(page, USERS.admin, "/admin/access");
   const tokens = page.getByTestId("api-tokens");
   await expect(tokens.getByRole("heading", { name: "API tokens" })).toBeVisible();
   await waitInteractive(page);
