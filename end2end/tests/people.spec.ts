@@ -37,6 +37,7 @@ test("a manager who approved a refund is deactivated, and their next click is th
   await form.getByLabel("Name").fill(`people-agent-${stamp}`);
   await form.getByLabel("Ledger write").check();
   await form.getByRole("button", { name: "Create token" }).click();
+  await expect(admin.getByTestId("tokens-result")).toContainText("opl_");
   const secret = (await admin.getByTestId("tokens-result").textContent())?.match(/opl_[0-9a-f]+_[0-9a-f]+/)?.[0];
   expect(secret, "the token's secret is shown once").toBeTruthy();
   const opId = `refund-people-${stamp}`;
@@ -90,9 +91,10 @@ test("a manager who approved a refund is deactivated, and their next click is th
 });
 
 test("the admin pages read well on a phone", async ({ browser }) => {
+  const page = await pageAt(browser);
+  await signIn(page, USERS.admin, "/admin");
   for (const width of [1440, 390]) {
-    const page = await pageAt(browser, width);
-    await signIn(page, USERS.admin, "/admin");
+    await page.setViewportSize({ width, height: 900 });
     for (const [path, shot] of [["/admin", "people"], ["/admin/access", "access"]]) {
       await page.goto(path);
       await waitInteractive(page);
@@ -100,6 +102,6 @@ test("the admin pages read well on a phone", async ({ browser }) => {
       expect(sideways, `${path} at ${width} px scrolls sideways`).toBe(false);
       await page.screenshot({ path: `screenshots/admin-${shot}-${width}.png`, fullPage: true });
     }
-    await page.context().close();
   }
+  await page.context().close();
 });
