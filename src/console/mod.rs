@@ -27,6 +27,7 @@ pub mod overview;
 pub mod reconcile;
 pub mod search;
 pub mod shell;
+pub mod sso;
 pub mod webhooks;
 
 pub use error::AppError;

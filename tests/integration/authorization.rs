@@ -46,6 +46,7 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
     Some(match (method.as_str(), path) {
         ("GET", "/healthz" | "/login" | "/api/v1/openapi.json") | ("POST", "/login") => Public,
         ("POST", "/rpc/sign_in_token") | ("POST", "/rpc/who_am_i") => Public,
+        ("POST", "/login/sso" | "/rpc/company_sign_in") | ("GET", "/oidc/callback") => Public,
         ("POST", "/logout" | "/language") => SignOut,
         ("GET", "/metrics") => Scrape,
         ("POST", "/webhooks/providers/{tenant}/{connection}") => ProviderWebhook,
@@ -92,7 +93,8 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
             | "/rpc/provider_connections"
             | "/rpc/email_templates"
             | "/rpc/webhook_endpoints"
-            | "/rpc/tenant_language",
+            | "/rpc/tenant_language"
+            | "/rpc/sso_settings",
         ) => Reads(ADMIN),
         ("POST", "/rpc/act" | "/rpc/compensate" | "/rpc/start_bulk" | "/rpc/retry_after_failure") => {
             Changes(OPERATORS)
@@ -111,7 +113,9 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
             | "/rpc/remove_webhook_endpoint"
             | "/rpc/resend_webhook"
             | "/rpc/set_tenant_language"
-            | "/rpc/set_user_language",
+            | "/rpc/set_user_language"
+            | "/rpc/set_sso_settings"
+            | "/rpc/remove_sso_settings",
         ) => Changes(ADMIN),
         _ => return None,
     })

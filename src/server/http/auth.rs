@@ -153,6 +153,14 @@ pub async fn signed_in(session: &Session) -> Option<SignedIn> {
     session.get::<SignedIn>(USER_KEY).await.ok().flatten()
 }
 
+/// Starts a new session for `user` (a new id, so that a planted one is worth nothing, and a new
+/// CSRF token).
+pub async fn start_session(session: &Session, user: SignedIn) -> Result<(), tower_sessions::session::Error> {
+    session.cycle_id().await?;
+    session.insert(USER_KEY, &user).await?;
+    session.insert(CSRF_KEY, uuid::Uuid::new_v4().simple().to_string()).await
+}
+
 /// A path to return to after signing in: only paths on this site, as a browser reads them.
 /// Browsers drop tabs and line breaks anywhere in a URL and read a backslash as `/`, so
 /// `/<tab>/evil.example` means `//evil.example`, another site: a path with a control character,
@@ -294,6 +302,18 @@ pub async fn sign_in(
             return Redirect::to(&login_url("unavailable", &username, &tenant_text, &next)).into_response();
         }
     };
+    match state.ledger.local_password_allowed(&user.tenant, &user.name).await {
+        Ok(true) => {}
+        Ok(false) => {
+            state.ledger.metrics().sign_in_failed("sso_only");
+            tracing::info!(user = ?username, tenant = %user.tenant, "password sign-in refused: the tenant signs in through its identity provider");
+            return Redirect::to(&login_url("sso_only", &username, &tenant_text, &next)).into_response();
+        }
+        Err(error) => {
+            tracing::error!(%error, "sign-in could not reach the database");
+            return Redirect::to(&login_url("unavailable", &username, &tenant_text, &next)).into_response();
+        }
+    }
     let signed_in = SignedIn {
         user_id: user.id,
         name: user.name,
@@ -301,12 +321,7 @@ pub async fn sign_in(
         role: user.role,
         language: user.language,
     };
-    let started = async {
-        session.cycle_id().await?;
-        session.insert(USER_KEY, &signed_in).await?;
-        session.insert(CSRF_KEY, uuid::Uuid::new_v4().simple().to_string()).await
-    };
-    if let Err(error) = started.await {
+    if let Err(error) = start_session(&session, signed_in.clone()).await {
         tracing::error!(%error, "could not start a session");
         return Redirect::to(&login_url("unavailable", &username, &tenant_text, &next)).into_response();
     }
@@ -395,24 +410,27 @@ pub async fn choose_language(
 }
 
 /// Paths that never read a console session: static files, health, metrics (their own token), the
-/// ledger API (its own bearer tokens) and the sandbox provider's accounts (`/sandbox/`, and
-/// `/sandbox-<name>/` for more accounts; each checks its own secret key).
+/// ledger API (its own bearer tokens), the sandbox provider's accounts (`/sandbox/`, and
+/// `/sandbox-<name>/` for more accounts; each checks its own secret key) and identity providers'
+/// back-channel logouts (a signed token).
 fn is_sessionless(path: &str) -> bool {
     path == "/healthz"
         || path == "/metrics"
         || path == "/favicon.ico"
         || path == "/mcp"
-        || ["/pkg/", "/api/", "/webhooks/", "/sandbox/", "/sandbox-"]
+        || ["/pkg/", "/api/", "/webhooks/", "/sandbox/", "/sandbox-", "/oidc/backchannel-logout/"]
             .iter()
             .any(|prefix| path.starts_with(prefix))
 }
 
-/// Paths anyone may request: the sessionless ones, the sign-in page, and server functions and
-/// live updates (each checks its caller).
+/// Paths anyone may request: the sessionless ones, the sign-in page, the company sign-in and the
+/// identity provider's return (`/oidc/`), and server functions and live updates (each checks its
+/// caller).
 fn is_public(path: &str) -> bool {
     is_sessionless(path)
         || path == "/login"
-        || ["/rpc/", "/live/"].iter().any(|prefix| path.starts_with(prefix))
+        || path == "/login/sso"
+        || ["/rpc/", "/live/", "/oidc/"].iter().any(|prefix| path.starts_with(prefix))
 }
 
 /// The session key of the time (Unix seconds) a signed-in session was last seen.

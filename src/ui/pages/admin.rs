@@ -27,6 +27,7 @@ use crate::domain::language::Language;
 use crate::domain::policy::{Role, Section};
 use crate::t;
 use crate::ui::components::widgets::{ErrorPanel, Time, ViewerResource};
+use crate::ui::pages::admin_sso::SingleSignOn;
 use crate::ui::pages::email_templates::EmailTemplates;
 
 /// Given to `t!` where a sentence has a time, so that each language places it:
@@ -100,6 +101,7 @@ pub fn Admin() -> impl IntoView {
                         <EmailTemplates/>
                         <Webhooks/>
                         <Languages/>
+                        <SingleSignOn/>
                         <section class="panel">
                             <h2>{t!(language, "admin-users-heading")}</h2>
                             <div class="table-wrap">

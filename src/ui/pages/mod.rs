@@ -1,6 +1,7 @@
 //! The console's pages, one module each, and the page for an unknown address.
 
 pub mod admin;
+pub mod admin_sso;
 pub mod approvals;
 pub mod audit;
 pub mod bulk;
