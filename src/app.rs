@@ -15,7 +15,7 @@ use crate::console::shell::who_am_i;
 use crate::ui::components::layout::Layout;
 use crate::ui::components::widgets::ViewerResource;
 use crate::ui::pages::{
-    admin::Admin,
+    admin::{AdminAccess, AdminPeople, AdminPolicy, AdminProviders, AdminWebhooks},
     approvals::Approvals,
     audit::Audit,
     bulk::{BulkPage, BulkRunPage},
@@ -25,6 +25,7 @@ use crate::ui::pages::{
     operations::Operations,
     orders::{OrderPage, Orders},
     overview::Overview,
+    password_reset::PasswordReset,
     reconcile::Reconcile,
     search::SearchPage,
     NotFound,
@@ -83,13 +84,18 @@ pub fn App() -> impl IntoView {
             <Layout>
                 <Routes fallback=NotFound>
                     <Route path=path!("/login") view=Login ssr=SsrMode::Async/>
+                    <Route path=path!("/password-reset") view=PasswordReset ssr=SsrMode::Async/>
                     <Route path=path!("/") view=Overview ssr=SsrMode::Async/>
                     <Route path=path!("/operations") view=Operations ssr=SsrMode::Async/>
                     <Route path=path!("/operations/:op_id") view=OperationPage ssr=SsrMode::Async/>
                     <Route path=path!("/orders") view=Orders ssr=SsrMode::Async/>
                     <Route path=path!("/orders/:subject") view=OrderPage ssr=SsrMode::Async/>
                     <Route path=path!("/conflicts") view=Conflicts ssr=SsrMode::Async/>
-                    <Route path=path!("/admin") view=Admin ssr=SsrMode::Async/>
+                    <Route path=path!("/admin") view=AdminPeople ssr=SsrMode::Async/>
+                    <Route path=path!("/admin/access") view=AdminAccess ssr=SsrMode::Async/>
+                    <Route path=path!("/admin/providers") view=AdminProviders ssr=SsrMode::Async/>
+                    <Route path=path!("/admin/policy") view=AdminPolicy ssr=SsrMode::Async/>
+                    <Route path=path!("/admin/webhooks") view=AdminWebhooks ssr=SsrMode::Async/>
                     <Route path=path!("/approvals") view=Approvals ssr=SsrMode::Async/>
                     <Route path=path!("/bulk") view=BulkPage ssr=SsrMode::Async/>
                     <Route path=path!("/bulk/:id") view=BulkRunPage ssr=SsrMode::Async/>

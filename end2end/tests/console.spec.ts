@@ -148,6 +148,8 @@ test("an admin adds a user and a rule, and a refused form says why beside it", a
   await page.screenshot({ path: "screenshots/admin.png", fullPage: true });
 
   // A refused form says why beside it and keeps what was typed, without a reload.
+  await page.getByRole("navigation", { name: "Admin pages" }).getByRole("link", { name: "Policy" }).click();
+  await expect(page).toHaveURL(/\/admin\/policy$/);
   await waitInteractive(page);
   await page.evaluate(() => ((window as unknown as { untouched: boolean }).untouched = true));
   const policy = page.getByTestId("approval-policy");
@@ -178,7 +180,7 @@ test("an admin connects a provider account and sees only its last four character
     const context = await browser.newContext({ viewport: { width, height: 900 } });
     const page = await context.newPage();
     const problems = watchErrors(page);
-    await signIn(page, USERS.admin, "/admin");
+    await signIn(page, USERS.admin, "/admin/providers");
     const accounts = page.getByTestId("provider-accounts");
     await accounts.getByLabel("Provider").fill("stripe-eu");
     await accounts.getByLabel("Kind").selectOption("stripe");
@@ -202,7 +204,7 @@ test("an admin adds a webhook endpoint, sees its secret once and the demo's deli
     const context = await browser.newContext({ viewport: { width, height: 900 } });
     const page = await context.newPage();
     const problems = watchErrors(page);
-    await signIn(page, USERS.admin, "/admin");
+    await signIn(page, USERS.admin, "/admin/webhooks");
     const webhooks = page.getByTestId("webhooks");
     // The demo points its webhooks at the sandbox's receiver: the seeded history was delivered.
     await expect(async () => {

@@ -155,7 +155,7 @@ test("an action's answer shows beside the row it was taken on", async ({ browser
 
 test("a rule written 500,00 is refused with a clear message; a preview says what it would catch", async ({ browser }) => {
   const page = await pageAs(browser, USERS.admin);
-  await page.goto("/admin");
+  await page.goto("/admin/policy");
   await waitInteractive(page);
   await page.evaluate(() => ((window as unknown as { untouched: boolean }).untouched = true));
   const policy = page.getByTestId("approval-policy");
@@ -258,7 +258,7 @@ const PAGES_OF: Record<string, string[]> = {
   support: ["/", "/operations", "/operations/refund-1043-li_2", "/orders", "/orders/order:1043", "/conflicts", "/reconcile", "/search?q=1043", "/bulk?state=unknown"],
   manager: ["/", "/operations", "/operations/refund-1060-li_1", "/orders", "/orders/order:2002", "/conflicts", "/reconcile", "/approvals", "/audit", "/search?q=re_", "/bulk?state=unknown"],
   auditor: ["/", "/operations", "/operations/refund-A1042-li_1", "/orders", "/orders/order:A1042", "/conflicts", "/reconcile", "/approvals", "/audit", "/search?q=1"],
-  admin: ["/", "/operations", "/operations/refund-1051-li_2", "/orders", "/orders/order:1051", "/conflicts", "/reconcile", "/approvals", "/audit", "/admin", "/search?q=alex"],
+  admin: ["/", "/operations", "/operations/refund-1051-li_2", "/orders", "/orders/order:1051", "/conflicts", "/reconcile", "/approvals", "/audit", "/admin", "/admin/access", "/admin/providers", "/admin/policy", "/admin/webhooks", "/search?q=alex"],
 };
 
 /** The console's languages, as a browser asks for them, and the `<html lang>` each gets. */

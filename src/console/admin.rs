@@ -1,5 +1,7 @@
-//! The admin page: the tenant's users (adding one, and each one's console language), the
-//! language its customers are told things in, and its approval policy (adding and removing rules).
+//! The admin pages' people and policy: the tenant's users (with status, source and last
+//! sign-in; adding one, and each one's console language; changes to a person are in
+//! [`super::people`]), the language its customers are told things in, and its approval policy
+//! (adding and removing rules).
 
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
@@ -7,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::AppError;
 use crate::domain::language::Language;
+use crate::domain::people::{UserSource, UserStatus};
 use crate::domain::policy::Role;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -16,6 +19,11 @@ pub struct UserView {
     pub created_at: DateTime<Utc>,
     /// The console language the user (or an admin) chose; `None` follows their browser.
     pub language: Option<Language>,
+    pub status: UserStatus,
+    pub source: UserSource,
+    pub last_sign_in_at: Option<DateTime<Utc>>,
+    /// The admin looking at the list.
+    pub is_you: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -242,7 +250,16 @@ pub(crate) mod ssr {
         let users = reads().tenant_users(&user.tenant).await.map_err(unavailable)?;
         Ok(users
             .into_iter()
-            .map(|u| UserView { name: u.name, role: u.role, created_at: u.created_at, language: u.language })
+            .map(|u| UserView {
+                is_you: u.id == user.user_id,
+                name: u.name,
+                role: u.role,
+                created_at: u.created_at,
+                language: u.language,
+                status: u.status,
+                source: u.source,
+                last_sign_in_at: u.last_sign_in_at,
+            })
             .collect())
     }
 

@@ -2,7 +2,7 @@
 //! says `changed` whenever the signed-in user's tenant's operations change, so that an open list
 //! refreshes without a reload. Every open page of a tenant follows the one poller of that tenant
 //! on this instance (`server::http::changes`). A stream ends when its session does (signed out,
-//! or expired): the session is checked on a fixed clock, every [`SESSION_CHECK_EVERY`] whatever
+//! ended by an admin, deactivated, or expired): the session is checked on a fixed clock, every [`SESSION_CHECK_EVERY`] whatever
 //! the traffic, so a busy tenant's stream stops within that bound after sign-out too.
 
 use axum::{
@@ -24,7 +24,7 @@ use crate::server::http::state::AppState;
 use crate::server::store::Sessions;
 
 /// How often an open stream checks that its session is still signed in.
-const SESSION_CHECK_EVERY: Duration = Duration::from_secs(5);
+const SESSION_CHECK_EVERY: Duration = Duration::from_secs(1);
 
 pub async fn operation_changes(State(state): State<AppState>, session: Session) -> Response {
     let Some(user) = signed_in(&session).await else {

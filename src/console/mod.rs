@@ -24,6 +24,7 @@ pub mod operation;
 pub mod operations;
 pub mod orders;
 pub mod overview;
+pub mod people;
 pub mod reconcile;
 pub mod search;
 pub mod shell;

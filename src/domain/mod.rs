@@ -17,6 +17,7 @@ pub mod machine;
 pub mod money;
 pub mod operation;
 pub mod params;
+pub mod people;
 pub mod policy;
 pub mod rollup;
 pub mod sso;

@@ -44,8 +44,9 @@ enum Rule {
 fn rule_for(method: &Method, path: &str) -> Option<Rule> {
     use Rule::*;
     Some(match (method.as_str(), path) {
-        ("GET", "/healthz" | "/login" | "/api/v1/openapi.json") | ("POST", "/login") => Public,
-        ("POST", "/rpc/sign_in_token") | ("POST", "/rpc/who_am_i") => Public,
+        ("GET", "/healthz" | "/login" | "/password-reset" | "/api/v1/openapi.json") => Public,
+        ("POST", "/login" | "/password-reset") => Public,
+        ("POST", "/rpc/sign_in_token" | "/rpc/who_am_i" | "/rpc/password_reset_for") => Public,
         ("POST", "/login/sso" | "/rpc/company_sign_in") | ("GET", "/oidc/callback") => Public,
         ("POST", "/logout" | "/language") => SignOut,
         ("GET", "/metrics") => Scrape,
@@ -65,7 +66,7 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
         ) => Page(EVERYONE),
         ("GET", "/bulk") => Page(OPERATORS),
         ("GET", "/approvals" | "/audit") => Page(READERS_OF_APPROVALS_AND_AUDIT),
-        ("GET", "/admin") => Page(ADMIN),
+        ("GET", "/admin" | "/admin/access" | "/admin/providers" | "/admin/policy" | "/admin/webhooks") => Page(ADMIN),
         ("GET", "/live/operations" | "/operations/export.csv" | "/operations/export.jsonl") => {
             Download(EVERYONE)
         }
@@ -94,6 +95,7 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
             | "/rpc/email_templates"
             | "/rpc/webhook_endpoints"
             | "/rpc/tenant_language"
+            | "/rpc/session_settings"
             | "/rpc/sso_settings",
         ) => Reads(ADMIN),
         ("POST", "/rpc/act" | "/rpc/compensate" | "/rpc/start_bulk" | "/rpc/retry_after_failure") => {
@@ -114,6 +116,7 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
             | "/rpc/resend_webhook"
             | "/rpc/set_tenant_language"
             | "/rpc/set_user_language"
+            | "/rpc/change_person"
             | "/rpc/set_sso_settings"
             | "/rpc/remove_sso_settings",
         ) => Changes(ADMIN),
@@ -158,6 +161,8 @@ fn arguments<'a>(csrf: &'a str) -> Vec<(&'static str, &'a str)> {
         ("subject", "order:1043"),
         ("url", "http://127.0.0.1:9/hook"),
         ("body", "matrix"),
+        ("change", "sign_out"),
+        ("token", "no-such-link"),
     ]
 }
 

@@ -46,7 +46,7 @@ async fn an_admin_sets_the_customers_language_and_it_reads_back(engine: Engine) 
     let (status, body) = admin.call("tenant_language", &[]).await;
     assert_eq!((status, body.as_str()), (200, "\"en\""), "English until an admin chooses another");
 
-    let html = admin.page("/admin", 200).await;
+    let html = admin.page("/admin/policy", 200).await;
     let form = html.find("data-testid=\"tenant-language-form\"").expect("the customers' language form");
     assert!(html[form..].contains("data-testid=\"tenant-language\""), "its select");
     assert!(option_tag(&html, form, "en").contains("selected"), "English is chosen to begin with");
@@ -57,7 +57,7 @@ async fn an_admin_sets_the_customers_language_and_it_reads_back(engine: Engine) 
     assert_eq!(app.ledger.reads().tenant_language(&acme()).await.unwrap(), Some(Language::ZhTw));
     let (_, body) = admin.call("tenant_language", &[]).await;
     assert_eq!(body, "\"zh-TW\"");
-    let html = admin.page("/admin", 200).await;
+    let html = admin.page("/admin/policy", 200).await;
     let form = html.find("data-testid=\"tenant-language-form\"").unwrap();
     assert!(option_tag(&html, form, "zh-TW").contains("selected"), "the page shows the choice");
     assert!(!option_tag(&html, form, "en").contains("selected"));
@@ -166,7 +166,10 @@ async fn the_admin_and_sign_in_pages_speak_the_browsers_language(engine: Engine)
     assert!(page_in(&visitor, "/login", "en").await.contains("Sign in to opledger"));
 
     let admin = app.signed_in("alex", Role::Admin).await;
-    let html = page_in(&admin, "/admin", "zh-TW").await;
+    let mut html = String::new();
+    for page in ["/admin", "/admin/access", "/admin/providers", "/admin/policy", "/admin/webhooks"] {
+        html.push_str(&page_in(&admin, page, "zh-TW").await);
+    }
     for words in [
         "核准政策",
         "服務商帳戶",
@@ -176,10 +179,12 @@ async fn the_admin_and_sign_in_pages_speak_the_browsers_language(engine: Engine)
         "此租戶的使用者",
         "新增使用者",
         "依瀏覽器設定",
+        "登入與存取",
+        "主控台工作階段",
     ] {
         assert!(html.contains(words), "the admin page in Traditional Chinese has {words}");
     }
-    for english in ["Approval policy", "Provider accounts", "Customers' language", "Add a user"] {
+    for english in ["Approval policy", "Provider accounts", "Customers' language", "Add a user", "Sign-in and access"] {
         assert!(!html.contains(english), "and not {english}");
     }
     let csrf = admin.csrf().await;

@@ -22,6 +22,7 @@ mod mcp;
 mod operating;
 mod orders;
 mod pages;
+mod people;
 mod provider_outcomes;
 mod reconcile;
 mod sandbox;

@@ -248,7 +248,7 @@ mod webhooks {
             received_until(&app, |got| got.len() == 1).await;
             let endpoint = app.ledger.reads().webhook_endpoints(&acme()).await.unwrap().remove(0);
             assert_eq!(endpoint.event_types, ["operation.planned", "order.partial_success"]);
-            let html = console.page("/admin", 200).await;
+            let html = console.page("/admin/webhooks", 200).await;
             assert!(html.contains("data-testid=\"webhook-endpoint\"") && html.contains(&receiver), "{html}");
             assert!(html.contains("operation.planned") && html.contains("delivered"), "the delivery and its status show");
             let delivery = app.ledger.reads().webhook_deliveries(&acme(), &endpoint.id, 1).await.unwrap().remove(0);

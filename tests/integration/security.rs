@@ -266,7 +266,7 @@ crate::engine_tests! {
         assert!(stored.contains("\"data\":{") && !stored.contains("\"seen\""), "{stored}");
         let last_seen_long_ago = stored.replacen("\"data\":{", "\"data\":{\"seen\":0,", 1);
         let almost_over = Utc::now() + chrono::Duration::minutes(1);
-        app.store.save_session(&hash, &last_seen_long_ago, almost_over).await.unwrap();
+        app.store.save_session(&hash, &last_seen_long_ago, almost_over, None).await.unwrap();
         console.page("/operations", 200).await;
         let later = Utc::now() + chrono::Duration::minutes(10);
         assert!(app.store.load_session(&hash, later).await.unwrap().is_some(), "the request moved the expiry");

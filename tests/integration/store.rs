@@ -6,10 +6,11 @@ use opledger::domain::{
     ids::{Actor, OpId, TenantId},
     machine::{decide, Command},
     params::CanonicalParams,
+    policy::Role,
 };
 use opledger::server::clock::now;
 use opledger::server::ledger::{RegisterRequest, Registration};
-use opledger::server::store::{records::OperationChange, StoreError};
+use opledger::server::store::{records::{OperationChange, SessionOwner}, StoreError};
 use serde_json::json;
 
 fn acme() -> TenantId {
@@ -194,16 +195,40 @@ crate::engine_tests! {
     sessions_expire_and_are_swept_and_ids_never_collide(app) {
         let store = &app.store;
         let at = now();
-        assert!(store.create_session("h1", "{}", at + chrono::Duration::minutes(30)).await.unwrap());
-        assert!(!store.create_session("h1", "{\"other\":1}", at + chrono::Duration::minutes(30)).await.unwrap(), "a taken id is refused");
+        assert!(store.create_session("h1", "{}", at + chrono::Duration::minutes(30), None).await.unwrap());
+        assert!(!store.create_session("h1", "{\"other\":1}", at + chrono::Duration::minutes(30), None).await.unwrap(), "a taken id is refused");
         assert_eq!(store.load_session("h1", at).await.unwrap().as_deref(), Some("{}"));
-        store.save_session("h1", "{\"user\":1}", at + chrono::Duration::minutes(30)).await.unwrap();
+        store.save_session("h1", "{\"user\":1}", at + chrono::Duration::minutes(30), None).await.unwrap();
         assert_eq!(store.load_session("h1", at).await.unwrap().as_deref(), Some("{\"user\":1}"));
         assert_eq!(store.load_session("h1", at + chrono::Duration::minutes(31)).await.unwrap(), None, "idle too long");
-        store.save_session("h2", "{}", at - chrono::Duration::seconds(1)).await.unwrap();
+        store.save_session("h2", "{}", at - chrono::Duration::seconds(1), None).await.unwrap();
         assert_eq!(store.delete_expired_sessions(at).await.unwrap(), 1);
         store.delete_session("h1").await.unwrap();
         assert_eq!(store.load_session("h1", at).await.unwrap(), None);
+    }
+
+    a_persons_sessions_end_together_and_a_deactivated_persons_never_load(app) {
+        let store = &app.store;
+        let at = now();
+        let until = at + chrono::Duration::minutes(30);
+        app.add_user("acme", "sam", Role::Support).await;
+        app.add_user("acme", "sue", Role::Support).await;
+        let id_of = |name: &'static str| async move { store.users_named(name, Some(&acme())).await.unwrap().remove(0).id };
+        let sam = SessionOwner { tenant: acme(), user_id: id_of("sam").await };
+        let sue = SessionOwner { tenant: acme(), user_id: id_of("sue").await };
+        store.create_session("sam-1", "{}", until, Some(&sam)).await.unwrap();
+        store.save_session("sam-2", "{}", until, Some(&sam)).await.unwrap();
+        store.save_session("sue-1", "{}", until, Some(&sue)).await.unwrap();
+        let other_tenant = SessionOwner { tenant: TenantId::parse("globex").unwrap(), user_id: sam.user_id.clone() };
+        assert_eq!(store.end_sessions_of(&other_tenant.tenant, &other_tenant.user_id).await.unwrap(), 0, "another tenant's id ends nothing here");
+        assert_eq!(store.end_sessions_of(&acme(), &sam.user_id).await.unwrap(), 2);
+        assert_eq!(store.load_session("sam-1", at).await.unwrap(), None);
+        assert_eq!(store.load_session("sam-2", at).await.unwrap(), None);
+        assert!(store.load_session("sue-1", at).await.unwrap().is_some(), "sue's session stays");
+        app.tamper("update users set status = 'deactivated' where name = 'sue'").await;
+        assert_eq!(store.load_session("sue-1", at).await.unwrap(), None, "a deactivated person's session never loads");
+        app.tamper("update users set status = 'active' where name = 'sue'").await;
+        assert!(store.load_session("sue-1", at).await.unwrap().is_some());
     }
 
     a_change_built_on_a_stale_version_is_refused_and_leaves_no_trace(app) {

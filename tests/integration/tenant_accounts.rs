@@ -72,7 +72,7 @@ crate::engine_tests! {
         let (status, body) = admin.call("set_provider_connection", &[("csrf", &csrf), ("name", "stripe"), ("kind", "stripe"), ("base_url", "https://api.stripe.com/"), ("secret", SECRET)]).await;
         assert_eq!(status, 200, "{body}");
 
-        let html = admin.page("/admin", 200).await;
+        let html = admin.page("/admin/providers", 200).await;
         assert!(html.contains("9f2c") && html.contains("https://api.stripe.com"), "the last four characters and the URL");
         let (_, listed) = admin.call("provider_connections", &[]).await;
         let export = admin.get("/audit/export.jsonl").await.text().await.unwrap();
@@ -131,7 +131,7 @@ crate::engine_tests! {
         assert_eq!((orders["key_retention"].clone(), orders["has_webhooks"].clone()), (serde_json::Value::Null, false.into()));
         let kept = [&with_account[..], &[("key_retention", "7d")]].concat();
         assert_eq!(admin.call("set_provider_connection", &kept).await.0, 200);
-        let html = admin.page("/admin", 200).await;
+        let html = admin.page("/admin/providers", 200).await;
         assert!(html.contains(">7 days<"), "the operator's window is shown");
         assert!(html.contains("ShopECOM"), "the merchant account is shown");
     }

@@ -28,7 +28,9 @@ use crate::server::http::health::healthz;
 use crate::server::http::limits::{LimitSettings, Limits};
 use crate::server::http::listed::ListedRouter;
 use crate::server::http::state::AppState;
-use crate::server::http::{auth, ledger_api, mcp, metrics, oidc, provider_webhooks, security};
+use crate::server::http::{
+    auth, ledger_api, mcp, metrics, oidc, password_reset, provider_webhooks, security,
+};
 use crate::server::telemetry;
 
 /// How hard answers are gzipped: level 4 keeps nearly all of the gain at a small fraction of the
@@ -52,7 +54,7 @@ static ROUTES: std::sync::LazyLock<Vec<leptos_axum::AxumRouteListing>> =
 pub fn router(state: AppState, sandboxes: Vec<(&str, Router)>, secure_cookies: bool) -> Router {
     let routes = ROUTES.clone();
     let options = state.leptos_options.clone();
-    let sessions = auth::session_layer(state.sessions.clone(), secure_cookies);
+    let sessions = auth::session_layer(state.sessions.clone(), secure_cookies, state.session_lifetimes.idle);
     let request_metrics = state.ledger.metrics().clone();
     let base = sandboxes
         .into_iter()
@@ -90,6 +92,7 @@ fn http_routes(limits: Arc<Limits>) -> ListedRouter<AppState> {
         .post("/login/sso", oidc::start)
         .get(oidc::CALLBACK_PATH, oidc::callback)
         .post("/logout", auth::sign_out)
+        .post("/password-reset", password_reset::set_new_password)
         .post("/language", auth::choose_language)
         .get("/live/operations", live::operation_changes)
         .merge(exports::routes())

@@ -11,6 +11,7 @@ use super::router::router;
 use super::wiring::{self, ProviderSettings};
 use crate::domain::connection::ProviderKind;
 use crate::domain::ids::TenantId;
+use crate::domain::people::SessionLifetimes;
 use crate::server::demo;
 use crate::server::egress::{Allowed, EgressPolicy};
 use crate::server::http::limits::{forget_idle_limits, LimitSettings, Limits};
@@ -60,6 +61,8 @@ pub struct Settings {
     pub provider_timeout: std::time::Duration,
     /// Mark the session cookie `Secure`: set when the console is served over TLS.
     pub secure_cookies: bool,
+    /// How long a console session lives without a request, and at most after sign-in.
+    pub session_lifetimes: SessionLifetimes,
     /// How long a manager's approval lets its operation be sent; an approval that expires unsent
     /// goes back to the approval queue.
     pub approval_valid_for: chrono::Duration,
@@ -99,6 +102,7 @@ impl Settings {
             pending_limits: Vec::new(),
             provider_timeout: std::time::Duration::from_secs(10),
             secure_cookies: false,
+            session_lifetimes: SessionLifetimes::default(),
             approval_valid_for: chrono::Duration::hours(24),
             secret_key: None,
             limits: LimitSettings::default(),
@@ -240,6 +244,7 @@ impl Application {
             approval_valid_for: settings.approval_valid_for,
             limits: limits.clone(),
             secure_cookies: settings.secure_cookies,
+            session_lifetimes: settings.session_lifetimes,
             live: Default::default(),
             mcp: crate::server::http::mcp::service(&settings.mcp_allowed_hosts),
             metrics_token: settings.metrics_token.as_deref().filter(|token| !token.is_empty()).map(Arc::from),

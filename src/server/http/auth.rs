@@ -1,5 +1,6 @@
 //! Signing in to the console: sessions kept in the ledger's database (so every instance shares
-//! them) whose idle timeout counts from the last request, the sign-in and sign-out form handlers,
+//! them, and a person's sessions can be ended at once) whose idle timeout counts from the last
+//! request and which end anyway at an absolute deadline, the sign-in and sign-out form handlers,
 //! the CSRF token every state-changing form and server function carries (the sign-in form's in a
 //! cookie of its own, so an anonymous visit stores nothing), the redirect of signed-out page
 //! requests to `/login`. The console's role check (`crate::console::guard`) reads who is signed in
@@ -23,18 +24,15 @@ use tower_sessions::{
 
 use super::limits::{ClientAddress, OverLimit};
 use super::state::AppState;
-use crate::domain::{ids::TenantId, language::Language, policy::Role};
+use crate::domain::{ids::TenantId, language::Language, people::SessionLifetimes, policy::Role};
 use crate::server::clock::now;
 use crate::server::ledger::accounts::check_password;
-use crate::server::store::Sessions;
+use crate::server::store::{records::SessionOwner, Sessions};
 
 /// The session key under which the signed-in user is kept.
 const USER_KEY: &str = "user";
 /// The session key of the CSRF token.
 const CSRF_KEY: &str = "csrf";
-
-/// How long a session lives without a request.
-pub const IDLE_TIMEOUT_MINUTES: i64 = 30;
 
 /// Who is signed in to a session.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,6 +44,17 @@ pub struct SignedIn {
     /// The language the user chose; without one, their browser's decides.
     #[serde(default)]
     pub language: Option<Language>,
+    /// When the session ends whatever the activity (Unix seconds): sign-in plus the absolute
+    /// lifetime.
+    #[serde(default)]
+    pub until: i64,
+}
+
+impl SignedIn {
+    /// Whether the session's absolute lifetime is over at `at` (Unix seconds).
+    pub fn is_over(&self, at: i64) -> bool {
+        at >= self.until
+    }
 }
 
 /// Sessions in the ledger's database, stored under a hash of the id the browser holds.
@@ -76,13 +85,19 @@ fn encode(record: &Record) -> session_store::Result<String> {
     serde_json::to_string(record).map_err(|e| session_store::Error::Encode(e.to_string()))
 }
 
+/// The signed-in user a session belongs to, if any.
+fn owner(record: &Record) -> Option<SessionOwner> {
+    let user = serde_json::from_value::<SignedIn>(record.data.get(USER_KEY)?.clone()).ok()?;
+    Some(SessionOwner { tenant: user.tenant, user_id: user.user_id })
+}
+
 #[async_trait::async_trait]
 impl SessionStore for LedgerSessionStore {
     async fn create(&self, record: &mut Record) -> session_store::Result<()> {
         loop {
             let created = self
                 .store
-                .create_session(&id_hash(&record.id), &encode(record)?, expiry(record))
+                .create_session(&id_hash(&record.id), &encode(record)?, expiry(record), owner(record).as_ref())
                 .await
                 .map_err(backend)?;
             if created {
@@ -93,7 +108,11 @@ impl SessionStore for LedgerSessionStore {
     }
 
     async fn save(&self, record: &Record) -> session_store::Result<()> {
-        self.store.save_session(&id_hash(&record.id), &encode(record)?, expiry(record)).await.map_err(backend)
+        let owner = owner(record);
+        self.store
+            .save_session(&id_hash(&record.id), &encode(record)?, expiry(record), owner.as_ref())
+            .await
+            .map_err(backend)
     }
 
     async fn load(&self, id: &Id) -> session_store::Result<Option<Record>> {
@@ -108,14 +127,18 @@ impl SessionStore for LedgerSessionStore {
 }
 
 /// The session layer: cookie `opledger_session`, `HttpOnly`, `SameSite=Strict`, `Secure` when
-/// `secure`, expiring after [`IDLE_TIMEOUT_MINUTES`] without a request.
-pub fn session_layer(store: Arc<dyn Sessions>, secure: bool) -> SessionManagerLayer<LedgerSessionStore> {
+/// `secure`, expiring after `idle` without a request.
+pub fn session_layer(
+    store: Arc<dyn Sessions>,
+    secure: bool,
+    idle: chrono::Duration,
+) -> SessionManagerLayer<LedgerSessionStore> {
     SessionManagerLayer::new(LedgerSessionStore { store })
         .with_name("opledger_session")
         .with_http_only(true)
         .with_same_site(SameSite::Strict)
         .with_secure(secure)
-        .with_expiry(Expiry::OnInactivity(CookieDuration::minutes(IDLE_TIMEOUT_MINUTES)))
+        .with_expiry(Expiry::OnInactivity(CookieDuration::seconds(idle.num_seconds())))
 }
 
 /// Removes expired sessions every `every` until `stop`.
@@ -149,13 +172,19 @@ pub async fn csrf_matches(session: &Session, sent: &str) -> bool {
     matches!(session.get::<String>(CSRF_KEY).await, Ok(Some(token)) if !sent.is_empty() && token == sent)
 }
 
+/// Who is signed in to `session`, unless its absolute lifetime is over.
 pub async fn signed_in(session: &Session) -> Option<SignedIn> {
-    session.get::<SignedIn>(USER_KEY).await.ok().flatten()
+    session.get::<SignedIn>(USER_KEY).await.ok().flatten().filter(|user| !user.is_over(now().timestamp()))
 }
 
 /// Starts a new session for `user` (a new id, so that a planted one is worth nothing, and a new
-/// CSRF token).
-pub async fn start_session(session: &Session, user: SignedIn) -> Result<(), tower_sessions::session::Error> {
+/// CSRF token), which ends `lifetimes.absolute` from now whatever the activity.
+pub async fn start_session(
+    session: &Session,
+    mut user: SignedIn,
+    lifetimes: SessionLifetimes,
+) -> Result<(), tower_sessions::session::Error> {
+    user.until = (now() + lifetimes.absolute).timestamp();
     session.cycle_id().await?;
     session.insert(USER_KEY, &user).await?;
     session.insert(CSRF_KEY, uuid::Uuid::new_v4().simple().to_string()).await
@@ -320,10 +349,14 @@ pub async fn sign_in(
         tenant: user.tenant,
         role: user.role,
         language: user.language,
+        until: 0,
     };
-    if let Err(error) = start_session(&session, signed_in.clone()).await {
+    if let Err(error) = start_session(&session, signed_in.clone(), state.session_lifetimes).await {
         tracing::error!(%error, "could not start a session");
         return Redirect::to(&login_url("unavailable", &username, &tenant_text, &next)).into_response();
+    }
+    if let Err(error) = state.ledger.record_sign_in(&signed_in.tenant, &signed_in.user_id).await {
+        tracing::warn!(%error, "could not note a sign-in");
     }
     tracing::info!(user = ?signed_in.name, tenant = %signed_in.tenant, "signed in");
     Redirect::to(&next).into_response()
@@ -424,12 +457,13 @@ fn is_sessionless(path: &str) -> bool {
 }
 
 /// Paths anyone may request: the sessionless ones, the sign-in page, the company sign-in and the
-/// identity provider's return (`/oidc/`), and server functions and live updates (each checks its
-/// caller).
+/// identity provider's return (`/oidc/`), the page a password reset link opens (its secret is the
+/// key), and server functions and live updates (each checks its caller).
 fn is_public(path: &str) -> bool {
     is_sessionless(path)
         || path == "/login"
         || path == "/login/sso"
+        || path == "/password-reset"
         || ["/rpc/", "/live/", "/oidc/"].iter().any(|prefix| path.starts_with(prefix))
 }
 
@@ -457,7 +491,11 @@ pub async fn still_signed_in(sessions: &dyn Sessions, id: Option<Id>) -> bool {
     let Some(id) = id else { return false };
     match sessions.load_session(&id_hash(&id), now()).await {
         Ok(Some(text)) => {
-            serde_json::from_str::<Record>(&text).is_ok_and(|record| record.data.contains_key(USER_KEY))
+            let at = now().timestamp();
+            serde_json::from_str::<Record>(&text).is_ok_and(|record| {
+                record.data.get(USER_KEY).cloned().and_then(|user| serde_json::from_value::<SignedIn>(user).ok())
+                    .is_some_and(|user| !user.is_over(at))
+            })
         }
         Ok(None) => false,
         Err(error) => {
@@ -479,6 +517,10 @@ pub async fn redirect_signed_out(session: Session, mut request: Request, next: N
     let is_signed_in = user.is_some();
     if is_signed_in {
         keep_alive(&session).await;
+    } else if session.get::<SignedIn>(USER_KEY).await.ok().flatten().is_some() {
+        if let Err(error) = session.flush().await {
+            tracing::warn!(%error, "could not end a session past its absolute lifetime");
+        }
     }
     let language = user.and_then(|user| user.language).unwrap_or_else(|| browser_language(request.headers()));
     request.extensions_mut().insert(language);

@@ -13,6 +13,7 @@ pub mod listed;
 pub mod mcp;
 pub mod metrics;
 pub mod oidc;
+pub mod password_reset;
 pub mod provider_webhooks;
 pub mod security;
 pub mod state;

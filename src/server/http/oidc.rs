@@ -330,10 +330,14 @@ async fn finish(
         tenant: tenant.clone(),
         role: signed.role,
         language: signed.language,
+        until: 0,
     };
-    if let Err(error) = start_session(session, user.clone()).await {
+    if let Err(error) = start_session(session, user.clone(), state.session_lifetimes).await {
         tracing::error!(%error, "could not start a session");
         return to_login("unavailable", "");
+    }
+    if let Err(error) = state.ledger.record_sign_in(&tenant, &user.user_id).await {
+        tracing::warn!(%error, "could not note a sign-in");
     }
     tracing::info!(user = ?user.name, %tenant, role = user.role.as_str(), "signed in through the identity provider");
     continue_page(user.language.unwrap_or(language), &flow.next)

@@ -49,6 +49,8 @@ pub struct SharedState {
     pub limits: Arc<Limits>,
     /// Cookies are `Secure`: the console is served over HTTPS.
     pub secure_cookies: bool,
+    /// How long a console session lives idle, and at most.
+    pub session_lifetimes: crate::domain::people::SessionLifetimes,
     /// Each tenant's changes, polled once for all its open pages.
     pub live: crate::server::http::changes::LiveChanges,
     /// The service that answers `/mcp` once the caller's token is checked

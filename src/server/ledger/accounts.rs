@@ -7,7 +7,7 @@ use serde_json::json;
 use std::sync::LazyLock;
 
 use super::Ledger;
-use crate::domain::{audit::AuditEntry, ids::TenantId, language::Language, policy::Role};
+use crate::domain::{audit::AuditEntry, ids::TenantId, language::Language, people::UserStatus, policy::Role};
 use crate::server::clock::now;
 use crate::server::store::records::{NewUser, UserRecord};
 use crate::server::store::{Reads, StoreError};
@@ -114,7 +114,7 @@ impl Ledger {
 }
 
 /// The user `name` of `tenant` (or of the one tenant that has a user of that name, when no
-/// tenant is given) whose password is `password`. A name that several tenants use, without its
+/// tenant is given) whose password is `password`, if they are active. A name that several tenants use, without its
 /// tenant, matches nobody, and costs the same time as a wrong password.
 pub async fn check_password(
     store: &dyn Reads,
@@ -129,7 +129,7 @@ pub async fn check_password(
     let password = password.to_owned();
     let matches =
         tokio::task::spawn_blocking(move || password_matches(&hash, &password)).await.unwrap_or(false);
-    Ok(user.filter(|_| matches))
+    Ok(user.filter(|user| matches && user.status == UserStatus::Active))
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ pub mod accounts;
 pub mod connections;
 pub mod directory;
 pub mod executor;
+pub mod people;
 pub mod provider_events;
 mod recent;
 pub mod reconciler;

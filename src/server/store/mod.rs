@@ -31,10 +31,11 @@ use crate::domain::ids::{OpId, TenantId};
 use crate::domain::language::Language;
 use crate::domain::machine::State;
 use crate::domain::operation::{AttemptRecord, CommittedOperation, OperationHistory, OperationRecord};
+use crate::domain::people::PeopleRefusal;
 use records::{
     ApiTokenRecord, ApprovalRuleRecord, AuditQuery, BulkRunRecord, ConflictRecord, ConflictWithStored,
     DeliveryAttempt, EmailTemplateRecord, EventReceipt, LeasedRows, NewApiToken, NewBulkRun, NewConflict,
-    NewOperation, NewProviderEvent, NewUser, OperationChange, OperationCount, OperationListItem,
+    NewOperation, NewProviderEvent, NewUser, OperationChange, PasswordResetRecord, PersonChange, SessionOwner, OperationCount, OperationListItem,
     OperationQuery, PrefixHits, ProviderConnectionRecord, Registered, RequestClaim, UserRecord,
     WebhookDeliveryRecord, WebhookEndpointRecord,
 };
@@ -159,6 +160,14 @@ pub trait Reads: Send + Sync {
         -> Result<Vec<UserRecord>, StoreError>;
 
     async fn tenant_users(&self, tenant: &TenantId) -> Result<Vec<UserRecord>, StoreError>;
+
+    /// The unused password reset link stored under `secret_hash`, unless it expired by `now` or
+    /// its user is no longer active.
+    async fn password_reset(
+        &self,
+        secret_hash: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Option<PasswordResetRecord>, StoreError>;
 
     /// The language the tenant's customers are told things in when a caller names none; `None`
     /// when its admin chose none (or the tenant has no row yet).
@@ -425,6 +434,32 @@ pub trait Store: Reads + Sessions + sso::SsoStore {
     /// when the name is taken.
     async fn create_user(&self, user: NewUser, audit: AuditEntry) -> Result<(), StoreError>;
 
+    /// Makes an admin's change to a person, with its audit entry, in one transaction that holds the
+    /// tenant's lock, so that two admins changing each other at once cannot leave the tenant
+    /// without an active admin. A deactivation, a new role and a sign-out everywhere delete the
+    /// person's sessions; a password reset stores its link. Answers how many sessions ended, or
+    /// why the change breaks a rule ([`check_change`](crate::domain::people::check_change));
+    /// `NotFound` when the tenant has no such user.
+    async fn change_person(
+        &self,
+        change: PersonChange,
+        audit: AuditEntry,
+    ) -> Result<Result<u64, PeopleRefusal>, StoreError>;
+
+    /// Uses the password reset link stored under `secret_hash`: sets the new password of its
+    /// (active) user, ends their sessions and marks the link used, with the audit entry that
+    /// `audit` makes of the user's record. `NotFound` when the link is unknown, used or expired.
+    async fn use_password_reset(
+        &self,
+        secret_hash: &str,
+        password_hash: &str,
+        now: DateTime<Utc>,
+        audit: &(dyn for<'u> Fn(&'u UserRecord) -> AuditEntry + Send + Sync),
+    ) -> Result<UserRecord, StoreError>;
+
+    /// Notes that the tenant's user `user_id` signed in at `at`.
+    async fn record_sign_in(&self, tenant: &TenantId, user_id: &str, at: DateTime<Utc>) -> Result<(), StoreError>;
+
     /// Sets the console language of the tenant's user `user_id` (`None`: their browser's), with
     /// its audit entry; `NotFound` when the tenant has no such user.
     async fn set_user_language(
@@ -639,12 +674,14 @@ pub trait Store: Reads + Sessions + sso::SsoStore {
 /// audit), kept in the same database so that every instance shares them.
 #[async_trait]
 pub trait Sessions: Send + Sync {
-    /// Stores a new session; `false` when a session with this id hash exists already.
+    /// Stores a new session of `owner` (the signed-in user, if any); `false` when a session with
+    /// this id hash exists already.
     async fn create_session(
         &self,
         id_hash: &str,
         data: &str,
         expires_at: DateTime<Utc>,
+        owner: Option<&SessionOwner>,
     ) -> Result<bool, StoreError>;
 
     /// Creates or replaces a session.
@@ -653,10 +690,14 @@ pub trait Sessions: Send + Sync {
         id_hash: &str,
         data: &str,
         expires_at: DateTime<Utc>,
+        owner: Option<&SessionOwner>,
     ) -> Result<(), StoreError>;
 
-    /// A session's data, unless it has expired by `now`.
+    /// A session's data, unless it has expired by `now` or its user is no longer active.
     async fn load_session(&self, id_hash: &str, now: DateTime<Utc>) -> Result<Option<String>, StoreError>;
+
+    /// Deletes every session of the tenant's user `user_id`, on every instance; returns how many.
+    async fn end_sessions_of(&self, tenant: &TenantId, user_id: &str) -> Result<u64, StoreError>;
 
     async fn delete_session(&self, id_hash: &str) -> Result<(), StoreError>;
 

@@ -114,6 +114,31 @@ macro_rules! store_reads {
                 rows.into_iter().map(UserRow::into_record).collect()
             }
 
+            async fn password_reset(
+                &self,
+                secret_hash: &str,
+                now: chrono::DateTime<chrono::Utc>,
+            ) -> Result<Option<PasswordResetRecord>, StoreError> {
+                let row: Option<(String, String, String, i64)> = sqlx::query_as(
+                    "select r.tenant, r.user_id, u.name, r.expires_at_us from password_resets r \
+                     join users u on u.tenant = r.tenant and u.id = r.user_id \
+                     where r.secret_hash = $1 and r.used_at_us is null and r.expires_at_us > $2 and u.status = 'active'",
+                )
+                .bind(secret_hash)
+                .bind(micros(now))
+                .fetch_optional(&self.pool)
+                .await?;
+                row.map(|(tenant, user_id, user_name, expires_at_us)| {
+                    Ok(PasswordResetRecord {
+                        tenant: TenantId::parse(&tenant).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                        user_id,
+                        user_name,
+                        expires_at: time(expires_at_us)?,
+                    })
+                })
+                .transpose()
+            }
+
             async fn tenant_language(&self, tenant: &TenantId) -> Result<Option<Language>, StoreError> {
                 let language: Option<Option<String>> = sqlx::query_scalar("select language from tenants where id = $1")
                     .bind(tenant.as_str())

@@ -12,6 +12,7 @@ use crate::domain::{
     money::Money,
     operation::{AttemptRecord, AttemptReport, ExternalRef, OperationHistory, OperationRecord},
     params::{CanonicalParams, FieldDiff, Fingerprint},
+    people::{PeopleChange, UserSource, UserStatus},
     policy::{ApprovalRule, Role},
 };
 
@@ -164,6 +165,51 @@ pub struct UserRecord {
     pub created_at: DateTime<Utc>,
     /// The language the user chose for the console; `None` follows their browser.
     pub language: Option<Language>,
+    pub status: UserStatus,
+    pub source: UserSource,
+    /// The identity provider's issuer and subject that name an SSO user there.
+    pub sso_subject: Option<String>,
+    pub last_sign_in_at: Option<DateTime<Utc>>,
+}
+
+/// An admin's change to the tenant's user `user_id`, made by the user `by_user_id` (`None`: the
+/// command line).
+#[derive(Debug, Clone)]
+pub struct PersonChange {
+    pub tenant: TenantId,
+    pub user_id: String,
+    pub by_user_id: Option<String>,
+    pub change: PeopleChange,
+    /// The link a [`PeopleChange::ResetPassword`] stores.
+    pub password_reset: Option<NewPasswordReset>,
+    pub at: DateTime<Utc>,
+}
+
+/// Whose a console session is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionOwner {
+    pub tenant: TenantId,
+    pub user_id: String,
+}
+
+/// A stored, unused password reset link and the user it is for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PasswordResetRecord {
+    pub tenant: TenantId,
+    pub user_id: String,
+    pub user_name: String,
+    pub expires_at: DateTime<Utc>,
+}
+
+/// A one-time link to set a new password, to be stored under the hash of its secret.
+#[derive(Debug, Clone)]
+pub struct NewPasswordReset {
+    pub secret_hash: String,
+    pub tenant: TenantId,
+    pub user_id: String,
+    pub created_by: String,
+    pub at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
 }
 
 /// The most index ranges one list query merges: the states, kinds and providers it chose,

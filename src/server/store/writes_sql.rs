@@ -184,6 +184,137 @@ macro_rules! store_writes {
                 Ok(())
             }
 
+            async fn change_person(
+                &self,
+                change: PersonChange,
+                audit: AuditEntry,
+            ) -> Result<Result<u64, $crate::domain::people::PeopleRefusal>, StoreError> {
+                use $crate::domain::people::{check_change, PeopleChange, Target, UserStatus};
+                let tenant = &change.tenant;
+                let mut tx = $begin(self).await?;
+                sqlx::query($lock_tenant).bind(tenant.as_str()).execute(&mut *tx).await?;
+                let row: Option<UserRow> =
+                    sqlx::query_as(&format!("select {USER_COLUMNS} from users where tenant = $1 and id = $2"))
+                        .bind(tenant.as_str())
+                        .bind(&change.user_id)
+                        .fetch_optional(&mut *tx)
+                        .await?;
+                let user = row.ok_or(StoreError::NotFound)?.into_record()?;
+                let active_admins: i64 = sqlx::query_scalar(
+                    "select count(*) from users where tenant = $1 and role = 'admin' and status = 'active'",
+                )
+                .bind(tenant.as_str())
+                .fetch_one(&mut *tx)
+                .await?;
+                let target = Target {
+                    is_self: change.by_user_id.as_deref() == Some(user.id.as_str()),
+                    role: user.role,
+                    status: user.status,
+                    source: user.source,
+                };
+                if let Err(refusal) = check_change(change.change, target, usize::try_from(active_admins).unwrap_or(0)) {
+                    return Ok(Err(refusal));
+                }
+                let set_user = |assignment: &str| format!("update users set {assignment} where tenant = $2 and id = $3");
+                let ends_sessions = match change.change {
+                    PeopleChange::SetRole(role) => {
+                        sqlx::query(&set_user("role = $1")).bind(role.as_str()).bind(tenant.as_str()).bind(&user.id)
+                            .execute(&mut *tx).await?;
+                        true
+                    }
+                    PeopleChange::Deactivate | PeopleChange::Reactivate => {
+                        let status = if change.change == PeopleChange::Deactivate { UserStatus::Deactivated } else { UserStatus::Active };
+                        sqlx::query(&set_user("status = $1")).bind(status.as_str()).bind(tenant.as_str()).bind(&user.id)
+                            .execute(&mut *tx).await?;
+                        status == UserStatus::Deactivated
+                    }
+                    PeopleChange::SignOutEverywhere => true,
+                    PeopleChange::ResetPassword => {
+                        let reset = change.password_reset.as_ref().ok_or_else(|| {
+                            StoreError::Corrupt("a password reset without its link".into())
+                        })?;
+                        sqlx::query(
+                            "insert into password_resets (secret_hash, tenant, user_id, created_by, created_at_us, expires_at_us) \
+                             values ($1, $2, $3, $4, $5, $6)",
+                        )
+                        .bind(&reset.secret_hash)
+                        .bind(tenant.as_str())
+                        .bind(&user.id)
+                        .bind(&reset.created_by)
+                        .bind(micros(reset.at))
+                        .bind(micros(reset.expires_at))
+                        .execute(&mut *tx)
+                        .await?;
+                        false
+                    }
+                };
+                let ended = if ends_sessions {
+                    sqlx::query("delete from sessions where tenant = $1 and user_id = $2")
+                        .bind(tenant.as_str())
+                        .bind(&user.id)
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected()
+                } else {
+                    0
+                };
+                append_audit(&mut tx, tenant, vec![audit]).await?;
+                tx.commit().await?;
+                Ok(Ok(ended))
+            }
+
+            async fn use_password_reset(
+                &self,
+                secret_hash: &str,
+                password_hash: &str,
+                now: chrono::DateTime<chrono::Utc>,
+                audit: &(dyn for<'u> Fn(&'u UserRecord) -> AuditEntry + Send + Sync),
+            ) -> Result<UserRecord, StoreError> {
+                let mut tx = $begin(self).await?;
+                let used: Option<(String, String)> = sqlx::query_as(
+                    "update password_resets set used_at_us = $2 where secret_hash = $1 and used_at_us is null \
+                     and expires_at_us > $2 returning tenant, user_id",
+                )
+                .bind(secret_hash)
+                .bind(micros(now))
+                .fetch_optional(&mut *tx)
+                .await?;
+                let (tenant, user_id) = used.ok_or(StoreError::NotFound)?;
+                let row: Option<UserRow> = sqlx::query_as(&format!(
+                    "update users set password_hash = $1 where tenant = $2 and id = $3 and status = 'active' \
+                     returning {USER_COLUMNS}"
+                ))
+                .bind(password_hash)
+                .bind(&tenant)
+                .bind(&user_id)
+                .fetch_optional(&mut *tx)
+                .await?;
+                let user = row.ok_or(StoreError::NotFound)?.into_record()?;
+                sqlx::query("delete from sessions where tenant = $1 and user_id = $2")
+                    .bind(&tenant)
+                    .bind(&user_id)
+                    .execute(&mut *tx)
+                    .await?;
+                append_audit(&mut tx, &user.tenant, vec![audit(&user)]).await?;
+                tx.commit().await?;
+                Ok(user)
+            }
+
+            async fn record_sign_in(
+                &self,
+                tenant: &TenantId,
+                user_id: &str,
+                at: chrono::DateTime<chrono::Utc>,
+            ) -> Result<(), StoreError> {
+                sqlx::query("update users set last_sign_in_at_us = $1 where tenant = $2 and id = $3")
+                    .bind(micros(at))
+                    .bind(tenant.as_str())
+                    .bind(user_id)
+                    .execute(&self.writes)
+                    .await?;
+                Ok(())
+            }
+
             async fn set_user_language(
                 &self,
                 tenant: &TenantId,

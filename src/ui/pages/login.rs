@@ -49,6 +49,7 @@ pub fn Login() -> impl IntoView {
         None => (accounts.clone(), String::new()),
     };
     let signed_out = !param("signed_out").is_empty();
+    let password_set = !param("reset").is_empty();
     let next = param("next");
     let next_for_company = next.clone();
     let username = param("username");
@@ -59,6 +60,7 @@ pub fn Login() -> impl IntoView {
             <h1>{t!(language, "login-heading")}</h1>
             {problem.map(|text| view! { <p class="notice notice-error" role="alert">{text}</p> })}
             {signed_out.then(|| view! { <p class="notice" role="status">{t!(language, "login-signed-out")}</p> })}
+            {password_set.then(|| view! { <p class="notice" role="status">{t!(language, "login-password-set")}</p> })}
             <form method="post" action="/login" class="stack">
                 <label>
                     {t!(language, "login-name")}

@@ -1,7 +1,6 @@
 //! The console's pages, one module each, and the page for an unknown address.
 
 pub mod admin;
-pub mod admin_sso;
 pub mod approvals;
 pub mod audit;
 pub mod bulk;
@@ -12,6 +11,7 @@ pub mod operation;
 pub mod operations;
 pub mod orders;
 pub mod overview;
+pub mod password_reset;
 pub mod reconcile;
 pub mod search;
 

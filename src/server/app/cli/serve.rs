@@ -6,6 +6,7 @@ use clap::Args;
 use std::net::SocketAddr;
 
 use super::options::{DatabaseArgs, EgressArgs, ProviderArgs, SecretArgs, SettleArgs};
+use crate::domain::people::SessionLifetimes;
 use crate::server::app::startup::{shutdown_signal, Application, Settings};
 use crate::server::http::limits::LimitSettings;
 use crate::server::sandbox::new_secret_key;
@@ -50,6 +51,14 @@ pub struct ServeArgs {
     /// Mark the session cookie Secure; set it when the console is reached over HTTPS (for example behind a TLS proxy).
     #[arg(long, env = "OPLEDGER_SECURE_COOKIES")]
     pub secure_cookies: bool,
+
+    /// How long a console session lives without a request (for example 30m); then its user signs in again.
+    #[arg(long, env = "OPLEDGER_SESSION_IDLE", default_value = "30m", value_parser = humantime::parse_duration)]
+    pub session_idle: std::time::Duration,
+
+    /// How long a console session lives at most after sign-in, however active (for example 12h).
+    #[arg(long, env = "OPLEDGER_SESSION_MAX", default_value = "12h", value_parser = humantime::parse_duration)]
+    pub session_max: std::time::Duration,
 
     /// How long a manager's approval lets its operation be sent (for example 24h); one that expires unsent goes back to the approval queue.
     #[arg(long, env = "OPLEDGER_APPROVAL_VALID_FOR", default_value = "24h", value_parser = humantime::parse_duration)]
@@ -104,6 +113,7 @@ pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         settle_after: args.settle.duration()?,
         pending_limits: args.settle.pending_limit.clone(),
         secure_cookies: args.secure_cookies,
+        session_lifetimes: session_lifetimes(args.session_idle, args.session_max)?,
         provider_timeout: args.provider.provider_timeout,
         approval_valid_for: chrono::Duration::from_std(args.approval_valid_for)
             .context("--approval-valid-for is too long")?,
@@ -128,4 +138,16 @@ pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     application.run_until(shutdown_signal()).await.context("the server stopped with an error")?;
     tracing::info!("stopped");
     Ok(())
+}
+
+/// The session lifetimes `--session-idle` and `--session-max` set: each at least a minute, and
+/// the idle one no longer than the absolute one.
+fn session_lifetimes(idle: std::time::Duration, max: std::time::Duration) -> anyhow::Result<SessionLifetimes> {
+    let minute = std::time::Duration::from_secs(60);
+    anyhow::ensure!(idle >= minute, "--session-idle must be at least a minute");
+    anyhow::ensure!(max >= idle, "--session-max must be at least as long as --session-idle");
+    Ok(SessionLifetimes {
+        idle: chrono::Duration::from_std(idle).context("--session-idle is too long")?,
+        absolute: chrono::Duration::from_std(max).context("--session-max is too long")?,
+    })
 }

@@ -8,6 +8,7 @@ use crate::domain::{
     ids::TenantId,
     language::Language,
     money::{Currency, Money},
+    people::{UserSource, UserStatus},
     policy::{ApprovalRule, Role},
 };
 use crate::server::store::records::{
@@ -42,13 +43,18 @@ pub(in crate::server::store) struct UserRow {
     password_hash: String,
     created_at_us: i64,
     language: Option<String>,
+    status: String,
+    source: String,
+    sso_subject: Option<String>,
+    last_sign_in_at_us: Option<i64>,
 }
 
-/// The columns a new user is inserted with; [`USER_COLUMNS`] reads them back with the language.
+/// The columns a new user is inserted with; [`USER_COLUMNS`] reads them back with the language,
+/// status, source and last sign-in.
 pub(in crate::server::store) const NEW_USER_COLUMNS: &str =
     "id, tenant, name, role, password_hash, created_at_us";
 pub(in crate::server::store) const USER_COLUMNS: &str =
-    "id, tenant, name, role, password_hash, created_at_us, language";
+    "id, tenant, name, role, password_hash, created_at_us, language, status, source, sso_subject, last_sign_in_at_us";
 
 impl UserRow {
     pub(in crate::server::store) fn into_record(self) -> Result<UserRecord, StoreError> {
@@ -60,6 +66,10 @@ impl UserRow {
             password_hash: self.password_hash,
             created_at: time(self.created_at_us)?,
             language: self.language.as_deref().and_then(Language::parse),
+            status: UserStatus::parse(&self.status).ok_or_else(|| corrupt("status")(self.status.clone()))?,
+            source: UserSource::parse(&self.source).ok_or_else(|| corrupt("source")(self.source.clone()))?,
+            sso_subject: self.sso_subject,
+            last_sign_in_at: self.last_sign_in_at_us.map(time).transpose()?,
         })
     }
 }

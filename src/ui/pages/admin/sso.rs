@@ -1,4 +1,4 @@
-//! The admin's single sign-on section: the URLs to register at the identity provider, and a form
+//! The single sign-on section of the sign-in and access page: the URLs to register at the identity provider, and a form
 //! with the provider's settings (issuer, client, the button's name, the groups claim, group → role,
 //! allowed and sign-in domains, SSO only with its break-glass admin), saved only once the provider
 //! answers; and a form to remove it. Only admins see it; the server checks the role again for each
