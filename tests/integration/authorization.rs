@@ -36,8 +36,9 @@ enum Rule {
     /// The metrics: a bearer token of their own (not served without one); a console session is
     /// worth nothing.
     Scrape,
-    /// A provider's webhook: its signature is the only credential; without one it is refused
-    /// (404 where no signing secret is set, 400 where one is), whoever posts it.
+    /// A provider's webhook, or an identity provider's back-channel logout: its signature is the
+    /// only credential; without one it is refused (404 where no signing secret is set, 400 where
+    /// one is or no identity provider is), whoever posts it.
     ProviderWebhook,
 }
 
@@ -48,6 +49,7 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
         ("POST", "/login" | "/password-reset") => Public,
         ("POST", "/rpc/sign_in_token" | "/rpc/who_am_i" | "/rpc/password_reset_for") => Public,
         ("POST", "/login/sso" | "/rpc/company_sign_in") | ("GET", "/oidc/callback") => Public,
+        ("POST", "/oidc/backchannel-logout/{tenant}") => ProviderWebhook,
         ("POST", "/logout" | "/language") => SignOut,
         ("GET", "/metrics") => Scrape,
         ("POST", "/webhooks/providers/{tenant}/{connection}") => ProviderWebhook,

@@ -411,7 +411,6 @@ async fn one_tenants_provider_never_signs_anyone_into_another(engine: Engine) {
     );
 }
 
-#[allow(dead_code)]
 async fn a_logout_token_from_the_provider_ends_the_persons_sessions(engine: Engine) {
     let Some((app, provider)) = acme_on_a_provider(engine).await else { return };
     provider.person("fay", "fay@acme.example", json!(["refund-managers"])).await;
@@ -633,6 +632,7 @@ crate::on_both_engines!(
     another_state_a_replayed_code_and_a_changed_nonce_are_refused,
     an_expired_id_token_and_an_unpublished_key_are_refused_and_a_rotated_key_is_learnt,
     one_tenants_provider_never_signs_anyone_into_another,
+    a_logout_token_from_the_provider_ends_the_persons_sessions,
     settings_that_cannot_work_are_refused_and_nothing_is_saved,
     sso_only_leaves_the_break_glass_admin_a_password,
     the_console_section_is_for_each_tenants_admins,

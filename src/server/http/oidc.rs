@@ -13,7 +13,7 @@
 //!   Logout 1.0) ends that person's sessions everywhere.
 
 use axum::{
-    extract::{rejection::FormRejection, Query, State},
+    extract::{rejection::FormRejection, Path, Query, State},
     http::{header, HeaderMap, HeaderValue, StatusCode},
     response::{Html, IntoResponse, Redirect, Response},
     Form,
@@ -341,4 +341,86 @@ async fn finish(
     }
     tracing::info!(user = ?user.name, %tenant, role = user.role.as_str(), "signed in through the identity provider");
     continue_page(user.language.unwrap_or(language), &flow.next)
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct LogoutForm {
+    logout_token: String,
+}
+
+/// An answer to a back-channel logout that failed (section 2.8: 400, with an OAuth error).
+fn logout_refused(description: &str) -> Response {
+    let body = serde_json::json!({"error": "invalid_request", "error_description": description});
+    let mut response = (StatusCode::BAD_REQUEST, axum::Json(body)).into_response();
+    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+/// `POST /oidc/backchannel-logout/{tenant}`: checks the logout token against the tenant's provider
+/// and ends every session of the person it names.
+pub async fn backchannel_logout(
+    State(state): State<AppState>,
+    Path(tenant): Path<String>,
+    headers: HeaderMap,
+    form: Result<Form<LogoutForm>, FormRejection>,
+) -> Response {
+    let Ok(Form(form)) = form else { return logout_refused("the request is not a form with a logout_token") };
+    if form.logout_token.is_empty() {
+        return logout_refused("no logout_token");
+    }
+    let Ok(tenant) = TenantId::parse(&tenant) else { return logout_refused("no such tenant") };
+    let settings = match state.ledger.sso_settings(&tenant).await {
+        Ok(Some(settings)) => settings,
+        Ok(None) => return logout_refused("this tenant signs in through no identity provider"),
+        Err(error) => {
+            tracing::error!(error = %cause_chain(&error), "a back-channel logout could not reach the database");
+            return StatusCode::SERVICE_UNAVAILABLE.into_response();
+        }
+    };
+    let origin = console_origin(&headers, state.secure_cookies).unwrap_or_default();
+    let party = match state.ledger.relying_party(&settings, &format!("{origin}{CALLBACK_PATH}")) {
+        Ok(party) => party,
+        Err(error) => {
+            tracing::error!(%tenant, %error, "the tenant's identity provider secret does not open");
+            return StatusCode::SERVICE_UNAVAILABLE.into_response();
+        }
+    };
+    let logged_out =
+        match oidc::check_logout_token(state.ledger.egress(), &party, &form.logout_token, now().timestamp()).await {
+            Ok(logged_out) => logged_out,
+            Err(error) => {
+                tracing::warn!(%tenant, %error, "a logout token is refused");
+                return logout_refused(&error.to_string());
+            }
+        };
+    let Some(subject) = logged_out.subject else {
+        // Sessions are not kept per provider session: a token naming only `sid` ends nothing here.
+        tracing::warn!(%tenant, "a logout token names a provider session only; nothing to end");
+        return logout_refused("the logout token names no subject; this client needs sub");
+    };
+    let user_id = match state.ledger.sso_user_id(&tenant, &subject).await {
+        Ok(Some(user_id)) => user_id,
+        Ok(None) => {
+            let mut response = StatusCode::OK.into_response();
+            response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+            return response;
+        }
+        Err(error) => {
+            tracing::error!(error = %cause_chain(&error), "a back-channel logout could not reach the database");
+            return StatusCode::SERVICE_UNAVAILABLE.into_response();
+        }
+    };
+    match state.ledger.end_sessions_of(&tenant, &user_id).await {
+        Ok(ended) => {
+            tracing::info!(%tenant, %user_id, ended, "the identity provider signed a person out");
+            let mut response = StatusCode::OK.into_response();
+            response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+            response
+        }
+        Err(error) => {
+            tracing::error!(error = %cause_chain(&error), "a back-channel logout could not end sessions");
+            StatusCode::SERVICE_UNAVAILABLE.into_response()
+        }
+    }
 }
