@@ -606,6 +606,25 @@ async fn the_console_section_is_for_each_tenants_admins(engine: Engine) {
     assert!(app.ledger.sso_settings(&tenant("globex")).await.unwrap().is_none());
 }
 
+async fn a_deactivated_person_cannot_sign_in_through_the_provider(engine: Engine) {
+    use opledger::domain::people::PeopleChange;
+    use opledger::server::ledger::people::ChangedBy;
+    let Some((app, provider)) = acme_on_a_provider(engine).await else { return };
+    provider.person("gus", "gus@acme.example", json!(["refund-managers"])).await;
+    let browser = app.console();
+    assert_eq!(browser.company_sign_in("gus@acme.example", "gus").await.status(), 200);
+    assert!(browser.is_signed_in().await);
+    app.ledger
+        .change_person(&tenant("acme"), "gus@acme.example", PeopleChange::Deactivate, "left the company", &ChangedBy::command_line())
+        .await
+        .expect("deactivated");
+    assert!(!browser.is_signed_in().await, "signed out at once");
+    let again = app.console();
+    let refused = again.company_sign_in("acme.example", "gus").await;
+    assert!(location(&refused).contains("error=sso_deactivated"), "{}", location(&refused));
+    assert!(!again.is_signed_in().await, "still in the group at the provider, but deactivated here");
+}
+
 /// `url` with its query parameter `name` set to `value`.
 fn replace_query(url: &str, name: &str, value: &str) -> String {
     let mut parsed = reqwest::Url::parse(url).unwrap();
@@ -633,6 +652,7 @@ crate::on_both_engines!(
     an_expired_id_token_and_an_unpublished_key_are_refused_and_a_rotated_key_is_learnt,
     one_tenants_provider_never_signs_anyone_into_another,
     a_logout_token_from_the_provider_ends_the_persons_sessions,
+    a_deactivated_person_cannot_sign_in_through_the_provider,
     settings_that_cannot_work_are_refused_and_nothing_is_saved,
     sso_only_leaves_the_break_glass_admin_a_password,
     the_console_section_is_for_each_tenants_admins,

@@ -256,8 +256,7 @@ pub async fn sign_in(
             let metadata = discover(policy, &party.issuer, true).await?;
             let again = client(&metadata, party)?;
             let verifier = again.id_token_verifier();
-            let claims = id_token.claims(&verifier, &nonce).cloned();
-            claims
+            id_token.claims(&verifier, &nonce).cloned()
         }
         Err(error) => Err(error),
     };
