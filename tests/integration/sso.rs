@@ -615,7 +615,13 @@ async fn a_deactivated_person_cannot_sign_in_through_the_provider(engine: Engine
     assert_eq!(browser.company_sign_in("gus@acme.example", "gus").await.status(), 200);
     assert!(browser.is_signed_in().await);
     app.ledger
-        .change_person(&tenant("acme"), "gus@acme.example", PeopleChange::Deactivate, "left the company", &ChangedBy::command_line())
+        .change_person(
+            &tenant("acme"),
+            "gus@acme.example",
+            PeopleChange::Deactivate,
+            "left the company",
+            &ChangedBy::command_line(),
+        )
         .await
         .expect("deactivated");
     assert!(!browser.is_signed_in().await, "signed out at once");
@@ -623,6 +629,71 @@ async fn a_deactivated_person_cannot_sign_in_through_the_provider(engine: Engine
     let refused = again.company_sign_in("acme.example", "gus").await;
     assert!(location(&refused).contains("error=sso_deactivated"), "{}", location(&refused));
     assert!(!again.is_signed_in().await, "still in the group at the provider, but deactivated here");
+}
+
+/// `opledger sso set|show|remove`: the secret from standard input, never printed; an unknown
+/// role refused before anything is saved.
+#[tokio::test]
+async fn the_command_line_sets_shows_and_removes_a_tenants_identity_provider() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let Some(provider) = IdentityProvider::start().await else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("sso.db").display());
+    let opledger = |args: &[&str], input: &str| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_opledger"))
+            .args(args)
+            .args(["--database-url", &url])
+            .env("OPLEDGER_SECRET_KEY", crate::support::SECRET_KEY)
+            .env("RUST_LOG", "debug")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        writeln!(child.stdin.take().unwrap(), "{input}").unwrap();
+        let output = child.wait_with_output().unwrap();
+        let printed =
+            format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+        (output.status.success(), printed)
+    };
+    let issuer = provider.issuer.clone();
+    let set = |role: &'static str| {
+        vec![
+            "sso".to_owned(),
+            "set".into(),
+            "--tenant".into(),
+            "acme".into(),
+            "--issuer".into(),
+            issuer.clone(),
+            "--client-id".into(),
+            "acme-console".into(),
+            "--name".into(),
+            "Acme ID".into(),
+            "--group-role".into(),
+            format!("refund-managers={role}"),
+            "--sign-in-domain".into(),
+            "acme.example".into(),
+            "--allow-egress".into(),
+            "127.0.0.1".into(),
+        ]
+    };
+    let unknown = set("boss");
+    let unknown: Vec<&str> = unknown.iter().map(String::as_str).collect();
+    let (ok, printed) = opledger(&unknown, "cli-client-secret-7781");
+    assert!(!ok && printed.contains("\"boss\" is not a role"), "{printed}");
+    let good = set("manager");
+    let good: Vec<&str> = good.iter().map(String::as_str).collect();
+    let (ok, printed) = opledger(&good, "cli-client-secret-7781");
+    assert!(ok, "{printed}");
+    assert!(!printed.contains("cli-client-secret-7781"), "the secret is never printed: {printed}");
+    let (ok, shown) = opledger(&["sso", "show", "--tenant", "acme"], "");
+    assert!(ok && shown.contains("…7781") && shown.contains("refund-managers = manager"), "{shown}");
+    assert!(!shown.contains("cli-client-secret-7781"));
+    let (ok, printed) = opledger(&["sso", "remove", "--tenant", "acme"], "");
+    assert!(ok, "{printed}");
+    let (ok, printed) = opledger(&["sso", "remove", "--tenant", "acme"], "");
+    assert!(!ok && printed.contains("tenant acme has no identity provider"), "{printed}");
 }
 
 /// `url` with its query parameter `name` set to `value`.
