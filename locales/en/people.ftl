@@ -56,6 +56,19 @@ people-signed-out = { $sessions ->
 }
 people-reset-made = Give { $name } this link, privately: { $link } It sets a new password once, within { $minutes } minutes. It is shown only now.
 
+people-refused-token-heir = The API tokens can only go to another active user of this tenant.
+people-tokens-revoked = { $count ->
+    [0] They had made no API token.
+    [one] The API token they made is revoked.
+   *[other] The { $count } API tokens they made are revoked.
+}
+people-tokens-reassigned = { $count ->
+    [one] The API token they made now belongs to { $heir }.
+   *[other] The { $count } API tokens they made now belong to { $heir }.
+}
+people-tokens-to = Their API tokens go to
+people-tokens-to-none = nobody: revoke them
+
 access-sessions-heading = Console sessions
 access-sessions-lifetimes = A session ends after { $idle } minutes without a request, and { $absolute } hours after sign-in in any case.
 access-sessions-flags = The server sets these when it starts: { $idle } and { $max }.

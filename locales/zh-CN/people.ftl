@@ -52,6 +52,15 @@ people-signed-out = { $sessions ->
 }
 people-reset-made = 请私下把这个链接交给 { $name }：{ $link } 它可在 { $minutes } 分钟内设置一次新密码，只在此时显示。
 
+people-refused-token-heir = API 令牌只能交给此租户另一位启用中的用户。
+people-tokens-revoked = { $count ->
+    [0] 他没有创建过 API 令牌。
+   *[other] 他创建的 { $count } 个 API 令牌已撤销。
+}
+people-tokens-reassigned = 他创建的 { $count } 个 API 令牌现在归 { $heir }。
+people-tokens-to = 他的 API 令牌交给
+people-tokens-to-none = 没有人：撤销它们
+
 access-sessions-heading = 控制台会话
 access-sessions-lifetimes = 会话在 { $idle } 分钟没有请求后结束，且无论如何在登录 { $absolute } 小时后结束。
 access-sessions-flags = 这些由服务器启动时设置：{ $idle } 和 { $max }。

@@ -52,6 +52,15 @@ people-signed-out = { $sessions ->
 }
 people-reset-made = 請私下把這個連結交給 { $name }：{ $link } 它可在 { $minutes } 分鐘內設定一次新密碼，只在此時顯示。
 
+people-refused-token-heir = API 權杖只能交給此租戶另一位啟用中的使用者。
+people-tokens-revoked = { $count ->
+    [0] 他沒有建立過 API 權杖。
+   *[other] 他建立的 { $count } 個 API 權杖已撤銷。
+}
+people-tokens-reassigned = 他建立的 { $count } 個 API 權杖現在歸 { $heir }。
+people-tokens-to = 他的 API 權杖交給
+people-tokens-to-none = 沒有人：撤銷它們
+
 access-sessions-heading = 主控台工作階段
 access-sessions-lifetimes = 工作階段在 { $idle } 分鐘沒有請求後結束，且無論如何在登入 { $absolute } 小時後結束。
 access-sessions-flags = 這些由伺服器啟動時設定：{ $idle } 與 { $max }。

@@ -5,6 +5,7 @@
 //! handlers beside them.
 
 pub mod admin;
+pub mod api_tokens;
 pub mod approvals;
 pub mod audit;
 pub mod bulk;

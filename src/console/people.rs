@@ -8,7 +8,8 @@ use leptos::prelude::*;
 use super::AppError;
 
 /// Makes `change` (`role`, `deactivate`, `reactivate`, `sign_out` or `reset_password`) to the
-/// tenant's user `name`, for `reason`; `role` names the new role of a `role` change. Answers
+/// tenant's user `name`, for `reason`; `role` names the new role of a `role` change, and
+/// `tokens_to` the user who takes over a deactivated person's API tokens (empty: revoke them). Answers
 /// what it did in words; a reset's answer carries the one-time link, shown this once.
 #[server(prefix = "/rpc", endpoint = "change_person")]
 pub async fn change_person(
@@ -17,10 +18,11 @@ pub async fn change_person(
     change: String,
     #[server(default)] role: String,
     #[server(default)] reason: String,
+    #[server(default)] tokens_to: String,
 ) -> Result<String, AppError> {
     use crate::domain::policy::Section;
     let admin = crate::console::guard::require_for_change(Section::Admin, &csrf).await?;
-    ssr::change_person(&admin, &name, &change, &role, &reason)
+    ssr::change_person(&admin, &name, &change, &role, &reason, &tokens_to)
         .await
         .inspect_err(crate::console::guard::set_error_status)
 }
@@ -83,6 +85,7 @@ mod ssr {
             PeopleRefusal::LastAdmin => t!(language, "people-refused-last-admin"),
             PeopleRefusal::PasswordElsewhere => t!(language, "people-refused-password-elsewhere"),
             PeopleRefusal::Deactivated => t!(language, "people-refused-deactivated"),
+            PeopleRefusal::NoTokenHeir => t!(language, "people-refused-token-heir"),
         }
     }
 
@@ -92,16 +95,18 @@ mod ssr {
         change: &str,
         role: &str,
         reason: &str,
+        tokens_to: &str,
     ) -> Result<String, AppError> {
         let language = current_language();
         let change = change_of(change, role, language)?;
         let name = name.trim();
         let ledger = expect_context::<AppState>().ledger.clone();
         let by = ChangedBy { name: admin.name.clone(), user_id: Some(admin.user_id.clone()) };
-        let changed = match ledger.change_person(&admin.tenant, name, change, reason, &by).await {
+        let tokens_to = Some(tokens_to).filter(|heir| !heir.trim().is_empty());
+        let changed = match ledger.change_person(&admin.tenant, name, change, reason, tokens_to, &by).await {
             Ok(changed) => changed,
-            Err(PeopleError::NoSuchUser(_)) => {
-                return Err(AppError::NotFound(t!(language, "admin-user-not-found", name = name)))
+            Err(PeopleError::NoSuchUser(missing)) => {
+                return Err(AppError::NotFound(t!(language, "admin-user-not-found", name = missing)))
             }
             Err(PeopleError::Refused(refusal)) => return Err(AppError::Invalid(refusal_words(refusal, language))),
             Err(PeopleError::Invalid(_)) => return Err(AppError::Invalid(t!(language, "people-reason-needed"))),
@@ -112,7 +117,15 @@ mod ssr {
             PeopleChange::SetRole(role) => {
                 t!(language, "people-role-set", name = name, role = role.label_in(language), sessions = sessions)
             }
-            PeopleChange::Deactivate => t!(language, "people-deactivated", name = name, sessions = sessions),
+            PeopleChange::Deactivate => {
+                let deactivated = t!(language, "people-deactivated", name = name, sessions = sessions);
+                let tokens = if changed.tokens_reassigned > 0 {
+                    t!(language, "people-tokens-reassigned", count = changed.tokens_reassigned, heir = tokens_to.unwrap_or_default())
+                } else {
+                    t!(language, "people-tokens-revoked", count = changed.tokens_revoked)
+                };
+                format!("{deactivated} {tokens}")
+            }
             PeopleChange::Reactivate => t!(language, "people-reactivated", name = name),
             PeopleChange::SignOutEverywhere => t!(language, "people-signed-out", name = name, sessions = sessions),
             PeopleChange::ResetPassword => {

@@ -17,12 +17,14 @@ use super::params::canonical_json;
 /// Every action the audit trail records besides the state machine's commands
 /// ([`super::machine::CommandKind`]): an operation registered, a conflicting request refused, and
 /// the admin's changes.
-pub const OTHER_AUDIT_ACTIONS: [&str; 12] = [
+pub const OTHER_AUDIT_ACTIONS: [&str; 14] = [
     "register",
     "refuse_conflict",
     "add_user",
     "create_api_token",
     "revoke_api_token",
+    "rotate_api_token",
+    "reassign_api_token",
     "add_approval_rule",
     "remove_approval_rule",
     "set_provider_connection",

@@ -90,6 +90,8 @@ pub enum PeopleRefusal {
     PasswordElsewhere,
     #[error("this person is deactivated; reactivate them first")]
     Deactivated,
+    #[error("the API tokens can only go to another active user of the tenant")]
+    NoTokenHeir,
 }
 
 /// The person a change is about, as the store holds them now.

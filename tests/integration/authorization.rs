@@ -98,6 +98,7 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
             | "/rpc/webhook_endpoints"
             | "/rpc/tenant_language"
             | "/rpc/session_settings"
+            | "/rpc/api_tokens"
             | "/rpc/sso_settings",
         ) => Reads(ADMIN),
         ("POST", "/rpc/act" | "/rpc/compensate" | "/rpc/start_bulk" | "/rpc/retry_after_failure") => {
@@ -119,6 +120,9 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
             | "/rpc/set_tenant_language"
             | "/rpc/set_user_language"
             | "/rpc/change_person"
+            | "/rpc/create_api_token"
+            | "/rpc/revoke_api_token"
+            | "/rpc/rotate_api_token"
             | "/rpc/set_sso_settings"
             | "/rpc/remove_sso_settings",
         ) => Changes(ADMIN),
@@ -165,6 +169,9 @@ fn arguments<'a>(csrf: &'a str) -> Vec<(&'static str, &'a str)> {
         ("body", "matrix"),
         ("change", "sign_out"),
         ("token", "no-such-link"),
+        ("scopes[0]", "read"),
+        ("expires_in_days", "30"),
+        ("grace_hours", "0"),
     ]
 }
 

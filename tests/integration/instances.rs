@@ -1,17 +1,21 @@
 //! Two instances of the server on one database. What the ledger reads on every call and keeps for
 //! a moment (tokens, approval rules) changes on the instance that changed it at once, and on the
-//! other within the bound the security page (docs/security.md) states: one second.
+//! other within the bound the security page (docs/security.md) states: one second. Sessions are
+//! read from the database on every request, so a person deactivated on one is out on the other at
+//! once.
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use opledger::domain::ids::{Actor, TenantId};
+use opledger::domain::people::PeopleChange;
 use opledger::domain::policy::{ApprovalRule, Role};
 use opledger::server::app::startup::{Application, Settings};
+use opledger::server::ledger::people::ChangedBy;
 use opledger::server::store::records::ApprovalRuleRecord;
 use serde_json::Value;
 
-use crate::support::{refund_1043, Engine, TestApp, SECRET_KEY};
+use crate::support::{refund_1043, Engine, TestApp, PASSWORD, SECRET_KEY};
 
 /// The bound, with room for a loaded test machine to schedule the polls.
 const BOUND: Duration = Duration::from_millis(1_000);
@@ -122,7 +126,22 @@ async fn a_removed_approval_rule_stops_counting_here_at_once_and_there_within_a_
     assert!(took <= BOUND + SLACK);
 }
 
+async fn a_person_deactivated_on_one_instance_is_signed_out_on_the_other_at_once(engine: Engine) {
+    let Some(app) = TestApp::spawn(engine).await else { return };
+    let other = OtherInstance::start(&app).await;
+    app.add_user("acme", "max", Role::Manager).await;
+    let there = app.console_at(other.addr);
+    assert_eq!(there.sign_in("max", PASSWORD, "/").await.headers()["location"], "/", "signs in on the other instance");
+    there.page("/approvals", 200).await;
+    let by = ChangedBy::command_line();
+    let acme = TenantId::parse("acme").unwrap();
+    app.ledger.change_person(&acme, "max", PeopleChange::Deactivate, "left", None, &by).await.unwrap();
+    let response = there.get("/approvals").await;
+    assert_eq!(response.status().as_u16(), 303, "the next click there is the sign-in page, at once");
+}
+
 crate::on_both_engines!(
+    a_person_deactivated_on_one_instance_is_signed_out_on_the_other_at_once,
     a_revoked_token_is_refused_here_at_once_and_there_within_a_second,
     a_removed_approval_rule_stops_counting_here_at_once_and_there_within_a_second,
 );

@@ -31,6 +31,7 @@ mod sso;
 mod store;
 mod support;
 mod tenant_accounts;
+mod tokens;
 mod tools;
 mod traces;
 mod workflows;

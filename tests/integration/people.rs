@@ -67,6 +67,60 @@ crate::engine_tests! {
         assert_eq!(back.page("/approvals", 200).await.is_empty(), false);
     }
 
+    a_deactivated_persons_api_tokens_are_revoked_unless_an_admin_hands_them_over(app) {
+        let ada = app.signed_in("ada", Role::Admin).await;
+        let bea = app.signed_in("bea", Role::Admin).await;
+        let created = |name: &'static str| {
+            let bea = &bea;
+            async move {
+                let csrf = bea.csrf().await;
+                let (status, body) = bea
+                    .call("create_api_token", &[("csrf", csrf.as_str()), ("name", name), ("scopes[0]", "read")])
+                    .await;
+                assert_eq!(status, 200, "{body}");
+                let answer: String = serde_json::from_str(&body).unwrap();
+                answer.split_whitespace().find(|word| word.starts_with("opl_")).expect("the secret").to_owned()
+            }
+        };
+        let kept = created("kept-agent").await;
+        let app = &app;
+        let reads = |token: String| async move { app.get_as(&token, "/api/v1/operations/no-such-op").await.0 };
+        assert_eq!(reads(kept.clone()).await, 404, "the token works");
+
+        let (status, answer) = change(&ada, "bea", "deactivate", "", "left").await;
+        assert_eq!(status, 200, "{answer}");
+        assert!(answer.contains("API token they made is revoked"), "{answer}");
+        assert_eq!(reads(kept.clone()).await, 401, "the token of a person who left is refused at once");
+        let acme = TenantId::parse("acme").unwrap();
+        let chain = app.ledger.audit_chain(&acme).await.unwrap();
+        let revoked = chain.iter().find(|record| record.entry.action == "revoke_api_token").expect("audited").entry.clone();
+        assert_eq!((revoked.actor.as_str(), revoked.evidence["name"].as_str()), ("ada", Some("kept-agent")));
+
+        change(&ada, "bea", "reactivate", "", "back for a week").await;
+        let bea_again = app.console();
+        bea_again.sign_in("bea", PASSWORD, "/").await;
+        let csrf = bea_again.csrf().await;
+        let (_, body) = bea_again
+            .call("create_api_token", &[("csrf", csrf.as_str()), ("name", "handed-over"), ("scopes[0]", "read")])
+            .await;
+        let answer: String = serde_json::from_str(&body).unwrap();
+        let handed = answer.split_whitespace().find(|word| word.starts_with("opl_")).expect("the secret").to_owned();
+        let csrf = ada.csrf().await;
+        let (status, answer) = ada
+            .call("change_person", &[("csrf", &csrf), ("name", "bea"), ("change", "deactivate"), ("reason", "left again"), ("tokens_to", "bea")])
+            .await;
+        assert_eq!(status, 422, "not to the person who leaves: {answer}");
+        let (status, answer) = ada
+            .call("change_person", &[("csrf", &csrf), ("name", "bea"), ("change", "deactivate"), ("reason", "left again"), ("tokens_to", "ada")])
+            .await;
+        assert_eq!(status, 200, "{answer}");
+        assert!(answer.contains("now belongs to ada"), "{answer}");
+        assert_eq!(reads(handed).await, 404, "a handed-over token keeps working");
+        let listed = app.ledger.tokens(&acme).await.unwrap();
+        let token = listed.iter().find(|token| token.name == "handed-over").unwrap();
+        assert_eq!(token.created_by, "ada");
+    }
+
     the_live_stream_of_a_deactivated_person_closes_within_a_second_or_two(app) {
         let admin = app.signed_in("ada", Role::Admin).await;
         let support = app.signed_in("sue", Role::Support).await;

@@ -620,6 +620,7 @@ async fn a_deactivated_person_cannot_sign_in_through_the_provider(engine: Engine
             "gus@acme.example",
             PeopleChange::Deactivate,
             "left the company",
+            None,
             &ChangedBy::command_line(),
         )
         .await

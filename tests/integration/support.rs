@@ -385,13 +385,18 @@ pub const SECRET_KEY: &str = "5e7f1c0a9b3d2e4f60718293a4b5c6d7e8f90a1b2c3d4e5f60
 impl TestApp {
     /// A client with an empty cookie jar that does not follow redirects.
     pub fn console(&self) -> Console {
+        self.console_at(self.addr)
+    }
+
+    /// [`TestApp::console`] for the instance at `addr` (another server on the same database).
+    pub fn console_at(&self, addr: SocketAddr) -> Console {
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .cookie_store(true)
             .timeout(std::time::Duration::from_secs(30))
             .build()
             .expect("client");
-        Console { client, base: format!("http://{}", self.addr) }
+        Console { client, base: format!("http://{addr}") }
     }
 
     /// Adds the user `name` with `role` to `tenant` (password [`PASSWORD`]).

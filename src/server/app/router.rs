@@ -140,3 +140,27 @@ fn request_span<B>(request: &Request<B>) -> tracing::Span {
 fn is_for_agents(route: &str) -> bool {
     route.starts_with("/api/") || route == "/mcp"
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::http::ledger_api::scopes::{is_for_tokens, need_of, ROUTE_SCOPES};
+
+    /// Every route an agent calls with a token has a scope rule, and every rule is for a route
+    /// that exists: the table and the router cannot drift apart.
+    #[test]
+    fn every_route_for_tokens_has_a_scope_rule() {
+        let routes = http_routes(Limits::new(LimitSettings::default())).routes().to_vec();
+        let for_tokens: Vec<_> = routes.iter().filter(|(_, path)| is_for_tokens(path)).collect();
+        assert!(for_tokens.len() >= 14, "the ledger API, its tools and /mcp are listed: {for_tokens:?}");
+        for (method, path) in &for_tokens {
+            assert!(need_of(method, path).is_some(), "{method} {path} has no scope rule");
+        }
+        for (method, path, _) in ROUTE_SCOPES {
+            assert!(
+                routes.iter().any(|(m, p)| m.as_str() == *method && p == path),
+                "the scope rule for {method} {path} names no route"
+            );
+        }
+    }
+}

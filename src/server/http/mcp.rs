@@ -1,10 +1,11 @@
 //! The agent tools as a Model Context Protocol server: `/mcp`, streamable HTTP (`rmcp`), answered
 //! by this process beside the ledger API. Every request carries the tenant's API token as
 //! `Authorization: Bearer <token>` (within the token's rate limit); without a valid one it gets 401
-//! with `WWW-Authenticate`. The side-effecting tools are the ledger's (`ledger::tools`), with the
-//! same arguments as over the ledger API; the others read and cancel through the same functions
-//! as the ledger API's operation calls. So an MCP call and an HTTP call do the same thing, answer
-//! in the same words, and leave the same audit events under the token's name:
+//! with `WWW-Authenticate`, and a token without the `tools` scope gets 403. The side-effecting
+//! tools are the ledger's (`ledger::tools`), with the same arguments as over the ledger API; the
+//! others read and cancel through the same functions as the ledger API's operation calls. So an
+//! MCP call and an HTTP call do the same thing, answer in the same words, and leave the same audit
+//! events under the token's name:
 //!
 //! - `refund_item`, `create_aftersale`, `schedule_pickup`, `send_customer_email`: side effects,
 //!   derived from the order (a model never passes an amount, an address or a key), safe to call
@@ -82,6 +83,14 @@ pub async fn endpoint(State(state): State<AppState>, request: Request) -> Respon
                 header::WWW_AUTHENTICATE,
                 HeaderValue::from_static(r#"Bearer realm="opledger", error="invalid_token""#),
             );
+            response
+        }
+        Err(ApiError::MissingScope(scope)) => {
+            let mut response = ApiError::MissingScope(scope).into_response();
+            let challenge = format!(r#"Bearer realm="opledger", error="insufficient_scope", scope="{}""#, scope.as_str());
+            if let Ok(value) = HeaderValue::from_str(&challenge) {
+                response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
+            }
             response
         }
         Err(refused) => refused.into_response(),

@@ -148,6 +148,8 @@ pub struct Ledger {
 struct RecentReads {
     /// Tokens by their hash (`None`: no such token, or revoked).
     tokens: Recent<String, Option<ApiTokenRecord>>,
+    /// When this instance last wrote each token's last use.
+    token_uses: tokens::TokenUses,
     /// Each tenant's approval rules.
     approval_rules: Recent<TenantId, Arc<Vec<ApprovalRule>>>,
     /// What each tenant's provider name stands for.

@@ -55,6 +55,9 @@ pub enum PeopleError {
 pub struct PersonChanged {
     /// How many of the person's sessions ended.
     pub sessions_ended: u64,
+    /// How many of the API tokens the person made a deactivation revoked, or handed over.
+    pub tokens_revoked: usize,
+    pub tokens_reassigned: usize,
     /// The secret of a password reset link, shown once (only for [`PeopleChange::ResetPassword`]).
     pub reset_secret: Option<String>,
     pub reset_expires_at: Option<DateTime<Utc>>,
@@ -87,17 +90,24 @@ impl Ledger {
     }
 
     /// Makes `change` to the tenant's user `name` for `reason`, as `by`. A deactivation, a new role
-    /// and a sign-out everywhere end the person's sessions at once, on every instance.
+    /// and a sign-out everywhere end the person's sessions at once, on every instance. A
+    /// deactivation also revokes the API tokens the person made, in the same transaction, unless
+    /// `tokens_to` names the active user of the tenant who takes them over.
     pub async fn change_person(
         &self,
         tenant: &TenantId,
         name: &str,
         change: PeopleChange,
         reason: &str,
+        tokens_to: Option<&str>,
         by: &ChangedBy,
     ) -> Result<PersonChanged, PeopleError> {
         let reason = check_reason(reason).map_err(PeopleError::Invalid)?;
         let user = self.person_named(tenant, name).await?;
+        let tokens_to = match tokens_to.map(str::trim).filter(|heir| !heir.is_empty()) {
+            Some(heir) if change == PeopleChange::Deactivate => Some(self.person_named(tenant, heir).await?.id),
+            _ => None,
+        };
         let at = now();
         let (action, evidence) = action_of(change, &user);
         let mut audit = AuditEntry::action(at, tenant.as_str(), &by.name, "admin", action, evidence);
@@ -119,14 +129,28 @@ impl Ledger {
             by_user_id: by.user_id.clone(),
             change,
             password_reset,
+            tokens_to,
             at,
         };
-        let sessions_ended = self.store.change_person(person, audit).await.map_err(|error| match error {
+        let done = self.store.change_person(person, audit).await.map_err(|error| match error {
             StoreError::NotFound => PeopleError::NoSuchUser(name.to_owned()),
             other => PeopleError::Store(other),
         })??;
-        tracing::info!(%tenant, user = %user.name, action, by = %by.name, sessions_ended, "changed a person");
-        Ok(PersonChanged { sessions_ended, reset_secret, reset_expires_at })
+        if !done.tokens_revoked.is_empty() {
+            self.forget_tokens(tenant, |token| done.tokens_revoked.iter().any(|revoked| revoked.name == token));
+        }
+        tracing::info!(
+            %tenant, user = %user.name, action, by = %by.name, sessions_ended = done.sessions_ended,
+            tokens_revoked = done.tokens_revoked.len(), tokens_reassigned = done.tokens_reassigned.len(),
+            "changed a person"
+        );
+        Ok(PersonChanged {
+            sessions_ended: done.sessions_ended,
+            tokens_revoked: done.tokens_revoked.len(),
+            tokens_reassigned: done.tokens_reassigned.len(),
+            reset_secret,
+            reset_expires_at,
+        })
     }
 
     /// The unused, unexpired password reset link whose secret is `secret`.

@@ -33,11 +33,11 @@ use crate::domain::machine::State;
 use crate::domain::operation::{AttemptRecord, CommittedOperation, OperationHistory, OperationRecord};
 use crate::domain::people::PeopleRefusal;
 use records::{
-    ApiTokenRecord, ApprovalRuleRecord, AuditQuery, BulkRunRecord, ConflictRecord, ConflictWithStored,
+    ApiTokenListing, ApiTokenRecord, ApprovalRuleRecord, AuditQuery, BulkRunRecord, ConflictRecord, ConflictWithStored,
     DeliveryAttempt, EmailTemplateRecord, EventReceipt, LeasedRows, NewApiToken, NewBulkRun, NewConflict,
-    NewOperation, NewProviderEvent, NewUser, OperationChange, PasswordResetRecord, PersonChange, SessionOwner, OperationCount, OperationListItem,
+    NewOperation, NewProviderEvent, NewUser, OperationChange, PasswordResetRecord, PersonChange, PersonChangeDone, SessionOwner, OperationCount, OperationListItem,
     OperationQuery, PrefixHits, ProviderConnectionRecord, Registered, RequestClaim, UserRecord,
-    WebhookDeliveryRecord, WebhookEndpointRecord,
+    TouchedToken, WebhookDeliveryRecord, WebhookEndpointRecord,
 };
 
 /// The database engine behind a store.
@@ -117,8 +117,13 @@ pub trait Reads: Send + Sync {
     /// One round trip to the database.
     async fn check_health(&self) -> Result<(), StoreError>;
 
-    /// The unrevoked token whose secret hashes to `secret_hash`.
+    /// The unrevoked token whose current secret, or the secret its last rotation replaced,
+    /// hashes to `secret_hash` (whether it has expired, or the grace of a replaced secret is over,
+    /// is for the caller to tell from the record).
     async fn find_api_token(&self, secret_hash: &str) -> Result<Option<ApiTokenRecord>, StoreError>;
+
+    /// Every API token of the tenant, revoked ones too, by name.
+    async fn api_tokens(&self, tenant: &TenantId) -> Result<Vec<ApiTokenListing>, StoreError>;
 
     async fn load_operation(
         &self,
@@ -375,6 +380,45 @@ pub trait Store: Reads + Sessions + sso::SsoStore {
         audit: AuditEntry,
     ) -> Result<(), StoreError>;
 
+    /// Gives the tenant's active (unrevoked, unexpired at `audit.at`) token named `name` the new
+    /// secret hashed as `secret_hash`; the secret it replaces is accepted until `previous_valid_until`
+    /// (not at all when `None`), replacing any secret an earlier rotation kept. With its audit
+    /// entry; `NotFound` when there is no such active token.
+    async fn rotate_api_token(
+        &self,
+        tenant: &TenantId,
+        name: &str,
+        secret_hash: &str,
+        previous_valid_until: Option<DateTime<Utc>>,
+        audit: AuditEntry,
+    ) -> Result<(), StoreError>;
+
+    /// Records the last use of the token `id`: when and from which client address. Not audited;
+    /// the ledger calls it at most once a minute per token.
+    async fn record_token_use(&self, id: &str, at: DateTime<Utc>, address: &str) -> Result<(), StoreError>;
+
+    /// Revokes every unrevoked token of the tenant created by its user `user_id`, at `audit.at`,
+    /// with one audit entry per token: `audit` with the token's `token_id` and `name` added to its
+    /// evidence (an object). Answers the tokens revoked (none is not an error).
+    async fn revoke_api_tokens_created_by(
+        &self,
+        tenant: &TenantId,
+        user_id: &str,
+        audit: AuditEntry,
+    ) -> Result<Vec<TouchedToken>, StoreError>;
+
+    /// Makes the tenant's active user `to_user_id` the creator of every unrevoked token of the
+    /// tenant created by its user `from_user_id`, with one audit entry per token as
+    /// [`Store::revoke_api_tokens_created_by`] writes them; `NotFound` when the tenant has no
+    /// active user `to_user_id`. Answers the tokens reassigned.
+    async fn reassign_api_tokens(
+        &self,
+        tenant: &TenantId,
+        from_user_id: &str,
+        to_user_id: &str,
+        audit: AuditEntry,
+    ) -> Result<Vec<TouchedToken>, StoreError>;
+
     /// Records a new operation with its audit entry, or returns the one already recorded under its
     /// op id, untouched. Of any number of concurrent registrations of one op id, exactly one
     /// creates it.
@@ -437,14 +481,16 @@ pub trait Store: Reads + Sessions + sso::SsoStore {
     /// Makes an admin's change to a person, with its audit entry, in one transaction that holds the
     /// tenant's lock, so that two admins changing each other at once cannot leave the tenant
     /// without an active admin. A deactivation, a new role and a sign-out everywhere delete the
-    /// person's sessions; a password reset stores its link. Answers how many sessions ended, or
-    /// why the change breaks a rule ([`check_change`](crate::domain::people::check_change));
-    /// `NotFound` when the tenant has no such user.
+    /// person's sessions; a deactivation also revokes the API tokens the person made, or hands
+    /// them to `tokens_to` (each token audited); a password reset stores its link. Answers what
+    /// it did, or why the change breaks a rule
+    /// ([`check_change`](crate::domain::people::check_change)); `NotFound` when the tenant has no
+    /// such user.
     async fn change_person(
         &self,
         change: PersonChange,
         audit: AuditEntry,
-    ) -> Result<Result<u64, PeopleRefusal>, StoreError>;
+    ) -> Result<Result<PersonChangeDone, PeopleRefusal>, StoreError>;
 
     /// Uses the password reset link stored under `secret_hash`: sets the new password of its
     /// (active) user, ends their sessions and marks the link used, with the audit entry that

@@ -19,13 +19,29 @@ macro_rules! store_reads {
             }
 
             async fn find_api_token(&self, secret_hash: &str) -> Result<Option<ApiTokenRecord>, StoreError> {
-                let row: Option<ApiTokenRow> = sqlx::query_as(
-                    "select id, tenant, name from api_tokens where secret_hash = $1 and revoked_at_us is null",
-                )
-                .bind(secret_hash)
-                .fetch_optional(&self.pool)
+                // Two lookups of one unique index each (an `or` of two columns would scan).
+                for column in ["secret_hash", "previous_secret_hash"] {
+                    let row: Option<ApiTokenRow> = sqlx::query_as(&format!(
+                        "select {API_TOKEN_COLUMNS} from api_tokens where {column} = $1 and revoked_at_us is null"
+                    ))
+                    .bind(secret_hash)
+                    .fetch_optional(&self.pool)
+                    .await?;
+                    if let Some(row) = row {
+                        return row.into_record(secret_hash).map(Some);
+                    }
+                }
+                Ok(None)
+            }
+
+            async fn api_tokens(&self, tenant: &TenantId) -> Result<Vec<ApiTokenListing>, StoreError> {
+                let rows: Vec<ApiTokenListingRow> = sqlx::query_as(&format!(
+                    "select {API_TOKEN_LISTING_COLUMNS} from api_tokens where tenant = $1 order by name"
+                ))
+                .bind(tenant.as_str())
+                .fetch_all(&self.pool)
                 .await?;
-                row.map(ApiTokenRow::into_record).transpose()
+                rows.into_iter().map(ApiTokenListingRow::into_listing).collect()
             }
 
             async fn load_operation(&self, tenant: &TenantId, op_id: &OpId) -> Result<Option<OperationRecord>, StoreError> {

@@ -4,6 +4,7 @@
 use chrono::{DateTime, Utc};
 
 use crate::domain::{
+    api_token::Scopes,
     audit::AuditEntry,
     connection::ProviderKind,
     ids::{Actor, OpId, TenantId},
@@ -131,14 +132,53 @@ pub struct NewApiToken {
     pub tenant: TenantId,
     pub name: String,
     pub secret_hash: String,
+    pub scopes: Scopes,
+    /// `None`: it never expires (only the command line makes such tokens).
+    pub expires_at: Option<DateTime<Utc>>,
+    /// Who made it: a console user's name, or the command that did.
+    pub created_by: String,
+    /// The console user who made it; `None` from the command line.
+    pub created_by_user_id: Option<String>,
     pub at: DateTime<Utc>,
 }
 
-/// A valid (unrevoked) API token.
+/// An unrevoked API token found by one of its secrets: what authenticating a call needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiTokenRecord {
     pub id: String,
     pub tenant: TenantId,
+    pub name: String,
+    pub scopes: Scopes,
+    pub expires_at: Option<DateTime<Utc>>,
+    /// The secret presented is the one a rotation replaced (not the current one).
+    pub by_previous_secret: bool,
+    /// Until when the replaced secret is accepted, when the rotation gave it a grace.
+    pub previous_valid_until: Option<DateTime<Utc>>,
+}
+
+/// One of a tenant's API tokens as its admins see it (never its secret).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiTokenListing {
+    pub id: String,
+    pub name: String,
+    pub scopes: Scopes,
+    pub created_by: String,
+    pub created_by_user_id: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub expires_at: Option<DateTime<Utc>>,
+    pub revoked_at: Option<DateTime<Utc>>,
+    pub last_used_at: Option<DateTime<Utc>>,
+    /// The client address of the last use written.
+    pub last_used_from: Option<String>,
+    pub rotated_at: Option<DateTime<Utc>>,
+    /// Until when the secret the last rotation replaced is still accepted.
+    pub previous_valid_until: Option<DateTime<Utc>>,
+}
+
+/// A token that a change about many tokens touched: its id and name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TouchedToken {
+    pub id: String,
     pub name: String,
 }
 
@@ -182,7 +222,20 @@ pub struct PersonChange {
     pub change: PeopleChange,
     /// The link a [`PeopleChange::ResetPassword`] stores.
     pub password_reset: Option<NewPasswordReset>,
+    /// The active user of the tenant who takes over the API tokens a deactivated person made;
+    /// without one, a [`PeopleChange::Deactivate`] revokes them.
+    pub tokens_to: Option<String>,
     pub at: DateTime<Utc>,
+}
+
+/// What a change to a person did besides itself.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PersonChangeDone {
+    pub sessions_ended: u64,
+    /// The API tokens a deactivation revoked.
+    pub tokens_revoked: Vec<TouchedToken>,
+    /// The API tokens a deactivation handed over.
+    pub tokens_reassigned: Vec<TouchedToken>,
 }
 
 /// Whose a console session is.

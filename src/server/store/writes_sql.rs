@@ -18,13 +18,18 @@ macro_rules! store_writes {
             async fn create_api_token(&self, token: NewApiToken, audit: AuditEntry) -> Result<(), StoreError> {
                 let mut tx = begin_write_creating(self, &token.tenant, token.at).await?;
                 sqlx::query(
-                    "insert into api_tokens (id, tenant, name, secret_hash, created_at_us) values ($1, $2, $3, $4, $5)",
+                    "insert into api_tokens (id, tenant, name, secret_hash, created_at_us, scopes, expires_at_us, \
+                     created_by, created_by_user_id) values ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
                 )
                 .bind(&token.id)
                 .bind(token.tenant.as_str())
                 .bind(&token.name)
                 .bind(&token.secret_hash)
                 .bind(micros(token.at))
+                .bind(token.scopes.as_text())
+                .bind(token.expires_at.map(micros))
+                .bind(&token.created_by)
+                .bind(&token.created_by_user_id)
                 .execute(&mut *tx)
                 .await
                 .map_err(|e| StoreError::from_unique(e, "an API token with this name already exists for the tenant"))?;
@@ -50,6 +55,112 @@ macro_rules! store_writes {
                 append_audit(&mut tx, tenant, vec![audit]).await?;
                 tx.commit().await?;
                 Ok(())
+            }
+
+            async fn rotate_api_token(
+                &self,
+                tenant: &TenantId,
+                name: &str,
+                secret_hash: &str,
+                previous_valid_until: Option<chrono::DateTime<chrono::Utc>>,
+                audit: AuditEntry,
+            ) -> Result<(), StoreError> {
+                let mut tx = $begin(self).await?;
+                // The right-hand sides read the row as it was: the old secret becomes the previous one.
+                let rotated = sqlx::query(
+                    "update api_tokens set \
+                     previous_secret_hash = case when $1 is null then null else secret_hash end, \
+                     previous_valid_until_us = $1, secret_hash = $2, rotated_at_us = $3 \
+                     where tenant = $4 and name = $5 and revoked_at_us is null \
+                     and (expires_at_us is null or expires_at_us > $3)",
+                )
+                .bind(previous_valid_until.map(micros))
+                .bind(secret_hash)
+                .bind(micros(audit.at))
+                .bind(tenant.as_str())
+                .bind(name)
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| StoreError::from_unique(e, "the new secret is in use already"))?
+                .rows_affected();
+                if rotated == 0 {
+                    return Err(StoreError::NotFound);
+                }
+                append_audit(&mut tx, tenant, vec![audit]).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn record_token_use(
+                &self,
+                id: &str,
+                at: chrono::DateTime<chrono::Utc>,
+                address: &str,
+            ) -> Result<(), StoreError> {
+                let mut tx = $begin(self).await?;
+                sqlx::query("update api_tokens set last_used_at_us = $1, last_used_from = $2 where id = $3")
+                    .bind(micros(at))
+                    .bind(address)
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn revoke_api_tokens_created_by(
+                &self,
+                tenant: &TenantId,
+                user_id: &str,
+                audit: AuditEntry,
+            ) -> Result<Vec<TouchedToken>, StoreError> {
+                let mut tx = $begin(self).await?;
+                let rows: Vec<(String, String)> = sqlx::query_as(
+                    "update api_tokens set revoked_at_us = $1 \
+                     where tenant = $2 and created_by_user_id = $3 and revoked_at_us is null returning id, name",
+                )
+                .bind(micros(audit.at))
+                .bind(tenant.as_str())
+                .bind(user_id)
+                .fetch_all(&mut *tx)
+                .await?;
+                let touched = touched_tokens(rows);
+                append_audit(&mut tx, tenant, audit_per_token(&audit, &touched)).await?;
+                tx.commit().await?;
+                Ok(touched)
+            }
+
+            async fn reassign_api_tokens(
+                &self,
+                tenant: &TenantId,
+                from_user_id: &str,
+                to_user_id: &str,
+                audit: AuditEntry,
+            ) -> Result<Vec<TouchedToken>, StoreError> {
+                let mut tx = $begin(self).await?;
+                let to: Option<(String,)> =
+                    sqlx::query_as("select name from users where tenant = $1 and id = $2 and status = 'active'")
+                        .bind(tenant.as_str())
+                        .bind(to_user_id)
+                        .fetch_optional(&mut *tx)
+                        .await?;
+                let Some((to_name,)) = to else {
+                    return Err(StoreError::NotFound);
+                };
+                let rows: Vec<(String, String)> = sqlx::query_as(
+                    "update api_tokens set created_by_user_id = $1, created_by = $2 \
+                     where tenant = $3 and created_by_user_id = $4 and revoked_at_us is null returning id, name",
+                )
+                .bind(to_user_id)
+                .bind(&to_name)
+                .bind(tenant.as_str())
+                .bind(from_user_id)
+                .fetch_all(&mut *tx)
+                .await?;
+                let touched = touched_tokens(rows);
+                append_audit(&mut tx, tenant, audit_per_token(&audit, &touched)).await?;
+                tx.commit().await?;
+                Ok(touched)
             }
 
             async fn register_operation(&self, new: NewOperation, audit: AuditEntry) -> Result<Registered, StoreError> {
@@ -188,8 +299,8 @@ macro_rules! store_writes {
                 &self,
                 change: PersonChange,
                 audit: AuditEntry,
-            ) -> Result<Result<u64, $crate::domain::people::PeopleRefusal>, StoreError> {
-                use $crate::domain::people::{check_change, PeopleChange, Target, UserStatus};
+            ) -> Result<Result<PersonChangeDone, $crate::domain::people::PeopleRefusal>, StoreError> {
+                use $crate::domain::people::{check_change, PeopleChange, PeopleRefusal, Target, UserStatus};
                 let tenant = &change.tenant;
                 let mut tx = $begin(self).await?;
                 sqlx::query($lock_tenant).bind(tenant.as_str()).execute(&mut *tx).await?;
@@ -216,6 +327,8 @@ macro_rules! store_writes {
                     return Ok(Err(refusal));
                 }
                 let set_user = |assignment: &str| format!("update users set {assignment} where tenant = $2 and id = $3");
+                let mut done = PersonChangeDone::default();
+                let mut entries = vec![audit.clone()];
                 let ends_sessions = match change.change {
                     PeopleChange::SetRole(role) => {
                         sqlx::query(&set_user("role = $1")).bind(role.as_str()).bind(tenant.as_str()).bind(&user.id)
@@ -226,6 +339,56 @@ macro_rules! store_writes {
                         let status = if change.change == PeopleChange::Deactivate { UserStatus::Deactivated } else { UserStatus::Active };
                         sqlx::query(&set_user("status = $1")).bind(status.as_str()).bind(tenant.as_str()).bind(&user.id)
                             .execute(&mut *tx).await?;
+                        if status == UserStatus::Deactivated {
+                            let heir = match &change.tokens_to {
+                                None => None,
+                                Some(heir_id) => {
+                                    let heir: Option<(String,)> = sqlx::query_as(
+                                        "select name from users where tenant = $1 and id = $2 and status = 'active' and id <> $3",
+                                    )
+                                    .bind(tenant.as_str())
+                                    .bind(heir_id)
+                                    .bind(&user.id)
+                                    .fetch_optional(&mut *tx)
+                                    .await?;
+                                    let Some((heir_name,)) = heir else { return Ok(Err(PeopleRefusal::NoTokenHeir)) };
+                                    Some((heir_id, heir_name))
+                                }
+                            };
+                            let token_audit = |action: &str, evidence: serde_json::Value| {
+                                let mut entry = AuditEntry::action(change.at, tenant.as_str(), &audit.actor, &audit.role, action, evidence);
+                                entry.reason = audit.reason.clone();
+                                entry
+                            };
+                            if let Some((heir_id, heir_name)) = heir {
+                                let rows: Vec<(String, String)> = sqlx::query_as(
+                                    "update api_tokens set created_by_user_id = $1, created_by = $2 \
+                                     where tenant = $3 and created_by_user_id = $4 and revoked_at_us is null returning id, name",
+                                )
+                                .bind(heir_id)
+                                .bind(&heir_name)
+                                .bind(tenant.as_str())
+                                .bind(&user.id)
+                                .fetch_all(&mut *tx)
+                                .await?;
+                                done.tokens_reassigned = touched_tokens(rows);
+                                let evidence = serde_json::json!({"from_user_id": user.id, "to_user_id": heir_id});
+                                entries.extend(audit_per_token(&token_audit("reassign_api_token", evidence), &done.tokens_reassigned));
+                            } else {
+                                let rows: Vec<(String, String)> = sqlx::query_as(
+                                    "update api_tokens set revoked_at_us = $1 \
+                                     where tenant = $2 and created_by_user_id = $3 and revoked_at_us is null returning id, name",
+                                )
+                                .bind(micros(change.at))
+                                .bind(tenant.as_str())
+                                .bind(&user.id)
+                                .fetch_all(&mut *tx)
+                                .await?;
+                                done.tokens_revoked = touched_tokens(rows);
+                                let evidence = serde_json::json!({"created_by_user_id": user.id, "with_its_creator": true});
+                                entries.extend(audit_per_token(&token_audit("revoke_api_token", evidence), &done.tokens_revoked));
+                            }
+                        }
                         status == UserStatus::Deactivated
                     }
                     PeopleChange::SignOutEverywhere => true,
@@ -248,7 +411,7 @@ macro_rules! store_writes {
                         false
                     }
                 };
-                let ended = if ends_sessions {
+                done.sessions_ended = if ends_sessions {
                     sqlx::query("delete from sessions where tenant = $1 and user_id = $2")
                         .bind(tenant.as_str())
                         .bind(&user.id)
@@ -258,9 +421,9 @@ macro_rules! store_writes {
                 } else {
                     0
                 };
-                append_audit(&mut tx, tenant, vec![audit]).await?;
+                append_audit(&mut tx, tenant, entries).await?;
                 tx.commit().await?;
-                Ok(Ok(ended))
+                Ok(Ok(done))
             }
 
             async fn use_password_reset(

@@ -34,6 +34,8 @@ fn action_words(action: &str, language: Language) -> String {
         "add_user" => t!(language, "audit-action-add-user"),
         "create_api_token" => t!(language, "audit-action-create-api-token"),
         "revoke_api_token" => t!(language, "audit-action-revoke-api-token"),
+        "rotate_api_token" => t!(language, "audit-action-rotate-api-token"),
+        "reassign_api_token" => t!(language, "audit-action-reassign-api-token"),
         "add_approval_rule" => t!(language, "audit-action-add-approval-rule"),
         "remove_approval_rule" => t!(language, "audit-action-remove-approval-rule"),
         "set_provider_connection" => t!(language, "audit-action-set-provider-connection"),

@@ -48,9 +48,17 @@ pub enum UserCommand {
         #[arg(long, value_parser = ROLES)]
         role: String,
     },
-    /// Deactivate a user who left: they cannot sign in, and their sessions end at once on every
-    /// server. Their audit entries stay theirs.
-    Deactivate(PersonArgs),
+    /// Deactivate a user who left: they cannot sign in, their sessions end at once on every
+    /// server, and the API tokens they made are revoked (or handed to --tokens-to). Their audit
+    /// entries stay theirs.
+    Deactivate {
+        #[command(flatten)]
+        person: PersonArgs,
+        /// The active user of the tenant who takes over the API tokens the person made, instead of
+        /// revoking them.
+        #[arg(long)]
+        tokens_to: Option<String>,
+    },
     /// Let a deactivated user sign in again.
     Reactivate(PersonArgs),
     /// End every open session of a user, on every server.
@@ -99,13 +107,15 @@ pub(super) async fn run(command: UserCommand) -> anyhow::Result<()> {
         UserCommand::List { database, tenant } => list(&database, &tenant).await,
         UserCommand::SetRole { person, role } => {
             let role = Role::parse(&role).context("unknown role")?;
-            change(person, PeopleChange::SetRole(role), None).await
+            change(person, PeopleChange::SetRole(role), None, None).await
         }
-        UserCommand::Deactivate(person) => change(person, PeopleChange::Deactivate, None).await,
-        UserCommand::Reactivate(person) => change(person, PeopleChange::Reactivate, None).await,
-        UserCommand::SignOut(person) => change(person, PeopleChange::SignOutEverywhere, None).await,
+        UserCommand::Deactivate { person, tokens_to } => {
+            change(person, PeopleChange::Deactivate, tokens_to.as_deref(), None).await
+        }
+        UserCommand::Reactivate(person) => change(person, PeopleChange::Reactivate, None, None).await,
+        UserCommand::SignOut(person) => change(person, PeopleChange::SignOutEverywhere, None, None).await,
         UserCommand::ResetPassword { person, public_url } => {
-            change(person, PeopleChange::ResetPassword, Some(public_url.trim_end_matches('/'))).await
+            change(person, PeopleChange::ResetPassword, None, Some(public_url.trim_end_matches('/'))).await
         }
     }
 }
@@ -133,12 +143,18 @@ async fn list(database: &DatabaseArgs, tenant: &TenantId) -> anyhow::Result<()> 
     Ok(())
 }
 
-async fn change(person: PersonArgs, change: PeopleChange, public_url: Option<&str>) -> anyhow::Result<()> {
+async fn change(
+    person: PersonArgs,
+    change: PeopleChange,
+    tokens_to: Option<&str>,
+    public_url: Option<&str>,
+) -> anyhow::Result<()> {
     let PersonArgs { database, tenant, name, reason } = person;
     let name = name.trim();
     let store = open_store(&database).await?;
     let ledger = Ledger::new(store);
-    let changed = match ledger.change_person(&tenant, name, change, &reason, &ChangedBy::command_line()).await {
+    let by = ChangedBy::command_line();
+    let changed = match ledger.change_person(&tenant, name, change, &reason, tokens_to, &by).await {
         Ok(changed) => changed,
         Err(PeopleError::Store(error)) => return Err(error.into()),
         Err(refused) => anyhow::bail!("{refused}"),
@@ -149,7 +165,16 @@ async fn change(person: PersonArgs, change: PeopleChange, public_url: Option<&st
         PeopleChange::SetRole(role) => {
             println!("{name} is now {}; {sessions} open session(s) ended.", role.as_str())
         }
-        PeopleChange::Deactivate => println!("Deactivated {name}; {sessions} open session(s) ended."),
+        PeopleChange::Deactivate => match tokens_to {
+            Some(heir) => println!(
+                "Deactivated {name}; {sessions} open session(s) ended; {} API token(s) now belong to {heir}.",
+                changed.tokens_reassigned
+            ),
+            None => println!(
+                "Deactivated {name}; {sessions} open session(s) ended; {} API token(s) revoked.",
+                changed.tokens_revoked
+            ),
+        },
         PeopleChange::Reactivate => println!("Reactivated {name}; they can sign in again."),
         PeopleChange::SignOutEverywhere => println!("Signed {name} out: {sessions} open session(s) ended."),
         PeopleChange::ResetPassword => {

@@ -12,7 +12,7 @@ use utoipa::ToSchema;
 
 use super::views::OperationView;
 use super::BODY_LIMIT_BYTES;
-use crate::domain::{ids::OpId, machine::Rejection, params::FieldDiff};
+use crate::domain::{api_token::Scope, ids::OpId, machine::Rejection, params::FieldDiff};
 use crate::server::http::limits::{too_many_api_calls, OverLimit};
 use crate::server::ledger::tools::ToolError;
 use crate::server::ledger::LedgerError;
@@ -23,6 +23,11 @@ use crate::server::telemetry::cause_chain;
 #[derive(Debug)]
 pub enum ApiError {
     Unauthorized,
+    /// A valid token without the scope the route needs: 403 naming the scope.
+    MissingScope(Scope),
+    /// A route that takes a token but has no row in the scope table: refused, and logged as the
+    /// bug it is.
+    NoScopeRule,
     NotFound,
     NoSuchRoute,
     Invalid(String),
@@ -106,6 +111,24 @@ impl ApiError {
                 "Send a valid API token as `Authorization: Bearer <token>`.".to_owned(),
                 Value::Null,
             ),
+            ApiError::MissingScope(scope) => (
+                StatusCode::FORBIDDEN,
+                "insufficient_scope".to_owned(),
+                format!(
+                    "This token lacks the `{}` scope that this call needs; an admin can create a token with it.",
+                    scope.as_str()
+                ),
+                json!({"scope": scope.as_str()}),
+            ),
+            ApiError::NoScopeRule => {
+                tracing::error!("a route that takes an API token has no scope rule; the call was refused");
+                (
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "internal".into(),
+                    "The ledger could not complete the call; it has been logged.".into(),
+                    Value::Null,
+                )
+            }
             ApiError::NotFound => {
                 (StatusCode::NOT_FOUND, "not_found".into(), "No such operation.".into(), Value::Null)
             }
@@ -186,7 +209,9 @@ pub struct ErrorEnvelope {
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ErrorDetail {
-    /// A stable code: `unauthorized`, `not_found`, `invalid_request` (with `field` when one field
+    /// A stable code: `unauthorized` (no valid token: unknown, revoked, expired, or an old secret
+    /// past its rotation's grace), `insufficient_scope` (with `scope`, the one the token lacks),
+    /// `not_found`, `invalid_request` (with `field` when one field
     /// is at fault), `body_too_large`,
     /// `idempotency_conflict` (with `diff` and `stored`), a state machine refusal such as
     /// `reconcile_first` or `attempt_open`, `contended`, `provider_not_connected`, `provider_unavailable`, `internal`.

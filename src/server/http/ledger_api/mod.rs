@@ -1,6 +1,7 @@
 //! The ledger API (`/api/v1`): JSON over HTTP for agents and tool wrappers. Every call carries
 //! `Authorization: Bearer <token>` and sees only the token's tenant: another tenant's operation
-//! is a 404, with no hint that it exists. Errors are `{"error": {"code", "message", ...}}` with
+//! is a 404, with no hint that it exists. A token calls only the routes its scopes open
+//! ([`scopes`]: tools, read, write); another route answers 403 naming the scope it lacks. Errors are `{"error": {"code", "message", ...}}` with
 //! stable codes; internal causes go to the log, never into the answer.
 
 use axum::{extract::DefaultBodyLimit, Json};
@@ -20,6 +21,7 @@ pub mod error;
 pub mod extract;
 pub mod locale;
 pub mod operations;
+pub mod scopes;
 pub mod tools;
 pub mod views;
 
@@ -52,7 +54,7 @@ pub fn routes(limits: Arc<Limits>) -> ListedRouter<AppState> {
     paths(operations::register, operations::read_operation, operations::begin_attempt, operations::record_outcome, operations::cancel, operations::subject_operations, tools::refund_item, tools::create_aftersale, tools::schedule_pickup, tools::send_customer_email),
     components(schemas(ErrorEnvelope, ErrorDetail, RegisterBody, OutcomeBody, OutcomeName, CancelBody, OperationView, AttemptRecord, KeyView, AttemptStarted, BeginBody, OperationAnswer, SubjectView,
         ToolAnswer, ToolStatus, LineItemArgs, RefundArgs, PickupArgs, EmailArgs)),
-    modifiers(&BearerToken),
+    modifiers(&BearerToken, &ScopeResponses),
     security(("bearer" = [])),
 )]
 struct LedgerApiDoc;
@@ -64,6 +66,41 @@ impl utoipa::Modify for BearerToken {
         use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
         let components = openapi.components.get_or_insert_with(Default::default);
         components.add_security_scheme("bearer", SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)));
+    }
+}
+
+/// Says on every operation of the document which scope its token needs (from
+/// [`scopes::ROUTE_SCOPES`], the table the server enforces) and adds its 401 and 403 answers.
+struct ScopeResponses;
+
+impl utoipa::Modify for ScopeResponses {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use axum::http::Method;
+        use scopes::{need_of, Need};
+        use utoipa::openapi::{content::Content, Ref, RefOr, ResponseBuilder};
+        let error = |description: &str| {
+            let envelope = Content::new(Some(RefOr::Ref(Ref::from_schema_name("ErrorEnvelope"))));
+            RefOr::T(ResponseBuilder::new().description(description).content("application/json", envelope).build())
+        };
+        for (path, item) in openapi.paths.paths.iter_mut() {
+            for (method, operation) in [(Method::GET, item.get.as_mut()), (Method::POST, item.post.as_mut())] {
+                let (Some(operation), Some(Need::Scope(scope))) = (operation, need_of(&method, path)) else {
+                    continue;
+                };
+                let needs = format!("Needs a token with the `{}` scope.", scope.as_str());
+                operation.description = Some(match operation.description.take() {
+                    Some(description) => format!("{description}\n\n{needs}"),
+                    None => needs,
+                });
+                let responses = &mut operation.responses.responses;
+                responses.entry("401".into()).or_insert_with(|| {
+                    error("No valid token: unknown, revoked, expired, or an old secret past its rotation's grace (`unauthorized`)")
+                });
+                responses.entry("403".into()).or_insert_with(|| {
+                    error("The token lacks the scope this call needs (`insufficient_scope`, with `scope`)")
+                });
+            }
+        }
     }
 }
 

@@ -4,6 +4,8 @@
 
 use super::{corrupt, time};
 use crate::domain::{
+    api_token::Scopes,
+    audit::AuditEntry,
     connection::ProviderKind,
     ids::TenantId,
     language::Language,
@@ -12,26 +14,102 @@ use crate::domain::{
     policy::{ApprovalRule, Role},
 };
 use crate::server::store::records::{
-    ApiTokenRecord, ApprovalRuleRecord, BulkItemRecord, DeliveryStatus, EmailTemplateRecord,
-    ProviderConnectionRecord, UserRecord, WebhookDeliveryRecord, WebhookEndpointRecord,
+    ApiTokenListing, ApiTokenRecord, ApprovalRuleRecord, BulkItemRecord, DeliveryStatus, EmailTemplateRecord,
+    ProviderConnectionRecord, TouchedToken, UserRecord, WebhookDeliveryRecord, WebhookEndpointRecord,
 };
 use crate::server::store::StoreError;
+
+/// The columns an [`ApiTokenRow`] reads.
+pub(in crate::server::store) const API_TOKEN_COLUMNS: &str =
+    "id, tenant, name, secret_hash, scopes, expires_at_us, previous_valid_until_us";
 
 #[derive(sqlx::FromRow)]
 pub(in crate::server::store) struct ApiTokenRow {
     id: String,
     tenant: String,
     name: String,
+    secret_hash: String,
+    scopes: String,
+    expires_at_us: Option<i64>,
+    previous_valid_until_us: Option<i64>,
 }
 
 impl ApiTokenRow {
-    pub(in crate::server::store) fn into_record(self) -> Result<ApiTokenRecord, StoreError> {
+    /// The token as found by the secret that hashes to `presented_hash` (its current one, or
+    /// the one its last rotation replaced).
+    pub(in crate::server::store) fn into_record(self, presented_hash: &str) -> Result<ApiTokenRecord, StoreError> {
         Ok(ApiTokenRecord {
             id: self.id,
             tenant: TenantId::parse(&self.tenant).map_err(|e| corrupt("tenant")(e.to_string()))?,
             name: self.name,
+            scopes: Scopes::parse(&self.scopes).map_err(|e| corrupt("scopes")(e.to_string()))?,
+            expires_at: self.expires_at_us.map(time).transpose()?,
+            by_previous_secret: self.secret_hash != presented_hash,
+            previous_valid_until: self.previous_valid_until_us.map(time).transpose()?,
         })
     }
+}
+
+/// The columns an [`ApiTokenListingRow`] reads.
+pub(in crate::server::store) const API_TOKEN_LISTING_COLUMNS: &str = "id, name, scopes, created_by, \
+     created_by_user_id, created_at_us, expires_at_us, revoked_at_us, last_used_at_us, last_used_from, \
+     rotated_at_us, previous_valid_until_us";
+
+#[derive(sqlx::FromRow)]
+pub(in crate::server::store) struct ApiTokenListingRow {
+    id: String,
+    name: String,
+    scopes: String,
+    created_by: String,
+    created_by_user_id: Option<String>,
+    created_at_us: i64,
+    expires_at_us: Option<i64>,
+    revoked_at_us: Option<i64>,
+    last_used_at_us: Option<i64>,
+    last_used_from: Option<String>,
+    rotated_at_us: Option<i64>,
+    previous_valid_until_us: Option<i64>,
+}
+
+impl ApiTokenListingRow {
+    pub(in crate::server::store) fn into_listing(self) -> Result<ApiTokenListing, StoreError> {
+        Ok(ApiTokenListing {
+            id: self.id,
+            name: self.name,
+            scopes: Scopes::parse(&self.scopes).map_err(|e| corrupt("scopes")(e.to_string()))?,
+            created_by: self.created_by,
+            created_by_user_id: self.created_by_user_id,
+            created_at: time(self.created_at_us)?,
+            expires_at: self.expires_at_us.map(time).transpose()?,
+            revoked_at: self.revoked_at_us.map(time).transpose()?,
+            last_used_at: self.last_used_at_us.map(time).transpose()?,
+            last_used_from: self.last_used_from,
+            rotated_at: self.rotated_at_us.map(time).transpose()?,
+            previous_valid_until: self.previous_valid_until_us.map(time).transpose()?,
+        })
+    }
+}
+
+/// The tokens a change about many tokens touched, from its `returning id, name`, by name.
+pub(in crate::server::store) fn touched_tokens(rows: Vec<(String, String)>) -> Vec<TouchedToken> {
+    let mut touched: Vec<TouchedToken> = rows.into_iter().map(|(id, name)| TouchedToken { id, name }).collect();
+    touched.sort_by(|a, b| a.name.cmp(&b.name));
+    touched
+}
+
+/// One audit entry per touched token: `audit` with the token's id and name in its evidence.
+pub(in crate::server::store) fn audit_per_token(audit: &AuditEntry, touched: &[TouchedToken]) -> Vec<AuditEntry> {
+    touched
+        .iter()
+        .map(|token| {
+            let mut entry = audit.clone();
+            if let serde_json::Value::Object(evidence) = &mut entry.evidence {
+                evidence.insert("token_id".into(), token.id.clone().into());
+                evidence.insert("name".into(), token.name.clone().into());
+            }
+            entry
+        })
+        .collect()
 }
 
 #[derive(sqlx::FromRow)]

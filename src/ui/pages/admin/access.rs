@@ -1,9 +1,10 @@
-//! The sign-in and access page (`/admin/access`): how long console sessions live, how a person's
-//! access is taken away at once, and the tenant's single sign-on.
+//! The sign-in and access page (`/admin/access`): how long console sessions live, how a
+//! person's access is taken away at once, the tenant's API tokens and its single sign-on.
 
 use leptos::prelude::*;
 
 use super::sso::SingleSignOn;
+use super::tokens::ApiTokens;
 use super::{code, with_code, AdminFrame, AdminTab};
 use crate::console::language::current_language;
 use crate::console::people::session_settings;
@@ -36,6 +37,7 @@ pub fn AdminAccess() -> impl IntoView {
                     })}
                 </Suspense>
             </section>
+            <ApiTokens/>
             <SingleSignOn/>
         </AdminFrame>
     }

@@ -1,7 +1,7 @@
 //! The admin pages, each short, under `/admin` with their own navigation: people (`/admin`: the
 //! tenant's console users, their status, source and last sign-in, adding one, each one's console
 //! language, and changing a person: role, deactivation, sign-out everywhere, a password link),
-//! sign-in and access (`/admin/access`), provider accounts and customer email templates
+//! sign-in and access (`/admin/access`: session lifetimes and the API tokens), provider accounts and customer email templates
 //! (`/admin/providers`), the approval policy and the customers' language (`/admin/policy`), and
 //! webhooks (`/admin/webhooks`). Only admins open them; the server checks the role for every page
 //! and again for every form.
@@ -11,6 +11,7 @@ mod people;
 mod policy;
 mod providers;
 mod sso;
+mod tokens;
 mod webhooks;
 
 pub use access::AdminAccess;

@@ -29,7 +29,13 @@ pub fn AdminPeople() -> impl IntoView {
             {move || Suspend::new(async move {
                 let csrf = viewer.await.ok().flatten().map(|v| v.csrf).unwrap_or_default();
                 match list.await {
-                    Ok(users) => view! {
+                    Ok(users) => {
+                        let active: Vec<String> = users
+                            .iter()
+                            .filter(|user| user.status == UserStatus::Active)
+                            .map(|user| user.name.clone())
+                            .collect();
+                        view! {
                         <section class="panel">
                             <h2>{t!(language, "admin-users-heading")}</h2>
                             <p class="muted">{t!(language, "people-intro")}</p>
@@ -46,8 +52,9 @@ pub fn AdminPeople() -> impl IntoView {
                                     <th scope="col">{t!(language, "people-change")}</th>
                                 </tr></thead>
                                 <tbody>
-                                    {users.into_iter().map(|user| view! {
-                                        <PersonRow user set_language change csrf=csrf.clone() language/>
+                                    {users.into_iter().map(|user| {
+                                        let heirs = active.iter().filter(|name| **name != user.name).cloned().collect();
+                                        view! { <PersonRow user heirs set_language change csrf=csrf.clone() language/> }
                                     }).collect_view()}
                                 </tbody>
                             </table>
@@ -74,7 +81,8 @@ pub fn AdminPeople() -> impl IntoView {
                             </ActionForm>
                             <p class="action-result" role="status" id="users-result"></p>
                         </section>
-                    }.into_any(),
+                    }.into_any()
+                    }
                     Err(error) => view! { <ErrorPanel error/> }.into_any(),
                 }
             })}
@@ -87,6 +95,8 @@ pub fn AdminPeople() -> impl IntoView {
 #[component]
 fn PersonRow(
     user: UserView,
+    /// The other active people, who may take over this person's API tokens.
+    heirs: Vec<String>,
     set_language: ServerAction<SetUserLanguage>,
     change: ServerAction<ChangePerson>,
     csrf: String,
@@ -115,7 +125,7 @@ fn PersonRow(
     let created_at = user.created_at;
     let chosen = user.language;
     let language_csrf = csrf.clone();
-    let change_form = view! { <ChangeForm user change csrf language/> };
+    let change_form = view! { <ChangeForm user heirs change csrf language/> };
     view! {
         <tr data-testid="person" data-name=row_name>
             <td>{shown_name}{you}</td>
@@ -142,9 +152,16 @@ fn PersonRow(
 
 /// The change form of one person, behind a disclosure: what to do (only what the rules allow for
 /// them: a new role or deactivation for someone else, a password link for an active local user),
-/// the new role, and the reason for the audit trail.
+/// the new role, who takes over their API tokens if they are deactivated, and the reason for the
+/// audit trail.
 #[component]
-fn ChangeForm(user: UserView, change: ServerAction<ChangePerson>, csrf: String, language: Language) -> impl IntoView {
+fn ChangeForm(
+    user: UserView,
+    heirs: Vec<String>,
+    change: ServerAction<ChangePerson>,
+    csrf: String,
+    language: Language,
+) -> impl IntoView {
     let active = user.status == UserStatus::Active;
     let others = !user.is_you;
     let options = [
@@ -177,6 +194,12 @@ fn ChangeForm(user: UserView, change: ServerAction<ChangePerson>, csrf: String, 
                                 .into_iter()
                                 .map(|role| view! { <option value=role.as_str() selected=role == user.role>{role.label_in(language)}</option> })
                                 .collect_view()}
+                        </select>
+                    </label>
+                    <label>{t!(language, "people-tokens-to")}
+                        <select name="tokens_to">
+                            <option value="">{t!(language, "people-tokens-to-none")}</option>
+                            {heirs.into_iter().map(|heir| { let value = heir.clone(); view! { <option value=value>{heir}</option> } }).collect_view()}
                         </select>
                     </label>
                 })}
