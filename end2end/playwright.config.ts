@@ -46,22 +46,22 @@ export default defineConfig({
       stderr: "pipe",
     },
     {
-    command:
-      // A fixed key for the test server's sealed provider secrets.
-      `export OPLEDGER_SECRET_KEY=${"6a".repeat(32)} && ` +
-      // The demo tenant's identity provider, which tenants' URLs may reach.
-      `export OPLEDGER_DEMO_OIDC_ISSUER=http://127.0.0.1:${providerPort} && ` +
-      `rm -rf .e2e-data && mkdir -p .e2e-data && exec ${binary} serve ` +
-      `--addr 127.0.0.1:${port} --database-url sqlite://.e2e-data/e2e.db --site-root ../target/site ` +
-      // The demo's unknown results stay unknown (no reconciler) so that the tests can find them.
-      `--demo --reconcile-every 0s --provider-timeout 2s ` +
-      // Every test signs in from this one address.
-      `--sign-ins-per-minute 600 --allow-egress 127.0.0.1:${providerPort}`,
-    url: `http://127.0.0.1:${port}/healthz`,
-    reuseExistingServer: false,
-    timeout: 60_000,
-    stdout: "ignore",
-    stderr: "pipe",
+      command:
+        // A fixed key for the test server's sealed provider secrets.
+        `export OPLEDGER_SECRET_KEY=${"6a".repeat(32)} && ` +
+        // The demo tenant's identity provider, which tenants' URLs may reach.
+        `export OPLEDGER_DEMO_OIDC_ISSUER=http://127.0.0.1:${providerPort} && ` +
+        `rm -rf .e2e-data && mkdir -p .e2e-data && exec ${binary} serve ` +
+        `--addr 127.0.0.1:${port} --database-url sqlite://.e2e-data/e2e.db --site-root ../target/site ` +
+        // The demo's unknown results stay unknown (no reconciler) so that the tests can find them.
+        `--demo --reconcile-every 0s --provider-timeout 2s ` +
+        // Every test signs in from this one address.
+        `--sign-ins-per-minute 600 --allow-egress 127.0.0.1:${providerPort}`,
+      url: `http://127.0.0.1:${port}/healthz`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      stdout: "ignore",
+      stderr: "pipe",
     },
   ],
 });

@@ -33,10 +33,10 @@ pub fn SingleSignOn() -> impl IntoView {
                             view! {
                                 {(!current.configured).then(|| view! { <p data-testid="sso-not-set">{t!(language, "sso-admin-not-set")}</p> })}
                                 <dl class="facts">
-                                    <dt>{t!(language, "sso-admin-redirect")}</dt>
-                                    <dd><code data-testid="sso-redirect-uri">{current.redirect_uri.clone()}</code></dd>
-                                    <dt>{t!(language, "sso-admin-backchannel")}</dt>
-                                    <dd><code data-testid="sso-backchannel-uri">{current.backchannel_logout_uri.clone()}</code></dd>
+                                    <div class="fact-wide"><dt>{t!(language, "sso-admin-redirect")}</dt>
+                                        <dd class="mono" data-testid="sso-redirect-uri">{current.redirect_uri.clone()}</dd></div>
+                                    <div class="fact-wide"><dt>{t!(language, "sso-admin-backchannel")}</dt>
+                                        <dd class="mono" data-testid="sso-backchannel-uri">{current.backchannel_logout_uri.clone()}</dd></div>
                                 </dl>
                                 <ActionForm action=save attr:class="stack" attr:data-answer-to="sso-result" attr:data-testid="sso-form">
                                     <input type="hidden" name="csrf" value=csrf/>
