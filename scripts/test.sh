@@ -42,6 +42,15 @@ if [ "$(cat "$clients/.opledger-requirements-hash" 2>/dev/null)" != "$requiremen
 fi
 export OPLEDGER_TEST_PYTHON="$PWD/$clients/bin/python"
 
+# The OpenID provider the sign-in tests run (panva's oidc-provider, on the Node 22 it needs, both from
+# npm): installed from its lock file; in CI the tests fail without it rather than skip.
+oidc_hash=$(sha256sum tests/oidc/package-lock.json | cut -d' ' -f1)
+if [ "$(cat tests/oidc/node_modules/.opledger-lock-hash 2>/dev/null)" != "$oidc_hash" ]; then
+  step "Installing the OpenID provider for the sign-in tests (tests/oidc)"
+  (cd tests/oidc && npm ci --no-fund --no-audit)
+  echo "$oidc_hash" > tests/oidc/node_modules/.opledger-lock-hash
+fi
+
 step "Direction of dependencies in src/ (no import circles, no room using a room above it)"
 python3 scripts/check_layers.py
 

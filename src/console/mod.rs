@@ -29,6 +29,7 @@ pub mod people;
 pub mod reconcile;
 pub mod search;
 pub mod shell;
+pub mod sso;
 pub mod webhooks;
 
 pub use error::AppError;

@@ -1,5 +1,5 @@
 //! The pure domain of opledger: ids, money, API tokens' scopes and expiry, canonical parameters, the operation state machine,
-//! failure classes, the declarative description of a tenant's own HTTP API, roles and approval rules, the order roll-up, webhook events, and operations in
+//! failure classes, the declarative description of a tenant's own HTTP API, roles and approval rules, the rules of signing in through a tenant's identity provider, the order roll-up, webhook events, and operations in
 //! plain words.
 //!
 //! Nothing here performs I/O or reads a clock: time is always passed in. The module compiles for
@@ -21,5 +21,6 @@ pub mod params;
 pub mod people;
 pub mod policy;
 pub mod rollup;
+pub mod sso;
 pub mod webhook;
 pub mod wording;

@@ -36,8 +36,9 @@ enum Rule {
     /// The metrics: a bearer token of their own (not served without one); a console session is
     /// worth nothing.
     Scrape,
-    /// A provider's webhook: its signature is the only credential; without one it is refused
-    /// (404 where no signing secret is set, 400 where one is), whoever posts it.
+    /// A provider's webhook, or an identity provider's back-channel logout: its signature is the
+    /// only credential; without one it is refused (404 where no signing secret is set, 400 where
+    /// one is or no identity provider is), whoever posts it.
     ProviderWebhook,
 }
 
@@ -47,6 +48,8 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
         ("GET", "/healthz" | "/login" | "/password-reset" | "/api/v1/openapi.json") => Public,
         ("POST", "/login" | "/password-reset") => Public,
         ("POST", "/rpc/sign_in_token" | "/rpc/who_am_i" | "/rpc/password_reset_for") => Public,
+        ("POST", "/login/sso" | "/rpc/company_sign_in") | ("GET", "/oidc/callback") => Public,
+        ("POST", "/oidc/backchannel-logout/{tenant}") => ProviderWebhook,
         ("POST", "/logout" | "/language") => SignOut,
         ("GET", "/metrics") => Scrape,
         ("POST", "/webhooks/providers/{tenant}/{connection}") => ProviderWebhook,
@@ -95,7 +98,8 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
             | "/rpc/webhook_endpoints"
             | "/rpc/tenant_language"
             | "/rpc/session_settings"
-            | "/rpc/api_tokens",
+            | "/rpc/api_tokens"
+            | "/rpc/sso_settings",
         ) => Reads(ADMIN),
         ("POST", "/rpc/act" | "/rpc/compensate" | "/rpc/start_bulk" | "/rpc/retry_after_failure") => {
             Changes(OPERATORS)
@@ -118,7 +122,9 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
             | "/rpc/change_person"
             | "/rpc/create_api_token"
             | "/rpc/revoke_api_token"
-            | "/rpc/rotate_api_token",
+            | "/rpc/rotate_api_token"
+            | "/rpc/set_sso_settings"
+            | "/rpc/remove_sso_settings",
         ) => Changes(ADMIN),
         _ => return None,
     })

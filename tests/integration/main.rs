@@ -27,6 +27,7 @@ mod provider_outcomes;
 mod reconcile;
 mod sandbox;
 mod security;
+mod sso;
 mod store;
 mod support;
 mod tenant_accounts;

@@ -1,4 +1,5 @@
-//! The whole HTTP surface in one table: the ledger API, sign-in and sign-out, the console's pages,
+//! The whole HTTP surface in one table: the ledger API, sign-in (with a password or through a
+//! tenant's identity provider) and sign-out, the console's pages,
 //! server functions, exports and live updates, health, and the sandbox provider when mounted; with
 //! sessions, the signed-out redirect, the security headers, the caching of the bundle's assets,
 //! gzip compression, request ids, one tracing span per request (continuing an agent's trace), and
@@ -27,7 +28,9 @@ use crate::server::http::health::healthz;
 use crate::server::http::limits::{LimitSettings, Limits};
 use crate::server::http::listed::ListedRouter;
 use crate::server::http::state::AppState;
-use crate::server::http::{auth, ledger_api, mcp, metrics, password_reset, provider_webhooks, security};
+use crate::server::http::{
+    auth, ledger_api, mcp, metrics, oidc, password_reset, provider_webhooks, security,
+};
 use crate::server::telemetry;
 
 /// How hard answers are gzipped: level 4 keeps nearly all of the gain at a small fraction of the
@@ -86,6 +89,9 @@ fn http_routes(limits: Arc<Limits>) -> ListedRouter<AppState> {
         .any("/mcp", mcp::endpoint)
         .post("/webhooks/providers/{tenant}/{connection}", provider_webhooks::receive)
         .post("/login", auth::sign_in)
+        .post("/login/sso", oidc::start)
+        .get(oidc::CALLBACK_PATH, oidc::callback)
+        .post("/oidc/backchannel-logout/{tenant}", oidc::backchannel_logout)
         .post("/logout", auth::sign_out)
         .post("/password-reset", password_reset::set_new_password)
         .post("/language", auth::choose_language)

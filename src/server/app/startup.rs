@@ -322,6 +322,7 @@ impl Application {
                 if let Err(error) = demo::add_demo_webhook(executor.ledger(), &receiver).await {
                     tracing::error!(error = %error, "could not add the demo's webhook endpoint");
                 }
+                tokio::spawn(demo::sso::connect_identity_provider(executor.ledger().clone()));
                 let token = match demo::seed(executor.clone(), sandbox, &progress).await {
                     Ok(Some(token)) => Some(token),
                     Ok(None) => demo::agent_token(executor.ledger()).await.inspect_err(|error| {

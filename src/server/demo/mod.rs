@@ -11,9 +11,11 @@
 //! answer is lost). `serve --demo` runs it through the mounted sandbox; `opledger demo` (in
 //! `app::cli`) through a sandbox of its own, with a progress bar. `serve --demo` also seeds a
 //! second tenant with its own shop and Stripe account, whose op ids are the demo's, and two more
-//! on Adyen and PayPal (see [`accounts`]).
+//! on Adyen and PayPal (see [`accounts`]), and connects tenant `demo` to an identity provider
+//! when one is named (see [`sso`]).
 
 pub mod accounts;
+pub mod sso;
 
 use serde_json::json;
 

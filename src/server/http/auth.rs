@@ -331,6 +331,18 @@ pub async fn sign_in(
             return Redirect::to(&login_url("unavailable", &username, &tenant_text, &next)).into_response();
         }
     };
+    match state.ledger.local_password_allowed(&user.tenant, &user.name).await {
+        Ok(true) => {}
+        Ok(false) => {
+            state.ledger.metrics().sign_in_failed("sso_only");
+            tracing::info!(user = ?username, tenant = %user.tenant, "password sign-in refused: the tenant signs in through its identity provider");
+            return Redirect::to(&login_url("sso_only", &username, &tenant_text, &next)).into_response();
+        }
+        Err(error) => {
+            tracing::error!(%error, "sign-in could not reach the database");
+            return Redirect::to(&login_url("unavailable", &username, &tenant_text, &next)).into_response();
+        }
+    }
     let signed_in = SignedIn {
         user_id: user.id,
         name: user.name,
@@ -431,26 +443,28 @@ pub async fn choose_language(
 }
 
 /// Paths that never read a console session: static files, health, metrics (their own token), the
-/// ledger API (its own bearer tokens) and the sandbox provider's accounts (`/sandbox/`, and
-/// `/sandbox-<name>/` for more accounts; each checks its own secret key).
+/// ledger API (its own bearer tokens), the sandbox provider's accounts (`/sandbox/`, and
+/// `/sandbox-<name>/` for more accounts; each checks its own secret key) and identity providers'
+/// back-channel logouts (a signed token).
 fn is_sessionless(path: &str) -> bool {
     path == "/healthz"
         || path == "/metrics"
         || path == "/favicon.ico"
         || path == "/mcp"
-        || ["/pkg/", "/api/", "/webhooks/", "/sandbox/", "/sandbox-"]
+        || ["/pkg/", "/api/", "/webhooks/", "/sandbox/", "/sandbox-", "/oidc/backchannel-logout/"]
             .iter()
             .any(|prefix| path.starts_with(prefix))
 }
 
-/// Paths anyone may request: the sessionless ones, the sign-in page, the page a password reset
-/// link opens (its secret is the key), and server functions and live updates (each checks its
-/// caller).
+/// Paths anyone may request: the sessionless ones, the sign-in page, the company sign-in and the
+/// identity provider's return (`/oidc/`), the page a password reset link opens (its secret is the
+/// key), and server functions and live updates (each checks its caller).
 fn is_public(path: &str) -> bool {
     is_sessionless(path)
         || path == "/login"
+        || path == "/login/sso"
         || path == "/password-reset"
-        || ["/rpc/", "/live/"].iter().any(|prefix| path.starts_with(prefix))
+        || ["/rpc/", "/live/", "/oidc/"].iter().any(|prefix| path.starts_with(prefix))
 }
 
 /// The session key of the time (Unix seconds) a signed-in session was last seen.

@@ -21,6 +21,7 @@ mod recent;
 pub mod reconciler;
 pub mod requests;
 pub mod secrets;
+pub mod sso;
 pub mod templates;
 pub mod tokens;
 pub mod tools;

@@ -1,11 +1,12 @@
 //! Providers: the connectors through which opledger sends an operation with its idempotency key
 //! and stored parameters, looks it up again by its op id, and maps every answer onto the domain's
-//! failure classes; and the order sources the tools read a tenant's orders from. They know the domain, not the store.
+//! failure classes; and the order sources the tools read a tenant's orders from; and each tenant's identity provider (OpenID Connect). They know the domain, not the store.
 
 mod adyen;
 pub mod adyen_events;
 mod described;
 mod http;
+pub mod oidc;
 pub mod orders;
 mod paypal;
 mod smtp;

@@ -13,6 +13,7 @@ mod rows;
 mod sessions_sql;
 mod sql;
 mod sqlite;
+pub mod sso;
 mod writes_sql;
 
 use async_trait::async_trait;
@@ -363,7 +364,7 @@ pub trait Reads: Send + Sync {
 /// The writes. Only the ledger service holds a `Store` (start-up hands it over after migrating),
 /// so every audited change passes through it.
 #[async_trait]
-pub trait Store: Reads + Sessions {
+pub trait Store: Reads + Sessions + sso::SsoStore {
     /// Applies the migrations this build knows and the database has not seen.
     async fn migrate(&self) -> Result<(), StoreError>;
 

@@ -298,6 +298,7 @@ macro_rules! sql_store {
         $crate::server::store::reads_sql::store_reads!($store, $db, $backend, $migrations, begin = $begin, lock_tenant = $lock_tenant, skip_locked = $skip_locked);
         $crate::server::store::writes_sql::store_writes!($store, $db, $backend, $migrations, begin = $begin, lock_tenant = $lock_tenant, skip_locked = $skip_locked);
         $crate::server::store::sessions_sql::store_sessions!($store, $db, $backend, $migrations, begin = $begin, lock_tenant = $lock_tenant, skip_locked = $skip_locked);
+        $crate::server::store::sso::store_sso!($store, $begin);
     };
 }
 

@@ -1,5 +1,5 @@
 //! The command line: `opledger serve`, `migrate`, `reconcile`, `sandbox`, `demo`, `token`, `user`,
-//! `provider`, `webhook`, `template` and `audit`, with their options and environment variables.
+//! `provider`, `sso`, `webhook`, `template` and `audit`, with their options and environment variables.
 //! Each subcommand's file holds its arguments and what it does; `options` holds the option groups
 //! several of them share.
 
@@ -11,6 +11,7 @@ mod provider;
 mod reconcile;
 mod sandbox;
 mod serve;
+mod sso;
 mod template;
 mod token;
 mod user;
@@ -68,6 +69,10 @@ pub enum Command {
     /// one use the server's (--stripe-base-url, --services-base-url).
     #[command(subcommand)]
     Provider(provider::ProviderCommand),
+    /// Manage a tenant's identity provider: its people sign in with their company account
+    /// (OpenID Connect), their groups giving their role.
+    #[command(subcommand)]
+    Sso(sso::SsoCommand),
     /// Manage a tenant's webhook endpoints: where the ledger sends signed events (Standard
     /// Webhooks) when operations change state. `serve` delivers them.
     #[command(subcommand)]
@@ -89,6 +94,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Demo(database) => demo::run(database).await,
         Command::User(command) => user::run(command).await,
         Command::Provider(command) => provider::run(command).await,
+        Command::Sso(command) => sso::run(command).await,
         Command::Webhook(command) => webhook::run(command).await,
         Command::Template(command) => template::run(command).await,
     }

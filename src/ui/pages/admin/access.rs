@@ -1,8 +1,9 @@
 //! The sign-in and access page (`/admin/access`): how long console sessions live, how a
-//! person's access is taken away at once, and the tenant's API tokens.
+//! person's access is taken away at once, the tenant's API tokens and its single sign-on.
 
 use leptos::prelude::*;
 
+use super::sso::SingleSignOn;
 use super::tokens::ApiTokens;
 use super::{code, with_code, AdminFrame, AdminTab};
 use crate::console::language::current_language;
@@ -37,6 +38,7 @@ pub fn AdminAccess() -> impl IntoView {
                 </Suspense>
             </section>
             <ApiTokens/>
+            <SingleSignOn/>
         </AdminFrame>
     }
 }

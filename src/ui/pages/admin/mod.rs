@@ -10,6 +10,7 @@ mod access;
 mod people;
 mod policy;
 mod providers;
+mod sso;
 mod tokens;
 mod webhooks;
 

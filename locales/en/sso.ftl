@@ -1,0 +1,52 @@
+# Signing in through a tenant's identity provider: the sign-in page's company step, what a refused
+# sign-in says, and the admin's section that connects the provider.
+
+sso-login-heading = Sign in with your company account
+sso-login-account = Work e-mail or organisation
+sso-login-account-hint = Your organisation is found from your e-mail's domain or its name; you then sign in at its identity provider.
+sso-login-continue = Continue with your company account
+sso-login-with = Sign in with { $name }
+sso-problem-unknown = No organisation here signs in through a company account with { $account }. Check what you typed, or sign in with a name and password.
+sso-problem-unavailable = Your organisation's identity provider does not answer right now. Try again in a moment, or tell your admin.
+sso-problem-expired = That sign-in had expired, or was started in another browser. Please start again.
+sso-problem-refused = Your identity provider did not sign you in.
+sso-problem-invalid = Your identity provider's answer could not be verified, so you were not signed in. Try again; if it happens again, tell your admin.
+sso-problem-domain = { $account } is not an address of a domain your organisation allows here.
+sso-problem-groups = Your identity provider sends the claim { $account } as one text instead of a list of groups, so your role cannot be read. Your admin must set the provider to send a list.
+sso-problem-deactivated = Your account here has been deactivated. Ask your organisation's admin.
+sso-problem-no-email = Your identity provider sent no verified e-mail address, so you cannot be signed in.
+sso-problem-name-taken = A user named { $account } exists here already with a password. An admin must rename or remove that user before you can sign in with your company account.
+sso-problem-only = Your organisation signs in with its company account: use "Sign in with your company account" below.
+sso-problem-limited = Too many sign-in attempts. Wait a minute, then try again.
+sso-no-role-heading = No role for you here yet
+sso-no-role-body = You signed in at your identity provider, but none of your groups gives you a role in { $tenant }.
+sso-no-role-ask = Ask one of its admins to add you to a group that does: { $admins }.
+sso-no-role-no-admin = Ask your organisation's IT team to add you to a group that gives a role here.
+sso-back-to-sign-in = Back to sign-in
+sso-signed-in-continue = Signed in. Continue to the console.
+sso-admin-heading = Single sign-on
+sso-admin-intro = Your staff sign in with your identity provider (OpenID Connect: Google Workspace, Microsoft Entra ID, Okta, Keycloak…); their groups give their role at every sign-in.
+sso-admin-not-set = No identity provider is set: everyone signs in with a name and password.
+sso-admin-redirect = Redirect URL to register at the provider
+sso-admin-backchannel = Back-channel logout URL (the provider signs people out here)
+sso-admin-issuer = Issuer URL
+sso-admin-client-id = Client id
+sso-admin-client-secret = Client secret
+sso-admin-client-secret-kept = Leave empty to keep the secret ending in { $last4 }.
+sso-admin-display-name = Name on the button
+sso-admin-groups-claim = Claim that carries groups
+sso-admin-group-roles = Group → role
+sso-admin-group-roles-hint = One "group = role" a line. Roles: support, manager, auditor, admin. Several groups give the highest of their roles; no group, no sign-in.
+sso-admin-allowed-domains = Allowed e-mail domains
+sso-admin-allowed-domains-hint = Separated by commas; empty allows every address your provider vouches for.
+sso-admin-sign-in-domains = Sign-in domains
+sso-admin-sign-in-domains-hint = What your staff type on the sign-in page (their e-mail's domain) to find this organisation.
+sso-admin-sso-only = SSO only: no local passwords but the break-glass admin's
+sso-admin-break-glass = Break-glass admin (signs in with a password when the provider is down)
+sso-admin-save = Save and check the provider
+sso-admin-saved = Saved. The provider at { $issuer } answered; your staff can sign in with it now.
+sso-admin-remove = Remove the identity provider
+sso-admin-remove-confirm = Everyone signs in with a password again; people who came from the provider have none until an admin resets it.
+sso-admin-removed = The identity provider is removed.
+sso-admin-remove-unconfirmed = Confirm the removal first.
+sso-admin-nothing-to-remove = No identity provider is set.
