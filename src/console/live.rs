@@ -27,7 +27,7 @@ use crate::server::store::Sessions;
 const SESSION_CHECK_EVERY: Duration = Duration::from_secs(1);
 
 pub async fn operation_changes(State(state): State<AppState>, session: Session) -> Response {
-    let Some(user) = signed_in(&session).await else {
+    let Some(user) = signed_in(&session).await.filter(|user| !user.must_enrol) else {
         return (StatusCode::UNAUTHORIZED, "Sign in to follow live updates.").into_response();
     };
     let changes = state.live.follow(state.ledger.reads(), &user.tenant).await;

@@ -44,9 +44,9 @@ enum Rule {
 fn rule_for(method: &Method, path: &str) -> Option<Rule> {
     use Rule::*;
     Some(match (method.as_str(), path) {
-        ("GET", "/healthz" | "/login" | "/password-reset" | "/api/v1/openapi.json") => Public,
-        ("POST", "/login" | "/password-reset") => Public,
-        ("POST", "/rpc/sign_in_token" | "/rpc/who_am_i" | "/rpc/password_reset_for") => Public,
+        ("GET", "/healthz" | "/login" | "/login/two-factor" | "/password-reset" | "/api/v1/openapi.json") => Public,
+        ("POST", "/login" | "/login/two-factor" | "/password-reset") => Public,
+        ("POST", "/rpc/sign_in_token" | "/rpc/who_am_i" | "/rpc/password_reset_for" | "/rpc/second_step_for") => Public,
         ("POST", "/logout" | "/language") => SignOut,
         ("GET", "/metrics") => Scrape,
         ("POST", "/webhooks/providers/{tenant}/{connection}") => ProviderWebhook,
@@ -61,7 +61,8 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
             | "/conflicts"
             | "/reconcile"
             | "/search"
-            | "/bulk/{id}",
+            | "/bulk/{id}"
+            | "/account",
         ) => Page(EVERYONE),
         ("GET", "/bulk") => Page(OPERATORS),
         ("GET", "/approvals" | "/audit") => Page(READERS_OF_APPROVALS_AND_AUDIT),
@@ -82,7 +83,8 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
             | "/rpc/bulk_run"
             | "/rpc/request_answer"
             | "/rpc/search"
-            | "/rpc/operation_facets",
+            | "/rpc/operation_facets"
+            | "/rpc/my_account",
         ) => Reads(EVERYONE),
         ("POST", "/rpc/preview_bulk") => Reads(OPERATORS),
         ("POST", "/rpc/approvals" | "/rpc/audit_events") => Reads(READERS_OF_APPROVALS_AND_AUDIT),
@@ -95,11 +97,13 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
             | "/rpc/webhook_endpoints"
             | "/rpc/tenant_language"
             | "/rpc/session_settings"
-            | "/rpc/api_tokens",
+            | "/rpc/api_tokens"
+            | "/rpc/two_factor_requirement",
         ) => Reads(ADMIN),
         ("POST", "/rpc/act" | "/rpc/compensate" | "/rpc/start_bulk" | "/rpc/retry_after_failure") => {
             Changes(OPERATORS)
         }
+        ("POST", "/rpc/start_two_factor" | "/rpc/confirm_two_factor" | "/rpc/turn_off_two_factor") => Changes(EVERYONE),
         (
             "POST",
             "/rpc/add_user"
@@ -118,7 +122,8 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
             | "/rpc/change_person"
             | "/rpc/create_api_token"
             | "/rpc/revoke_api_token"
-            | "/rpc/rotate_api_token",
+            | "/rpc/rotate_api_token"
+            | "/rpc/set_two_factor_required",
         ) => Changes(ADMIN),
         _ => return None,
     })
@@ -166,6 +171,8 @@ fn arguments<'a>(csrf: &'a str) -> Vec<(&'static str, &'a str)> {
         ("scopes[0]", "read"),
         ("expires_in_days", "30"),
         ("grace_hours", "0"),
+        ("code", "000000"),
+        ("required", "off"),
     ]
 }
 

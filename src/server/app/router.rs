@@ -86,6 +86,7 @@ fn http_routes(limits: Arc<Limits>) -> ListedRouter<AppState> {
         .any("/mcp", mcp::endpoint)
         .post("/webhooks/providers/{tenant}/{connection}", provider_webhooks::receive)
         .post("/login", auth::sign_in)
+        .post(auth::SECOND_STEP_PATH, auth::second_step)
         .post("/logout", auth::sign_out)
         .post("/password-reset", password_reset::set_new_password)
         .post("/language", auth::choose_language)

@@ -24,6 +24,7 @@ pub mod secrets;
 pub mod templates;
 pub mod tokens;
 pub mod tools;
+pub mod two_factor;
 pub mod webhooks;
 pub mod workflows;
 mod written;
