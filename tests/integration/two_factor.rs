@@ -277,4 +277,37 @@ crate::engine_tests! {
         let page = ada.page("/admin", 200).await;
         assert!(!page.contains("value=\"reset_two_factor\""), "the people page does not offer it");
     }
+
+    the_command_line_resets_a_second_factor_and_sets_the_tenant_switch(app) {
+        let lin = app.signed_in("lin", Role::Support).await;
+        let Some(_) = enrol(&lin).await else { return };
+        let url = app.database.url().to_owned();
+        let run = |args: &[&str]| {
+            let output = std::process::Command::new(env!("CARGO_BIN_EXE_opledger"))
+                .args(args)
+                .args(["--database-url", &url])
+                .env_remove("OPLEDGER_DATABASE_URL")
+                .output()
+                .unwrap();
+            assert!(output.status.success(), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
+            String::from_utf8(output.stdout).unwrap()
+        };
+        let listed = run(&["user", "list", "--tenant", "acme"]);
+        let line = listed.lines().find(|line| line.starts_with("lin ")).expect("lin is listed");
+        assert!(line.contains(" on "), "the list shows who has it: {listed}");
+
+        let reset = run(&["user", "reset-two-factor", "--tenant", "acme", "--name", "lin", "--reason", "lost phone"]);
+        assert_eq!(reset, "Turned off lin's two-factor sign-in; 1 open session(s) ended. They set it up again after their next sign-in.\n");
+        assert!(!opens_pages(&lin).await);
+        assert_eq!(app.number("select count(*) from users where two_factor_secret is not null").await, 0);
+
+        let switched = run(&["user", "require-two-factor", "--tenant", "acme", "on"]);
+        assert_eq!(switched, "Tenant acme now requires two-factor sign-in of its managers and admins.\n");
+        assert!(app.ledger.two_factor_required(&TenantId::parse("acme").unwrap()).await.unwrap());
+        let entries = audit_actions(&app, "acme").await;
+        for action in ["reset_two_factor", "set_two_factor_required"] {
+            let entry = entries.iter().find(|entry| entry["action"] == action).expect(action);
+            assert_eq!(entry["actor"], "cli", "{action}");
+        }
+    }
 }
