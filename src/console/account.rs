@@ -76,7 +76,7 @@ mod ssr {
     use crate::console::guard::{request_session, unavailable, SignedIn};
     use crate::console::language::current_language;
     use crate::domain::language::Language;
-    use crate::server::http::auth::{csrf_token, enrolment_done};
+    use crate::server::http::auth::{csrf_token, enrolment_done, must_enrol};
     use crate::server::http::state::AppState;
     use crate::server::ledger::two_factor::{Enrolment, Holder, TwoFactorError};
     use crate::t;
@@ -123,7 +123,7 @@ mod ssr {
             csrf,
             offered: state.offered,
             on: state.on,
-            must_enrol: user.must_enrol && !state.on,
+            must_enrol: must_enrol(&session).await && !state.on,
             required: state.tenant_requires && crate::domain::two_factor::role_requires(user.role),
             may_turn_off: state.may_turn_off,
             seals_secrets: ledger.seals_secrets(),

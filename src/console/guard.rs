@@ -12,7 +12,7 @@ use tower_sessions::Session;
 use super::AppError;
 use crate::domain::{ids::Actor, machine::RejectionCode, policy::Section};
 pub use crate::server::http::auth::SignedIn;
-use crate::server::http::auth::{csrf_matches, signed_in};
+use crate::server::http::auth::{csrf_matches, must_enrol, signed_in};
 use crate::server::http::state::AppState;
 use crate::server::ledger::LedgerError;
 use crate::server::store::{Reads, StoreError};
@@ -85,7 +85,7 @@ fn refuse(error: AppError) -> AppError {
 /// The session's user when they may open `section`; otherwise `SignedOut` or `Forbidden`.
 pub async fn allowed(session: &Session, section: Section) -> Result<SignedIn, AppError> {
     let user = signed_in(session).await.ok_or(AppError::SignedOut)?;
-    if user.must_enrol {
+    if must_enrol(session).await {
         return Err(AppError::TwoFactorFirst);
     }
     if !section.allows(user.role) {

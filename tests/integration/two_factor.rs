@@ -183,7 +183,7 @@ crate::engine_tests! {
             assert!(body.contains("two_factor_first"), "{function} says why: {body}");
         }
         let live = max.get("/live/operations").await.status().as_u16();
-        assert_eq!(live, 401, "no live stream either");
+        assert_eq!(live, 403, "no live stream either");
 
         let sue_console = {
             app.add_user("acme", "sue", Role::Support).await;

@@ -30,6 +30,7 @@ use super::state::AppState;
 use crate::domain::{ids::TenantId, language::Language, people::SessionLifetimes, policy::Role};
 use crate::server::clock::now;
 use crate::server::ledger::accounts::check_password;
+use crate::server::ledger::two_factor::TwoFactorError;
 use crate::server::store::{records::SessionOwner, Sessions};
 
 /// The session key under which the signed-in user is kept.
@@ -51,11 +52,6 @@ pub struct SignedIn {
     /// lifetime.
     #[serde(default)]
     pub until: i64,
-    /// Whether the user must set up two-factor sign-in before anything else (their tenant
-    /// requires it of their role): every page goes to `/account`, every server function but the
-    /// set-up's refuses.
-    #[serde(default)]
-    pub must_enrol: bool,
 }
 
 impl SignedIn {
@@ -67,6 +63,16 @@ impl SignedIn {
 
 /// The session key of a sign-in waiting for its second factor.
 const PENDING_KEY: &str = "two_factor_pending";
+
+/// The session key that marks a user who must set up two-factor sign-in before anything else
+/// (their tenant requires it of their role): every page goes to `/account`, every server function
+/// but their own account's refuses.
+const MUST_ENROL_KEY: &str = "must_enrol";
+
+/// Whether the session's user must set up two-factor sign-in before anything else.
+pub async fn must_enrol(session: &Session) -> bool {
+    session.get::<bool>(MUST_ENROL_KEY).await.ok().flatten().unwrap_or(false)
+}
 
 /// The path of a sign-in's second step.
 pub const SECOND_STEP_PATH: &str = "/login/two-factor";
@@ -94,11 +100,7 @@ pub async fn pending_sign_in(session: &Session) -> Option<PendingSignIn> {
 /// Notes in `session` that its user set up two-factor sign-in, so they may do everything their
 /// role allows again.
 pub async fn enrolment_done(session: &Session) -> Result<(), tower_sessions::session::Error> {
-    if let Some(mut user) = session.get::<SignedIn>(USER_KEY).await? {
-        user.must_enrol = false;
-        session.insert(USER_KEY, &user).await?;
-    }
-    Ok(())
+    session.remove_value(MUST_ENROL_KEY).await.map(|_| ())
 }
 
 /// Sessions in the ledger's database, stored under a hash of the id the browser holds.
@@ -231,6 +233,7 @@ pub async fn start_session(
     user.until = (now() + lifetimes.absolute).timestamp();
     session.cycle_id().await?;
     session.remove_value(PENDING_KEY).await?;
+    session.remove_value(MUST_ENROL_KEY).await?;
     session.insert(USER_KEY, &user).await?;
     session.insert(CSRF_KEY, uuid::Uuid::new_v4().simple().to_string()).await
 }
@@ -391,13 +394,12 @@ pub async fn sign_in(
         role: user.role,
         language: user.language,
         until: 0,
-        must_enrol,
     };
     if has_two_factor {
         return await_second_factor(&session, signed_in, next).await;
     }
     let next = if must_enrol { ACCOUNT_PATH.to_owned() } else { next };
-    signed_in_to(&state, &session, signed_in, &next).await
+    signed_in_to(&state, &session, signed_in, &next, must_enrol).await
 }
 
 /// The page where a person sets up their own two-factor sign-in.
@@ -424,16 +426,30 @@ async fn await_second_factor(session: &Session, user: SignedIn, next: String) ->
     response
 }
 
-/// Starts the session of `signed_in`, notes the sign-in and goes to `next`.
-async fn signed_in_to(state: &AppState, session: &Session, signed_in: SignedIn, next: &str) -> Response {
-    if let Err(error) = start_session(session, signed_in.clone(), state.session_lifetimes).await {
+/// Starts the session of `signed_in` (marked when they must set up two-factor sign-in first),
+/// notes the sign-in and goes to `next`.
+async fn signed_in_to(
+    state: &AppState,
+    session: &Session,
+    signed_in: SignedIn,
+    next: &str,
+    must_enrol: bool,
+) -> Response {
+    let started = async {
+        start_session(session, signed_in.clone(), state.session_lifetimes).await?;
+        if must_enrol {
+            session.insert(MUST_ENROL_KEY, true).await?;
+        }
+        Ok::<_, tower_sessions::session::Error>(())
+    };
+    if let Err(error) = started.await {
         tracing::error!(%error, "could not start a session");
         return Redirect::to(&login_url("unavailable", &signed_in.name, signed_in.tenant.as_str(), next)).into_response();
     }
     if let Err(error) = state.ledger.record_sign_in(&signed_in.tenant, &signed_in.user_id).await {
         tracing::warn!(%error, "could not note a sign-in");
     }
-    tracing::info!(user = ?signed_in.name, tenant = %signed_in.tenant, must_enrol = signed_in.must_enrol, "signed in");
+    tracing::info!(user = ?signed_in.name, tenant = %signed_in.tenant, must_enrol, "signed in");
     Redirect::to(next).into_response()
 }
 
@@ -477,8 +493,8 @@ pub async fn second_step(
         return too_many_sign_ins(over);
     }
     match state.ledger.second_factor(&user.tenant, &user.user_id, &user.name, &form.code).await {
-        Ok(Some(_)) => signed_in_to(&state, &session, user, local_path(Some(&pending.next))).await,
-        Ok(None) => {
+        Ok(Some(_)) => signed_in_to(&state, &session, user, local_path(Some(&pending.next)), false).await,
+        Ok(None) | Err(TwoFactorError::NotOn | TwoFactorError::NoSuchUser) => {
             state.ledger.metrics().sign_in_failed("wrong_second_factor");
             tracing::info!(user = ?user.name, %address, "second factor refused");
             second_step_again("invalid")
@@ -649,7 +665,7 @@ pub async fn redirect_signed_out(session: Session, mut request: Request, next: N
     }
     let user = signed_in(&session).await;
     let is_signed_in = user.is_some();
-    let must_enrol = user.as_ref().is_some_and(|user| user.must_enrol);
+    let must_enrol = is_signed_in && must_enrol(&session).await;
     if is_signed_in {
         keep_alive(&session).await;
     } else if session.get::<SignedIn>(USER_KEY).await.ok().flatten().is_some() {
