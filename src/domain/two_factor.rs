@@ -72,8 +72,9 @@ pub enum TypedCode {
     Recovery(String),
 }
 
-/// What `typed` is: six digits (spaces allowed, as apps show `123 456`) are a TOTP code; ten
-/// letters and digits (dashes and spaces allowed) a recovery code; anything else nothing.
+/// What `typed` is: six digits (spaces allowed, as apps show `123 456`) are a TOTP code; sixteen
+/// letters and digits of the recovery alphabet (dashes and spaces allowed, any case) a recovery
+/// code; anything else nothing.
 pub fn read_code(typed: &str) -> Option<TypedCode> {
     let plain: String = typed.chars().filter(|c| !c.is_whitespace() && *c != '-').collect();
     if plain.len() == DIGITS && plain.chars().all(|c| c.is_ascii_digit()) {
@@ -87,14 +88,21 @@ pub fn read_code(typed: &str) -> Option<TypedCode> {
 /// The letters a recovery code is made of: lowercase letters and digits without the ones people
 /// confuse (0/o, 1/l/i).
 pub const RECOVERY_ALPHABET: &str = "abcdefghjkmnpqrstuvwxyz23456789";
-/// The characters of a recovery code (about 49 bits).
-pub const RECOVERY_CODE_CHARS: usize = 10;
+/// The characters of a recovery code: about 79 bits, so that a hash of one (which is all that is
+/// stored) cannot be searched back.
+pub const RECOVERY_CODE_CHARS: usize = 16;
 
-/// A recovery code made of `random` bytes (one per character), as shown: `abcde-fghjk`.
+/// A recovery code made of `random` bytes (one per character, each below 248 so that every
+/// letter is as likely), as shown: `abcd-efgh-jkmn-pqrs`.
 pub fn recovery_code_from(random: &[u8; RECOVERY_CODE_CHARS]) -> String {
     let alphabet = RECOVERY_ALPHABET.as_bytes();
-    let chars: String = random.iter().map(|byte| char::from(alphabet[usize::from(*byte) % alphabet.len()])).collect();
-    format!("{}-{}", &chars[..5], &chars[5..])
+    let chars: Vec<char> = random.iter().map(|byte| char::from(alphabet[usize::from(*byte) % alphabet.len()])).collect();
+    chars.chunks(4).map(|group| group.iter().collect::<String>()).collect::<Vec<_>>().join("-")
+}
+
+/// Whether a random byte keeps the letters of a recovery code equally likely (248 = 8 × 31).
+pub fn unbiased(byte: u8) -> bool {
+    byte < 248
 }
 
 #[cfg(test)]
@@ -134,18 +142,22 @@ mod tests {
     #[test]
     fn typed_codes_are_told_apart() {
         assert_eq!(read_code(" 123 456 "), Some(TypedCode::Totp("123456".into())));
-        assert_eq!(read_code("ABCDE-FGHJK"), Some(TypedCode::Recovery("abcdefghjk".into())));
+        assert_eq!(read_code("ABCD-EFGH-JKMN-PQRS"), Some(TypedCode::Recovery("abcdefghjkmnpqrs".into())));
+        assert_eq!(read_code("abcd efgh jkmn pqrs"), Some(TypedCode::Recovery("abcdefghjkmnpqrs".into())));
         assert_eq!(read_code("12345"), None);
         assert_eq!(read_code("1234567"), None);
-        assert_eq!(read_code("abcde-fghj0"), None, "0 is not in the alphabet");
+        assert_eq!(read_code("abcd-efgh-jkmn-pqr0"), None, "0 is not in the alphabet");
+        assert_eq!(read_code("abcd-efgh-jkmn"), None, "too short");
         assert_eq!(read_code(""), None);
     }
 
     #[test]
     fn recovery_codes_read_back_as_recovery_codes() {
-        let code = recovery_code_from(&[0, 1, 2, 3, 4, 250, 251, 252, 253, 255]);
-        assert_eq!(code.len(), 11);
-        assert_eq!(&code[5..6], "-");
+        let code = recovery_code_from(&[0, 1, 2, 3, 4, 30, 31, 32, 62, 100, 200, 240, 241, 245, 246, 247]);
+        assert_eq!(code, "abcd-e9ab-ahr2-3789");
+        assert_eq!(code.len(), 19);
+        assert_eq!(code.matches('-').count(), 3);
+        assert!(unbiased(247) && !unbiased(248));
         assert!(matches!(read_code(&code), Some(TypedCode::Recovery(plain)) if plain == code.replace('-', "")));
     }
 }

@@ -241,7 +241,14 @@ impl Ledger {
         let codes: Vec<String> = (0..RECOVERY_CODES)
             .map(|_| {
                 let mut random = [0u8; RECOVERY_CODE_CHARS];
-                OsRng.fill_bytes(&mut random);
+                for byte in &mut random {
+                    *byte = loop {
+                        let candidate = OsRng.next_u32().to_le_bytes()[0];
+                        if two_factor::unbiased(candidate) {
+                            break candidate;
+                        }
+                    };
+                }
                 recovery_code_from(&random)
             })
             .collect();
@@ -371,7 +378,7 @@ mod tests {
 
     #[test]
     fn recovery_codes_are_hashed_apart_from_their_shape() {
-        assert_eq!(code_hash("abcdefghjk").len(), 64);
-        assert_ne!(code_hash("abcdefghjk"), code_hash("abcdefghjm"));
+        assert_eq!(code_hash("abcdefghjkmnpqrs").len(), 64);
+        assert_ne!(code_hash("abcdefghjkmnpqrs"), code_hash("abcdefghjkmnpqrt"));
     }
 }

@@ -48,7 +48,7 @@ fn TwoFactorPanel(account: AccountView, language: Language) -> impl IntoView {
                 <ActionForm action=turn_off attr:class="stack" attr:data-answer-to="account-result" attr:data-testid="turn-off-two-factor">
                     <input type="hidden" name="csrf" value=csrf.clone()/>
                     <label>{t!(language, "two-factor-code")}
-                        <input type="text" name="code" required inputmode="numeric" autocomplete="one-time-code" maxlength="12"/>
+                        <input type="text" name="code" required inputmode="numeric" autocomplete="one-time-code" maxlength="24"/>
                     </label>
                     <button type="submit" class="button button-quiet">{t!(language, "two-factor-turn-off")}</button>
                 </ActionForm>

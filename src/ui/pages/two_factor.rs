@@ -45,7 +45,7 @@ pub fn SecondStep() -> impl IntoView {
                                     <label>
                                         {t!(language, "two-factor-code")}
                                         <input type="text" name="code" required autofocus inputmode="numeric"
-                                            autocomplete="one-time-code" maxlength="12" aria-describedby="code-hint"/>
+                                            autocomplete="one-time-code" maxlength="24" aria-describedby="code-hint"/>
                                         <span id="code-hint" class="field-hint">{t!(language, "two-factor-code-hint")}</span>
                                     </label>
                                     <button type="submit" class="button">{t!(language, "two-factor-verify")}</button>
