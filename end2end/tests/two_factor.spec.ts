@@ -63,7 +63,7 @@ test("a person sets up two-factor sign-in and signs in with a code", async ({ pa
   await signIn(page, USERS.admin, "/admin");
   await waitInteractive(page);
   const add = page.getByTestId("add-user");
-  await add.getByLabel("Name").fill(name);
+  await add.getByLabel("Name", { exact: true }).fill(name);
   await add.getByLabel("Role").selectOption("support");
   await add.getByLabel("Password (10 characters or more)").fill(PASSWORD);
   await add.getByRole("button", { name: "Add user" }).click();
