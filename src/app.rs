@@ -15,6 +15,7 @@ use crate::console::shell::who_am_i;
 use crate::ui::components::layout::Layout;
 use crate::ui::components::widgets::ViewerResource;
 use crate::ui::pages::{
+    account::AccountPage,
     admin::{AdminAccess, AdminPeople, AdminPolicy, AdminProviders, AdminWebhooks},
     approvals::Approvals,
     audit::Audit,
@@ -28,6 +29,7 @@ use crate::ui::pages::{
     password_reset::PasswordReset,
     reconcile::Reconcile,
     search::SearchPage,
+    two_factor::SecondStep,
     NotFound,
 };
 
@@ -84,7 +86,9 @@ pub fn App() -> impl IntoView {
             <Layout>
                 <Routes fallback=NotFound>
                     <Route path=path!("/login") view=Login ssr=SsrMode::Async/>
+                    <Route path=path!("/login/two-factor") view=SecondStep ssr=SsrMode::Async/>
                     <Route path=path!("/password-reset") view=PasswordReset ssr=SsrMode::Async/>
+                    <Route path=path!("/account") view=AccountPage ssr=SsrMode::Async/>
                     <Route path=path!("/") view=Overview ssr=SsrMode::Async/>
                     <Route path=path!("/operations") view=Operations ssr=SsrMode::Async/>
                     <Route path=path!("/operations/:op_id") view=OperationPage ssr=SsrMode::Async/>

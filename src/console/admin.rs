@@ -22,6 +22,9 @@ pub struct UserView {
     pub status: UserStatus,
     pub source: UserSource,
     pub last_sign_in_at: Option<DateTime<Utc>>,
+    /// Whether they sign in with a second factor.
+    #[serde(default)]
+    pub two_factor: bool,
     /// The admin looking at the list.
     pub is_you: bool,
 }
@@ -252,6 +255,7 @@ pub(crate) mod ssr {
             .into_iter()
             .map(|u| UserView {
                 is_you: u.id == user.user_id,
+                two_factor: u.has_two_factor(),
                 name: u.name,
                 role: u.role,
                 created_at: u.created_at,

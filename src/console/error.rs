@@ -19,6 +19,9 @@ pub enum AppError {
     /// The signed-in user's role does not open this.
     #[error("Your role does not allow this. Ask an admin if you need it.")]
     Forbidden,
+    /// The tenant requires the signed-in user to set up two-factor sign-in before anything else.
+    #[error("Your tenant requires two-factor sign-in for your role: set it up on Your account (/account) first.")]
+    TwoFactorFirst,
     /// The form's CSRF token is not the session's: an old page, or a request from another site.
     #[error("This form has expired. Reload the page and try again.")]
     FormExpired,
@@ -41,6 +44,7 @@ impl AppError {
             AppError::Unavailable => t!(language, "error-unavailable"),
             AppError::SignedOut => t!(language, "error-signed-out"),
             AppError::Forbidden => t!(language, "error-forbidden"),
+            AppError::TwoFactorFirst => t!(language, "error-two-factor-first"),
             AppError::FormExpired => t!(language, "error-form-expired"),
             AppError::NotFound(what) => t!(language, "error-not-found", what = what),
             AppError::Invalid(sentence) => sentence.clone(),

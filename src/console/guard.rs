@@ -12,7 +12,7 @@ use tower_sessions::Session;
 use super::AppError;
 use crate::domain::{ids::Actor, machine::RejectionCode, policy::Section};
 pub use crate::server::http::auth::SignedIn;
-use crate::server::http::auth::{csrf_matches, signed_in};
+use crate::server::http::auth::{csrf_matches, must_enrol, signed_in};
 use crate::server::http::state::AppState;
 use crate::server::ledger::LedgerError;
 use crate::server::store::{Reads, StoreError};
@@ -61,7 +61,7 @@ pub async fn request_session() -> Result<Session, AppError> {
 pub fn status_of(error: &AppError) -> StatusCode {
     match error {
         AppError::SignedOut => StatusCode::UNAUTHORIZED,
-        AppError::Forbidden | AppError::FormExpired => StatusCode::FORBIDDEN,
+        AppError::Forbidden | AppError::FormExpired | AppError::TwoFactorFirst => StatusCode::FORBIDDEN,
         AppError::NotFound(_) => StatusCode::NOT_FOUND,
         AppError::Invalid(_) => StatusCode::UNPROCESSABLE_ENTITY,
         AppError::Unavailable | AppError::Transport(_) => StatusCode::SERVICE_UNAVAILABLE,
@@ -85,6 +85,9 @@ fn refuse(error: AppError) -> AppError {
 /// The session's user when they may open `section`; otherwise `SignedOut` or `Forbidden`.
 pub async fn allowed(session: &Session, section: Section) -> Result<SignedIn, AppError> {
     let user = signed_in(session).await.ok_or(AppError::SignedOut)?;
+    if must_enrol(session).await {
+        return Err(AppError::TwoFactorFirst);
+    }
     if !section.allows(user.role) {
         tracing::warn!(user = %user.name, role = user.role.as_str(), ?section, "refused a section");
         return Err(AppError::Forbidden);
@@ -96,6 +99,20 @@ pub async fn allowed(session: &Session, section: Section) -> Result<SignedIn, Ap
 /// `SignedOut` (401) or `Forbidden` (403), with that status set on the response.
 pub async fn require(section: Section) -> Result<SignedIn, AppError> {
     allowed(&request_session().await?, section).await.map_err(refuse)
+}
+
+/// The signed-in user of the current request, whatever their role and even before they set up the
+/// two-factor sign-in their tenant requires: for their own account's server functions alone.
+/// With `csrf` (a change), the form's token must be the session's.
+pub async fn require_own_account(csrf: Option<&str>) -> Result<SignedIn, AppError> {
+    let session = request_session().await?;
+    let user = signed_in(&session).await.ok_or(AppError::SignedOut).map_err(refuse)?;
+    if let Some(csrf) = csrf {
+        if !csrf_matches(&session, csrf).await {
+            return Err(refuse(AppError::FormExpired));
+        }
+    }
+    Ok(user)
 }
 
 /// Like [`require`], for a server function that changes something: the form's CSRF token must be

@@ -18,7 +18,7 @@ use std::{convert::Infallible, sync::Arc, time::Duration};
 use tokio::sync::watch;
 use tower_sessions::Session;
 
-use crate::server::http::auth::{signed_in, still_signed_in};
+use crate::server::http::auth::{must_enrol, signed_in, still_signed_in};
 use crate::server::http::changes::Latest;
 use crate::server::http::state::AppState;
 use crate::server::store::Sessions;
@@ -30,6 +30,9 @@ pub async fn operation_changes(State(state): State<AppState>, session: Session) 
     let Some(user) = signed_in(&session).await else {
         return (StatusCode::UNAUTHORIZED, "Sign in to follow live updates.").into_response();
     };
+    if must_enrol(&session).await {
+        return (StatusCode::FORBIDDEN, "Set up two-factor sign-in on Your account (/account) first.").into_response();
+    }
     let changes = state.live.follow(state.ledger.reads(), &user.tenant).await;
     let next_check = tokio::time::Instant::now() + SESSION_CHECK_EVERY;
     let follower = Follower { sessions: state.sessions.clone(), session, changes, next_check };

@@ -4,6 +4,7 @@
 //! error text ever reaches the browser. The pages' exports and live updates are plain HTTP
 //! handlers beside them.
 
+pub mod account;
 pub mod admin;
 pub mod api_tokens;
 pub mod approvals;
@@ -30,6 +31,7 @@ pub mod reconcile;
 pub mod search;
 pub mod shell;
 pub mod sso;
+pub mod two_factor;
 pub mod webhooks;
 
 pub use error::AppError;

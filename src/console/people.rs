@@ -1,5 +1,6 @@
 //! The people page's changes: an admin changes a person's role, deactivates or reactivates them,
-//! signs them out everywhere, or makes a one-time link for a new password, each with a reason
+//! signs them out everywhere, makes a one-time link for a new password, or resets their
+//! two-factor sign-in, each with a reason
 //! kept in the audit trail; the session lifetimes the access page shows; and the public password
 //! page reads whether its link still works.
 
@@ -7,7 +8,8 @@ use leptos::prelude::*;
 
 use super::AppError;
 
-/// Makes `change` (`role`, `deactivate`, `reactivate`, `sign_out` or `reset_password`) to the
+/// Makes `change` (`role`, `deactivate`, `reactivate`, `sign_out`, `reset_password` or
+/// `reset_two_factor`) to the
 /// tenant's user `name`, for `reason`; `role` names the new role of a `role` change, and
 /// `tokens_to` the user who takes over a deactivated person's API tokens (empty: revoke them). Answers
 /// what it did in words; a reset's answer carries the one-time link, shown this once.
@@ -74,6 +76,7 @@ mod ssr {
             "reactivate" => Ok(PeopleChange::Reactivate),
             "sign_out" => Ok(PeopleChange::SignOutEverywhere),
             "reset_password" => Ok(PeopleChange::ResetPassword),
+            "reset_two_factor" => Ok(PeopleChange::ResetTwoFactor),
             other => Err(AppError::Invalid(t!(language, "people-change-unknown", change = other))),
         }
     }
@@ -86,6 +89,7 @@ mod ssr {
             PeopleRefusal::PasswordElsewhere => t!(language, "people-refused-password-elsewhere"),
             PeopleRefusal::Deactivated => t!(language, "people-refused-deactivated"),
             PeopleRefusal::NoTokenHeir => t!(language, "people-refused-token-heir"),
+            PeopleRefusal::TwoFactorElsewhere => t!(language, "two-factor-refused-sso"),
         }
     }
 
@@ -128,6 +132,7 @@ mod ssr {
             }
             PeopleChange::Reactivate => t!(language, "people-reactivated", name = name),
             PeopleChange::SignOutEverywhere => t!(language, "people-signed-out", name = name, sessions = sessions),
+            PeopleChange::ResetTwoFactor => t!(language, "two-factor-reset-done", name = name, sessions = sessions),
             PeopleChange::ResetPassword => {
                 let secret = changed.reset_secret.unwrap_or_default();
                 let link = format!("{}{PASSWORD_RESET_PATH}?token={secret}", console_origin().await);

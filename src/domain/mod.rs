@@ -20,6 +20,7 @@ pub mod operation;
 pub mod params;
 pub mod people;
 pub mod policy;
+pub mod two_factor;
 pub mod rollup;
 pub mod sso;
 pub mod webhook;

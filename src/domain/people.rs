@@ -1,7 +1,8 @@
 //! The people of a tenant: whether a user may sign in (active or deactivated), where their sign-in
 //! comes from (a local password or the tenant's identity provider), how long a console session
 //! lives, and the rules an admin's change to a person must keep: nobody changes their own role or
-//! deactivates themselves, and a tenant never loses its last active admin.
+//! deactivates themselves, a tenant never loses its last active admin, and only a local user's
+//! password and second factor are reset here.
 
 use serde::{Deserialize, Serialize};
 
@@ -75,6 +76,9 @@ pub enum PeopleChange {
     Reactivate,
     ResetPassword,
     SignOutEverywhere,
+    /// Turns off a person's two-factor sign-in (they lost their phone): their secret and recovery
+    /// codes are forgotten and their sessions end; they enrol again at their next sign-in.
+    ResetTwoFactor,
 }
 
 /// Why a change to a person is refused.
@@ -92,6 +96,8 @@ pub enum PeopleRefusal {
     Deactivated,
     #[error("the API tokens can only go to another active user of the tenant")]
     NoTokenHeir,
+    #[error("this person signs in through the tenant's identity provider, which does their second factor")]
+    TwoFactorElsewhere,
 }
 
 /// The person a change is about, as the store holds them now.
@@ -115,6 +121,7 @@ pub fn check_change(change: PeopleChange, target: Target, active_admins: usize) 
         PeopleChange::Deactivate if last_admin => Err(PeopleRefusal::LastAdmin),
         PeopleChange::ResetPassword if target.source == UserSource::Sso => Err(PeopleRefusal::PasswordElsewhere),
         PeopleChange::ResetPassword if target.status == UserStatus::Deactivated => Err(PeopleRefusal::Deactivated),
+        PeopleChange::ResetTwoFactor if target.source == UserSource::Sso => Err(PeopleRefusal::TwoFactorElsewhere),
         _ => Ok(()),
     }
 }
@@ -171,6 +178,15 @@ mod tests {
         let gone = Target { status: UserStatus::Deactivated, ..target(Role::Manager) };
         assert_eq!(check_change(PeopleChange::ResetPassword, gone, 1), Err(PeopleRefusal::Deactivated));
         assert_eq!(check_change(PeopleChange::ResetPassword, target(Role::Manager), 1), Ok(()));
+    }
+
+    #[test]
+    fn two_factor_is_reset_only_where_it_is_kept() {
+        let sso = Target { source: UserSource::Sso, ..target(Role::Manager) };
+        assert_eq!(check_change(PeopleChange::ResetTwoFactor, sso, 1), Err(PeopleRefusal::TwoFactorElsewhere));
+        assert_eq!(check_change(PeopleChange::ResetTwoFactor, target(Role::Manager), 1), Ok(()));
+        let me = Target { is_self: true, ..target(Role::Admin) };
+        assert_eq!(check_change(PeopleChange::ResetTwoFactor, me, 1), Ok(()), "an admin who lost their phone, from the command line");
     }
 
     #[test]

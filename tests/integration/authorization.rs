@@ -45,9 +45,9 @@ enum Rule {
 fn rule_for(method: &Method, path: &str) -> Option<Rule> {
     use Rule::*;
     Some(match (method.as_str(), path) {
-        ("GET", "/healthz" | "/login" | "/password-reset" | "/api/v1/openapi.json") => Public,
-        ("POST", "/login" | "/password-reset") => Public,
-        ("POST", "/rpc/sign_in_token" | "/rpc/who_am_i" | "/rpc/password_reset_for") => Public,
+        ("GET", "/healthz" | "/login" | "/login/two-factor" | "/password-reset" | "/api/v1/openapi.json") => Public,
+        ("POST", "/login" | "/login/two-factor" | "/password-reset") => Public,
+        ("POST", "/rpc/sign_in_token" | "/rpc/who_am_i" | "/rpc/password_reset_for" | "/rpc/second_step_for") => Public,
         ("POST", "/login/sso" | "/rpc/company_sign_in") | ("GET", "/oidc/callback") => Public,
         ("POST", "/oidc/backchannel-logout/{tenant}") => ProviderWebhook,
         ("POST", "/logout" | "/language") => SignOut,
@@ -64,7 +64,8 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
             | "/conflicts"
             | "/reconcile"
             | "/search"
-            | "/bulk/{id}",
+            | "/bulk/{id}"
+            | "/account",
         ) => Page(EVERYONE),
         ("GET", "/bulk") => Page(OPERATORS),
         ("GET", "/approvals" | "/audit") => Page(READERS_OF_APPROVALS_AND_AUDIT),
@@ -85,7 +86,8 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
             | "/rpc/bulk_run"
             | "/rpc/request_answer"
             | "/rpc/search"
-            | "/rpc/operation_facets",
+            | "/rpc/operation_facets"
+            | "/rpc/my_account",
         ) => Reads(EVERYONE),
         ("POST", "/rpc/preview_bulk") => Reads(OPERATORS),
         ("POST", "/rpc/approvals" | "/rpc/audit_events") => Reads(READERS_OF_APPROVALS_AND_AUDIT),
@@ -99,11 +101,13 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
             | "/rpc/tenant_language"
             | "/rpc/session_settings"
             | "/rpc/api_tokens"
-            | "/rpc/sso_settings",
+            | "/rpc/sso_settings"
+            | "/rpc/two_factor_requirement",
         ) => Reads(ADMIN),
         ("POST", "/rpc/act" | "/rpc/compensate" | "/rpc/start_bulk" | "/rpc/retry_after_failure") => {
             Changes(OPERATORS)
         }
+        ("POST", "/rpc/start_two_factor" | "/rpc/confirm_two_factor" | "/rpc/turn_off_two_factor") => Changes(EVERYONE),
         (
             "POST",
             "/rpc/add_user"
@@ -124,7 +128,8 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
             | "/rpc/revoke_api_token"
             | "/rpc/rotate_api_token"
             | "/rpc/set_sso_settings"
-            | "/rpc/remove_sso_settings",
+            | "/rpc/remove_sso_settings"
+            | "/rpc/set_two_factor_required",
         ) => Changes(ADMIN),
         _ => return None,
     })
@@ -172,6 +177,8 @@ fn arguments<'a>(csrf: &'a str) -> Vec<(&'static str, &'a str)> {
         ("scopes[0]", "read"),
         ("expires_in_days", "30"),
         ("grace_hours", "0"),
+        ("code", "000000"),
+        ("required", "off"),
     ]
 }
 

@@ -34,4 +34,5 @@ mod tenant_accounts;
 mod tokens;
 mod tools;
 mod traces;
+mod two_factor;
 mod workflows;

@@ -92,6 +92,7 @@ fn http_routes(limits: Arc<Limits>) -> ListedRouter<AppState> {
         .post("/login/sso", oidc::start)
         .get(oidc::CALLBACK_PATH, oidc::callback)
         .post("/oidc/backchannel-logout/{tenant}", oidc::backchannel_logout)
+        .post(auth::SECOND_STEP_PATH, auth::second_step)
         .post("/logout", auth::sign_out)
         .post("/password-reset", password_reset::set_new_password)
         .post("/language", auth::choose_language)

@@ -3,8 +3,11 @@
 //! request and which end anyway at an absolute deadline, the sign-in and sign-out form handlers,
 //! the CSRF token every state-changing form and server function carries (the sign-in form's in a
 //! cookie of its own, so an anonymous visit stores nothing), the redirect of signed-out page
-//! requests to `/login`. The console's role check (`crate::console::guard`) reads who is signed in
-//! from here.
+//! requests to `/login`. A user with two-factor sign-in gets no session from their password alone:
+//! a pending sign-in waits five minutes in the (pre-)session for the second step
+//! (`/login/two-factor`), whose code starts the session. A manager or admin whom their tenant
+//! requires to use it, and who has not set it up, is signed in to set it up and nothing else. The
+//! console's role check (`crate::console::guard`) reads who is signed in from here.
 
 use axum::{
     extract::{rejection::FormRejection, Request, State},
@@ -27,6 +30,7 @@ use super::state::AppState;
 use crate::domain::{ids::TenantId, language::Language, people::SessionLifetimes, policy::Role};
 use crate::server::clock::now;
 use crate::server::ledger::accounts::check_password;
+use crate::server::ledger::two_factor::TwoFactorError;
 use crate::server::store::{records::SessionOwner, Sessions};
 
 /// The session key under which the signed-in user is kept.
@@ -55,6 +59,48 @@ impl SignedIn {
     pub fn is_over(&self, at: i64) -> bool {
         at >= self.until
     }
+}
+
+/// The session key of a sign-in waiting for its second factor.
+const PENDING_KEY: &str = "two_factor_pending";
+
+/// The session key that marks a user who must set up two-factor sign-in before anything else
+/// (their tenant requires it of their role): every page goes to `/account`, every server function
+/// but their own account's refuses.
+const MUST_ENROL_KEY: &str = "must_enrol";
+
+/// Whether the session's user must set up two-factor sign-in before anything else.
+pub async fn must_enrol(session: &Session) -> bool {
+    session.get::<bool>(MUST_ENROL_KEY).await.ok().flatten().unwrap_or(false)
+}
+
+/// The path of a sign-in's second step.
+pub const SECOND_STEP_PATH: &str = "/login/two-factor";
+
+/// A sign-in whose password was right, waiting for its second factor until `expires` (Unix
+/// seconds). It is no session: [`signed_in`] does not read it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingSignIn {
+    pub user: SignedIn,
+    pub expires: i64,
+    /// Where to go once signed in.
+    pub next: String,
+}
+
+/// The sign-in of `session` waiting for its second factor, unless it expired.
+pub async fn pending_sign_in(session: &Session) -> Option<PendingSignIn> {
+    session
+        .get::<PendingSignIn>(PENDING_KEY)
+        .await
+        .ok()
+        .flatten()
+        .filter(|pending| now().timestamp() < pending.expires)
+}
+
+/// Notes in `session` that its user set up two-factor sign-in, so they may do everything their
+/// role allows again.
+pub async fn enrolment_done(session: &Session) -> Result<(), tower_sessions::session::Error> {
+    session.remove_value(MUST_ENROL_KEY).await.map(|_| ())
 }
 
 /// Sessions in the ledger's database, stored under a hash of the id the browser holds.
@@ -186,6 +232,8 @@ pub async fn start_session(
 ) -> Result<(), tower_sessions::session::Error> {
     user.until = (now() + lifetimes.absolute).timestamp();
     session.cycle_id().await?;
+    session.remove_value(PENDING_KEY).await?;
+    session.remove_value(MUST_ENROL_KEY).await?;
     session.insert(USER_KEY, &user).await?;
     session.insert(CSRF_KEY, uuid::Uuid::new_v4().simple().to_string()).await
 }
@@ -343,6 +391,14 @@ pub async fn sign_in(
             return Redirect::to(&login_url("unavailable", &username, &tenant_text, &next)).into_response();
         }
     }
+    let must_enrol = match state.ledger.must_enrol(&user).await {
+        Ok(must) => must,
+        Err(error) => {
+            tracing::error!(%error, "sign-in could not read the tenant's two-factor requirement");
+            return Redirect::to(&login_url("unavailable", &username, &tenant_text, &next)).into_response();
+        }
+    };
+    let has_two_factor = user.has_two_factor();
     let signed_in = SignedIn {
         user_id: user.id,
         name: user.name,
@@ -351,15 +407,115 @@ pub async fn sign_in(
         language: user.language,
         until: 0,
     };
-    if let Err(error) = start_session(&session, signed_in.clone(), state.session_lifetimes).await {
+    if has_two_factor {
+        return await_second_factor(&session, signed_in, next).await;
+    }
+    let next = if must_enrol { ACCOUNT_PATH.to_owned() } else { next };
+    signed_in_to(&state, &session, signed_in, &next, must_enrol).await
+}
+
+/// The page where a person sets up their own two-factor sign-in.
+pub const ACCOUNT_PATH: &str = "/account";
+
+/// Keeps `user`'s sign-in waiting for its second factor (a new session id, a new CSRF token for
+/// the second step's form, no session yet) and goes to the second step.
+async fn await_second_factor(session: &Session, user: SignedIn, next: String) -> Response {
+    let expires = (now() + chrono::Duration::seconds(crate::domain::two_factor::SECOND_STEP_SECONDS)).timestamp();
+    let name = user.name.clone();
+    let pending = PendingSignIn { user, expires, next: next.clone() };
+    let kept = async {
+        session.cycle_id().await?;
+        session.insert(PENDING_KEY, &pending).await?;
+        session.insert(CSRF_KEY, uuid::Uuid::new_v4().simple().to_string()).await
+    };
+    if let Err(error) = kept.await {
+        tracing::error!(%error, "could not keep a sign-in waiting for its second factor");
+        return Redirect::to(&login_url("unavailable", &name, "", &next)).into_response();
+    }
+    tracing::info!(user = ?name, "password right; waiting for the second factor");
+    let mut response = Redirect::to(SECOND_STEP_PATH).into_response();
+    response.headers_mut().insert(header::CACHE_CONTROL, header::HeaderValue::from_static("no-store"));
+    response
+}
+
+/// Starts the session of `signed_in` (marked when they must set up two-factor sign-in first),
+/// notes the sign-in and goes to `next`.
+async fn signed_in_to(
+    state: &AppState,
+    session: &Session,
+    signed_in: SignedIn,
+    next: &str,
+    must_enrol: bool,
+) -> Response {
+    let started = async {
+        start_session(session, signed_in.clone(), state.session_lifetimes).await?;
+        if must_enrol {
+            session.insert(MUST_ENROL_KEY, true).await?;
+        }
+        Ok::<_, tower_sessions::session::Error>(())
+    };
+    if let Err(error) = started.await {
         tracing::error!(%error, "could not start a session");
-        return Redirect::to(&login_url("unavailable", &username, &tenant_text, &next)).into_response();
+        return Redirect::to(&login_url("unavailable", &signed_in.name, signed_in.tenant.as_str(), next)).into_response();
     }
     if let Err(error) = state.ledger.record_sign_in(&signed_in.tenant, &signed_in.user_id).await {
         tracing::warn!(%error, "could not note a sign-in");
     }
-    tracing::info!(user = ?signed_in.name, tenant = %signed_in.tenant, "signed in");
-    Redirect::to(&next).into_response()
+    tracing::info!(user = ?signed_in.name, tenant = %signed_in.tenant, must_enrol, "signed in");
+    Redirect::to(next).into_response()
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct SecondStepForm {
+    csrf: String,
+    code: String,
+}
+
+/// The second step's page again with the problem `error`.
+fn second_step_again(error: &str) -> Response {
+    let query = serde_urlencoded::to_string([("error", error)]).unwrap_or_default();
+    Redirect::to(&format!("{SECOND_STEP_PATH}?{query}")).into_response()
+}
+
+/// `POST /login/two-factor`: the second step of a sign-in. With the pending sign-in of this
+/// session (five minutes after the password), its CSRF token, within the sign-in limits (every
+/// attempt counts, as a password's does: 429 with `Retry-After` beyond them), a current TOTP code
+/// not used before or an unused recovery code starts the session and goes where the sign-in was
+/// going. Anything else starts nothing.
+pub async fn second_step(
+    State(state): State<AppState>,
+    ClientAddress(address): ClientAddress,
+    session: Session,
+    form: Result<Form<SecondStepForm>, FormRejection>,
+) -> Response {
+    let Ok(Form(form)) = form else { return second_step_again("unreadable") };
+    let Some(pending) = pending_sign_in(&session).await else {
+        state.ledger.metrics().sign_in_failed("expired_form");
+        return Redirect::to("/login?error=two_factor_expired").into_response();
+    };
+    if !csrf_matches(&session, &form.csrf).await {
+        state.ledger.metrics().sign_in_failed("expired_form");
+        return second_step_again("expired");
+    }
+    let user = pending.user;
+    if let Err(over) = state.limits.sign_in(address, &user.name) {
+        state.ledger.metrics().sign_in_failed("rate_limited");
+        tracing::warn!(user = ?user.name, %address, "second-factor attempts over the limit");
+        return too_many_sign_ins(over);
+    }
+    match state.ledger.second_factor(&user.tenant, &user.user_id, &user.name, &form.code).await {
+        Ok(Some(_)) => signed_in_to(&state, &session, user, local_path(Some(&pending.next)), false).await,
+        Ok(None) | Err(TwoFactorError::NotOn | TwoFactorError::NoSuchUser) => {
+            state.ledger.metrics().sign_in_failed("wrong_second_factor");
+            tracing::info!(user = ?user.name, %address, "second factor refused");
+            second_step_again("invalid")
+        }
+        Err(error) => {
+            tracing::error!(%error, "could not check a second factor");
+            second_step_again("unavailable")
+        }
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -463,8 +619,16 @@ fn is_public(path: &str) -> bool {
     is_sessionless(path)
         || path == "/login"
         || path == "/login/sso"
+        || path == SECOND_STEP_PATH
         || path == "/password-reset"
         || ["/rpc/", "/live/", "/oidc/"].iter().any(|prefix| path.starts_with(prefix))
+}
+
+/// What a user who must set up two-factor sign-in may still open: their account page, signing
+/// out, the public pages and the server functions (each of which refuses them but the set-up's,
+/// in [`crate::console::guard`]).
+fn open_before_enrolment(path: &str) -> bool {
+    path == ACCOUNT_PATH || path == "/logout" || path == "/language" || is_public(path)
 }
 
 /// The session key of the time (Unix seconds) a signed-in session was last seen.
@@ -515,6 +679,7 @@ pub async fn redirect_signed_out(session: Session, mut request: Request, next: N
     }
     let user = signed_in(&session).await;
     let is_signed_in = user.is_some();
+    let must_enrol = is_signed_in && must_enrol(&session).await;
     if is_signed_in {
         keep_alive(&session).await;
     } else if session.get::<SignedIn>(USER_KEY).await.ok().flatten().is_some() {
@@ -525,6 +690,11 @@ pub async fn redirect_signed_out(session: Session, mut request: Request, next: N
     let language = user.and_then(|user| user.language).unwrap_or_else(|| browser_language(request.headers()));
     request.extensions_mut().insert(language);
     let path = request.uri().path();
+    if must_enrol && !open_before_enrolment(path) {
+        let mut response = Redirect::to(ACCOUNT_PATH).into_response();
+        response.headers_mut().insert(header::CACHE_CONTROL, header::HeaderValue::from_static("no-store"));
+        return response;
+    }
     if is_signed_in || is_public(path) {
         return next.run(request).await;
     }
@@ -565,8 +735,19 @@ mod tests {
         ] {
             assert!(is_public(public), "{public}");
         }
-        for page in ["/", "/operations", "/admin", "/login/x", "/loginx", "/apix"] {
+        for page in ["/", "/operations", "/admin", "/login/x", "/loginx", "/apix", "/account"] {
             assert!(!is_public(page), "{page}");
+        }
+        assert!(is_public(SECOND_STEP_PATH));
+    }
+
+    #[test]
+    fn a_user_who_must_enrol_reaches_their_account_page_and_nothing_else() {
+        for open in [ACCOUNT_PATH, "/logout", "/login", "/rpc/start_two_factor", "/pkg/opledger.js"] {
+            assert!(open_before_enrolment(open), "{open}");
+        }
+        for closed in ["/", "/operations", "/admin", "/approvals", "/export/audit.csv", "/account/x"] {
+            assert!(!open_before_enrolment(closed), "{closed}");
         }
     }
 }

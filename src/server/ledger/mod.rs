@@ -25,6 +25,7 @@ pub mod sso;
 pub mod templates;
 pub mod tokens;
 pub mod tools;
+pub mod two_factor;
 pub mod webhooks;
 pub mod workflows;
 mod written;

@@ -1,6 +1,6 @@
 //! What admins do to the people of their tenant, from the console and the command line: change a
-//! role, deactivate and reactivate, sign out everywhere, and make a one-time link to set a new
-//! password (and a person using it). Each change keeps the rules of
+//! role, deactivate and reactivate, sign out everywhere, make a one-time link to set a new
+//! password (and a person using it), and reset a person's two-factor sign-in. Each change keeps the rules of
 //! [`crate::domain::people::check_change`], carries the admin's reason into the hash-chained audit
 //! trail, and ends the person's sessions on every instance in the same transaction when it takes
 //! access away. A sign-in is noted on the user.
@@ -79,6 +79,7 @@ fn action_of(change: PeopleChange, user: &UserRecord) -> (&'static str, serde_js
         PeopleChange::Reactivate => ("reactivate_user", who),
         PeopleChange::SignOutEverywhere => ("sign_out_everywhere", who),
         PeopleChange::ResetPassword => ("reset_password", who),
+        PeopleChange::ResetTwoFactor => ("reset_two_factor", who),
     }
 }
 
@@ -92,7 +93,8 @@ impl Ledger {
     /// Makes `change` to the tenant's user `name` for `reason`, as `by`. A deactivation, a new role
     /// and a sign-out everywhere end the person's sessions at once, on every instance. A
     /// deactivation also revokes the API tokens the person made, in the same transaction, unless
-    /// `tokens_to` names the active user of the tenant who takes them over.
+    /// `tokens_to` names the active user of the tenant who takes them over. A two-factor reset
+    /// forgets the person's second factor and ends their sessions.
     pub async fn change_person(
         &self,
         tenant: &TenantId,

@@ -174,6 +174,13 @@ pub trait Reads: Send + Sync {
         now: DateTime<Utc>,
     ) -> Result<Option<PasswordResetRecord>, StoreError>;
 
+    /// Whether the tenant requires two-factor sign-in of its managers and admins (not when the
+    /// tenant has no row yet).
+    async fn two_factor_required(&self, tenant: &TenantId) -> Result<bool, StoreError>;
+
+    /// How many of the user's recovery codes are still unused.
+    async fn recovery_codes_left(&self, tenant: &TenantId, user_id: &str) -> Result<u64, StoreError>;
+
     /// The language the tenant's customers are told things in when a caller names none; `None`
     /// when its admin chose none (or the tenant has no row yet).
     async fn tenant_language(&self, tenant: &TenantId) -> Result<Option<Language>, StoreError>;
@@ -482,7 +489,8 @@ pub trait Store: Reads + Sessions + sso::SsoStore {
     /// tenant's lock, so that two admins changing each other at once cannot leave the tenant
     /// without an active admin. A deactivation, a new role and a sign-out everywhere delete the
     /// person's sessions; a deactivation also revokes the API tokens the person made, or hands
-    /// them to `tokens_to` (each token audited); a password reset stores its link. Answers what
+    /// them to `tokens_to` (each token audited); a password reset stores its link; a two-factor
+    /// reset forgets the person's secret and recovery codes and deletes their sessions. Answers what
     /// it did, or why the change breaks a rule
     /// ([`check_change`](crate::domain::people::check_change)); `NotFound` when the tenant has no
     /// such user.
@@ -502,6 +510,45 @@ pub trait Store: Reads + Sessions + sso::SsoStore {
         now: DateTime<Utc>,
         audit: &(dyn for<'u> Fn(&'u UserRecord) -> AuditEntry + Send + Sync),
     ) -> Result<UserRecord, StoreError>;
+
+    /// Keeps `sealed_secret` as the TOTP secret the user is enrolling with (replacing one they did
+    /// not confirm); `NotFound` when the tenant has no such user or their two-factor sign-in is on
+    /// already.
+    async fn start_two_factor(&self, tenant: &TenantId, user_id: &str, sealed_secret: &str) -> Result<(), StoreError>;
+
+    /// Turns the user's two-factor sign-in on with the secret they are enrolling with, whose code
+    /// of time step `step` they typed, and their new recovery codes (hashed), with its audit
+    /// entry; `NotFound` when they have no enrolment under way.
+    async fn confirm_two_factor(
+        &self,
+        tenant: &TenantId,
+        user_id: &str,
+        step: i64,
+        recovery_hashes: &[String],
+        audit: AuditEntry,
+    ) -> Result<(), StoreError>;
+
+    /// Uses the TOTP time step `step` of the user: `false` when it, or a later one, was used
+    /// already (a code works once), or their two-factor sign-in is off.
+    async fn use_two_factor_step(&self, tenant: &TenantId, user_id: &str, step: i64) -> Result<bool, StoreError>;
+
+    /// Uses the user's unused recovery code whose hash is `code_hash`, with its audit entry;
+    /// `false` when there is none.
+    async fn use_recovery_code(
+        &self,
+        tenant: &TenantId,
+        user_id: &str,
+        code_hash: &str,
+        audit: AuditEntry,
+    ) -> Result<bool, StoreError>;
+
+    /// Turns the user's two-factor sign-in off (their secret and recovery codes are forgotten),
+    /// with its audit entry; `NotFound` when it is not on.
+    async fn turn_off_two_factor(&self, tenant: &TenantId, user_id: &str, audit: AuditEntry) -> Result<(), StoreError>;
+
+    /// Sets whether the tenant requires two-factor sign-in of its managers and admins, with its
+    /// audit entry.
+    async fn set_two_factor_required(&self, tenant: &TenantId, required: bool, audit: AuditEntry) -> Result<(), StoreError>;
 
     /// Notes that the tenant's user `user_id` signed in at `at`.
     async fn record_sign_in(&self, tenant: &TenantId, user_id: &str, at: DateTime<Utc>) -> Result<(), StoreError>;

@@ -155,6 +155,25 @@ macro_rules! store_reads {
                 .transpose()
             }
 
+            async fn two_factor_required(&self, tenant: &TenantId) -> Result<bool, StoreError> {
+                let required: Option<i64> = sqlx::query_scalar("select two_factor_required from tenants where id = $1")
+                    .bind(tenant.as_str())
+                    .fetch_optional(&self.pool)
+                    .await?;
+                Ok(required.unwrap_or(0) != 0)
+            }
+
+            async fn recovery_codes_left(&self, tenant: &TenantId, user_id: &str) -> Result<u64, StoreError> {
+                let left: i64 = sqlx::query_scalar(
+                    "select count(*) from recovery_codes where tenant = $1 and user_id = $2 and used_at_us is null",
+                )
+                .bind(tenant.as_str())
+                .bind(user_id)
+                .fetch_one(&self.pool)
+                .await?;
+                Ok(u64::try_from(left).unwrap_or(0))
+            }
+
             async fn tenant_language(&self, tenant: &TenantId) -> Result<Option<Language>, StoreError> {
                 let language: Option<Option<String>> = sqlx::query_scalar("select language from tenants where id = $1")
                     .bind(tenant.as_str())

@@ -210,6 +210,19 @@ pub struct UserRecord {
     /// The identity provider's issuer and subject that name an SSO user there.
     pub sso_subject: Option<String>,
     pub last_sign_in_at: Option<DateTime<Utc>>,
+    /// The user's TOTP secret, sealed, once they confirmed a first code (two-factor sign-in on).
+    pub two_factor_secret: Option<String>,
+    /// The TOTP secret they are enrolling with, sealed, until they confirm a first code.
+    pub two_factor_pending: Option<String>,
+    /// The last TOTP time step whose code was used.
+    pub two_factor_step: Option<i64>,
+}
+
+impl UserRecord {
+    /// Whether the user signs in with a second factor.
+    pub fn has_two_factor(&self) -> bool {
+        self.two_factor_secret.is_some()
+    }
 }
 
 /// An admin's change to the tenant's user `user_id`, made by the user `by_user_id` (`None`: the

@@ -392,6 +392,17 @@ macro_rules! store_writes {
                         status == UserStatus::Deactivated
                     }
                     PeopleChange::SignOutEverywhere => true,
+                    PeopleChange::ResetTwoFactor => {
+                        sqlx::query(&set_user("two_factor_secret = null, two_factor_pending = null, two_factor_step = $1"))
+                            .bind(None::<i64>).bind(tenant.as_str()).bind(&user.id)
+                            .execute(&mut *tx).await?;
+                        sqlx::query("delete from recovery_codes where tenant = $1 and user_id = $2")
+                            .bind(tenant.as_str())
+                            .bind(&user.id)
+                            .execute(&mut *tx)
+                            .await?;
+                        true
+                    }
                     PeopleChange::ResetPassword => {
                         let reset = change.password_reset.as_ref().ok_or_else(|| {
                             StoreError::Corrupt("a password reset without its link".into())
@@ -461,6 +472,139 @@ macro_rules! store_writes {
                 append_audit(&mut tx, &user.tenant, vec![audit(&user)]).await?;
                 tx.commit().await?;
                 Ok(user)
+            }
+
+            async fn start_two_factor(&self, tenant: &TenantId, user_id: &str, sealed_secret: &str) -> Result<(), StoreError> {
+                let started = sqlx::query(
+                    "update users set two_factor_pending = $1 where tenant = $2 and id = $3 and two_factor_secret is null",
+                )
+                .bind(sealed_secret)
+                .bind(tenant.as_str())
+                .bind(user_id)
+                .execute(&self.writes)
+                .await?
+                .rows_affected();
+                if started == 0 {
+                    return Err(StoreError::NotFound);
+                }
+                Ok(())
+            }
+
+            async fn confirm_two_factor(
+                &self,
+                tenant: &TenantId,
+                user_id: &str,
+                step: i64,
+                recovery_hashes: &[String],
+                audit: AuditEntry,
+            ) -> Result<(), StoreError> {
+                let mut tx = $begin(self).await?;
+                let confirmed = sqlx::query(
+                    "update users set two_factor_secret = two_factor_pending, two_factor_pending = null, two_factor_step = $1 \
+                     where tenant = $2 and id = $3 and two_factor_pending is not null and two_factor_secret is null",
+                )
+                .bind(step)
+                .bind(tenant.as_str())
+                .bind(user_id)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+                if confirmed == 0 {
+                    return Err(StoreError::NotFound);
+                }
+                sqlx::query("delete from recovery_codes where tenant = $1 and user_id = $2")
+                    .bind(tenant.as_str())
+                    .bind(user_id)
+                    .execute(&mut *tx)
+                    .await?;
+                for hash in recovery_hashes {
+                    sqlx::query("insert into recovery_codes (tenant, user_id, code_hash) values ($1, $2, $3)")
+                        .bind(tenant.as_str())
+                        .bind(user_id)
+                        .bind(hash)
+                        .execute(&mut *tx)
+                        .await?;
+                }
+                append_audit(&mut tx, tenant, vec![audit]).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn use_two_factor_step(&self, tenant: &TenantId, user_id: &str, step: i64) -> Result<bool, StoreError> {
+                let used = sqlx::query(
+                    "update users set two_factor_step = $1 where tenant = $2 and id = $3 and two_factor_secret is not null \
+                     and (two_factor_step is null or two_factor_step < $1)",
+                )
+                .bind(step)
+                .bind(tenant.as_str())
+                .bind(user_id)
+                .execute(&self.writes)
+                .await?
+                .rows_affected();
+                Ok(used == 1)
+            }
+
+            async fn use_recovery_code(
+                &self,
+                tenant: &TenantId,
+                user_id: &str,
+                code_hash: &str,
+                audit: AuditEntry,
+            ) -> Result<bool, StoreError> {
+                let mut tx = $begin(self).await?;
+                let used = sqlx::query(
+                    "update recovery_codes set used_at_us = $1 where tenant = $2 and user_id = $3 and code_hash = $4 \
+                     and used_at_us is null",
+                )
+                .bind(micros(audit.at))
+                .bind(tenant.as_str())
+                .bind(user_id)
+                .bind(code_hash)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+                if used == 0 {
+                    return Ok(false);
+                }
+                append_audit(&mut tx, tenant, vec![audit]).await?;
+                tx.commit().await?;
+                Ok(true)
+            }
+
+            async fn turn_off_two_factor(&self, tenant: &TenantId, user_id: &str, audit: AuditEntry) -> Result<(), StoreError> {
+                let mut tx = $begin(self).await?;
+                let off = sqlx::query(
+                    "update users set two_factor_secret = null, two_factor_pending = null, two_factor_step = null \
+                     where tenant = $1 and id = $2 and two_factor_secret is not null",
+                )
+                .bind(tenant.as_str())
+                .bind(user_id)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+                if off == 0 {
+                    return Err(StoreError::NotFound);
+                }
+                sqlx::query("delete from recovery_codes where tenant = $1 and user_id = $2")
+                    .bind(tenant.as_str())
+                    .bind(user_id)
+                    .execute(&mut *tx)
+                    .await?;
+                append_audit(&mut tx, tenant, vec![audit]).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn set_two_factor_required(&self, tenant: &TenantId, required: bool, audit: AuditEntry) -> Result<(), StoreError> {
+                let mut tx = begin_write_creating(self, tenant, audit.at).await?;
+                sqlx::query("update tenants set two_factor_required = $1 where id = $2")
+                    .bind(i64::from(required))
+                    .bind(tenant.as_str())
+                    .execute(&mut *tx)
+                    .await?;
+                append_audit(&mut tx, tenant, vec![audit]).await?;
+                tx.commit().await?;
+                Ok(())
             }
 
             async fn record_sign_in(

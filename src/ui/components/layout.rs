@@ -75,10 +75,11 @@ fn SignedInBar(viewer: Viewer) -> impl IntoView {
         </form>
         <LanguageMenu csrf=viewer.csrf.clone() chosen=viewer.language/>
         <form class="whoami" method="post" action="/logout">
-            <span data-testid="whoami">
+            <a href="/account" data-testid="whoami" title=t!(language, "account-title")>
                 <strong>{viewer.name.clone()}</strong>
+                <span class="visually-hidden">" · "{t!(language, "account-title")}</span>
                 <span class="whoami-detail">{viewer.role.label_in(language)}" · "{viewer.tenant.clone()}</span>
-            </span>
+            </a>
             <input type="hidden" name="csrf" value=viewer.csrf.clone()/>
             <button type="submit" class="button button-on-dark">{t!(language, "sign-out")}</button>
         </form>

@@ -103,6 +103,9 @@ pub fn ErrorPanel(error: AppError) -> impl IntoView {
         AppError::Forbidden => {
             (t!(language, "error-title-forbidden"), link("/", t!(language, "error-next-overview")))
         }
+        AppError::TwoFactorFirst => {
+            (t!(language, "error-title-forbidden"), link("/account", t!(language, "two-factor-go-to-account")))
+        }
         AppError::NotFound(_) => (
             t!(language, "error-title-not-found"),
             link("/operations", t!(language, "error-next-operations")),

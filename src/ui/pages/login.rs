@@ -20,6 +20,7 @@ fn problem_text(code: &str, language: Language) -> Option<String> {
         "invalid" => Some(t!(language, "login-problem-invalid")),
         "expired" => Some(t!(language, "login-problem-expired")),
         "unavailable" => Some(t!(language, "error-unavailable")),
+        "two_factor_expired" => Some(t!(language, "two-factor-step-expired")),
         _ => None,
     }
 }

@@ -1,5 +1,6 @@
 //! The console's pages, one module each, and the page for an unknown address.
 
+pub mod account;
 pub mod admin;
 pub mod approvals;
 pub mod audit;
@@ -14,6 +15,7 @@ pub mod overview;
 pub mod password_reset;
 pub mod reconcile;
 pub mod search;
+pub mod two_factor;
 
 use leptos::prelude::*;
 use leptos_meta::Title;

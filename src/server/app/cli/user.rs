@@ -1,7 +1,8 @@
 //! `opledger user`: the people who sign in to the review console, as the admin's people page
 //! shows and changes them: add one (the password read from standard input), list them, give one a
 //! new role, deactivate or reactivate one, sign one out everywhere, or make a one-time password
-//! link. Each change carries a reason into the audit trail.
+//! link, reset their two-factor sign-in; and require two-factor sign-in of a tenant's managers
+//! and admins. Each change carries a reason into the audit trail.
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
@@ -71,6 +72,20 @@ pub enum UserCommand {
         #[arg(long, env = "OPLEDGER_PUBLIC_URL", default_value = "http://127.0.0.1:3000")]
         public_url: String,
     },
+    /// Turn off a local user's two-factor sign-in (they lost their phone): their secret and
+    /// recovery codes are forgotten, their sessions end, and they set it up again after their
+    /// next sign-in.
+    ResetTwoFactor(PersonArgs),
+    /// Require two-factor sign-in of a tenant's managers and admins (on), or not (off). When it
+    /// is on, a manager or admin without it can do nothing but set it up after signing in.
+    RequireTwoFactor {
+        #[command(flatten)]
+        database: DatabaseArgs,
+        #[arg(long, value_parser = parse_tenant)]
+        tenant: TenantId,
+        #[arg(value_parser = ["on", "off"])]
+        switch: String,
+    },
 }
 
 /// The user a change is about, and why.
@@ -114,6 +129,19 @@ pub(super) async fn run(command: UserCommand) -> anyhow::Result<()> {
         }
         UserCommand::Reactivate(person) => change(person, PeopleChange::Reactivate, None, None).await,
         UserCommand::SignOut(person) => change(person, PeopleChange::SignOutEverywhere, None, None).await,
+        UserCommand::ResetTwoFactor(person) => change(person, PeopleChange::ResetTwoFactor, None, None).await,
+        UserCommand::RequireTwoFactor { database, tenant, switch } => {
+            let required = switch == "on";
+            let ledger = Ledger::new(open_store(&database).await?);
+            ledger.set_two_factor_required(&tenant, required, "cli").await?;
+            ledger.seal_audit(Some(&tenant)).await?;
+            if required {
+                println!("Tenant {tenant} now requires two-factor sign-in of its managers and admins.");
+            } else {
+                println!("Tenant {tenant} no longer requires two-factor sign-in.");
+            }
+            Ok(())
+        }
         UserCommand::ResetPassword { person, public_url } => {
             change(person, PeopleChange::ResetPassword, None, Some(public_url.trim_end_matches('/'))).await
         }
@@ -127,7 +155,7 @@ async fn list(database: &DatabaseArgs, tenant: &TenantId) -> anyhow::Result<()> 
         println!("Tenant {tenant} has no users. Add one with `opledger user add --tenant {tenant} --name … --role admin`.");
         return Ok(());
     }
-    println!("{:<24} {:<8} {:<12} {:<9} LAST SIGN-IN", "NAME", "ROLE", "STATUS", "SIGN-IN");
+    println!("{:<24} {:<8} {:<12} {:<9} {:<4} LAST SIGN-IN", "NAME", "ROLE", "STATUS", "SIGN-IN", "2FA");
     for user in users {
         let status = match user.status {
             UserStatus::Active => "active",
@@ -138,7 +166,8 @@ async fn list(database: &DatabaseArgs, tenant: &TenantId) -> anyhow::Result<()> 
             UserSource::Sso => "sso",
         };
         let last = user.last_sign_in_at.map_or_else(|| "never".to_owned(), |at| at.to_rfc3339());
-        println!("{:<24} {:<8} {status:<12} {source:<9} {last}", user.name, user.role.as_str());
+        let two_factor = if user.has_two_factor() { "on" } else { "off" };
+        println!("{:<24} {:<8} {status:<12} {source:<9} {two_factor:<4} {last}", user.name, user.role.as_str());
     }
     Ok(())
 }
@@ -177,6 +206,9 @@ async fn change(
         },
         PeopleChange::Reactivate => println!("Reactivated {name}; they can sign in again."),
         PeopleChange::SignOutEverywhere => println!("Signed {name} out: {sessions} open session(s) ended."),
+        PeopleChange::ResetTwoFactor => println!(
+            "Turned off {name}'s two-factor sign-in; {sessions} open session(s) ended. They set it up again after their next sign-in."
+        ),
         PeopleChange::ResetPassword => {
             let secret = changed.reset_secret.unwrap_or_default();
             eprintln!(

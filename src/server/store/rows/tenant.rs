@@ -125,6 +125,9 @@ pub(in crate::server::store) struct UserRow {
     source: String,
     sso_subject: Option<String>,
     last_sign_in_at_us: Option<i64>,
+    two_factor_secret: Option<String>,
+    two_factor_pending: Option<String>,
+    two_factor_step: Option<i64>,
 }
 
 /// The columns a new user is inserted with; [`USER_COLUMNS`] reads them back with the language,
@@ -132,7 +135,8 @@ pub(in crate::server::store) struct UserRow {
 pub(in crate::server::store) const NEW_USER_COLUMNS: &str =
     "id, tenant, name, role, password_hash, created_at_us";
 pub(in crate::server::store) const USER_COLUMNS: &str =
-    "id, tenant, name, role, password_hash, created_at_us, language, status, source, sso_subject, last_sign_in_at_us";
+    "id, tenant, name, role, password_hash, created_at_us, language, status, source, sso_subject, last_sign_in_at_us, \
+     two_factor_secret, two_factor_pending, two_factor_step";
 
 impl UserRow {
     pub(in crate::server::store) fn into_record(self) -> Result<UserRecord, StoreError> {
@@ -148,6 +152,9 @@ impl UserRow {
             source: UserSource::parse(&self.source).ok_or_else(|| corrupt("source")(self.source.clone()))?,
             sso_subject: self.sso_subject,
             last_sign_in_at: self.last_sign_in_at_us.map(time).transpose()?,
+            two_factor_secret: self.two_factor_secret,
+            two_factor_pending: self.two_factor_pending,
+            two_factor_step: self.two_factor_step,
         })
     }
 }

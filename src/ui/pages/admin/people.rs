@@ -1,6 +1,7 @@
 //! The people page (`/admin`): the tenant's console users with their role, status, where they
 //! sign in from and when they last did, each one's console language, a form to change a person
-//! (a new role, deactivation or reactivation, sign-out everywhere, a one-time password link),
+//! (a new role, deactivation or reactivation, sign-out everywhere, a one-time password link, a
+//! reset of their two-factor sign-in), whether they sign in with a second factor,
 //! each with a reason kept in the audit trail, and a form to add someone.
 
 use leptos::prelude::*;
@@ -46,6 +47,7 @@ pub fn AdminPeople() -> impl IntoView {
                                     <th scope="col">{t!(language, "admin-user-role")}</th>
                                     <th scope="col">{t!(language, "people-status")}</th>
                                     <th scope="col">{t!(language, "people-source")}</th>
+                                    <th scope="col">{t!(language, "two-factor-column")}</th>
                                     <th scope="col">{t!(language, "people-last-sign-in")}</th>
                                     <th scope="col">{t!(language, "admin-users-added")}</th>
                                     <th scope="col">{t!(language, "admin-user-language")}</th>
@@ -113,6 +115,11 @@ fn PersonRow(
         UserSource::Local => t!(language, "people-source-local"),
         UserSource::Sso => t!(language, "people-source-sso"),
     };
+    let two_factor = match (user.source, user.two_factor) {
+        (UserSource::Sso, _) => view! { <span class="muted">{t!(language, "two-factor-by-provider")}</span> }.into_any(),
+        (UserSource::Local, true) => view! { <span class="badge state-succeeded">{t!(language, "two-factor-state-on")}</span> }.into_any(),
+        (UserSource::Local, false) => view! { <span class="muted">{t!(language, "two-factor-state-off")}</span> }.into_any(),
+    };
     let name = user.name.clone();
     let row_name = name.clone();
     let shown_name = name.clone();
@@ -132,6 +139,7 @@ fn PersonRow(
             <td>{role}</td>
             <td><span class=status_class>{status_words}</span></td>
             <td>{source_words}</td>
+            <td data-testid="person-two-factor">{two_factor}</td>
             <td>{last_sign_in}</td>
             <td><Time at=created_at/></td>
             <td>
@@ -168,6 +176,7 @@ fn ChangeForm(
         ("role", others && active, t!(language, "people-do-role")),
         ("sign_out", active, t!(language, "people-do-sign-out")),
         ("reset_password", active && user.source == UserSource::Local, t!(language, "people-do-reset")),
+        ("reset_two_factor", user.two_factor && user.source == UserSource::Local, t!(language, "two-factor-do-reset")),
         ("deactivate", others && active, t!(language, "people-do-deactivate")),
         ("reactivate", !active, t!(language, "people-do-reactivate")),
     ];
