@@ -67,7 +67,7 @@ test("a person sets up two-factor sign-in and signs in with a code", async ({ pa
   await add.getByLabel("Role").selectOption("support");
   await add.getByLabel("Password (10 characters or more)").fill(PASSWORD);
   await add.getByRole("button", { name: "Add user" }).click();
-  await expect(page.getByTestId("person").filter({ hasText: name })).toBeVisible();
+  await expect(page.locator(`[data-testid="person"][data-name="${name}"]`)).toBeVisible();
   await page.getByRole("button", { name: "Sign out" }).click();
 
   // The person signs in with their password alone (no second factor yet) and opens Your account

@@ -56,6 +56,7 @@ people-signed-out = { $sessions ->
 }
 people-reset-made = Give { $name } this link, privately: { $link } It sets a new password once, within { $minutes } minutes. It is shown only now.
 
+people-refused-role-from-groups = This person's role comes from their groups at your identity provider, read again at every sign-in. Change their groups there, or deactivate them here.
 people-refused-token-heir = The API tokens can only go to another active user of this tenant.
 people-tokens-revoked = { $count ->
     [0] They had made no API token.

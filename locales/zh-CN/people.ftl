@@ -52,6 +52,7 @@ people-signed-out = { $sessions ->
 }
 people-reset-made = 请私下把这个链接交给 { $name }：{ $link } 它可在 { $minutes } 分钟内设置一次新密码，只在此时显示。
 
+people-refused-role-from-groups = 此人的角色来自他在身份提供方的群组，每次登录都会重新读取。请在那里更改他的群组，或在这里停用他。
 people-refused-token-heir = API 令牌只能交给此租户另一位启用中的用户。
 people-tokens-revoked = { $count ->
     [0] 他没有创建过 API 令牌。

@@ -52,6 +52,7 @@ people-signed-out = { $sessions ->
 }
 people-reset-made = 請私下把這個連結交給 { $name }：{ $link } 它可在 { $minutes } 分鐘內設定一次新密碼，只在此時顯示。
 
+people-refused-role-from-groups = 此人的角色來自他在身分提供者的群組，每次登入都會重新讀取。請在那裡變更他的群組，或在這裡停用他。
 people-refused-token-heir = API 權杖只能交給此租戶另一位啟用中的使用者。
 people-tokens-revoked = { $count ->
     [0] 他沒有建立過 API 權杖。

@@ -89,6 +89,7 @@ mod ssr {
             PeopleRefusal::PasswordElsewhere => t!(language, "people-refused-password-elsewhere"),
             PeopleRefusal::Deactivated => t!(language, "people-refused-deactivated"),
             PeopleRefusal::NoTokenHeir => t!(language, "people-refused-token-heir"),
+            PeopleRefusal::RoleFromGroups => t!(language, "people-refused-role-from-groups"),
             PeopleRefusal::TwoFactorElsewhere => t!(language, "two-factor-refused-sso"),
         }
     }

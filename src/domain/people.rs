@@ -96,6 +96,8 @@ pub enum PeopleRefusal {
     Deactivated,
     #[error("the API tokens can only go to another active user of the tenant")]
     NoTokenHeir,
+    #[error("this person's role comes from their groups at the identity provider, at every sign-in")]
+    RoleFromGroups,
     #[error("this person signs in through the tenant's identity provider, which does their second factor")]
     TwoFactorElsewhere,
 }
@@ -117,6 +119,7 @@ pub fn check_change(change: PeopleChange, target: Target, active_admins: usize) 
     match change {
         PeopleChange::SetRole(_) if target.is_self => Err(PeopleRefusal::OwnRole),
         PeopleChange::SetRole(role) if role != Role::Admin && last_admin => Err(PeopleRefusal::LastAdmin),
+        PeopleChange::SetRole(_) if target.source == UserSource::Sso => Err(PeopleRefusal::RoleFromGroups),
         PeopleChange::Deactivate if target.is_self => Err(PeopleRefusal::OwnDeactivation),
         PeopleChange::Deactivate if last_admin => Err(PeopleRefusal::LastAdmin),
         PeopleChange::ResetPassword if target.source == UserSource::Sso => Err(PeopleRefusal::PasswordElsewhere),
@@ -169,6 +172,13 @@ mod tests {
         let inactive = Target { status: UserStatus::Deactivated, ..admin };
         assert_eq!(check_change(PeopleChange::SetRole(Role::Support), inactive, 1), Ok(()));
         assert_eq!(check_change(PeopleChange::Deactivate, target(Role::Manager), 1), Ok(()));
+    }
+
+    #[test]
+    fn a_company_accounts_role_comes_from_its_groups() {
+        let sso = Target { source: UserSource::Sso, ..target(Role::Manager) };
+        assert_eq!(check_change(PeopleChange::SetRole(Role::Support), sso, 2), Err(PeopleRefusal::RoleFromGroups));
+        assert_eq!(check_change(PeopleChange::Deactivate, sso, 2), Ok(()), "but it can be taken away");
     }
 
     #[test]

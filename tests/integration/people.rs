@@ -261,6 +261,9 @@ crate::engine_tests! {
         app.tamper("update users set source = 'sso' where name = 'sue'").await;
         let (status, answer) = change(&admin, "sue", "reset_password", "", "forgot it").await;
         assert_eq!(status, 422, "a company account's password is kept by the company: {answer}");
+        let (status, answer) = change(&admin, "sue", "role", "manager", "promotion").await;
+        assert_eq!(status, 422, "a company account's role comes from its groups: {answer}");
+        assert!(answer.contains("groups"), "{answer}");
     }
 
     another_tenants_admin_changes_nobody_here(app) {

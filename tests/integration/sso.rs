@@ -196,8 +196,13 @@ impl Console {
     /// to the callback.
     async fn company_sign_in(&self, account: &str, sub: &str) -> reqwest::Response {
         let started = self.start_company_sign_in(account).await;
-        assert_eq!(started.status(), 303, "the sign-in goes to the provider");
-        let to_provider = started.headers()["location"].to_str().unwrap().to_owned();
+        assert_eq!(started.status(), 200, "the sign-in goes to the provider by a page, not a redirect");
+        let policy = self.get("/login").await.headers()["content-security-policy"].to_str().unwrap().to_owned();
+        assert!(policy.contains("form-action 'self'"), "a redirect after the form would be refused by the browser: {policy}");
+        let to_provider = location(&started);
+        assert!(to_provider.starts_with("http://127.0.0.1:"), "the page's Refresh leads to the provider: {to_provider}");
+        let page = started.text().await.unwrap();
+        assert!(page.contains("Continuing to <a href=\""), "and a link does too: {page}");
         match self.at_provider(to_provider, sub).await {
             Reached::Callback(callback) => self.client.get(callback).send().await.unwrap(),
             Reached::Elsewhere(status, html) => panic!("the provider answered {status}: {html}"),
@@ -210,8 +215,17 @@ impl Console {
     }
 }
 
+/// Where an answer sends the browser: its `Location`, or the address of its `Refresh` header (the
+/// hand-off to the provider).
 fn location(response: &reqwest::Response) -> String {
-    response.headers().get("location").map(|value| value.to_str().unwrap().to_owned()).unwrap_or_default()
+    let headers = response.headers();
+    if let Some(location) = headers.get("location") {
+        return location.to_str().unwrap().to_owned();
+    }
+    headers
+        .get("refresh")
+        .and_then(|refresh| refresh.to_str().unwrap().split_once("url=").map(|(_, url)| url.to_owned()))
+        .unwrap_or_default()
 }
 
 async fn role_of(app: &TestApp, name: &str) -> i64 {

@@ -172,11 +172,30 @@ pub async fn start(
         tracing::error!(error = %cause_chain(&error), "could not keep a company sign-in");
         return to_login("unavailable", &account);
     }
-    let mut response = Redirect::to(&authorization.url).into_response();
+    let mut response = to_provider(&authorization.url, &settings.display_name);
     if let Ok(cookie) = HeaderValue::from_str(&flow_cookie(&id, state.secure_cookies, FLOW_MINUTES)) {
         response.headers_mut().append(header::SET_COOKIE, cookie);
     }
     response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+/// The answer that takes the browser to the provider's `url`: a page that goes there at once by
+/// its `Refresh` header, with a link for a browser that does not. A redirect would not do: the
+/// sign-in page's Content-Security-Policy (`form-action 'self'`) also governs where a form's
+/// redirects may lead, and the provider is another site.
+fn to_provider(url: &str, provider: &str) -> Response {
+    let Ok(refresh) = HeaderValue::from_str(&format!("0;url={url}")) else {
+        return (StatusCode::BAD_GATEWAY, "The identity provider's address cannot be followed.").into_response();
+    };
+    let page = format!(
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Signing in · opledger</title></head>\
+         <body><p>Continuing to <a href=\"{href}\">{name}</a>…</p></body></html>",
+        href = html_escape::encode_double_quoted_attribute(url),
+        name = html_escape::encode_text(provider),
+    );
+    let mut response = Html(page).into_response();
+    response.headers_mut().insert(header::REFRESH, refresh);
     response
 }
 

@@ -159,7 +159,8 @@ fn PersonRow(
 }
 
 /// The change form of one person, behind a disclosure: what to do (only what the rules allow for
-/// them: a new role or deactivation for someone else, a password link for an active local user),
+/// them: a new role for someone else who signs in with a password (a company account's role comes
+/// from its groups), deactivation for someone else, a password link for an active local user),
 /// the new role, who takes over their API tokens if they are deactivated, and the reason for the
 /// audit trail.
 #[component]
@@ -172,8 +173,9 @@ fn ChangeForm(
 ) -> impl IntoView {
     let active = user.status == UserStatus::Active;
     let others = !user.is_you;
+    let role_here = others && active && user.source == UserSource::Local;
     let options = [
-        ("role", others && active, t!(language, "people-do-role")),
+        ("role", role_here, t!(language, "people-do-role")),
         ("sign_out", active, t!(language, "people-do-sign-out")),
         ("reset_password", active && user.source == UserSource::Local, t!(language, "people-do-reset")),
         ("reset_two_factor", user.two_factor && user.source == UserSource::Local, t!(language, "two-factor-do-reset")),
@@ -196,7 +198,7 @@ fn ChangeForm(
                             .collect_view()}
                     </select>
                 </label>
-                {(others && active).then(|| view! {
+                {role_here.then(|| view! {
                     <label>{t!(language, "people-new-role")}
                         <select name="role">
                             {Role::ALL
@@ -205,6 +207,8 @@ fn ChangeForm(
                                 .collect_view()}
                         </select>
                     </label>
+                })}
+                {(others && active).then(|| view! {
                     <label>{t!(language, "people-tokens-to")}
                         <select name="tokens_to">
                             <option value="">{t!(language, "people-tokens-to-none")}</option>
