@@ -136,12 +136,12 @@ fn PersonRow(
     view! {
         <tr data-testid="person" data-name=row_name>
             <td>{shown_name}{you}</td>
-            <td>{role}</td>
-            <td><span class=status_class>{status_words}</span></td>
-            <td>{source_words}</td>
-            <td data-testid="person-two-factor">{two_factor}</td>
-            <td>{last_sign_in}</td>
-            <td><Time at=created_at/></td>
+            <td data-label=t!(language, "admin-user-role")>{role}</td>
+            <td data-label=t!(language, "people-status")><span class=status_class>{status_words}</span></td>
+            <td data-label=t!(language, "people-source")>{source_words}</td>
+            <td data-label=t!(language, "two-factor-column") data-testid="person-two-factor">{two_factor}</td>
+            <td data-label=t!(language, "people-last-sign-in")>{last_sign_in}</td>
+            <td data-label=t!(language, "admin-users-added")><Time at=created_at/></td>
             <td>
                 <ActionForm action=set_language attr:class="inline-form" attr:data-answer-to="user-language-result"
                     attr:data-testid="user-language-form">

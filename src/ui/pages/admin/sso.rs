@@ -69,7 +69,7 @@ pub fn SingleSignOn() -> impl IntoView {
                                         <input type="text" name="sign_in_domains" value=current.sign_in_domains.clone() aria-describedby="sso-domains-hint"/>
                                         <span class="field-hint" id="sso-domains-hint">{t!(language, "sso-admin-sign-in-domains-hint")}</span>
                                     </label>
-                                    <label>
+                                    <label class="check-line">
                                         <input type="checkbox" name="sso_only" value="on" checked=current.sso_only/>
                                         {t!(language, "sso-admin-sso-only")}
                                     </label>
@@ -79,13 +79,13 @@ pub fn SingleSignOn() -> impl IntoView {
                                     <div class="filter-actions"><button type="submit" class="button">{t!(language, "sso-admin-save")}</button></div>
                                 </ActionForm>
                                 {current.configured.then(|| view! {
-                                    <ActionForm action=remove attr:class="inline-form" attr:data-answer-to="sso-result" attr:data-testid="sso-remove">
+                                    <ActionForm action=remove attr:class="stack sso-remove" attr:data-answer-to="sso-result" attr:data-testid="sso-remove">
                                         <input type="hidden" name="csrf" value=remove_csrf/>
-                                        <label>
+                                        <label class="check-line">
                                             <input type="checkbox" name="confirmed" value="yes" required/>
                                             {t!(language, "sso-admin-remove-confirm")}
                                         </label>
-                                        <button type="submit" class="button button-quiet">{t!(language, "sso-admin-remove")}</button>
+                                        <div class="filter-actions"><button type="submit" class="button button-quiet">{t!(language, "sso-admin-remove")}</button></div>
                                     </ActionForm>
                                 })}
                             }.into_any()
