@@ -145,14 +145,10 @@ mod ssr {
     /// The console's origin as the admin's browser reached it (`https://ops.example.com`), for a
     /// link they pass on; `https` when cookies are marked `Secure`.
     async fn console_origin() -> String {
+        let secure = expect_context::<AppState>().secure_cookies;
         let headers: axum::http::HeaderMap = leptos_axum::extract().await.unwrap_or_default();
-        let host = headers
-            .get(axum::http::header::HOST)
-            .and_then(|value| value.to_str().ok())
-            .filter(|host| host.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']')))
-            .unwrap_or("localhost");
-        let scheme = if expect_context::<AppState>().secure_cookies { "https" } else { "http" };
-        format!("{scheme}://{host}")
+        crate::server::http::oidc::console_origin(&headers, secure)
+            .unwrap_or_else(|| format!("{}://localhost", if secure { "https" } else { "http" }))
     }
 
     pub async fn password_reset_for(token: &str) -> Result<String, AppError> {

@@ -289,17 +289,22 @@ pub struct SignInForm {
 /// double submit), so a visit to the sign-in page stores nothing on the server.
 const SIGN_IN_COOKIE: &str = "opledger_sign_in";
 
-/// The sign-in token the browser holds, if it holds a well-formed one.
-pub fn sign_in_token_in(headers: &HeaderMap) -> Option<String> {
+/// The value of the cookie `name` the browser sends, if it is `len` hexadecimal digits.
+pub fn hex_cookie_in(headers: &HeaderMap, name: &str, len: usize) -> Option<String> {
     headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|value| value.to_str().ok())
         .flat_map(Cookie::split_parse)
         .filter_map(Result::ok)
-        .find(|cookie| cookie.name() == SIGN_IN_COOKIE)
+        .find(|cookie| cookie.name() == name)
         .map(|cookie| cookie.value().to_owned())
-        .filter(|token| token.len() == 32 && token.chars().all(|c| c.is_ascii_hexdigit()))
+        .filter(|value| value.len() == len && value.chars().all(|c| c.is_ascii_hexdigit()))
+}
+
+/// The sign-in token the browser holds, if it holds a well-formed one.
+pub fn sign_in_token_in(headers: &HeaderMap) -> Option<String> {
+    hex_cookie_in(headers, SIGN_IN_COOKIE, 32)
 }
 
 /// A new sign-in token and the `Set-Cookie` value that gives it to the browser (`HttpOnly`,

@@ -25,7 +25,7 @@ use tower_sessions::{
     Session,
 };
 
-use super::auth::{browser_language, sign_in_token_in, start_session, SignedIn};
+use super::auth::{browser_language, hex_cookie_in, sign_in_token_in, start_session, SignedIn};
 use super::limits::ClientAddress;
 use super::state::AppState;
 use crate::domain::ids::TenantId;
@@ -61,15 +61,7 @@ fn flow_hash(id: &str) -> String {
 }
 
 fn flow_in(headers: &HeaderMap) -> Option<String> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(Cookie::split_parse)
-        .filter_map(Result::ok)
-        .find(|cookie| cookie.name() == FLOW_COOKIE)
-        .map(|cookie| cookie.value().to_owned())
-        .filter(|id| id.len() == 64 && id.chars().all(|c| c.is_ascii_hexdigit()))
+    hex_cookie_in(headers, FLOW_COOKIE, 64)
 }
 
 fn flow_cookie(value: &str, secure: bool, minutes: i64) -> String {
