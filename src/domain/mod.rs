@@ -16,6 +16,7 @@ pub mod ids;
 pub mod language;
 pub mod machine;
 pub mod money;
+pub mod notification;
 pub mod operation;
 pub mod params;
 pub mod people;
