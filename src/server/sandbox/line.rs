@@ -185,7 +185,8 @@ async fn push(State(sandbox): State<LineSandbox>, headers: HeaderMap, body: Byte
         }
     }
     let to = request["to"].as_str().unwrap_or_default().to_owned();
-    let names: Vec<&str> = retry_key.iter().map(String::as_str).chain([to.as_str()]).collect();
+    let names: Vec<String> = retry_key.iter().cloned().chain([to.clone()]).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
     let refusals = Refusals {
         rate_limited: || respond(LineSandbox::refused(Refusal::RateLimited)),
         server_error: || respond(LineSandbox::refused(Refusal::ServerError)),

@@ -184,7 +184,8 @@ async fn receive(
         server_error: || plain(StatusCode::INTERNAL_SERVER_ERROR, "rollup_error"),
     };
     let account = sandbox.account.clone();
-    with_faults(&sandbox.account, &[webhook.as_str()], refusals, move || {
+    let name = webhook.clone();
+    with_faults(&sandbox.account, &[name.as_str()], refusals, move || {
         account.lock().own.push(SlackPost { webhook, text, blocks, received_at: Utc::now() });
         plain(StatusCode::OK, "ok")
     })

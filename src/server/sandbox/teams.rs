@@ -138,7 +138,8 @@ async fn receive(State(sandbox): State<TeamsSandbox>, Path(workflow): Path<Strin
     };
     let account = sandbox.account.clone();
     let card = message["attachments"][0]["content"].clone();
-    with_faults(&sandbox.account, &[workflow.as_str()], refusals, move || {
+    let name = workflow.clone();
+    with_faults(&sandbox.account, &[name.as_str()], refusals, move || {
         account.lock().own.push(TeamsPost { workflow, card, received_at: Utc::now() });
         respond((StatusCode::ACCEPTED, Value::Null))
     })
