@@ -26,8 +26,9 @@ pub enum NotifyEvent {
     AcceptedTooLong,
     /// A bulk run finished.
     BulkRunFinished,
-    /// A webhook endpoint stopped taking its deliveries.
-    DeliveryFailing,
+    /// A webhook endpoint stopped taking its deliveries, or a provider refused the tenant's
+    /// credentials.
+    ConnectionFailing,
     /// Once a day, at the rule's time in each person's time zone: what waits for them.
     Digest,
 }
@@ -39,7 +40,7 @@ impl NotifyEvent {
         NotifyEvent::UnknownTooLong,
         NotifyEvent::AcceptedTooLong,
         NotifyEvent::BulkRunFinished,
-        NotifyEvent::DeliveryFailing,
+        NotifyEvent::ConnectionFailing,
         NotifyEvent::Digest,
     ];
 
@@ -50,7 +51,7 @@ impl NotifyEvent {
             NotifyEvent::UnknownTooLong => "unknown_too_long",
             NotifyEvent::AcceptedTooLong => "accepted_too_long",
             NotifyEvent::BulkRunFinished => "bulk_run_finished",
-            NotifyEvent::DeliveryFailing => "delivery_failing",
+            NotifyEvent::ConnectionFailing => "connection_failing",
             NotifyEvent::Digest => "digest",
         }
     }
@@ -70,7 +71,7 @@ impl NotifyEvent {
             NotifyEvent::NeedsReview => Some(State::NeedsReview),
             NotifyEvent::UnknownTooLong => Some(State::Unknown),
             NotifyEvent::AcceptedTooLong => Some(State::Accepted),
-            NotifyEvent::BulkRunFinished | NotifyEvent::DeliveryFailing | NotifyEvent::Digest => None,
+            NotifyEvent::BulkRunFinished | NotifyEvent::ConnectionFailing | NotifyEvent::Digest => None,
         }
     }
 

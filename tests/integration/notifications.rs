@@ -297,6 +297,35 @@ crate::engine_tests! {
         assert_eq!(app.number("select count(*) from users where email = 'maria@acme.example'").await, 1, "a refused change keeps what was there");
     }
 
+    a_provider_that_refuses_the_credentials_and_a_finished_bulk_run_are_told(app) {
+        let mail = shop(&app).await;
+        let to_admin = |event| NotifyRule { event, audience: Audience::Role(Role::Admin), remind_every: None, escalation: None, ..approval_rule() };
+        app.ledger.add_notify_rule(&acme(), &admin(), to_admin(NotifyEvent::ConnectionFailing)).await.unwrap();
+        app.ledger.add_notify_rule(&acme(), &admin(), to_admin(NotifyEvent::BulkRunFinished)).await.unwrap();
+        for op_id in ["refund-1043-li_3", "refund-1043-li_4"] {
+            let mut refund = crate::support::refund_1043(38000);
+            refund["op_id"] = json!(op_id);
+            app.register(&refund).await;
+            app.begin_attempt(op_id).await;
+            let (status, body) = app.report(op_id, 1, &json!({"outcome": "forbidden", "http_status": 401})).await;
+            assert_eq!(status, 200, "{body}");
+        }
+        app.tamper(
+            "insert into bulk_runs (tenant, id, action, filter, requested_by, created_at_us) \
+             values ('acme', 'bulk_7', 'lookup', 'state:unknown', 'sam', 1)",
+        )
+        .await;
+        app.store.finish_bulk_run(&acme(), "bulk_7", Utc::now()).await.unwrap();
+        app.store.finish_bulk_run(&acme(), "bulk_7", Utc::now()).await.unwrap();
+        let notifier = notifier(&app);
+        notifier.pass().await.unwrap();
+        notifier.pass().await.unwrap();
+        assert_eq!(received(&mail), ["alex@acme.example", "alex@acme.example"], "one for the connection (two refusals within the hour), one for the run");
+        let texts: Vec<String> = mail.mailbox().into_iter().map(|message| message.text).collect();
+        assert!(texts.iter().any(|text| text.contains("/admin/providers")), "{texts:?}");
+        assert!(texts.iter().any(|text| text.contains("/bulk/bulk_7")), "{texts:?}");
+    }
+
     another_tenants_rules_never_reach_this_tenants_operations(app) {
         let mail = shop(&app).await;
         let globex = TenantId::parse("globex").unwrap();

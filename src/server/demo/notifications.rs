@@ -81,7 +81,7 @@ pub async fn set_up(ledger: &Ledger, console: &str, smtp: SocketAddr, line_token
         },
         rule(NotifyEvent::AcceptedTooLong, Audience::Destination("ops-teams".into()), Channel::Teams, Duration::days(3)),
         rule(NotifyEvent::BulkRunFinished, Audience::Role(Role::Support), Channel::Email, Duration::zero()),
-        rule(NotifyEvent::DeliveryFailing, Audience::Role(Role::Admin), Channel::Email, Duration::zero()),
+        rule(NotifyEvent::ConnectionFailing, Audience::Role(Role::Admin), Channel::Email, Duration::zero()),
         rule(NotifyEvent::Digest, Audience::Role(Role::Manager), Channel::Email, Duration::hours(9)),
     ];
     for rule in rules {

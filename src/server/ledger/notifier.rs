@@ -258,7 +258,7 @@ impl Notifier {
             self.ledger.store.record_notify_attempt(tenant, id, attempt).await?;
             return Ok(false);
         }
-        let Some(notice) = self.notice_of(&delivery).await? else {
+        let Some(notice) = self.notice_of(&delivery, language).await? else {
             let attempt = record(NotifyStatus::Skipped, Some("nothing waits".into()), None, false, None);
             self.ledger.store.record_notify_attempt(tenant, id, attempt).await?;
             return Ok(false);
@@ -389,8 +389,9 @@ impl Notifier {
         Ok(found.map(|found| (found, language)))
     }
 
-    /// What `delivery` says; `None` for a digest when nothing waits.
-    async fn notice_of(&self, delivery: &NotifyDeliveryRecord) -> Result<Option<Notice>, StoreError> {
+    /// What `delivery` says (a provider's refusal in `language`); `None` for a digest when nothing
+    /// waits, or when its subject is gone.
+    async fn notice_of(&self, delivery: &NotifyDeliveryRecord, language: Language) -> Result<Option<Notice>, StoreError> {
         let at = now();
         if delivery.event == NotifyEvent::Digest {
             let mut items = Vec::new();
@@ -441,6 +442,17 @@ impl Notifier {
                     link: format!("{}/admin/webhooks", self.public_url),
                 }
             }
+            Some(("connection", provider)) => NoticeItem {
+                event: notice_event(delivery.event),
+                stage: notice_stage(delivery.stage),
+                subject: NoticeSubject::Failing {
+                    target: FailingTarget::Connection { name: provider.to_owned() },
+                    last_error: crate::domain::failure::FailureClass::Forbidden.explanation_in(language),
+                },
+                asked_by: None,
+                waiting_minutes: 0,
+                link: format!("{}/admin/providers", self.public_url),
+            },
             _ => {
                 let operation = match OpId::parse(&delivery.subject) {
                     Ok(op_id) => self.ledger.store.load_operation(&delivery.tenant, &op_id).await?,
@@ -533,7 +545,7 @@ fn notice_event(event: NotifyEvent) -> NoticeEvent {
         NotifyEvent::UnknownTooLong => NoticeEvent::UnknownTooLong,
         NotifyEvent::AcceptedTooLong => NoticeEvent::AcceptedTooLong,
         NotifyEvent::BulkRunFinished => NoticeEvent::BulkRunFinished,
-        NotifyEvent::DeliveryFailing => NoticeEvent::DeliveryFailing,
+        NotifyEvent::ConnectionFailing => NoticeEvent::DeliveryFailing,
     }
 }
 

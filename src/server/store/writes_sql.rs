@@ -1141,7 +1141,7 @@ macro_rules! store_writes {
                             .fetch_optional(&mut *tx)
                             .await?;
                     if let Some((endpoint,)) = endpoint {
-                        let event = $crate::domain::notification::NotifyEvent::DeliveryFailing;
+                        let event = $crate::domain::notification::NotifyEvent::ConnectionFailing;
                         let hour = hour_of(micros(attempt.at));
                         let subject = format!("webhook:{endpoint}");
                         let watch = watch_insert(tenant.as_str(), &subject, event, "", hour);

@@ -97,7 +97,7 @@ pub enum NotifyCommand {
         #[arg(long, value_parser = parse_tenant)]
         tenant: TenantId,
         /// approval_requested, needs_review, unknown_too_long, accepted_too_long, bulk_run_finished,
-        /// delivery_failing or digest.
+        /// connection_failing or digest.
         #[arg(long, value_parser = NotifyEvent::parse)]
         event: NotifyEvent,
         /// role:NAME, people:NAME,NAME or destination:NAME.

@@ -1,8 +1,10 @@
 //! The notification watches a change writes: an operation entering a state that someone waits on
 //! (pending approval, needs review, unknown, accepted) starts a watch for every rule of its tenant
-//! about that wait, due at the rule's first stage; leaving the state ends them.
+//! about that wait, due at the rule's first stage; leaving the state ends them. A provider that
+//! refused the tenant's credentials starts one about its connection (once an hour at most).
 
-use crate::domain::{machine::State, notification::NotifyEvent, operation::OperationRecord};
+use super::hour_of;
+use crate::domain::{failure::FailureClass, machine::State, notification::NotifyEvent, operation::OperationRecord};
 use crate::server::store::query::{QueryText, SqlValue};
 
 /// The statements that keep `operation`'s watches when it moves from `from` (none for a new one)
@@ -27,6 +29,11 @@ pub(in crate::server::store) fn notify_watch_statements(
     }
     for event in NotifyEvent::watched_in(to) {
         statements.push(watch_insert(operation.tenant.as_str(), operation.op_id.as_str(), event, to.as_str(), at_us));
+    }
+    if operation.snapshot.last_failure == Some(FailureClass::Forbidden) {
+        let subject = format!("connection:{}", operation.provider);
+        let event = NotifyEvent::ConnectionFailing;
+        statements.push(watch_insert(operation.tenant.as_str(), &subject, event, "", hour_of(at_us)));
     }
     statements
 }
