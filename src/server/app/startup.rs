@@ -21,8 +21,10 @@ use crate::server::http::{
 };
 use crate::server::ledger::executor::Executor;
 use crate::server::ledger::reconciler::Reconciler;
+use crate::server::ledger::notifier::Notifier;
 use crate::server::ledger::webhooks::WebhookDispatcher;
 use crate::server::ledger::Ledger;
+use crate::server::sandbox::chat::ChatSandboxes;
 use crate::server::sandbox::{new_secret_key, Sandbox, SandboxConfig};
 use crate::server::store::{self, Sessions, StoreError};
 use std::sync::Arc;
@@ -80,6 +82,13 @@ pub struct Settings {
     pub deliver_webhooks_every: Option<std::time::Duration>,
     /// How long a webhook delivery waits after its first failed attempt (doubled after each).
     pub webhook_retry_after: std::time::Duration,
+    /// How often notifications are written and sent; `None` sends none from this process.
+    pub notify_every: Option<std::time::Duration>,
+    /// How long a notification waits after its first failed attempt (doubled after each).
+    pub notify_retry_after: std::time::Duration,
+    /// The console's address as people reach it, which notifications link to; `http://` and the
+    /// listening address when `None`.
+    pub public_url: Option<String>,
 }
 
 impl Settings {
@@ -111,6 +120,9 @@ impl Settings {
             metrics_addr: None,
             deliver_webhooks_every: None,
             webhook_retry_after: std::time::Duration::from_secs(5),
+            notify_every: None,
+            notify_retry_after: std::time::Duration::from_secs(5),
+            public_url: None,
         }
     }
 }
@@ -144,6 +156,7 @@ pub struct Application {
     limits: Arc<Limits>,
     reconciler: Option<(Reconciler, std::time::Duration)>,
     webhooks: Option<(WebhookDispatcher, std::time::Duration)>,
+    notifier: Option<(Notifier, std::time::Duration)>,
     metrics_listener: Option<TcpListener>,
     demo: Option<DemoSeed>,
     /// Cancelled when the shutdown signal comes: background tasks and waiting requests end.
@@ -229,7 +242,7 @@ impl Application {
             .flatten();
         let mut sandboxes: Vec<(&str, Router)> = Vec::new();
         if let Some(sandbox) = &sandbox {
-            sandboxes.push(("/sandbox", sandbox.router()));
+            sandboxes.push(("/sandbox", sandbox.router().merge(ChatSandboxes::new(&settings.stripe_secret_key).router())));
         }
         if let Some(account) = &second_account {
             sandboxes.push((demo::SECOND_ACCOUNT_PATH, account.router()));
@@ -256,6 +269,10 @@ impl Application {
         let webhooks = settings
             .deliver_webhooks_every
             .map(|every| (WebhookDispatcher::new(ledger.clone(), settings.webhook_retry_after), every));
+        let public_url = settings.public_url.clone().unwrap_or_else(|| format!("http://{local_addr}"));
+        let notifier = settings
+            .notify_every
+            .map(|every| (Notifier::new(ledger.clone(), &public_url, settings.notify_retry_after), every));
         Ok(Self {
             listener,
             router: router(state, sandboxes, settings.secure_cookies),
@@ -265,6 +282,7 @@ impl Application {
             limits,
             reconciler,
             webhooks,
+            notifier,
             metrics_listener,
             demo: demo_seed,
             stop,
@@ -306,6 +324,9 @@ impl Application {
         }
         if let Some((dispatcher, every)) = self.webhooks {
             tokio::spawn(dispatcher.run_until(every, stop.clone()));
+        }
+        if let Some((notifier, every)) = self.notifier {
+            tokio::spawn(notifier.run_until(every, stop.clone()));
         }
         if let Some(listener) = self.metrics_listener {
             let stopped = stop.clone();
