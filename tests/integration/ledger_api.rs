@@ -296,6 +296,9 @@ async fn the_openapi_document_describes_every_route() {
         assert!(doc["paths"][path].is_object(), "{path} is missing");
     }
     assert!(doc["paths"]["/api/v1/operations"]["post"]["responses"]["409"].is_object());
+    let read = &doc["paths"]["/api/v1/operations/{op_id}"]["get"];
+    let wait = read["parameters"].as_array().unwrap().iter().find(|p| p["name"] == "wait").expect("wait is described");
+    assert_eq!((wait["in"].as_str(), wait["schema"]["maximum"].as_f64()), (Some("query"), Some(60.0)), "{wait}");
     assert!(doc["components"]["schemas"]["RegisterBody"]["properties"]["op_id"].is_object());
     assert_eq!(doc["components"]["securitySchemes"]["bearer"]["scheme"], "bearer");
 }
@@ -307,4 +310,125 @@ async fn a_revoked_token_is_refused() {
     app.ledger.revoke_token(&acme(), "agent-7", "test").await.unwrap();
     let (status, answer) = app.get_json(&format!("/api/v1/operations/{OP}")).await;
     assert_eq!((status, answer["error"]["code"].as_str()), (401, Some("unauthorized")));
+}
+
+/// A read that waits for the operation's state to change (`?wait=`), as an agent whose refund waits
+/// for a manager does.
+mod waiting {
+    use std::time::{Duration, Instant};
+
+    use serde_json::Value;
+
+    use super::OP;
+    use crate::support::{refund_1043, TestApp};
+
+    /// `acme`'s refund of TWD 1,200.00 for `OP`, held for a manager.
+    async fn pending_refund(app: &TestApp) {
+        app.hold_large_refunds().await;
+        let (status, registered) = app.register(&refund_1043(120_000)).await;
+        assert_eq!((status, registered["state"].as_str()), (201, Some("pending_approval")), "{registered}");
+    }
+
+    /// The read of `OP` with `query` by `token`: its status, its answer, and how long it took.
+    async fn read(app: &TestApp, token: &str, query: &str) -> (u16, Value, Duration) {
+        let started = Instant::now();
+        let (status, answer) = app.get_as(token, &format!("/api/v1/operations/{OP}{query}")).await;
+        (status, answer, started.elapsed())
+    }
+
+    crate::engine_tests! {
+        a_waiting_read_answers_soon_after_the_manager_decides(app) {
+            pending_refund(&app).await;
+            let started = Instant::now();
+            let ((status, answer, _), approved_at) = tokio::join!(read(&app, &app.token, "?wait=10"), async {
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                app.approve(OP).await;
+                Instant::now()
+            });
+            let answered_after = started.elapsed();
+            assert_eq!((status, answer["state"].as_str()), (200, Some("approved")), "{answer}");
+            assert_eq!(answer["approval"]["approver"], "maria", "{answer}");
+            let after_the_decision = Instant::now().saturating_duration_since(approved_at);
+            assert!(answered_after < Duration::from_secs(5), "answered {answered_after:?} after the call, not after the 10 s wait");
+            assert!(after_the_decision < Duration::from_secs(3), "answered {after_the_decision:?} after the decision");
+        }
+
+        a_wait_with_no_change_of_state_answers_the_same_state_after_it(app) {
+            pending_refund(&app).await;
+            let (status, answer, took) = read(&app, &app.token, "?wait=1").await;
+            assert_eq!((status, answer["state"].as_str()), (200, Some("pending_approval")), "{answer}");
+            assert!(took >= Duration::from_secs(1) && took < Duration::from_secs(4), "{took:?}");
+
+            // Another operation of the tenant changes: the tenant's change time moves, this
+            // operation's state does not, and the wait goes on.
+            let mut other = refund_1043(5_000);
+            other["op_id"] = Value::from("refund-1043-li_3");
+            let ((status, answer, took), registered) = tokio::join!(read(&app, &app.token, "?wait=2"), async {
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                app.register(&other).await.0
+            });
+            assert_eq!(registered, 201);
+            assert_eq!((status, answer["state"].as_str()), (200, Some("pending_approval")), "{answer}");
+            assert!(took >= Duration::from_secs(2), "another operation's change ended the wait after {took:?}");
+
+            for at_once in ["", "?wait=0", "?wait=10&state=planned", "?wait=0&state=pending_approval"] {
+                let (status, answer, took) = read(&app, &app.token, at_once).await;
+                assert_eq!((status, answer["state"].as_str()), (200, Some("pending_approval")), "{at_once}: {answer}");
+                assert!(took < Duration::from_secs(3), "{at_once} answered after {took:?}");
+            }
+        }
+
+        bad_waits_are_refused_naming_the_field(app) {
+            assert_eq!(app.register(&refund_1043(38_000)).await.0, 201);
+            let (_, before, _) = read(&app, &app.token, "").await;
+            for (query, field) in [
+                ("?wait=abc", "wait"),
+                ("?wait=-1", "wait"),
+                ("?wait=61", "wait"),
+                ("?wait=1.5", "wait"),
+                ("?wait=", "wait"),
+                ("?wait=4294967296", "wait"),
+                ("?wait=5&state=approve", "state"),
+                ("?state=PLANNED", "state"),
+            ] {
+                let (status, answer, took) = read(&app, &app.token, query).await;
+                assert_eq!((status, answer["error"]["code"].as_str()), (422, Some("invalid_request")), "{query}: {answer}");
+                assert_eq!(answer["error"]["field"], field, "{query}: {answer}");
+                assert!(answer["error"]["message"].as_str().unwrap().starts_with(field), "{query}: {answer}");
+                assert!(took < Duration::from_secs(3), "{query} is refused at once");
+            }
+            let (status, _, took) = read(&app, &app.token, "?wait=60&state=approved").await;
+            assert_eq!(status, 200, "60 s is the longest wait, and allowed");
+            assert!(took < Duration::from_secs(3), "a state already left answers at once: {took:?}");
+            let (_, after, _) = read(&app, &app.token, "").await;
+            assert_eq!(after, before, "the refused reads recorded nothing");
+        }
+
+        another_tenants_wait_is_no_such_operation_at_once(app) {
+            pending_refund(&app).await;
+            let (plain_status, plain, _) = read(&app, &app.other_token, "").await;
+            assert_eq!(plain_status, 404, "{plain}");
+            let (status, answer, took) = read(&app, &app.other_token, "?wait=30").await;
+            assert_eq!((status, &answer), (plain_status, &plain), "the same answer as the plain read");
+            assert!(took < Duration::from_secs(3), "answered at once, not after the wait: {took:?}");
+            let (status, answer, _) = read(&app, &app.other_token, "?wait=30&state=approved").await;
+            assert_eq!((status, answer), (plain_status, plain));
+        }
+
+        a_waiting_read_answers_at_once_when_the_server_stops(app) {
+            let mut app = app;
+            pending_refund(&app).await;
+            let waiting = app.client.get(app.url(&format!("/api/v1/operations/{OP}?wait=30"))).bearer_auth(&app.token).send();
+            let waiting = tokio::spawn(waiting);
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            let stopped_at = Instant::now();
+            app.stop();
+            let response = waiting.await.unwrap().expect("the waiting read is answered");
+            let took = stopped_at.elapsed();
+            assert_eq!(response.status(), 200);
+            let answer: Value = response.json().await.unwrap();
+            assert_eq!(answer["state"], "pending_approval", "{answer}");
+            assert!(took < Duration::from_secs(3), "answered {took:?} after the stop, not at the end of the wait");
+        }
+    }
 }

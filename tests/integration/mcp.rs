@@ -176,6 +176,60 @@ crate::sandboxed_tests! {
     }
 }
 
+/// `get_operation` with `wait_seconds`, as an agent whose refund waits for a manager calls it.
+mod waiting {
+    use super::*;
+
+    const OP: &str = "refund-1043-li_2";
+
+    crate::engine_tests! {
+        get_operation_waits_for_the_managers_decision(app) {
+            app.hold_large_refunds().await;
+            let (status, registered) = app.register(&crate::support::refund_1043(120_000)).await;
+            assert_eq!((status, registered["state"].as_str()), (201, Some("pending_approval")), "{registered}");
+            let client = connect(&app, &app.token).await;
+            let started = Instant::now();
+            let (answer, approved_at) = tokio::join!(call(&client, "get_operation", json!({"op_id": OP, "wait_seconds": 10})), async {
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                app.approve(OP).await;
+                Instant::now()
+            });
+            assert_eq!(answer.is_error, Some(false), "{}", words(&answer));
+            assert_eq!(answer.structured_content.as_ref().unwrap()["state"], "approved", "{}", words(&answer));
+            assert!(started.elapsed() < Duration::from_secs(5), "answered after {:?}, not after the wait", started.elapsed());
+            assert!(Instant::now().saturating_duration_since(approved_at) < Duration::from_secs(3));
+
+            let started = Instant::now();
+            let unchanged = call(&client, "get_operation", json!({"op_id": OP, "wait_seconds": 1})).await;
+            assert_eq!(unchanged.structured_content.as_ref().unwrap()["state"], "approved", "{}", words(&unchanged));
+            assert!(started.elapsed() >= Duration::from_secs(1), "a wait with no change lasts the wait");
+            let started = Instant::now();
+            let moved_on = call(&client, "get_operation", json!({"op_id": OP, "wait_seconds": 30, "state": "pending_approval"})).await;
+            assert_eq!(moved_on.structured_content.as_ref().unwrap()["state"], "approved", "{}", words(&moved_on));
+            assert!(started.elapsed() < Duration::from_secs(3), "a state already left answers at once");
+
+            let too_long = call(&client, "get_operation", json!({"op_id": OP, "wait_seconds": 61})).await;
+            assert_eq!(too_long.is_error, Some(true), "{}", words(&too_long));
+            assert!(words(&too_long).contains("wait_seconds") && words(&too_long).contains("invalid_request"), "{}", words(&too_long));
+            let unknown_state = call(&client, "get_operation", json!({"op_id": OP, "wait_seconds": 5, "state": "waiting"})).await;
+            assert_eq!(unknown_state.is_error, Some(true), "{}", words(&unknown_state));
+            assert!(words(&unknown_state).contains("state"), "{}", words(&unknown_state));
+
+            let theirs = connect(&app, &app.other_token).await;
+            let started = Instant::now();
+            let elsewhere = call(&theirs, "get_operation", json!({"op_id": OP, "wait_seconds": 30})).await;
+            assert_eq!(elsewhere.is_error, Some(true));
+            assert!(words(&elsewhere).contains("No such operation"), "{}", words(&elsewhere));
+            assert!(started.elapsed() < Duration::from_secs(3), "another tenant's token hears nothing, at once");
+            let tools = client.list_all_tools().await.unwrap();
+            let read = serde_json::to_value(tools.iter().find(|tool| tool.name == "get_operation").unwrap()).unwrap();
+            assert_eq!(read["inputSchema"]["properties"]["wait_seconds"]["maximum"].as_f64(), Some(60.0), "{read}");
+            client.cancel().await.unwrap();
+            theirs.cancel().await.unwrap();
+        }
+    }
+}
+
 /// `opledger serve --demo` prints the MCP URL and a token; the official Python SDK (`mcp` on PyPI,
 /// a client written by others) lists the tools with them and calls two.
 #[tokio::test]

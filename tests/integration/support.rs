@@ -272,6 +272,43 @@ impl TestApp {
         }
     }
 
+    /// Holds `acme`'s refunds over TWD 1,000.00 for a manager's approval (a rule added by the admin
+    /// `alex`).
+    pub async fn hold_large_refunds(&self) {
+        use opledger::domain::money::{Currency, Money};
+        use opledger::domain::{ids::Actor, policy::ApprovalRule, policy::Role};
+        let rule = ApprovalRule {
+            kind: "refund".into(),
+            provider: None,
+            threshold: Some(Money::new(100_000, Currency::parse("TWD").unwrap())),
+        };
+        let record = opledger::server::store::records::ApprovalRuleRecord {
+            id: "large-refunds".into(),
+            rule,
+            created_by: "alex".into(),
+            created_at: chrono::Utc::now(),
+        };
+        let admin = Actor::human("alex", Role::Admin);
+        self.ledger.add_approval_rule(&TenantId::parse("acme").unwrap(), &admin, record).await.unwrap();
+    }
+
+    /// The manager `maria` approves `acme`'s operation `op_id`.
+    pub async fn approve(&self, op_id: &str) {
+        use opledger::domain::{ids::Actor, machine::Command, operation::AttemptReport, policy::Role};
+        let approve = Command::Approve { reason: "receipt checked".into(), valid_for: chrono::Duration::hours(1) };
+        let manager = Actor::human("maria", Role::Manager);
+        let (tenant, op_id) = (TenantId::parse("acme").unwrap(), OpId::parse(op_id).unwrap());
+        self.ledger.execute(&tenant, &op_id, approve, &manager, AttemptReport::default()).await.expect("approved");
+    }
+
+    /// Sends the shutdown signal, as SIGTERM does: the server stops taking connections and
+    /// finishes the requests in flight.
+    pub fn stop(&mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+    }
+
     /// Runs one SQL statement directly on the test database, bypassing the ledger (to tamper).
     pub async fn tamper(&self, sql: &str) {
         use sqlx::Connection;

@@ -160,6 +160,8 @@ pub struct Application {
     notifier: Option<(Notifier, std::time::Duration)>,
     metrics_listener: Option<TcpListener>,
     demo: Option<DemoSeed>,
+    /// Cancelled when the shutdown signal comes: background tasks and waiting requests end.
+    stop: CancellationToken,
 }
 
 /// What seeds the demo: the executor, the mounted sandbox, and the second tenant's account.
@@ -288,6 +290,7 @@ impl Application {
             sandboxes.extend(seed.accounts.routers());
         }
         let limits = Limits::new(settings.limits);
+        let stop = CancellationToken::new();
         let state = AppState::new(SharedState {
             ledger: ledger.clone(),
             sessions: sessions.clone(),
@@ -298,6 +301,7 @@ impl Application {
             secure_cookies: settings.secure_cookies,
             session_lifetimes: settings.session_lifetimes,
             live: Default::default(),
+            stopping: stop.clone(),
             mcp: crate::server::http::mcp::service(&settings.mcp_allowed_hosts),
             metrics_token: settings.metrics_token.as_deref().filter(|token| !token.is_empty()).map(Arc::from),
         });
@@ -320,6 +324,7 @@ impl Application {
             notifier,
             metrics_listener,
             demo: demo_seed,
+            stop,
         })
     }
 
@@ -338,9 +343,10 @@ impl Application {
     }
 
     /// Serves (and reconciles, when configured) until `shutdown` completes, then finishes the
-    /// requests in flight, waiting at most [`SHUTDOWN_GRACE`] for them.
+    /// requests in flight, waiting at most [`SHUTDOWN_GRACE`] for them (a read waiting for a change
+    /// answers at once).
     pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
-        let stop = CancellationToken::new();
+        let stop = self.stop;
         tokio::spawn(auth::delete_expired_sessions(
             self.sessions.clone(),
             std::time::Duration::from_secs(600),

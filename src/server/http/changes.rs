@@ -1,7 +1,8 @@
 //! The changes of each tenant's operations, read once per tenant per instance: one poller per
-//! tenant, started by its first follower (an open console page) and stopped after its last, reads
-//! the newest change time (one indexed read) every second and tells every follower when it moved.
-//! It polls because every instance on the database must see the changes of every other.
+//! tenant, started by its first follower (an open console page, or a ledger API read waiting for
+//! an operation to change) and stopped after its last, reads the newest change time (one indexed
+//! read) every second and tells every follower when it moved. It polls because every instance on
+//! the database must see the changes of every other.
 
 use chrono::{DateTime, Utc};
 use std::collections::HashMap;
@@ -17,7 +18,7 @@ const POLL_EVERY: Duration = Duration::from_secs(1);
 /// The newest change time of a tenant's operations, as its poller last read it.
 pub type Latest = Option<DateTime<Utc>>;
 
-/// The pollers of this instance, one per tenant with an open page.
+/// The pollers of this instance, one per tenant with an open page or a waiting read.
 #[derive(Clone, Default)]
 pub struct LiveChanges {
     pollers: Arc<std::sync::Mutex<HashMap<TenantId, watch::Sender<Latest>>>>,

@@ -10,7 +10,8 @@
 //! - `refund_item`, `create_aftersale`, `schedule_pickup`, `send_customer_email`: side effects,
 //!   derived from the order (a model never passes an amount, an address or a key), safe to call
 //!   again (`idempotentHint`);
-//! - `get_operation`, `order_operations`: read only;
+//! - `get_operation` (which can wait up to a minute for the operation's state to change, as the
+//!   ledger API's read does), `order_operations`: read only;
 //! - `cancel_operation`: stops an operation not sent yet; on one in flight it records the stop.
 //!
 //! Sessions are not kept (every request stands alone), so any instance answers any request.
@@ -102,6 +103,14 @@ pub async fn endpoint(State(state): State<AppState>, request: Request) -> Respon
 pub struct OperationArgs {
     /// The op id a tool answered with, e.g. "refund-1043-li_2".
     pub op_id: String,
+    /// Wait up to this many seconds (0 to 60) for the operation's state to change, e.g. 30 while a
+    /// refund waits for a manager's approval: the answer comes as soon as the state changes, else
+    /// after the wait with the state unchanged. Left out or 0, the answer comes at once.
+    #[schemars(range(max = 60))]
+    pub wait_seconds: Option<u32>,
+    /// The state you last saw, e.g. "pending_approval": with wait_seconds, the answer comes at once
+    /// if the state already differs from it.
+    pub state: Option<String>,
 }
 
 /// One order.
@@ -258,7 +267,7 @@ impl LedgerTools {
     }
 
     #[tool(
-        description = "Read one operation as the ledger records it: its state (succeeded, unknown: being checked, pending_approval, ...), parameters, every attempt and external id. Changes nothing.",
+        description = "Read one operation as the ledger records it: its state (succeeded, unknown: being checked, pending_approval, ...), parameters, every attempt and external id. Changes nothing. To hear a decision without calling again and again (a refund pending_approval waits for a manager), pass wait_seconds (at most 60): the answer comes as soon as the state changes, within about a second, or after the wait with the state unchanged; then you may call again.",
         annotations(title = "Read an operation", read_only_hint = true, open_world_hint = false)
     )]
     async fn get_operation(
@@ -267,7 +276,12 @@ impl LedgerTools {
         Extension(parts): Extension<Parts>,
     ) -> Result<CallToolResult, ErrorData> {
         let (caller, state) = context(&parts)?;
-        Ok(result(operations::operation_view(&state, &caller.tenant, &args.op_id).await))
+        let view = async {
+            let seconds = args.wait_seconds.unwrap_or(0);
+            let wait = operations::Wait::new(seconds, args.state.as_deref(), "wait_seconds")?;
+            operations::operation_view(&state, &caller.tenant, &args.op_id, wait).await
+        };
+        Ok(result(view.await))
     }
 
     #[tool(

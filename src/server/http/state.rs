@@ -51,8 +51,11 @@ pub struct SharedState {
     pub secure_cookies: bool,
     /// How long a console session lives idle, and at most.
     pub session_lifetimes: crate::domain::people::SessionLifetimes,
-    /// Each tenant's changes, polled once for all its open pages.
+    /// Each tenant's changes, polled once for all its open pages and waiting reads.
     pub live: crate::server::http::changes::LiveChanges,
+    /// Cancelled when the server begins to stop, so that a read waiting for a change answers at
+    /// once instead of holding the shutdown.
+    pub stopping: tokio_util::sync::CancellationToken,
     /// The service that answers `/mcp` once the caller's token is checked
     /// ([`crate::server::http::mcp`]).
     pub mcp: Endpoint,

@@ -1,10 +1,11 @@
 //! The ledger API's operation calls: register an operation before anything is sent, begin an
-//! attempt (durably `submitted` before the send), report its outcome, read an operation, cancel,
-//! and read one order's operations with their roll-up. Each answers with what the ledger committed.
+//! attempt (durably `submitted` before the send), report its outcome, read an operation (at once,
+//! or once its state changes), cancel, and read one order's operations with their roll-up. Each
+//! answers with what the ledger committed.
 
 use axum::{
     body::Bytes,
-    extract::{Path, State},
+    extract::{rejection::QueryRejection, Path, Query, State},
     http::StatusCode,
     response::{IntoResponse, Response},
     Json,
@@ -20,7 +21,7 @@ use super::views::OperationView;
 use crate::domain::{
     failure::FailureClass,
     ids::{AttemptNumber, OpId, TenantId},
-    machine::{cancel_message, AttemptOutcome, Command},
+    machine::{cancel_message, AttemptOutcome, Command, State as OpState},
     operation::{AttemptReport, OperationHistory, RetryBudget},
     params::CanonicalParams,
     rollup::{roll_up, OperationSummary, OrderRollup},
@@ -145,27 +146,119 @@ pub async fn register(
     }
 }
 
-/// An operation with its attempts, external ids and audit trail.
-#[utoipa::path(get, path = "/api/v1/operations/{op_id}", tag = "operations", params(("op_id" = String, Path)), responses(
+/// An operation with its attempts, external ids and audit trail. With `wait`, the answer comes as
+/// soon as the operation's state changes (from `state`, the one the caller last saw, when given),
+/// or after `wait` seconds with the state unchanged: an agent whose refund waits for a manager
+/// hears the decision within about a second, in one call.
+#[utoipa::path(get, path = "/api/v1/operations/{op_id}", tag = "operations", params(
+    ("op_id" = String, Path),
+    ("wait" = Option<u32>, Query, minimum = 0, maximum = 60, description = "Seconds to wait for the state to change, 0 to 60; 0 or absent answers at once. The answer comes as soon as the state differs, else after the wait with the state unchanged (or at once when the server stops)."),
+    ("state" = Option<String>, Query, description = "The state the caller last saw, e.g. `pending_approval`: with `wait`, the answer comes at once when the state already differs from it. Absent, the wait is from the state at the start of the call."),
+), responses(
     (status = 200, body = OperationView),
     (status = 404, description = "No such operation in the token's tenant", body = ErrorEnvelope),
+    (status = 422, description = "`wait` or `state` out of bounds, naming the field", body = ErrorEnvelope),
 ))]
 pub async fn read_operation(
     State(state): State<AppState>,
     caller: Caller,
     Path(op_id): Path<String>,
+    query: Result<Query<ReadQuery>, QueryRejection>,
 ) -> Result<Json<OperationView>, ApiError> {
-    Ok(Json(operation_view(&state, &caller.tenant, &op_id).await?))
+    let Query(query) = query.map_err(|rejection| ApiError::Invalid(rejection.body_text()))?;
+    let wait = Wait::parse(query.wait.as_deref(), query.state.as_deref())?;
+    Ok(Json(operation_view(&state, &caller.tenant, &op_id, wait).await?))
 }
 
-/// The operation `op_id` names in `tenant`, with its attempts, external ids and audit trail.
+/// The longest a read waits for an operation's state to change, in seconds.
+pub const MAX_WAIT_S: u32 = 60;
+
+/// A read's query: how long to wait for a change, and from which state. Both are read as text
+/// and checked here, so that a bad value is answered in the API's words, naming its field.
+#[derive(Debug, Default, Deserialize)]
+pub struct ReadQuery {
+    wait: Option<String>,
+    state: Option<String>,
+}
+
+/// How long a read waits for the operation's state to change, and from which state (the one it
+/// has at the start of the call when the caller names none).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Wait {
+    pub seconds: u32,
+    pub from: Option<OpState>,
+}
+
+impl Wait {
+    /// The wait of a query's `wait` (whole seconds, 0 to [`MAX_WAIT_S`]) and `state` (a state's
+    /// name), each refused naming its field.
+    pub fn parse(seconds: Option<&str>, state: Option<&str>) -> Result<Wait, ApiError> {
+        let seconds = match seconds {
+            None => 0,
+            Some(text) => text.parse::<u32>().map_err(|_| out_of_bounds("wait", text))?,
+        };
+        Wait::new(seconds, state, "wait")
+    }
+
+    /// The wait of `seconds` (0 to [`MAX_WAIT_S`], else refused naming `seconds_field`) from the
+    /// state named `state` (else refused naming `state`).
+    pub fn new(seconds: u32, state: Option<&str>, seconds_field: &str) -> Result<Wait, ApiError> {
+        if seconds > MAX_WAIT_S {
+            return Err(out_of_bounds(seconds_field, &seconds.to_string()));
+        }
+        let from = state
+            .map(|name| {
+                OpState::parse(name).ok_or_else(|| {
+                    let names: Vec<&str> = OpState::ALL.iter().map(|state| state.as_str()).collect();
+                    let problem = format!("must be one of {}, got {name:?}", names.join(", "));
+                    ApiError::invalid_field("state", problem)
+                })
+            })
+            .transpose()?;
+        Ok(Wait { seconds, from })
+    }
+}
+
+fn out_of_bounds(field: &str, value: &str) -> ApiError {
+    ApiError::invalid_field(field, format!("must be whole seconds from 0 to {MAX_WAIT_S}, got {value:?}"))
+}
+
+/// The operation `op_id` names in `tenant`, with its attempts, external ids and audit trail: at
+/// once without a wait; with one, once its state differs from `wait.from` (else from its state at
+/// the start of the call), or as it stands after `wait.seconds` or when the server begins to stop.
+/// The wait follows the tenant's one poller ([`crate::server::http::changes`]), so it sees the
+/// changes of every instance, reads the operation again only when the tenant's newest change
+/// moved, and holds no database connection meanwhile. Another tenant's operation is no such
+/// operation, at once.
 pub async fn operation_view(
     state: &AppState,
     tenant: &TenantId,
     op_id: &str,
+    wait: Wait,
 ) -> Result<OperationView, ApiError> {
     let op_id = op_id_of(op_id)?;
-    Ok(OperationView::of(history(state, tenant, &op_id).await?, true))
+    if wait.seconds == 0 {
+        return Ok(OperationView::of(history(state, tenant, &op_id).await?, true));
+    }
+    let until = tokio::time::Instant::now() + std::time::Duration::from_secs(u64::from(wait.seconds));
+    // Followed before the first read, so that a change committed after that read moves the
+    // tenant's newest change time past the one this follower starts from.
+    let mut changes = state.live.follow(state.ledger.reads(), tenant).await;
+    let mut current = history(state, tenant, &op_id).await?;
+    let from = wait.from.unwrap_or(current.operation.snapshot.state);
+    while current.operation.snapshot.state == from {
+        tokio::select! {
+            moved = changes.changed() => {
+                if moved.is_err() {
+                    break;
+                }
+            }
+            () = tokio::time::sleep_until(until) => break,
+            () = state.stopping.cancelled() => break,
+        }
+        current = history(state, tenant, &op_id).await?;
+    }
+    Ok(OperationView::of(current, true))
 }
 
 /// How long an agent's send is taken to be in flight when it declares nothing.
