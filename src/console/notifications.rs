@@ -568,7 +568,12 @@ pub(crate) mod ssr {
 
     pub async fn add_rule(admin: &SignedIn, form: RuleForm) -> Result<String, AppError> {
         let rule = rule_of(&form)?;
-        let added = ledger().add_notify_rule(&admin.tenant, &actor(admin), rule).await.map_err(refused)?;
+        let named_people = form.audience.trim() == "people";
+        let added = ledger().add_notify_rule(&admin.tenant, &actor(admin), rule).await.map_err(|error| match error {
+            // The people the rule names are typed in a field of their own.
+            LedgerError::InvalidField { field: "audience", problem } if named_people => field_refused("people", &problem),
+            error => refused(error),
+        })?;
         Ok(t!(current_language(), "notify-rule-added", id = added.id))
     }
 

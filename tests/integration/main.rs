@@ -19,6 +19,7 @@ mod instances;
 mod languages;
 mod ledger_api;
 mod mcp;
+mod notify_console;
 mod operating;
 mod orders;
 mod pages;
