@@ -108,7 +108,7 @@ pub fn settling(
 /// What an operation of `kind` is, for the agent, with its amount and the line item it concerns
 /// where known; in lower case where the language has cases ("refund of NT$380 for Headphone
 /// case"), for the sentences that place it after an article.
-fn noun(kind: &str, amount: Option<Money>, item: Option<&str>, language: Language) -> String {
+pub fn noun(kind: &str, amount: Option<Money>, item: Option<&str>, language: Language) -> String {
     let amount = amount.map(|money| language.money(money));
     match (kind, amount, item) {
         ("refund", None, None) => t!(language, "wording-noun-refund"),

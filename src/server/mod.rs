@@ -13,6 +13,7 @@ pub mod egress;
 pub mod http;
 pub mod ledger;
 pub mod metrics;
+pub mod notify;
 pub mod providers;
 pub mod sandbox;
 pub mod store;

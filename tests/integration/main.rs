@@ -19,6 +19,8 @@ mod instances;
 mod languages;
 mod ledger_api;
 mod mcp;
+mod notifications;
+mod notify_channels;
 mod notify_console;
 mod operating;
 mod orders;

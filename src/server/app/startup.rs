@@ -24,6 +24,7 @@ use crate::server::ledger::reconciler::Reconciler;
 use crate::server::ledger::notifier::Notifier;
 use crate::server::ledger::webhooks::WebhookDispatcher;
 use crate::server::ledger::Ledger;
+use crate::server::sandbox::chat::ChatSandboxes;
 use crate::server::sandbox::{new_secret_key, Sandbox, SandboxConfig};
 use crate::server::store::{self, Sessions, StoreError};
 use std::sync::Arc;
@@ -239,7 +240,7 @@ impl Application {
             .flatten();
         let mut sandboxes: Vec<(&str, Router)> = Vec::new();
         if let Some(sandbox) = &sandbox {
-            sandboxes.push(("/sandbox", sandbox.router()));
+            sandboxes.push(("/sandbox", sandbox.router().merge(ChatSandboxes::new(&settings.stripe_secret_key).router())));
         }
         if let Some(account) = &second_account {
             sandboxes.push((demo::SECOND_ACCOUNT_PATH, account.router()));

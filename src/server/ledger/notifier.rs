@@ -23,11 +23,11 @@ use super::Ledger;
 use crate::domain::ids::{OpId, TenantId};
 use crate::domain::language::Language;
 use crate::domain::machine::State;
-use crate::domain::notice::{Notice, NoticeItem, NoticeSubject};
+use crate::domain::notice::{FailingTarget, Notice, NoticeEvent, NoticeItem, NoticeStage, NoticeSubject};
 use crate::domain::notification::{delivery_id, next_stage, Audience, Channel, NotifyEvent, Stage};
 use crate::domain::webhook::wait_after_failure;
 use crate::server::clock::now;
-use crate::server::notify::channels::{retries_are_recognised, Destination, SendOutcome, Senders, SmtpSecurity, SmtpSettings};
+use crate::server::notify::channels::{host_of, retries_are_recognised, Destination, SendOutcome, Senders, SmtpSecurity, SmtpSettings};
 use crate::server::store::notify::{
     NewNotifyDelivery, NotifyAttempt, NotifyDeliveryRecord, NotifyStatus, RecipientRecord, RuleRecord, WatchRecord,
 };
@@ -412,22 +412,35 @@ impl Notifier {
             return Ok(Some(Notice::Digest { items, link: format!("{}/", self.public_url) }));
         }
         let item = match delivery.subject.split_once(':') {
-            Some(("bulk", id)) => NoticeItem {
-                event: delivery.event,
-                stage: delivery.stage,
-                subject: NoticeSubject::BulkRun { id: id.to_owned() },
-                asked_by: None,
-                waiting_minutes: 0,
-                link: format!("{}/bulk/{id}", self.public_url),
-            },
-            Some(("webhook", id)) => NoticeItem {
-                event: delivery.event,
-                stage: delivery.stage,
-                subject: NoticeSubject::Failing { what: id.to_owned() },
-                asked_by: None,
-                waiting_minutes: 0,
-                link: format!("{}/admin/webhooks", self.public_url),
-            },
+            Some(("bulk", id)) => {
+                let Some(run) = self.ledger.store.bulk_run(&delivery.tenant, id).await? else { return Ok(None) };
+                let done = run.items.iter().filter(|item| item.outcome.is_some()).count() as u64;
+                let failed = run.items.iter().filter(|item| item.outcome.as_deref().is_some_and(|outcome| outcome != "done")).count() as u64;
+                NoticeItem {
+                    event: notice_event(delivery.event),
+                    stage: notice_stage(delivery.stage),
+                    subject: NoticeSubject::BulkRun { id: run.id.clone(), name: run.action.clone(), done, failed, total: run.items.len() as u64 },
+                    asked_by: Some(run.requested_by),
+                    waiting_minutes: 0,
+                    link: format!("{}/bulk/{id}", self.public_url),
+                }
+            }
+            Some(("webhook", id)) => {
+                let endpoints = self.ledger.store.webhook_endpoints(&delivery.tenant).await?;
+                let Some(endpoint) = endpoints.into_iter().find(|endpoint| endpoint.id == id) else { return Ok(None) };
+                let last = self.ledger.store.webhook_deliveries(&delivery.tenant, id, 1).await?;
+                NoticeItem {
+                    event: notice_event(delivery.event),
+                    stage: notice_stage(delivery.stage),
+                    subject: NoticeSubject::Failing {
+                        target: FailingTarget::WebhookEndpoint { host: host_of(&endpoint.url) },
+                        last_error: last.into_iter().next().and_then(|delivery| delivery.last_error).unwrap_or_default(),
+                    },
+                    asked_by: None,
+                    waiting_minutes: 0,
+                    link: format!("{}/admin/webhooks", self.public_url),
+                }
+            }
             _ => {
                 let operation = match OpId::parse(&delivery.subject) {
                     Ok(op_id) => self.ledger.store.load_operation(&delivery.tenant, &op_id).await?,
@@ -445,15 +458,14 @@ impl Notifier {
     /// The item of an operation: what it is, who asked, since when it waits, its page.
     fn operation_item(&self, event: NotifyEvent, stage: Stage, operation: OperationParts, at: DateTime<Utc>) -> NoticeItem {
         NoticeItem {
-            event,
-            stage,
+            event: notice_event(event),
+            stage: notice_stage(stage),
             link: format!("{}/operations/{}", self.public_url, operation.op_id),
             subject: NoticeSubject::Operation {
                 op_id: operation.op_id,
                 kind: operation.kind,
                 amount: operation.amount,
-                provider: operation.provider,
-                state: operation.state,
+                item: operation.item,
             },
             asked_by: operation.asked_by,
             waiting_minutes: (at - operation.since).num_minutes().max(0),
@@ -466,8 +478,7 @@ struct OperationParts {
     op_id: String,
     kind: String,
     amount: Option<crate::domain::money::Money>,
-    provider: String,
-    state: State,
+    item: Option<String>,
     asked_by: Option<String>,
     since: DateTime<Utc>,
 }
@@ -478,8 +489,7 @@ impl From<&crate::domain::operation::OperationRecord> for OperationParts {
             op_id: operation.op_id.to_string(),
             kind: operation.kind.clone(),
             amount: operation.params.money("amount"),
-            provider: operation.provider.clone(),
-            state: operation.snapshot.state,
+            item: None,
             asked_by: Some(operation.snapshot.requested_by.clone()),
             since: operation.updated_at,
         }
@@ -492,8 +502,7 @@ impl From<crate::server::store::records::OperationListItem> for OperationParts {
             op_id: item.op_id.to_string(),
             kind: item.kind,
             amount: item.amount,
-            provider: item.provider,
-            state: item.state,
+            item: None,
             asked_by: None,
             since: item.updated_at,
         }
@@ -513,6 +522,27 @@ fn new_delivery(rule: &RuleRecord, watch: &WatchRecord, recipient: String, chann
         recipient,
         channel,
         due_at: watch.next_at,
+    }
+}
+
+/// The event a notice tells of.
+fn notice_event(event: NotifyEvent) -> NoticeEvent {
+    match event {
+        NotifyEvent::ApprovalRequested | NotifyEvent::Digest => NoticeEvent::ApprovalRequested,
+        NotifyEvent::NeedsReview => NoticeEvent::NeedsReview,
+        NotifyEvent::UnknownTooLong => NoticeEvent::UnknownTooLong,
+        NotifyEvent::AcceptedTooLong => NoticeEvent::AcceptedTooLong,
+        NotifyEvent::BulkRunFinished => NoticeEvent::BulkRunFinished,
+        NotifyEvent::DeliveryFailing => NoticeEvent::DeliveryFailing,
+    }
+}
+
+/// The stage a notice tells of.
+fn notice_stage(stage: Stage) -> NoticeStage {
+    match stage {
+        Stage::First => NoticeStage::First,
+        Stage::Reminder(n) => NoticeStage::Reminder(n),
+        Stage::Escalation => NoticeStage::Escalation,
     }
 }
 

@@ -9,7 +9,7 @@ mod http;
 pub mod oidc;
 pub mod orders;
 mod paypal;
-mod smtp;
+pub(crate) mod smtp;
 mod stripe;
 pub mod stripe_events;
 

@@ -97,47 +97,95 @@ impl SmtpConnector {
     }
 
     /// Opens a connection to an address the egress policy allows, with TLS (implicit, or by
-    /// STARTTLS unless the operator allowed a plain one) and a login when the server offers one.
-    /// Nothing of the message has left when this fails.
+    /// STARTTLS unless the operator allowed a plain one) and a login as the sender's address when
+    /// the server offers one. Nothing of the message has left when this fails.
     async fn open(&self) -> Result<AsyncSmtpConnection, String> {
-        let (addresses, plain_allowed) =
-            match self.egress.allowed_addresses(&self.host, self.port, false).await {
-                Ok(addresses) => (addresses, true),
-                Err(_) => match self.egress.allowed_addresses(&self.host, self.port, true).await {
-                    Ok(addresses) => (addresses, false),
-                    Err(why) => return Err(format!("refused by the egress policy: {why}")),
-                },
-            };
-        let hello = ClientId::Domain("opledger".to_owned());
-        let tls = || TlsParameters::new(self.host.clone()).map_err(|error| format!("no TLS: {error}"));
-        let implicit = if self.implicit_tls { Some(tls()?) } else { None };
-        let mut connection =
-            AsyncSmtpConnection::connect_tokio1(addresses[0], Some(self.timeout), &hello, implicit, None)
-                .await
-                .map_err(|error| format!("could not connect to {}:{}: {error}", self.host, self.port))?;
-        if !self.implicit_tls {
-            if connection.can_starttls() {
-                connection
-                    .starttls(tls()?, &hello)
-                    .await
-                    .map_err(|error| format!("STARTTLS failed: {error}"))?;
-            } else if !plain_allowed {
-                connection.abort().await;
-                return Err(format!("{} offers no STARTTLS, and mail to it would go unencrypted", self.host));
-            }
-        }
-        let login = [Mechanism::Plain, Mechanism::Login];
-        if login.iter().any(|mechanism| connection.server_info().supports_auth_mechanism(*mechanism)) {
-            let address =
-                self.sender.parse::<Mailbox>().map(|mailbox| mailbox.email.to_string()).unwrap_or_default();
-            let credentials = Credentials::new(address, self.password.clone());
-            connection
-                .auth(&login, &credentials)
-                .await
-                .map_err(|error| format!("the login was refused: {error}"))?;
-        }
-        Ok(connection)
+        let address =
+            self.sender.parse::<Mailbox>().map(|mailbox| mailbox.email.to_string()).unwrap_or_default();
+        let server = MailServer {
+            host: &self.host,
+            port: self.port,
+            tls: if self.implicit_tls { MailTls::Implicit } else { MailTls::StartTls },
+            login: Some(Credentials::new(address, self.password.clone())),
+            timeout: self.timeout,
+        };
+        open_connection(&server, &self.egress).await.map_err(|not_opened| not_opened.reason)
     }
+}
+
+/// A mail server to open a connection to.
+pub struct MailServer<'a> {
+    pub host: &'a str,
+    pub port: u16,
+    pub tls: MailTls,
+    /// Used when the server offers a login (PLAIN or LOGIN).
+    pub login: Option<Credentials>,
+    pub timeout: Duration,
+}
+
+/// How a connection to a mail server is encrypted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MailTls {
+    /// TLS from the first byte.
+    Implicit,
+    /// STARTTLS when the server offers it; otherwise plain, only to an address the operator
+    /// allowed.
+    StartTls,
+    /// Plain, only to an address the operator allowed.
+    None,
+}
+
+/// Why a connection was not opened, and whether trying again can help.
+#[derive(Debug)]
+pub struct NotOpened {
+    pub reason: String,
+    /// Trying again cannot help as things stand: the egress policy refuses the address, the login
+    /// was refused, or the server offers no encryption where it is needed.
+    pub lasting: bool,
+}
+
+/// Opens a connection to `server` at an address `egress` allows, encrypted as `server.tls` asks,
+/// logged in when the server offers a login and `server.login` is set. Nothing of a message has
+/// left when this fails.
+pub async fn open_connection(server: &MailServer<'_>, egress: &EgressPolicy) -> Result<AsyncSmtpConnection, NotOpened> {
+    let lasting = |reason: String| NotOpened { reason, lasting: true };
+    let passing = |reason: String| NotOpened { reason, lasting: false };
+    let (host, port) = (server.host, server.port);
+    let refused = |why: String| {
+        if why.contains("could not be resolved") {
+            passing(why)
+        } else {
+            lasting(format!("refused by the egress policy: {why}"))
+        }
+    };
+    let (addresses, plain_allowed) = match egress.allowed_addresses(host, port, false).await {
+        Ok(addresses) => (addresses, true),
+        Err(why) if server.tls == MailTls::None => return Err(refused(why)),
+        Err(_) => (egress.allowed_addresses(host, port, true).await.map_err(refused)?, false),
+    };
+    let hello = ClientId::Domain("opledger".to_owned());
+    let tls = || TlsParameters::new(host.to_owned()).map_err(|error| lasting(format!("no TLS: {error}")));
+    let implicit = if server.tls == MailTls::Implicit { Some(tls()?) } else { None };
+    let mut connection = AsyncSmtpConnection::connect_tokio1(addresses[0], Some(server.timeout), &hello, implicit, None)
+        .await
+        .map_err(|error| passing(format!("could not connect to {host}:{port}: {error}")))?;
+    if server.tls == MailTls::StartTls {
+        if connection.can_starttls() {
+            connection.starttls(tls()?, &hello).await.map_err(|error| passing(format!("STARTTLS failed: {error}")))?;
+        } else if !plain_allowed {
+            connection.abort().await;
+            return Err(lasting(format!("{host} offers no STARTTLS, and mail to it would go unencrypted")));
+        }
+    }
+    let mechanisms = [Mechanism::Plain, Mechanism::Login];
+    let offered = mechanisms.iter().any(|mechanism| connection.server_info().supports_auth_mechanism(*mechanism));
+    if let (true, Some(credentials)) = (offered, &server.login) {
+        connection.auth(&mechanisms, credentials).await.map_err(|error| NotOpened {
+            reason: format!("the login was refused: {error}"),
+            lasting: error.is_permanent(),
+        })?;
+    }
+    Ok(connection)
 }
 
 /// The host, port and implicit TLS of `smtp://host[:port]` or `smtps://host[:port]`.

@@ -1,5 +1,6 @@
 //! Sandbox providers: Stripe, Adyen, PayPal and an email API in Resend's shape (with an SMTP sink),
-//! each serving the part of its provider's published API that opledger speaks, so that the demo and
+//! and stand-ins for the chat channels notifications go to (Slack, Microsoft Teams, LINE; see
+//! [`chat`]), each serving the part of its provider's published API that opledger speaks, so that the demo and
 //! the tests are real with no account anywhere; two sandboxes are two accounts.
 //!
 //! What every sandbox does the same way is written once: an [`account`] holds the faults set, the
@@ -11,13 +12,17 @@
 
 mod account;
 pub mod adyen;
+pub mod chat;
 mod control;
 mod faults;
 mod keyed;
+pub mod line;
 pub mod mail;
 pub mod paypal;
 mod pipeline;
+pub mod slack;
 pub mod stripe;
+pub mod teams;
 
 pub use account::CreatedObject;
 pub use faults::{Fault, FaultKind};
