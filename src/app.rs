@@ -16,12 +16,13 @@ use crate::ui::components::layout::Layout;
 use crate::ui::components::widgets::ViewerResource;
 use crate::ui::pages::{
     account::AccountPage,
-    admin::{AdminAccess, AdminPeople, AdminPolicy, AdminProviders, AdminWebhooks},
+    admin::{AdminAccess, AdminNotifications, AdminPeople, AdminPolicy, AdminProviders, AdminWebhooks},
     approvals::Approvals,
     audit::Audit,
     bulk::{BulkPage, BulkRunPage},
     conflicts::Conflicts,
     login::Login,
+    my_notifications::MyNotificationsPage,
     operation::OperationPage,
     operations::Operations,
     orders::{OrderPage, Orders},
@@ -89,6 +90,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/login/two-factor") view=SecondStep ssr=SsrMode::Async/>
                     <Route path=path!("/password-reset") view=PasswordReset ssr=SsrMode::Async/>
                     <Route path=path!("/account") view=AccountPage ssr=SsrMode::Async/>
+                    <Route path=path!("/account/notifications") view=MyNotificationsPage ssr=SsrMode::Async/>
                     <Route path=path!("/") view=Overview ssr=SsrMode::Async/>
                     <Route path=path!("/operations") view=Operations ssr=SsrMode::Async/>
                     <Route path=path!("/operations/:op_id") view=OperationPage ssr=SsrMode::Async/>
@@ -100,6 +102,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/admin/providers") view=AdminProviders ssr=SsrMode::Async/>
                     <Route path=path!("/admin/policy") view=AdminPolicy ssr=SsrMode::Async/>
                     <Route path=path!("/admin/webhooks") view=AdminWebhooks ssr=SsrMode::Async/>
+                    <Route path=path!("/admin/notifications") view=AdminNotifications ssr=SsrMode::Async/>
                     <Route path=path!("/approvals") view=Approvals ssr=SsrMode::Async/>
                     <Route path=path!("/bulk") view=BulkPage ssr=SsrMode::Async/>
                     <Route path=path!("/bulk/:id") view=BulkRunPage ssr=SsrMode::Async/>

@@ -31,6 +31,10 @@ pub enum AppError {
     /// The input was refused; the sentence says what to change.
     #[error("{0}")]
     Invalid(String),
+    /// One field of a form was refused: the form's name of the field (a page shows the sentence
+    /// beside it) and the sentence, which names the field as the page labels it.
+    #[error("{sentence}")]
+    InvalidField { field: String, sentence: String },
     /// The request did not reach the server function or its answer did not come back.
     #[error("The server could not be reached ({0}).")]
     Transport(String),
@@ -47,7 +51,7 @@ impl AppError {
             AppError::TwoFactorFirst => t!(language, "error-two-factor-first"),
             AppError::FormExpired => t!(language, "error-form-expired"),
             AppError::NotFound(what) => t!(language, "error-not-found", what = what),
-            AppError::Invalid(sentence) => sentence.clone(),
+            AppError::Invalid(sentence) | AppError::InvalidField { sentence, .. } => sentence.clone(),
             AppError::Transport(detail) => t!(language, "error-transport", detail = detail),
         }
     }

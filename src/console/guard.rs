@@ -63,7 +63,7 @@ pub fn status_of(error: &AppError) -> StatusCode {
         AppError::SignedOut => StatusCode::UNAUTHORIZED,
         AppError::Forbidden | AppError::FormExpired | AppError::TwoFactorFirst => StatusCode::FORBIDDEN,
         AppError::NotFound(_) => StatusCode::NOT_FOUND,
-        AppError::Invalid(_) => StatusCode::UNPROCESSABLE_ENTITY,
+        AppError::Invalid(_) | AppError::InvalidField { .. } => StatusCode::UNPROCESSABLE_ENTITY,
         AppError::Unavailable | AppError::Transport(_) => StatusCode::SERVICE_UNAVAILABLE,
     }
 }

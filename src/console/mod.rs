@@ -22,6 +22,7 @@ pub mod guard;
 pub mod language;
 #[cfg(feature = "ssr")]
 pub mod live;
+pub mod notifications;
 pub mod operation;
 pub mod operations;
 pub mod orders;

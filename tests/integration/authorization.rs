@@ -65,11 +65,15 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
             | "/reconcile"
             | "/search"
             | "/bulk/{id}"
-            | "/account",
+            | "/account"
+            | "/account/notifications",
         ) => Page(EVERYONE),
         ("GET", "/bulk") => Page(OPERATORS),
         ("GET", "/approvals" | "/audit") => Page(READERS_OF_APPROVALS_AND_AUDIT),
-        ("GET", "/admin" | "/admin/access" | "/admin/providers" | "/admin/policy" | "/admin/webhooks") => Page(ADMIN),
+        (
+            "GET",
+            "/admin" | "/admin/access" | "/admin/providers" | "/admin/policy" | "/admin/webhooks" | "/admin/notifications",
+        ) => Page(ADMIN),
         ("GET", "/live/operations" | "/operations/export.csv" | "/operations/export.jsonl") => {
             Download(EVERYONE)
         }
@@ -87,7 +91,8 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
             | "/rpc/request_answer"
             | "/rpc/search"
             | "/rpc/operation_facets"
-            | "/rpc/my_account",
+            | "/rpc/my_account"
+            | "/rpc/my_notifications",
         ) => Reads(EVERYONE),
         ("POST", "/rpc/preview_bulk") => Reads(OPERATORS),
         ("POST", "/rpc/approvals" | "/rpc/audit_events") => Reads(READERS_OF_APPROVALS_AND_AUDIT),
@@ -102,12 +107,16 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
             | "/rpc/session_settings"
             | "/rpc/api_tokens"
             | "/rpc/sso_settings"
-            | "/rpc/two_factor_requirement",
+            | "/rpc/two_factor_requirement"
+            | "/rpc/notification_settings",
         ) => Reads(ADMIN),
         ("POST", "/rpc/act" | "/rpc/compensate" | "/rpc/start_bulk" | "/rpc/retry_after_failure") => {
             Changes(OPERATORS)
         }
-        ("POST", "/rpc/start_two_factor" | "/rpc/confirm_two_factor" | "/rpc/turn_off_two_factor") => Changes(EVERYONE),
+        (
+            "POST",
+            "/rpc/start_two_factor" | "/rpc/confirm_two_factor" | "/rpc/turn_off_two_factor" | "/rpc/set_my_notifications",
+        ) => Changes(EVERYONE),
         (
             "POST",
             "/rpc/add_user"
@@ -129,7 +138,15 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
             | "/rpc/rotate_api_token"
             | "/rpc/set_sso_settings"
             | "/rpc/remove_sso_settings"
-            | "/rpc/set_two_factor_required",
+            | "/rpc/set_two_factor_required"
+            | "/rpc/set_notify_smtp"
+            | "/rpc/set_notify_line"
+            | "/rpc/remove_notify_account"
+            | "/rpc/add_notify_destination"
+            | "/rpc/remove_notify_destination"
+            | "/rpc/add_notify_rule"
+            | "/rpc/remove_notify_rule"
+            | "/rpc/resend_notification",
         ) => Changes(ADMIN),
         _ => return None,
     })

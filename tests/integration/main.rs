@@ -21,6 +21,7 @@ mod ledger_api;
 mod mcp;
 mod notifications;
 mod notify_channels;
+mod notify_console;
 mod operating;
 mod orders;
 mod pages;

@@ -139,10 +139,31 @@ mod browser {
                 let _ = web_sys::window().map(|window| window.location().assign(&url));
             }
             Err(refusal) => {
-                show(&answer_place(&form), &refusal, true);
+                let place = field_place(&form, &refusal).unwrap_or_else(|| answer_place(&form));
+                show(&place, &refusal.to_string(), true);
                 set_buttons_disabled(&form, false);
             }
         }
+    }
+
+    /// Where a refusal of one field shows: the form's `data-error-for="<field>"` element, with the
+    /// field marked invalid and focused; `None` for any other refusal, or a form without one.
+    fn field_place(form: &HtmlFormElement, refusal: &AppError) -> Option<Element> {
+        let AppError::InvalidField { field, .. } = refusal else { return None };
+        if !field.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+            return None;
+        }
+        let place = form.query_selector(&format!("[data-error-for=\"{field}\"]")).ok().flatten()?;
+        if let Ok(Some(input)) = form.query_selector(&format!("[name=\"{field}\"]")) {
+            let _ = input.set_attribute("aria-invalid", "true");
+            if let Some(id) = Some(place.id()).filter(|id| !id.is_empty()) {
+                let _ = input.set_attribute("aria-describedby", &id);
+            }
+            if let Ok(input) = input.dyn_into::<web_sys::HtmlElement>() {
+                let _ = input.focus();
+            }
+        }
+        Some(place)
     }
 
     /// Posts the form as the browser would, asking for the answer itself rather than a redirect.
@@ -150,9 +171,9 @@ mod browser {
         form: &HtmlFormElement,
         pressed: Option<(String, String)>,
         action: &str,
-    ) -> Result<Reply, String> {
+    ) -> Result<Reply, AppError> {
         let language = crate::console::language::current_language();
-        let unreachable = |_: JsValue| crate::t!(language, "error-unreachable");
+        let unreachable = |_: JsValue| AppError::Invalid(crate::t!(language, "error-unreachable"));
         let window = web_sys::window().ok_or_else(|| unreachable(JsValue::NULL))?;
         let fields = FormData::new_with_form(form).map_err(unreachable)?;
         if let Some((name, value)) = pressed {
@@ -181,7 +202,7 @@ mod browser {
         } else if response.ok() {
             Ok(Reply::Answer(serde_json::from_str::<String>(&text).unwrap_or_default()))
         } else {
-            Err(AppError::de(text.into()).to_string())
+            Err(AppError::de(text.into()))
         }
     }
 

@@ -6,4 +6,5 @@ pub mod actions;
 pub mod form_helper;
 pub mod layout;
 pub mod live;
+pub mod notifications;
 pub mod widgets;

@@ -110,7 +110,7 @@ pub fn ErrorPanel(error: AppError) -> impl IntoView {
             t!(language, "error-title-not-found"),
             link("/operations", t!(language, "error-next-operations")),
         ),
-        AppError::Invalid(_) => (t!(language, "error-title-invalid"), view! { <span></span> }.into_any()),
+        AppError::Invalid(_) | AppError::InvalidField { .. } => (t!(language, "error-title-invalid"), view! { <span></span> }.into_any()),
         _ => (t!(language, "error-title-other"), link("", t!(language, "error-next-try-again"))),
     };
     view! {

@@ -1,5 +1,5 @@
 //! "Your account" (`/account`), reached from the name in the page header: the signed-in person's
-//! own two-factor sign-in. Set it up (a QR code drawn on the server, and the secret written out
+//! own two-factor sign-in, and the way to their notifications (`/account/notifications`). Set it up (a QR code drawn on the server, and the secret written out
 //! for typing), confirm it with a first code (the ten recovery codes show once), or turn it off
 //! with a current code. Every form is a plain HTML form that works with JavaScript off. A
 //! manager or admin whose tenant requires it, and who has not set it up, is sent here from every
@@ -114,6 +114,7 @@ fn TwoFactorPanel(account: AccountView, language: Language) -> impl IntoView {
     view! {
         <section class="panel" data-testid="account">
             <p>{who}</p>
+            <p><a href="/account/notifications" data-testid="my-notifications-link">{t!(language, "notify-my-link")}</a></p>
         </section>
         <section class="panel" data-testid="two-factor">
             <h2>{t!(language, "two-factor-heading")}</h2>

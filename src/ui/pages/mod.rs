@@ -8,6 +8,7 @@ pub mod bulk;
 pub mod conflicts;
 pub mod email_templates;
 pub mod login;
+pub mod my_notifications;
 pub mod operation;
 pub mod operations;
 pub mod orders;

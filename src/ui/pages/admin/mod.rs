@@ -2,11 +2,13 @@
 //! tenant's console users, their status, source and last sign-in, adding one, each one's console
 //! language, and changing a person: role, deactivation, sign-out everywhere, a password link),
 //! sign-in and access (`/admin/access`: session lifetimes and the API tokens), provider accounts and customer email templates
-//! (`/admin/providers`), the approval policy and the customers' language (`/admin/policy`), and
-//! webhooks (`/admin/webhooks`). Only admins open them; the server checks the role for every page
-//! and again for every form.
+//! (`/admin/providers`), the approval policy and the customers' language (`/admin/policy`),
+//! webhooks (`/admin/webhooks`), and notifications (`/admin/notifications`: the channels, shared
+//! destinations, rules and the delivery log). Only admins open them; the server checks the role
+//! for every page and again for every form.
 
 mod access;
+mod notifications;
 mod people;
 mod policy;
 mod providers;
@@ -15,6 +17,7 @@ mod tokens;
 mod webhooks;
 
 pub use access::AdminAccess;
+pub use notifications::AdminNotifications;
 pub use people::AdminPeople;
 pub use policy::AdminPolicy;
 pub use providers::AdminProviders;
@@ -88,11 +91,18 @@ enum AdminTab {
     Providers,
     Policy,
     Webhooks,
+    Notifications,
 }
 
 impl AdminTab {
-    const ALL: [AdminTab; 5] =
-        [AdminTab::People, AdminTab::Access, AdminTab::Providers, AdminTab::Policy, AdminTab::Webhooks];
+    const ALL: [AdminTab; 6] = [
+        AdminTab::People,
+        AdminTab::Access,
+        AdminTab::Providers,
+        AdminTab::Policy,
+        AdminTab::Webhooks,
+        AdminTab::Notifications,
+    ];
 
     fn path(self) -> &'static str {
         match self {
@@ -101,6 +111,7 @@ impl AdminTab {
             AdminTab::Providers => "/admin/providers",
             AdminTab::Policy => "/admin/policy",
             AdminTab::Webhooks => "/admin/webhooks",
+            AdminTab::Notifications => "/admin/notifications",
         }
     }
 
@@ -111,6 +122,7 @@ impl AdminTab {
             AdminTab::Providers => t!(language, "admin-tab-providers"),
             AdminTab::Policy => t!(language, "admin-tab-policy"),
             AdminTab::Webhooks => t!(language, "admin-tab-webhooks"),
+            AdminTab::Notifications => t!(language, "admin-tab-notifications"),
         }
     }
 }

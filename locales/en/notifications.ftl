@@ -1,0 +1,162 @@
+# Notifications: the admin page's channels, destinations, rules and delivery log, and each
+# person's own page.
+
+admin-tab-notifications = Notifications
+notify-admin-intro = What waits for someone (an approval, a review, a result nobody has settled) reaches them where they work. A rule says which event, who hears of it, on which channel and when; it can remind them and, if nothing moves, escalate to someone else. Each message is sent at least once and never twice for one event and person, and the log below shows where each one stands.
+notify-need-key = The server cannot keep passwords, tokens or destinations yet: start it with { $variable } set (for example from { $command }) to add them.
+notify-field-refused = { $field }: { $problem }
+notify-remove = Remove…
+notify-remove-unconfirmed = Nothing removed: confirm the removal first.
+notify-none = none
+notify-try-again = This is changing right now; try again.
+notify-nothing-there = it was removed, or never existed
+notify-port-problem = a port from 1 to 65535
+
+# Channels
+notify-channels-heading = Channels
+notify-channels-intro = How messages leave: e-mail through the tenant's own SMTP server, LINE through its official account. Slack and Teams need no account here: each shared destination carries its own webhook URL. Passwords and tokens are sealed when saved and never shown again.
+notify-smtp-heading = E-mail (SMTP)
+notify-smtp-none = No SMTP server: nothing is sent by e-mail.
+notify-smtp-now = Sending through { $host }:{ $port } ({ $security }) from { $from }.
+notify-smtp-now-user = Signs in as { $name }.
+notify-smtp-password-set = Password: set.
+notify-smtp-password-unset = Password: not set.
+notify-smtp-host = Host
+notify-smtp-port = Port
+notify-smtp-security = Security
+notify-smtp-security-starttls = STARTTLS (usually port 587)
+notify-smtp-security-tls = TLS (usually port 465)
+notify-smtp-security-none = None (a relay on the local network only)
+notify-smtp-username = User name (optional)
+notify-smtp-password = Password
+notify-smtp-password-keep = set; leave empty to keep it
+notify-smtp-from = From address
+notify-smtp-save = Save SMTP server
+notify-smtp-saved = Saved: e-mail is sent through this server from now on.
+notify-smtp-removed = Removed: nothing is sent by e-mail until a server is set again.
+notify-smtp-remove-consequence = The SMTP server will be removed: messages on e-mail fail until another is set.
+notify-line-heading = LINE
+notify-line-none = No LINE account: nothing is sent on LINE.
+notify-line-now = Pushing through { $base } with the channel access token ending in { $last4 }.
+notify-line-api-base = API base (optional)
+notify-line-token = Channel access token
+notify-line-save = Save LINE account
+notify-line-saved = Saved: LINE messages are pushed with this token from now on.
+notify-line-removed = Removed: nothing is sent on LINE until an account is set again.
+notify-line-remove-consequence = The LINE account will be removed: messages on LINE fail until another is set.
+notify-line-hint = The channel access token is on the LINE Developers console, under the official account's Messaging API tab. Leave the API base empty to use LINE's own.
+notify-account-unknown = Nothing removed: say which account, smtp or line.
+
+# Destinations
+notify-destinations-heading = Shared destinations
+notify-destinations-intro = A place the whole team reads rather than one person: a Slack or Teams channel (its incoming webhook URL), a LINE group or room (its id), a shared mailbox. A rule can send to a destination by its name. A webhook URL is a secret: only its origin is shown.
+notify-destinations-empty = No destinations yet: rules can only tell people directly. Add one below to send to a team channel.
+notify-destination-name = Name
+notify-destination-channel = Channel
+notify-destination-shown-target = Reaches
+notify-destination-target = Webhook URL, LINE id or address
+notify-destination-added-by = Added
+notify-destination-add-heading = Add a destination
+notify-destination-add = Add destination
+notify-destination-target-hint = Slack and Teams: the channel's incoming webhook URL (https). LINE: the group's or room's id (C or R and 32 characters). E-mail: the mailbox's address. Names are lowercase letters, digits and dashes.
+notify-destination-added = Added the destination { $name }.
+notify-destination-removed = Removed the destination { $name }.
+notify-destination-in-use = The destination { $name } is still used by a rule: remove that rule first.
+notify-destination-remove-consequence = The destination { $name } will be removed and its webhook URL or address forgotten.
+
+# Rules
+notify-rules-heading = Rules
+notify-rules-intro = Each rule names an event, who hears of it (everyone with a role, named people, or a destination), the channel, and when the first message goes. While the operation still waits, reminders follow at the given interval (at most three), and an escalation tells someone else after the given time. People's own mutes and quiet hours hold back first messages and reminders, never an escalation.
+notify-rules-empty = No rules: nobody is told of anything. Add one below, for example approvals requested, to managers, by e-mail, at once.
+notify-rule-event = Event
+notify-rule-audience = Who
+notify-rule-people = Named people (when "Who" is named people)
+notify-rule-channel = Channel
+notify-rule-after = First message
+notify-rule-remind-every = Remind every
+notify-rule-escalation = Escalation
+notify-rule-escalate-after = Escalate after
+notify-rule-escalate-to = Escalate to
+notify-rule-add-heading = Add a rule
+notify-rule-add = Add rule
+notify-rule-spans-hint = Times are typed as 0 (at once), 90s, 15m, 2h or 3d, at most 30 days; a digest's first message is a time of day such as 09:00, in each person's time zone. For "unknown too long" and "accepted too long", the first message is how long the operation must stay so. Leave reminders and escalation empty for none. A destination is told on its own channel.
+notify-rule-added = Added the rule { $id }.
+notify-rule-removed = Removed the rule: what it had still to send is not sent.
+notify-rule-remove-consequence = The rule for "{ $event }" will be removed: its reminders and escalations still to come are not sent.
+notify-escalate-to-missing = say who hears the escalation
+notify-escalate-after-missing = say after how long the escalation goes
+notify-audience-role = everyone who is { $role }
+notify-audience-destination = the destination { $name }
+notify-audience-roles = Roles
+notify-audience-destinations = Destinations
+notify-audience-people-below = Named people (type them below)
+notify-when-at-once = at once
+notify-when-after = { $span } after the event
+notify-when-waited = once it has waited { $span }
+notify-when-daily = every day at { $time }, in each person's time zone
+notify-remind-every = every { $span }, at most { $most } times
+notify-escalate = after { $span }, to { $audience }
+
+# Events, channels, stages, statuses
+notify-event-approval-requested = Approval requested
+notify-event-needs-review = Needs review
+notify-event-unknown-too-long = Unknown too long
+notify-event-accepted-too-long = Accepted but not settled too long
+notify-event-bulk-run-finished = Bulk run finished
+notify-event-delivery-failing = Webhook deliveries failing
+notify-event-digest = Daily digest
+notify-channel-email = E-mail
+notify-channel-slack = Slack
+notify-channel-teams = Microsoft Teams
+notify-channel-line = LINE
+notify-stage-first = First message
+notify-stage-reminder = Reminder { $n }
+notify-stage-escalation = Escalation
+notify-status-pending = Waiting to send
+notify-status-delivered = Delivered
+notify-status-failed = Failed
+notify-status-unknown = May not have arrived
+notify-status-skipped = Not sent (muted or no longer waiting)
+
+# Delivery log
+notify-log-heading = Delivery log
+notify-log-intro = The newest { $count } messages: when each was made, what about, to whom and on which channel, and where it stands. A failed one shows the channel's answer in words; "may not have arrived" means the sending was cut off and the channel cannot tell whether it got there. Send either again once the cause is fixed.
+notify-log-caption = The newest { $count } deliveries
+notify-log-empty = Nothing sent yet. Set a channel above, add a rule, and messages appear here as operations wait for people.
+notify-log-when = When
+notify-log-event = Event
+notify-log-stage = Stage
+notify-log-recipient = To
+notify-log-channel = Channel
+notify-log-status = Status
+notify-log-attempts = Attempts
+notify-log-last-error = Last error
+notify-log-actions = Actions
+notify-recipient-gone = someone no longer here
+notify-resend = Send again
+notify-resend-unknown-consequence = This message may have arrived already: sending it again may tell them twice.
+notify-resent = It is sent again within seconds, from its first attempt.
+notify-still-sending = It is still being sent: wait until it is delivered or given up.
+
+# A person's own page
+notify-my-link = Your notifications: where you are told and what you mute
+notify-my-back = ← Your account
+notify-my-title = Your notifications
+notify-my-heading = Where { $name } is told
+notify-my-intro = Rules of your tenant decide what you hear of; here you say where it reaches you and when not. Leave a field empty for none.
+notify-my-email = E-mail address
+notify-my-line = LINE user id
+notify-my-line-hint = Not your LINE ID: a U and 32 characters. Add the tenant's official account as a friend and send it a message; an admin finds the id in the account's messages, or in the LINE Developers console for your own channel.
+notify-my-time-zone = Time zone
+notify-my-time-zone-hint = For your quiet hours and the daily digest, such as Asia/Taipei. Empty: UTC.
+notify-my-quiet-hours = Quiet hours
+notify-my-quiet-hours-hint = A window like 22:00-07:30 in your time zone: messages wait until it ends.
+notify-my-mutes = Mutes
+notify-my-mute-events = Mute these events
+notify-my-mute-channels = Mute these channels
+notify-my-mutes-hint = Mutes and quiet hours apply to you alone, and hold back first messages and reminders. Escalations still reach you: when something has waited too long, you hear of it.
+notify-my-save = Save
+notify-my-saved = Saved: your notifications follow these settings from now on.
+notify-my-log-heading = Your notifications
+notify-my-log-intro = The newest { $count } messages to you and where each stands.
+notify-my-log-empty = Nothing sent to you yet: messages appear here as rules tell you of what waits.
