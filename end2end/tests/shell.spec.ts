@@ -3,7 +3,7 @@
 import { expect, test } from "@playwright/test";
 import { signIn, USERS, waitInteractive, watchErrors } from "./helpers";
 
-const PAGES = ["/", "/operations", "/operations/refund-1043-li_2", "/orders", "/orders/order:1043", "/approvals", "/reconcile", "/conflicts", "/audit", "/admin", "/admin/access", "/admin/providers", "/admin/policy", "/admin/webhooks"];
+const PAGES = ["/", "/operations", "/operations/refund-1043-li_2", "/orders", "/orders/order:1043", "/approvals", "/reconcile", "/conflicts", "/audit", "/admin", "/admin/access", "/admin/providers", "/admin/policy", "/admin/webhooks", "/admin/notifications", "/account/notifications"];
 
 test("the shell hydrates and speaks of the connection only when it is lost", async ({ page }) => {
   const problems = watchErrors(page);

@@ -255,10 +255,10 @@ test("the keyboard: skip to content moves focus, a new page focuses its heading,
 
 /** The pages each role opens. */
 const PAGES_OF: Record<string, string[]> = {
-  support: ["/", "/operations", "/operations/refund-1043-li_2", "/orders", "/orders/order:1043", "/conflicts", "/reconcile", "/search?q=1043", "/bulk?state=unknown"],
+  support: ["/", "/operations", "/operations/refund-1043-li_2", "/orders", "/orders/order:1043", "/conflicts", "/reconcile", "/search?q=1043", "/bulk?state=unknown", "/account/notifications"],
   manager: ["/", "/operations", "/operations/refund-1060-li_1", "/orders", "/orders/order:2002", "/conflicts", "/reconcile", "/approvals", "/audit", "/search?q=re_", "/bulk?state=unknown"],
   auditor: ["/", "/operations", "/operations/refund-A1042-li_1", "/orders", "/orders/order:A1042", "/conflicts", "/reconcile", "/approvals", "/audit", "/search?q=1"],
-  admin: ["/", "/operations", "/operations/refund-1051-li_2", "/orders", "/orders/order:1051", "/conflicts", "/reconcile", "/approvals", "/audit", "/admin", "/admin/access", "/admin/providers", "/admin/policy", "/admin/webhooks", "/search?q=alex"],
+  admin: ["/", "/operations", "/operations/refund-1051-li_2", "/orders", "/orders/order:1051", "/conflicts", "/reconcile", "/approvals", "/audit", "/admin", "/admin/access", "/admin/providers", "/admin/policy", "/admin/webhooks", "/admin/notifications", "/account/notifications", "/search?q=alex"],
 };
 
 /** The console's languages, as a browser asks for them, and the `<html lang>` each gets. */

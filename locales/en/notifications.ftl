@@ -115,12 +115,12 @@ notify-stage-escalation = Escalation
 notify-status-pending = Waiting to send
 notify-status-delivered = Delivered
 notify-status-failed = Failed
-notify-status-unknown = May not have arrived
+notify-status-unknown = Arrival unknown
 notify-status-skipped = Not sent (muted or no longer waiting)
 
 # Delivery log
 notify-log-heading = Delivery log
-notify-log-intro = The newest { $count } messages: when each was made, what about, to whom and on which channel, and where it stands. A failed one shows the channel's answer in words; "may not have arrived" means the sending was cut off and the channel cannot tell whether it got there. Send either again once the cause is fixed.
+notify-log-intro = The newest { $count } messages: when each was made, what about, to whom and on which channel, and where it stands. A failed one shows the channel's answer in words; "arrival unknown" means the sending was cut off and the channel cannot tell whether it got there. Send either again once the cause is fixed.
 notify-log-caption = The newest { $count } deliveries
 notify-log-empty = Nothing sent yet. Set a channel above, add a rule, and messages appear here as operations wait for people.
 notify-log-when = When

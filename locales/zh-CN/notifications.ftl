@@ -114,12 +114,12 @@ notify-stage-escalation = 升级通知
 notify-status-pending = 等待发送
 notify-status-delivered = 已送达
 notify-status-failed = 发送失败
-notify-status-unknown = 可能未送达
+notify-status-unknown = 不确定是否送达
 notify-status-skipped = 未发送（已免打扰或已无需处理）
 
 # 发送记录
 notify-log-heading = 发送记录
-notify-log-intro = 最新的 { $count } 条消息：创建时间、内容、对象、渠道，以及当前状态。发送失败的消息会用文字说明渠道的回复；“可能未送达”表示发送中途中断，而该渠道无法告知是否已送达。排除原因后，两者都可以重新发送。
+notify-log-intro = 最新的 { $count } 条消息：创建时间、内容、对象、渠道，以及当前状态。发送失败的消息会用文字说明渠道的回复；“不确定是否送达”表示发送中途中断，而该渠道无法告知是否已送达。排除原因后，两者都可以重新发送。
 notify-log-caption = 最新的 { $count } 条发送
 notify-log-empty = 尚未发送任何消息。请先在上方设置渠道并添加规则，操作等待有人处理时，消息就会出现在这里。
 notify-log-when = 时间

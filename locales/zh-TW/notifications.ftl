@@ -114,12 +114,12 @@ notify-stage-escalation = 升級通知
 notify-status-pending = 等待傳送
 notify-status-delivered = 已送達
 notify-status-failed = 傳送失敗
-notify-status-unknown = 可能未送達
+notify-status-unknown = 不確定是否送達
 notify-status-skipped = 未傳送（已靜音或已不需處理）
 
 # 傳送紀錄
 notify-log-heading = 傳送紀錄
-notify-log-intro = 最新的 { $count } 則訊息：建立時間、內容、對象、管道，以及目前狀態。傳送失敗的訊息會以文字說明管道的回應；「可能未送達」表示傳送中途中斷，而該管道無法告知是否已送達。排除原因後，兩者都可以重新傳送。
+notify-log-intro = 最新的 { $count } 則訊息：建立時間、內容、對象、管道，以及目前狀態。傳送失敗的訊息會以文字說明管道的回應；「不確定是否送達」表示傳送中途中斷，而該管道無法告知是否已送達。排除原因後，兩者都可以重新傳送。
 notify-log-caption = 最新的 { $count } 則傳送
 notify-log-empty = 尚未送出任何訊息。請先在上方設定管道並新增規則，操作等待有人處理時，訊息就會出現在這裡。
 notify-log-when = 時間

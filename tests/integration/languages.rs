@@ -167,7 +167,7 @@ async fn the_admin_and_sign_in_pages_speak_the_browsers_language(engine: Engine)
 
     let admin = app.signed_in("alex", Role::Admin).await;
     let mut html = String::new();
-    for page in ["/admin", "/admin/access", "/admin/providers", "/admin/policy", "/admin/webhooks"] {
+    for page in ["/admin", "/admin/access", "/admin/providers", "/admin/policy", "/admin/webhooks", "/admin/notifications"] {
         html.push_str(&page_in(&admin, page, "zh-TW").await);
     }
     for words in [
