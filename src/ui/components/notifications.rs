@@ -18,7 +18,7 @@ pub fn event_words(event: NotifyEvent, language: Language) -> String {
         NotifyEvent::UnknownTooLong => t!(language, "notify-event-unknown-too-long"),
         NotifyEvent::AcceptedTooLong => t!(language, "notify-event-accepted-too-long"),
         NotifyEvent::BulkRunFinished => t!(language, "notify-event-bulk-run-finished"),
-        NotifyEvent::DeliveryFailing => t!(language, "notify-event-delivery-failing"),
+        NotifyEvent::ConnectionFailing => t!(language, "notify-event-connection-failing"),
         NotifyEvent::Digest => t!(language, "notify-event-digest"),
     }
 }
