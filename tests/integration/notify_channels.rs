@@ -212,13 +212,19 @@ fn header(message: &str, name: &str) -> Option<String> {
     })
 }
 
-/// `value` with its RFC 2047 encoded words (`=?utf-8?b?…?=`, `=?utf-8?q?…?=`) decoded.
+/// `value` with its RFC 2047 encoded words (`=?utf-8?b?…?=`, `=?utf-8?q?…?=`) decoded; the space
+/// between two encoded words is not part of the text, the one beside a plain word is.
 fn decoded_words(value: &str) -> String {
     let mut decoded = String::new();
-    for word in value.split_whitespace() {
-        let Some(inner) = word.strip_prefix("=?").and_then(|word| word.strip_suffix("?=")) else {
-            decoded.push_str(word);
+    let mut after_encoded = false;
+    for (n, word) in value.split_whitespace().enumerate() {
+        let inner = word.strip_prefix("=?").and_then(|word| word.strip_suffix("?="));
+        if n > 0 && !(after_encoded && inner.is_some()) {
             decoded.push(' ');
+        }
+        let Some(inner) = inner else {
+            decoded.push_str(word);
+            after_encoded = false;
             continue;
         };
         let mut parts = inner.splitn(3, '?');
@@ -229,8 +235,9 @@ fn decoded_words(value: &str) -> String {
             quoted_printable(&text.replace('_', " ")).into_bytes()
         };
         decoded.push_str(&String::from_utf8(bytes).unwrap());
+        after_encoded = true;
     }
-    decoded.trim().to_owned()
+    decoded
 }
 
 /// Quoted-printable text decoded (soft line breaks joined).
