@@ -19,6 +19,7 @@ mod instances;
 mod languages;
 mod ledger_api;
 mod mcp;
+mod notifications;
 mod notify_channels;
 mod operating;
 mod orders;

@@ -21,6 +21,7 @@ use crate::server::http::{
 };
 use crate::server::ledger::executor::Executor;
 use crate::server::ledger::reconciler::Reconciler;
+use crate::server::ledger::notifier::Notifier;
 use crate::server::ledger::webhooks::WebhookDispatcher;
 use crate::server::ledger::Ledger;
 use crate::server::sandbox::chat::ChatSandboxes;
@@ -81,6 +82,13 @@ pub struct Settings {
     pub deliver_webhooks_every: Option<std::time::Duration>,
     /// How long a webhook delivery waits after its first failed attempt (doubled after each).
     pub webhook_retry_after: std::time::Duration,
+    /// How often notifications are written and sent; `None` sends none from this process.
+    pub notify_every: Option<std::time::Duration>,
+    /// How long a notification waits after its first failed attempt (doubled after each).
+    pub notify_retry_after: std::time::Duration,
+    /// The console's address as people reach it, which notifications link to; `http://` and the
+    /// listening address when `None`.
+    pub public_url: Option<String>,
 }
 
 impl Settings {
@@ -112,6 +120,9 @@ impl Settings {
             metrics_addr: None,
             deliver_webhooks_every: None,
             webhook_retry_after: std::time::Duration::from_secs(5),
+            notify_every: None,
+            notify_retry_after: std::time::Duration::from_secs(5),
+            public_url: None,
         }
     }
 }
@@ -145,6 +156,7 @@ pub struct Application {
     limits: Arc<Limits>,
     reconciler: Option<(Reconciler, std::time::Duration)>,
     webhooks: Option<(WebhookDispatcher, std::time::Duration)>,
+    notifier: Option<(Notifier, std::time::Duration)>,
     metrics_listener: Option<TcpListener>,
     demo: Option<DemoSeed>,
 }
@@ -253,6 +265,10 @@ impl Application {
         let webhooks = settings
             .deliver_webhooks_every
             .map(|every| (WebhookDispatcher::new(ledger.clone(), settings.webhook_retry_after), every));
+        let public_url = settings.public_url.clone().unwrap_or_else(|| format!("http://{local_addr}"));
+        let notifier = settings
+            .notify_every
+            .map(|every| (Notifier::new(ledger.clone(), &public_url, settings.notify_retry_after), every));
         Ok(Self {
             listener,
             router: router(state, sandboxes, settings.secure_cookies),
@@ -262,6 +278,7 @@ impl Application {
             limits,
             reconciler,
             webhooks,
+            notifier,
             metrics_listener,
             demo: demo_seed,
         })
@@ -301,6 +318,9 @@ impl Application {
         }
         if let Some((dispatcher, every)) = self.webhooks {
             tokio::spawn(dispatcher.run_until(every, stop.clone()));
+        }
+        if let Some((notifier, every)) = self.notifier {
+            tokio::spawn(notifier.run_until(every, stop.clone()));
         }
         if let Some(listener) = self.metrics_listener {
             let stopped = stop.clone();

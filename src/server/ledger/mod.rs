@@ -15,6 +15,8 @@ pub mod accounts;
 pub mod connections;
 pub mod directory;
 pub mod executor;
+pub mod notifier;
+pub mod notify;
 pub mod people;
 pub mod provider_events;
 mod recent;

@@ -1,10 +1,11 @@
 //! The ledger's durable store: traits named by intent ([`Reads`], the read handle; [`Store`], the
-//! writes only the ledger service makes; [`Sessions`]), with one backend per engine
+//! writes only the ledger service makes; [`Sessions`]; [`sso::SsoStore`] and [`notify::NotifyStore`]), with one backend per engine
 //! (SQLite, the embedded default; PostgreSQL, for several instances), chosen by the scheme of the
 //! database URL. All SQL lives below this module; each engine has its own migrations folder with
 //! the same numbering and meaning.
 
 mod group_commit;
+pub mod notify;
 mod postgres;
 mod query;
 mod reads_sql;
@@ -371,7 +372,7 @@ pub trait Reads: Send + Sync {
 /// The writes. Only the ledger service holds a `Store` (start-up hands it over after migrating),
 /// so every audited change passes through it.
 #[async_trait]
-pub trait Store: Reads + Sessions + sso::SsoStore {
+pub trait Store: Reads + Sessions + sso::SsoStore + notify::NotifyStore {
     /// Applies the migrations this build knows and the database has not seen.
     async fn migrate(&self) -> Result<(), StoreError>;
 

@@ -1,12 +1,13 @@
 //! The rows both backends read and write, and the SQL text they share, one file per aggregate
 //! below (an operation, what its events project, the summaries and webhook outbox a change
-//! keeps, the console's lists, the audit chain, what a tenant sets up). Queries use `$1`-style
+//! keeps with the notification watches, the console's lists, the audit chain, what a tenant sets up). Queries use `$1`-style
 //! parameters, which SQLite and PostgreSQL both accept, and times are stored as UTC microseconds
 //! since the epoch in `bigint` columns, so rows decode the same way on both engines: that encoding
 //! is here.
 
 mod audit;
 mod lists;
+mod notify;
 mod operations;
 mod outbox;
 mod projection;
@@ -15,6 +16,7 @@ mod tenant;
 
 pub(super) use audit::*;
 pub(super) use lists::*;
+pub(super) use notify::*;
 pub(super) use operations::*;
 pub(super) use outbox::*;
 pub(super) use projection::*;

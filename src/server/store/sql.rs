@@ -92,7 +92,8 @@ macro_rules! sql_store {
         /// (none for a new one): move it between the counts per state, per kind and provider, and
         /// between those of the hour it was created in, mark its subject changed and move it within
         /// the subject's tally (writing to the webhook outbox that its order fell into partial
-        /// success, when it did), write its own event to the outbox, and, when
+        /// success, when it did), write its own event to the outbox, start or end the notification
+        /// watches of the state it enters or leaves, and, when
         /// the change settles it after it had become unknown, count how long that took.
         fn activity_statements(
             operation: &OperationRecord,
@@ -114,6 +115,7 @@ macro_rules! sql_store {
                 statements.extend(partial_success_outbox(operation, tally, micros(at), after));
             }
             statements.extend(operation_outbox(operation, from, micros(at)));
+            statements.extend(notify_watch_statements(operation, from, micros(at)));
             if to.is_terminal() && from.is_some_and(|from| !from.is_terminal()) {
                 statements.push(settle_time_count(operation, micros(at), stripe));
             }
@@ -299,6 +301,7 @@ macro_rules! sql_store {
         $crate::server::store::writes_sql::store_writes!($store, $db, $backend, $migrations, begin = $begin, lock_tenant = $lock_tenant, skip_locked = $skip_locked);
         $crate::server::store::sessions_sql::store_sessions!($store, $db, $backend, $migrations, begin = $begin, lock_tenant = $lock_tenant, skip_locked = $skip_locked);
         $crate::server::store::sso::store_sso!($store, $begin);
+        $crate::server::store::notify::store_notify!($store, $begin);
     };
 }
 

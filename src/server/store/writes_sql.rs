@@ -1133,6 +1133,21 @@ macro_rules! store_writes {
                 .bind(micros(attempt.leased_until))
                 .execute(&mut *tx)
                 .await?;
+                if status == DeliveryStatus::Failed {
+                    let endpoint: Option<(String,)> =
+                        sqlx::query_as("select endpoint_id from webhook_deliveries where tenant = $1 and id = $2")
+                            .bind(tenant.as_str())
+                            .bind(id)
+                            .fetch_optional(&mut *tx)
+                            .await?;
+                    if let Some((endpoint,)) = endpoint {
+                        let event = $crate::domain::notification::NotifyEvent::DeliveryFailing;
+                        let hour = hour_of(micros(attempt.at));
+                        let subject = format!("webhook:{endpoint}");
+                        let watch = watch_insert(tenant.as_str(), &subject, event, "", hour);
+                        execute_all(&mut tx, vec![watch]).await?;
+                    }
+                }
                 tx.commit().await?;
                 Ok(())
             }
@@ -1167,12 +1182,22 @@ macro_rules! store_writes {
             }
 
             async fn finish_bulk_run(&self, tenant: &TenantId, id: &str, at: chrono::DateTime<chrono::Utc>) -> Result<(), StoreError> {
-                sqlx::query("update bulk_runs set finished_at_us = $1 where tenant = $2 and id = $3")
-                    .bind(micros(at))
-                    .bind(tenant.as_str())
-                    .bind(id)
-                    .execute(&self.writes)
-                    .await?;
+                let mut tx = $begin(self).await?;
+                let finished = sqlx::query(
+                    "update bulk_runs set finished_at_us = $1 where tenant = $2 and id = $3 and finished_at_us is null",
+                )
+                .bind(micros(at))
+                .bind(tenant.as_str())
+                .bind(id)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+                if finished > 0 {
+                    let event = $crate::domain::notification::NotifyEvent::BulkRunFinished;
+                    let watch = watch_insert(tenant.as_str(), &format!("bulk:{id}"), event, "", micros(at));
+                    execute_all(&mut tx, vec![watch]).await?;
+                }
+                tx.commit().await?;
                 Ok(())
             }
         }

@@ -1,11 +1,12 @@
 //! The command line: `opledger serve`, `migrate`, `reconcile`, `sandbox`, `demo`, `token`, `user`,
-//! `provider`, `sso`, `webhook`, `template` and `audit`, with their options and environment variables.
+//! `provider`, `sso`, `webhook`, `notify`, `template` and `audit`, with their options and environment variables.
 //! Each subcommand's file holds its arguments and what it does; `options` holds the option groups
 //! several of them share.
 
 mod audit;
 mod demo;
 mod migrate;
+mod notify;
 mod options;
 mod provider;
 mod reconcile;
@@ -77,6 +78,11 @@ pub enum Command {
     /// Webhooks) when operations change state. `serve` delivers them.
     #[command(subcommand)]
     Webhook(webhook::WebhookCommand),
+    /// Manage how a tenant's people hear of what waits for them: channels (SMTP, LINE),
+    /// destinations (Slack, Teams, LINE groups, mailboxes), rules and the delivery log. `serve`
+    /// sends them.
+    #[command(subcommand)]
+    Notify(notify::NotifyCommand),
     /// Manage a tenant's customer email templates, which agents send with send_customer_email.
     #[command(subcommand)]
     Template(template::TemplateCommand),
@@ -96,6 +102,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Provider(command) => provider::run(command).await,
         Command::Sso(command) => sso::run(command).await,
         Command::Webhook(command) => webhook::run(command).await,
+        Command::Notify(command) => notify::run(command).await,
         Command::Template(command) => template::run(command).await,
     }
 }

@@ -1,5 +1,5 @@
 //! `opledger serve`: the review console, the ledger API and the MCP server, with the reconciler
-//! and the webhook deliveries running beside them until a shutdown signal.
+//! and the webhook deliveries and notifications running beside them until a shutdown signal.
 
 use anyhow::Context;
 use clap::Args;
@@ -88,6 +88,18 @@ pub struct ServeArgs {
     #[arg(long, env = "OPLEDGER_WEBHOOK_RETRY_AFTER", default_value = "5s", value_parser = humantime::parse_duration)]
     pub webhook_retry_after: std::time::Duration,
 
+    /// How often notifications are written and sent (for example 1s); 0s sends none from this instance.
+    #[arg(long, env = "OPLEDGER_NOTIFY_EVERY", default_value = "1s", value_parser = humantime::parse_duration)]
+    pub notify_every: std::time::Duration,
+
+    /// How long a notification that was not delivered waits before its second attempt; each further wait doubles, up to an hour, 12 attempts in all.
+    #[arg(long, env = "OPLEDGER_NOTIFY_RETRY_AFTER", default_value = "5s", value_parser = humantime::parse_duration)]
+    pub notify_retry_after: std::time::Duration,
+
+    /// The console's address as people reach it, e.g. https://ops.example.com: every link in a notification starts with it. Default: http:// and --addr.
+    #[arg(long, env = "OPLEDGER_PUBLIC_URL", value_parser = parse_public_url)]
+    pub public_url: Option<String>,
+
     /// The host names (or host:port) agents reach /mcp by, comma-separated, e.g. ledger.example.com; requests for any other Host are refused (against DNS rebinding). Default: localhost, 127.0.0.1 and ::1 only.
     #[arg(long, env = "OPLEDGER_MCP_ALLOWED_HOSTS", value_delimiter = ',')]
     pub mcp_allowed_hosts: Vec<String>,
@@ -128,6 +140,9 @@ pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         deliver_webhooks_every: (!args.deliver_webhooks_every.is_zero())
             .then_some(args.deliver_webhooks_every),
         webhook_retry_after: args.webhook_retry_after,
+        notify_every: (!args.notify_every.is_zero()).then_some(args.notify_every),
+        notify_retry_after: args.notify_retry_after,
+        public_url: args.public_url,
         ..Settings::new(&args.database.database_url, args.addr)
     };
     let application = Application::build(settings).await?;
@@ -150,4 +165,13 @@ fn session_lifetimes(idle: std::time::Duration, max: std::time::Duration) -> any
         idle: chrono::Duration::from_std(idle).context("--session-idle is too long")?,
         absolute: chrono::Duration::from_std(max).context("--session-max is too long")?,
     })
+}
+
+/// `--public-url`: an http(s) URL with a host and nothing after its path, without a trailing slash.
+fn parse_public_url(text: &str) -> Result<String, String> {
+    let url = reqwest::Url::parse(text.trim()).map_err(|_| format!("{text:?} is not a URL such as https://ops.example.com"))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host().is_none() || url.query().is_some() || url.fragment().is_some() {
+        return Err(format!("{text:?} is not a URL such as https://ops.example.com"));
+    }
+    Ok(url.as_str().trim_end_matches('/').to_owned())
 }

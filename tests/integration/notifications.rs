@@ -1,0 +1,301 @@
+//! Notifications end to end inside the server: an operation entering a waiting state writes its
+//! watch in the same transaction; the notifier turns it into one delivery per recipient, sends each
+//! once (also with two notifiers at once), reminds and escalates while the operation still waits,
+//! heeds each person's mutes and quiet hours (an escalation does not), skips what no longer waits,
+//! and leaves every other channel and the operation itself alone when one channel is down. A send
+//! interrupted between sending and recording is sent again only where the channel recognises the
+//! retry. Rules with bad input are refused and change nothing.
+
+use chrono::{Duration, Timelike, Utc};
+use opledger::domain::ids::{Actor, TenantId};
+use opledger::domain::notification::{Audience, Channel, NotifyEvent, NotifyRule};
+use opledger::domain::policy::Role;
+use opledger::server::ledger::notifier::Notifier;
+use opledger::server::ledger::notify::{PrefsInput, SmtpInput};
+use opledger::server::ledger::LedgerError;
+use opledger::server::sandbox::mail::{MailConfig, MailSandbox};
+use serde_json::{json, Value};
+
+use crate::support::TestApp;
+
+fn acme() -> TenantId {
+    TenantId::parse("acme").unwrap()
+}
+
+fn admin() -> Actor {
+    Actor::human("alex", Role::Admin)
+}
+
+/// An SMTP server on a port of its own that keeps every message.
+async fn mailbox() -> (MailSandbox, u16) {
+    let mail = MailSandbox::new(MailConfig { api_key: "re_test".into(), key_retention: std::time::Duration::from_secs(86_400) });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(mail.clone().serve_smtp(listener));
+    (mail, port)
+}
+
+fn big_refund(op_id: &str) -> Value {
+    json!({
+        "op_id": op_id, "kind": "refund", "subject": "order:1043", "provider": "stripe",
+        "params": {"payment_intent": "pi_1043", "amount": {"minor": 120000, "currency": "TWD"},
+                   "reason": "requested_by_customer", "line_item": "li_1", "order": "1043"},
+        "requested_by": "agent-7"
+    })
+}
+
+/// The tenant's SMTP server, its refunds over TWD 1,000 waiting for a manager, the managers maria
+/// (reading zh-TW) and mei, the admin alex, each with an address; answers the mailbox.
+async fn shop(app: &TestApp) -> MailSandbox {
+    let (mail, port) = mailbox().await;
+    let smtp = SmtpInput {
+        host: "127.0.0.1".into(),
+        port,
+        security: "none".into(),
+        username: None,
+        password: None,
+        from: "ops@acme.example".into(),
+    };
+    app.ledger.set_notify_smtp(&acme(), &admin(), Some(smtp)).await.expect("the SMTP server is set");
+    let console = app.signed_in("alex", Role::Admin).await;
+    let csrf = console.csrf().await;
+    let (status, body) = console
+        .call("add_approval_rule", &[("csrf", &csrf), ("kind", "refund"), ("threshold", "1,000"), ("currency", "twd")])
+        .await;
+    assert_eq!(status, 200, "{body}");
+    app.add_user("acme", "maria", Role::Manager).await;
+    app.add_user("acme", "mei", Role::Manager).await;
+    app.tamper("update users set language = 'zh-TW' where name = 'maria'").await;
+    for name in ["maria", "mei", "alex"] {
+        set_prefs(app, name, PrefsInput { email: format!("{name}@acme.example"), ..PrefsInput::default() }).await.unwrap();
+    }
+    mail
+}
+
+async fn user_id(app: &TestApp, name: &str) -> String {
+    let people = app.store.notify_recipients(&acme(), &Audience::People(vec![name.into()])).await.unwrap();
+    people.first().expect("the person exists").user_id.clone()
+}
+
+async fn set_prefs(app: &TestApp, name: &str, prefs: PrefsInput) -> Result<(), LedgerError> {
+    let id = user_id(app, name).await;
+    app.ledger.set_notify_prefs(&acme(), &id, prefs).await.map(|_| ())
+}
+
+fn approval_rule() -> NotifyRule {
+    NotifyRule {
+        event: NotifyEvent::ApprovalRequested,
+        audience: Audience::Role(Role::Manager),
+        channel: Channel::Email,
+        after: Duration::zero(),
+        remind_every: Some(Duration::minutes(30)),
+        escalation: Some((Duration::hours(2), Audience::Role(Role::Admin))),
+    }
+}
+
+fn notifier(app: &TestApp) -> Notifier {
+    Notifier::new(app.ledger.clone(), "https://ops.acme.example", std::time::Duration::from_secs(1))
+}
+
+/// The addresses the mailbox received, in order.
+fn received(mail: &MailSandbox) -> Vec<String> {
+    mail.mailbox().into_iter().flat_map(|message| message.to).collect()
+}
+
+async fn statuses(app: &TestApp) -> Vec<(String, String, String)> {
+    let deliveries = app.store.notify_deliveries(&acme(), None, 100).await.unwrap();
+    let mut statuses: Vec<(String, String, String)> = deliveries
+        .into_iter()
+        .map(|delivery| (delivery.stage.as_text(), delivery.status.as_str().to_owned(), delivery.last_error.unwrap_or_default()))
+        .collect();
+    statuses.sort();
+    statuses
+}
+
+crate::engine_tests! {
+    an_approval_request_reaches_each_manager_once_then_reminds_and_escalates_while_it_waits(app) {
+        let mail = shop(&app).await;
+        app.ledger.add_notify_rule(&acme(), &admin(), approval_rule()).await.expect("the rule is kept");
+        let (status, body) = app.register(&big_refund("refund-1043-li_1")).await;
+        assert_eq!((status, body["state"].as_str()), (201, Some("pending_approval")), "{body}");
+        assert_eq!(
+            app.number("select count(*) from notify_watches where subject = 'refund-1043-li_1' and stage = 'first'").await,
+            1,
+            "the watch is written with the operation"
+        );
+
+        let first = notifier(&app);
+        let second = notifier(&app);
+        let (a, b) = tokio::join!(first.pass(), second.pass());
+        a.unwrap();
+        b.unwrap();
+        first.pass().await.unwrap();
+        let mut to = received(&mail);
+        to.sort();
+        assert_eq!(to, ["maria@acme.example", "mei@acme.example"], "each manager once, with two notifiers at once");
+        let message = mail.mailbox().into_iter().find(|message| message.to == ["mei@acme.example"]).unwrap();
+        assert!(message.text.contains("https://ops.acme.example/operations/refund-1043-li_1"), "{}", message.text);
+        let in_chinese = mail.mailbox().into_iter().find(|message| message.to == ["maria@acme.example"]).unwrap();
+        assert!(in_chinese.subject.to_ascii_lowercase().starts_with("=?utf-8?"), "maria reads zh-TW: {}", in_chinese.subject);
+
+        app.tamper("update notify_watches set next_at_us = 0").await;
+        first.pass().await.unwrap();
+        first.pass().await.unwrap();
+        assert_eq!(received(&mail).len(), 4, "one reminder to each manager");
+        app.tamper("update notify_watches set next_at_us = 0").await;
+        first.pass().await.unwrap();
+        first.pass().await.unwrap();
+        assert_eq!(received(&mail).len(), 6, "the second reminder");
+        app.tamper("update notify_watches set next_at_us = 0, stage = 'escalation'").await;
+        first.pass().await.unwrap();
+        first.pass().await.unwrap();
+        assert_eq!(received(&mail).last().map(String::as_str), Some("alex@acme.example"), "the escalation reaches the admin");
+        assert_eq!(app.number("select count(*) from notify_watches").await, 0, "nothing is left to escalate to");
+        first.pass().await.unwrap();
+        assert_eq!(received(&mail).len(), 7, "nothing is sent twice");
+    }
+
+    what_no_longer_waits_is_not_sent_and_its_watch_ends_with_the_wait(app) {
+        let mail = shop(&app).await;
+        let mut later = approval_rule();
+        later.after = Duration::minutes(10);
+        app.ledger.add_notify_rule(&acme(), &admin(), later).await.unwrap();
+        app.register(&big_refund("refund-1043-li_1")).await;
+        app.tamper("update notify_watches set next_at_us = 0").await;
+        notifier(&app).pass().await.unwrap();
+        assert_eq!(app.number("select count(*) from notify_deliveries where status = 'pending'").await, 2);
+        app.tamper("update notify_deliveries set next_attempt_at_us = 9999999999999999").await;
+        let manager = app.signed_in("mia", Role::Manager).await;
+        let (status, body) = manager.act("a1", "refund-1043-li_1", "deny", &[("reason", "already refunded")]).await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(app.number("select count(*) from notify_watches").await, 0, "leaving the state ends the watch");
+        app.tamper("update notify_deliveries set next_attempt_at_us = 0").await;
+        notifier(&app).pass().await.unwrap();
+        assert!(received(&mail).is_empty());
+        let statuses = statuses(&app).await;
+        assert!(statuses.iter().all(|(_, status, why)| status == "skipped" && why == "it no longer waits"), "{statuses:?}");
+    }
+
+    mutes_and_quiet_hours_hold_messages_back_but_not_an_escalation(app) {
+        let mail = shop(&app).await;
+        app.ledger.add_notify_rule(&acme(), &admin(), approval_rule()).await.unwrap();
+        set_prefs(&app, "mei", PrefsInput { email: "mei@acme.example".into(), mutes: vec!["event:approval_requested".into()], ..PrefsInput::default() }).await.unwrap();
+        let now = Utc::now();
+        let window = format!(
+            "{:02}:{:02}-{:02}:{:02}",
+            (now - Duration::hours(1)).hour(), now.minute(),
+            (now + Duration::hours(2)).hour(), now.minute()
+        );
+        set_prefs(&app, "maria", PrefsInput { email: "maria@acme.example".into(), quiet_hours: window, ..PrefsInput::default() }).await.unwrap();
+        set_prefs(&app, "alex", PrefsInput { email: "alex@acme.example".into(), mutes: vec!["channel:email".into()], ..PrefsInput::default() }).await.unwrap();
+        app.register(&big_refund("refund-1043-li_1")).await;
+        let notifier = notifier(&app);
+        notifier.pass().await.unwrap();
+        notifier.pass().await.unwrap();
+        assert!(received(&mail).is_empty(), "mei muted it, maria is in her quiet hours");
+        let statuses = statuses(&app).await;
+        assert!(statuses.contains(&("first".into(), "skipped".into(), "mei muted it".into())), "{statuses:?}");
+        assert!(statuses.contains(&("first".into(), "pending".into(), "held until maria's quiet hours end".into())), "{statuses:?}");
+        assert_eq!(app.number("select count(*) from notify_deliveries where status = 'pending' and next_attempt_at_us > 0 and attempts = 0").await, 1, "held back, not tried");
+
+        app.tamper("update notify_watches set next_at_us = 0, stage = 'escalation'").await;
+        notifier.pass().await.unwrap();
+        notifier.pass().await.unwrap();
+        assert_eq!(received(&mail), ["alex@acme.example"], "an escalation reaches alex, who muted e-mail");
+    }
+
+    a_person_who_left_is_not_told(app) {
+        let mail = shop(&app).await;
+        app.ledger.add_notify_rule(&acme(), &admin(), approval_rule()).await.unwrap();
+        app.tamper("update users set status = 'deactivated' where name = 'mei'").await;
+        app.register(&big_refund("refund-1043-li_1")).await;
+        let notifier = notifier(&app);
+        notifier.pass().await.unwrap();
+        notifier.pass().await.unwrap();
+        assert_eq!(received(&mail), ["maria@acme.example"]);
+    }
+
+    a_channel_that_is_down_delays_its_own_messages_alone(app) {
+        let mail = shop(&app).await;
+        let dead = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let dead_url = format!("http://127.0.0.1:{}/services/T1/B1/x", dead.local_addr().unwrap().port());
+        drop(dead);
+        app.ledger.add_notify_destination(&acme(), &admin(), "ops-slack", Channel::Slack, &dead_url).await.unwrap();
+        app.ledger.add_notify_rule(&acme(), &admin(), approval_rule()).await.unwrap();
+        let slack = NotifyRule { audience: Audience::Destination("ops-slack".into()), channel: Channel::Slack, remind_every: None, escalation: None, ..approval_rule() };
+        app.ledger.add_notify_rule(&acme(), &admin(), slack).await.unwrap();
+        let (status, body) = app.register(&big_refund("refund-1043-li_1")).await;
+        assert_eq!((status, body["state"].as_str()), (201, Some("pending_approval")), "the operation does not wait for its notification");
+        let notifier = notifier(&app);
+        notifier.pass().await.unwrap();
+        notifier.pass().await.unwrap();
+        assert_eq!(received(&mail).len(), 2, "e-mail goes out while Slack is down");
+        let slack_row = app
+            .store
+            .notify_deliveries(&acme(), Some("d:ops-slack"), 10)
+            .await
+            .unwrap()
+            .pop()
+            .expect("the Slack delivery");
+        assert_eq!((slack_row.status.as_str(), slack_row.attempts), ("pending", 1), "{slack_row:?}");
+        assert!(slack_row.next_attempt_at > Utc::now(), "tried again later");
+        assert!(slack_row.last_error.as_deref().is_some_and(|error| !error.contains("/services/")), "the webhook's secret path is never shown: {slack_row:?}");
+    }
+
+    a_send_interrupted_between_sending_and_recording_is_not_sent_twice(app) {
+        let mail = shop(&app).await;
+        app.ledger.add_notify_rule(&acme(), &admin(), approval_rule()).await.unwrap();
+        app.register(&big_refund("refund-1043-li_1")).await;
+        let notifier = notifier(&app);
+        notifier.pass().await.unwrap();
+        app.tamper("update notify_deliveries set status = 'pending', lease_until_us = 1, next_attempt_at_us = 0").await;
+        notifier.pass().await.unwrap();
+        assert!(received(&mail).is_empty(), "e-mail cannot tell a retry from a second message, so it is not sent again");
+        let statuses = statuses(&app).await;
+        assert!(statuses.iter().all(|(_, status, why)| status == "unknown" && why.contains("may have arrived")), "{statuses:?}");
+        let id = app.store.notify_deliveries(&acme(), None, 1).await.unwrap().remove(0).id;
+        app.ledger.resend_notification(&acme(), &admin(), &id).await.expect("an admin sends it again");
+        notifier.pass().await.unwrap();
+        assert_eq!(received(&mail).len(), 1, "sent once, on an admin's word");
+    }
+
+    bad_rules_and_destinations_are_refused_and_change_nothing(app) {
+        shop(&app).await;
+        let refused = |result: Result<_, LedgerError>| match result {
+            Err(LedgerError::InvalidField { field, .. }) => field,
+            other => panic!("expected a refusal, got {:?}", other.map(|_| ())),
+        };
+        let mut zero = approval_rule();
+        zero.remind_every = Some(Duration::zero());
+        assert_eq!(refused(app.ledger.add_notify_rule(&acme(), &admin(), zero).await), "remind_every");
+        let mut years = approval_rule();
+        years.escalation = Some((Duration::days(3650), Audience::Role(Role::Admin)));
+        assert_eq!(refused(app.ledger.add_notify_rule(&acme(), &admin(), years).await), "escalate_after");
+        let nobody = NotifyRule { audience: Audience::People(vec!["nobody".into()]), ..approval_rule() };
+        assert_eq!(refused(app.ledger.add_notify_rule(&acme(), &admin(), nobody).await), "audience");
+        let nowhere = NotifyRule { audience: Audience::Destination("nowhere".into()), ..approval_rule() };
+        assert_eq!(refused(app.ledger.add_notify_rule(&acme(), &admin(), nowhere).await), "audience");
+        assert!(Audience::parse("role:boss").unwrap_err().contains("no role named \"boss\""));
+        let private = app.ledger.add_notify_destination(&acme(), &admin(), "ops", Channel::Slack, "https://10.0.0.5/hook").await;
+        assert_eq!(refused(private), "target");
+        let header = app.ledger.add_notify_destination(&acme(), &admin(), "ops", Channel::Email, "ops@acme.example\r\nBcc: x@evil.example").await;
+        assert_eq!(refused(header), "target");
+        assert_eq!(refused(set_prefs(&app, "maria", PrefsInput { time_zone: "Mars/Olympus".into(), ..PrefsInput::default() }).await), "time_zone");
+        assert_eq!(refused(set_prefs(&app, "maria", PrefsInput { quiet_hours: "22-7".into(), ..PrefsInput::default() }).await), "quiet_hours");
+        assert_eq!(app.number("select count(*) from notify_rules").await, 0);
+        assert_eq!(app.number("select count(*) from notify_destinations").await, 0);
+        assert_eq!(app.number("select count(*) from users where email = 'maria@acme.example'").await, 1, "a refused change keeps what was there");
+    }
+
+    another_tenants_rules_never_reach_this_tenants_operations(app) {
+        let mail = shop(&app).await;
+        let globex = TenantId::parse("globex").unwrap();
+        app.add_user("globex", "gus", Role::Manager).await;
+        let rule = NotifyRule { audience: Audience::Role(Role::Manager), ..approval_rule() };
+        app.ledger.add_notify_rule(&globex, &admin(), rule).await.unwrap();
+        app.register(&big_refund("refund-1043-li_1")).await;
+        notifier(&app).pass().await.unwrap();
+        assert!(received(&mail).is_empty());
+        assert_eq!(app.number("select count(*) from notify_watches").await, 0, "acme has no rule, globex's rule watches globex alone");
+    }
+}
