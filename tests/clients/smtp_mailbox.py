@@ -1,6 +1,7 @@
 """A real SMTP server for the notification tests: aiosmtpd on a free port of 127.0.0.1, writing
-each message it receives, raw as it came, into a file of the directory given as the only argument.
-Prints the port on standard output once it listens, then serves until it is killed."""
+each message it receives, raw as it came, into a file of the directory given as the first argument
+(and its recipients into a file beside it). The port is the second argument, or a free one when
+there is none. Prints the port on standard output once it listens, then serves until it is killed."""
 
 import itertools
 import pathlib
@@ -30,9 +31,12 @@ class Mailbox:
 def main() -> None:
     folder = pathlib.Path(sys.argv[1])
     folder.mkdir(parents=True, exist_ok=True)
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    if len(sys.argv) > 2:
+        port = int(sys.argv[2])
+    else:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
     controller = Controller(Mailbox(folder), hostname="127.0.0.1", port=port)
     controller.start()
     print(port, flush=True)

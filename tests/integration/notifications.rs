@@ -28,7 +28,7 @@ fn admin() -> Actor {
 
 /// An SMTP server on a port of its own that keeps every message.
 async fn mailbox() -> (MailSandbox, u16) {
-    let mail = MailSandbox::new(MailConfig { api_key: "re_test".into(), key_retention: std::time::Duration::from_secs(86_400) });
+    let mail = MailSandbox::new(MailConfig { api_key: "re_test".into(), key_retention: Duration::hours(24) });
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     tokio::spawn(mail.clone().serve_smtp(listener));
@@ -77,9 +77,25 @@ async fn user_id(app: &TestApp, name: &str) -> String {
     people.first().expect("the person exists").user_id.clone()
 }
 
+/// The field a refusal names.
+fn refused<T>(result: Result<T, LedgerError>) -> &'static str {
+    match result {
+        Err(LedgerError::InvalidField { field, .. }) => field,
+        Err(other) => panic!("expected a refusal naming a field, got {other}"),
+        Ok(_) => panic!("expected a refusal, it was taken"),
+    }
+}
+
 async fn set_prefs(app: &TestApp, name: &str, prefs: PrefsInput) -> Result<(), LedgerError> {
     let id = user_id(app, name).await;
     app.ledger.set_notify_prefs(&acme(), &id, prefs).await.map(|_| ())
+}
+
+/// Quiet hours from an hour ago to two hours from now, in UTC (the time zone of a person who set none).
+fn quiet_now() -> String {
+    let now = Utc::now();
+    let at = |time: chrono::DateTime<Utc>| format!("{:02}:{:02}", time.hour(), time.minute());
+    format!("{}-{}", at(now - Duration::hours(1)), at(now + Duration::hours(2)))
 }
 
 fn approval_rule() -> NotifyRule {
@@ -157,18 +173,20 @@ crate::engine_tests! {
 
     what_no_longer_waits_is_not_sent_and_its_watch_ends_with_the_wait(app) {
         let mail = shop(&app).await;
-        let mut later = approval_rule();
-        later.after = Duration::minutes(10);
-        app.ledger.add_notify_rule(&acme(), &admin(), later).await.unwrap();
+        app.ledger.add_notify_rule(&acme(), &admin(), approval_rule()).await.unwrap();
+        for name in ["maria", "mei"] {
+            let quiet = PrefsInput { email: format!("{name}@acme.example"), quiet_hours: quiet_now(), ..PrefsInput::default() };
+            set_prefs(&app, name, quiet).await.unwrap();
+        }
         app.register(&big_refund("refund-1043-li_1")).await;
-        app.tamper("update notify_watches set next_at_us = 0").await;
         notifier(&app).pass().await.unwrap();
-        assert_eq!(app.number("select count(*) from notify_deliveries where status = 'pending'").await, 2);
-        app.tamper("update notify_deliveries set next_attempt_at_us = 9999999999999999").await;
+        notifier(&app).pass().await.unwrap();
+        assert_eq!(app.number("select count(*) from notify_deliveries where status = 'pending'").await, 2, "held by quiet hours");
         let manager = app.signed_in("mia", Role::Manager).await;
         let (status, body) = manager.act("a1", "refund-1043-li_1", "deny", &[("reason", "already refunded")]).await;
         assert_eq!(status, 200, "{body}");
         assert_eq!(app.number("select count(*) from notify_watches").await, 0, "leaving the state ends the watch");
+        app.tamper("update users set quiet_hours = null").await;
         app.tamper("update notify_deliveries set next_attempt_at_us = 0").await;
         notifier(&app).pass().await.unwrap();
         assert!(received(&mail).is_empty());
@@ -180,13 +198,7 @@ crate::engine_tests! {
         let mail = shop(&app).await;
         app.ledger.add_notify_rule(&acme(), &admin(), approval_rule()).await.unwrap();
         set_prefs(&app, "mei", PrefsInput { email: "mei@acme.example".into(), mutes: vec!["event:approval_requested".into()], ..PrefsInput::default() }).await.unwrap();
-        let now = Utc::now();
-        let window = format!(
-            "{:02}:{:02}-{:02}:{:02}",
-            (now - Duration::hours(1)).hour(), now.minute(),
-            (now + Duration::hours(2)).hour(), now.minute()
-        );
-        set_prefs(&app, "maria", PrefsInput { email: "maria@acme.example".into(), quiet_hours: window, ..PrefsInput::default() }).await.unwrap();
+        set_prefs(&app, "maria", PrefsInput { email: "maria@acme.example".into(), quiet_hours: quiet_now(), ..PrefsInput::default() }).await.unwrap();
         set_prefs(&app, "alex", PrefsInput { email: "alex@acme.example".into(), mutes: vec!["channel:email".into()], ..PrefsInput::default() }).await.unwrap();
         app.register(&big_refund("refund-1043-li_1")).await;
         let notifier = notifier(&app);
@@ -248,23 +260,21 @@ crate::engine_tests! {
         app.register(&big_refund("refund-1043-li_1")).await;
         let notifier = notifier(&app);
         notifier.pass().await.unwrap();
+        assert_eq!(received(&mail).len(), 2);
+        // What a worker killed after sending and before recording leaves: its lease, run out.
         app.tamper("update notify_deliveries set status = 'pending', lease_until_us = 1, next_attempt_at_us = 0").await;
         notifier.pass().await.unwrap();
-        assert!(received(&mail).is_empty(), "e-mail cannot tell a retry from a second message, so it is not sent again");
+        assert_eq!(received(&mail).len(), 2, "e-mail cannot tell a retry from a second message, so it is not sent again");
         let statuses = statuses(&app).await;
         assert!(statuses.iter().all(|(_, status, why)| status == "unknown" && why.contains("may have arrived")), "{statuses:?}");
         let id = app.store.notify_deliveries(&acme(), None, 1).await.unwrap().remove(0).id;
         app.ledger.resend_notification(&acme(), &admin(), &id).await.expect("an admin sends it again");
         notifier.pass().await.unwrap();
-        assert_eq!(received(&mail).len(), 1, "sent once, on an admin's word");
+        assert_eq!(received(&mail).len(), 3, "sent again once, on an admin's word");
     }
 
     bad_rules_and_destinations_are_refused_and_change_nothing(app) {
         shop(&app).await;
-        let refused = |result: Result<_, LedgerError>| match result {
-            Err(LedgerError::InvalidField { field, .. }) => field,
-            other => panic!("expected a refusal, got {:?}", other.map(|_| ())),
-        };
         let mut zero = approval_rule();
         zero.remind_every = Some(Duration::zero());
         assert_eq!(refused(app.ledger.add_notify_rule(&acme(), &admin(), zero).await), "remind_every");
@@ -298,4 +308,80 @@ crate::engine_tests! {
         assert!(received(&mail).is_empty());
         assert_eq!(app.number("select count(*) from notify_watches").await, 0, "acme has no rule, globex's rule watches globex alone");
     }
+}
+
+/// LINE through its stand-in in the mounted sandbox, whose one valid channel access token is the
+/// sandbox's key.
+mod line {
+    use super::*;
+    use opledger::server::ledger::notify::LineInput;
+
+    const KEY: &str = "sk_test_line_stand_in";
+
+    async fn spawn(engine: crate::support::Engine) -> Option<TestApp> {
+        TestApp::spawn_with(engine, |settings| {
+            settings.sandbox = true;
+            settings.stripe_secret_key = KEY.into();
+        })
+        .await
+    }
+
+    /// The pushes the stand-in took.
+    async fn pushes(app: &TestApp) -> Vec<Value> {
+        let listed: Value = app
+            .client
+            .get(app.url("/sandbox/_sandbox/line"))
+            .bearer_auth(KEY)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        listed.as_array().cloned().or_else(|| listed["data"].as_array().cloned()).unwrap_or_default()
+    }
+
+    /// Maria's LINE id, the tenant's LINE account with `token`, and a rule telling her of approvals.
+    async fn maria_on_line(app: &TestApp, token: &str) {
+        shop(app).await;
+        let line = LineInput { api_base: Some(app.url("/sandbox/line")), channel_token: token.into() };
+        app.ledger.set_notify_line(&acme(), &admin(), Some(line)).await.expect("the LINE account is set");
+        let prefs = PrefsInput { line_user_id: format!("U{}", "4a".repeat(16)), ..PrefsInput::default() };
+        set_prefs(app, "maria", prefs).await.unwrap();
+        let rule = NotifyRule { audience: Audience::People(vec!["maria".into()]), channel: Channel::Line, remind_every: None, escalation: None, ..approval_rule() };
+        app.ledger.add_notify_rule(&acme(), &admin(), rule).await.expect("the rule is kept");
+    }
+
+    async fn an_interrupted_push_is_sent_again_under_its_retry_key_and_arrives_once(engine: crate::support::Engine) {
+        let Some(app) = spawn(engine).await else { return };
+        maria_on_line(&app, KEY).await;
+        app.register(&big_refund("refund-1043-li_1")).await;
+        let notifier = notifier(&app);
+        notifier.pass().await.unwrap();
+        assert_eq!(pushes(&app).await.len(), 1);
+        app.tamper("update notify_deliveries set status = 'pending', lease_until_us = 1, next_attempt_at_us = 0").await;
+        notifier.pass().await.unwrap();
+        assert_eq!(pushes(&app).await.len(), 1, "LINE took the retry as the same push");
+        let statuses = statuses(&app).await;
+        assert_eq!(statuses, [("first".into(), "delivered".into(), String::new())], "the retry is recorded as delivered");
+    }
+
+    async fn a_token_line_refuses_keeps_the_rule_and_shows_the_refusal_in_words(engine: crate::support::Engine) {
+        let Some(app) = spawn(engine).await else { return };
+        maria_on_line(&app, "revoked-channel-token").await;
+        assert_eq!(app.number("select count(*) from notify_rules").await, 1, "the rule is saved");
+        app.register(&big_refund("refund-1043-li_1")).await;
+        notifier(&app).pass().await.unwrap();
+        assert!(pushes(&app).await.is_empty());
+        let delivery = app.store.notify_deliveries(&acme(), None, 1).await.unwrap().remove(0);
+        assert_eq!(delivery.status.as_str(), "failed", "a refusal is not tried again: {delivery:?}");
+        let error = delivery.last_error.unwrap_or_default();
+        assert!(error.contains("LINE") && error.contains("token"), "{error}");
+        assert!(!error.contains("revoked-channel-token"), "the token itself is never shown: {error}");
+    }
+
+    crate::on_both_engines!(
+        an_interrupted_push_is_sent_again_under_its_retry_key_and_arrives_once,
+        a_token_line_refuses_keeps_the_rule_and_shows_the_refusal_in_words,
+    );
 }

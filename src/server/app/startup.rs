@@ -20,11 +20,12 @@ use crate::server::http::{
     state::{AppState, SharedState},
 };
 use crate::server::ledger::executor::Executor;
-use crate::server::ledger::reconciler::Reconciler;
 use crate::server::ledger::notifier::Notifier;
+use crate::server::ledger::reconciler::Reconciler;
 use crate::server::ledger::webhooks::WebhookDispatcher;
 use crate::server::ledger::Ledger;
 use crate::server::sandbox::chat::ChatSandboxes;
+use crate::server::sandbox::mail::{MailConfig, MailSandbox};
 use crate::server::sandbox::{new_secret_key, Sandbox, SandboxConfig};
 use crate::server::store::{self, Sessions, StoreError};
 use std::sync::Arc;
@@ -168,6 +169,36 @@ struct DemoSeed {
     second_account_url: String,
     second_account_key: String,
     accounts: Arc<demo::accounts::DemoAccounts>,
+    /// The LINE stand-in's channel access token.
+    line_token: String,
+    /// The SMTP server of the demo's notification e-mails.
+    smtp: SocketAddr,
+}
+
+/// Where the demo's people read their e-mail: `/sandbox-mail/_sandbox/mail`, with the sandbox's key.
+const DEMO_MAILBOX_PATH: &str = "/sandbox-mail";
+
+/// The SMTP server the demo's notifications are e-mailed through: the one `OPLEDGER_DEMO_SMTP`
+/// names (`host:port`), or the mail sandbox's sink on a port of its own.
+struct DemoMail {
+    addr: SocketAddr,
+    /// The sink, when the demo runs its own (it serves for as long as the process runs).
+    sink: Option<MailSandbox>,
+}
+
+impl DemoMail {
+    async fn start(key: &str) -> Result<DemoMail, StartupError> {
+        if let Some(addr) = std::env::var("OPLEDGER_DEMO_SMTP").ok().and_then(|addr| addr.parse().ok()) {
+            return Ok(DemoMail { addr, sink: None });
+        }
+        let any: SocketAddr = ([127, 0, 0, 1], 0).into();
+        let listener = TcpListener::bind(any).await.map_err(|source| StartupError::Bind { addr: any, source })?;
+        let addr = listener.local_addr().map_err(|source| StartupError::Bind { addr: any, source })?;
+        let sink = MailSandbox::new(MailConfig { api_key: key.to_owned(), key_retention: chrono::Duration::hours(24) });
+        tokio::spawn(sink.clone().serve_smtp(listener));
+        tracing::info!("the demo's notification e-mails: {DEMO_MAILBOX_PATH}/_sandbox/mail on the console, with the sandbox's key");
+        Ok(DemoMail { addr, sink: Some(sink) })
+    }
 }
 
 impl Application {
@@ -188,7 +219,10 @@ impl Application {
         let sessions: Arc<dyn Sessions> = store.clone();
         let mounted = settings.sandbox || settings.demo;
         let own_address = mounted.then_some(Allowed::Address(local_addr));
-        let egress = EgressPolicy::new(settings.allow_egress.clone()).allowing(own_address);
+        let demo_mail = if settings.demo { Some(DemoMail::start(&settings.stripe_secret_key).await?) } else { None };
+        let egress = EgressPolicy::new(settings.allow_egress.clone())
+            .allowing(own_address)
+            .allowing(demo_mail.as_ref().map(|mail| Allowed::Address(mail.addr)));
         let ledger = wiring::ledger(store, settings.secret_key.as_deref())
             .map_err(|error| StartupError::SecretKey(error.to_string()))?
             .with_egress(egress);
@@ -235,6 +269,8 @@ impl Application {
                     second_account_url: format!("http://{local_addr}{}", demo::SECOND_ACCOUNT_PATH),
                     second_account_key,
                     accounts: Arc::new(demo::accounts::DemoAccounts::new()),
+                    line_token: settings.stripe_secret_key.clone(),
+                    smtp: demo_mail.as_ref().map_or(local_addr, |mail| mail.addr),
                 })
             })
             .flatten();
@@ -244,6 +280,9 @@ impl Application {
         }
         if let Some(account) = &second_account {
             sandboxes.push((demo::SECOND_ACCOUNT_PATH, account.router()));
+        }
+        if let Some(sink) = demo_mail.as_ref().and_then(|mail| mail.sink.as_ref()) {
+            sandboxes.push((DEMO_MAILBOX_PATH, sink.router()));
         }
         if let Some(seed) = &demo_seed {
             sandboxes.extend(seed.accounts.routers());
@@ -333,15 +372,19 @@ impl Application {
                 }
             });
         }
-        if let Some(DemoSeed { executor, sandbox, second_account_url, second_account_key, accounts }) =
+        if let Some(DemoSeed { executor, sandbox, second_account_url, second_account_key, accounts, line_token, smtp }) =
             self.demo
         {
             let mcp_url = format!("http://{}/mcp", self.local_addr);
+            let console = format!("http://{}", self.local_addr);
             tokio::spawn(async move {
                 let progress = |step: &str| tracing::info!(step, "seeding the demo");
                 let receiver = format!("{}/sandbox/v1/_sandbox/webhooks", mcp_url.trim_end_matches("/mcp"));
                 if let Err(error) = demo::add_demo_webhook(executor.ledger(), &receiver).await {
                     tracing::error!(error = %error, "could not add the demo's webhook endpoint");
+                }
+                if let Err(error) = demo::notifications::set_up(executor.ledger(), &console, smtp, &line_token).await {
+                    tracing::error!(error = %error, "could not set up the demo's notifications");
                 }
                 tokio::spawn(demo::sso::connect_identity_provider(executor.ledger().clone()));
                 let token = match demo::seed(executor.clone(), sandbox, &progress).await {

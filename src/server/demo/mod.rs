@@ -15,6 +15,7 @@
 //! when one is named (see [`sso`]).
 
 pub mod accounts;
+pub mod notifications;
 pub mod sso;
 
 use serde_json::json;
