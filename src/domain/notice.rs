@@ -357,12 +357,14 @@ fn slack_button(text: &str, url: &str) -> Value {
 pub fn slack(notice: &Notice, language: Language) -> Value {
     let (items, link) = parts(notice);
     let title = headline(notice, language);
-    let mut blocks =
-        vec![json!({"type": "header", "text": {"type": "plain_text", "text": cut(&title, SLACK_HEADER_TEXT_MAX)}})];
+    let mut blocks = vec![
+        json!({"type": "header", "text": {"type": "plain_text", "text": cut(&title, SLACK_HEADER_TEXT_MAX)}}),
+    ];
     match notice {
         Notice::One(item) => {
             let told = tell(item, language);
-            let mut details = told.facts.iter().map(|fact| slack_escaped(fact)).collect::<Vec<_>>().join("\n");
+            let mut details =
+                told.facts.iter().map(|fact| slack_escaped(fact)).collect::<Vec<_>>().join("\n");
             if details.is_empty() {
                 details = slack_escaped(&told.title);
             }
@@ -441,10 +443,13 @@ pub fn teams(notice: &Notice, language: Language) -> Value {
         })
     };
     match notice {
-        Notice::One(item) => envelope(teams_item(&tell(item, language), false, language), t!(language, "notify-open")),
+        Notice::One(item) => {
+            envelope(teams_item(&tell(item, language), false, language), t!(language, "notify-open"))
+        }
         Notice::Digest { .. } => {
             let heading = json!({"type": "TextBlock", "text": title, "weight": "Bolder", "size": "Medium", "wrap": true});
-            let told: Vec<Vec<Value>> = items.iter().map(|item| teams_item(&tell(item, language), true, language)).collect();
+            let told: Vec<Vec<Value>> =
+                items.iter().map(|item| teams_item(&tell(item, language), true, language)).collect();
             let mut shown = told.len();
             loop {
                 let mut body = vec![heading.clone()];
@@ -522,7 +527,10 @@ pub fn line(notice: &Notice, language: Language) -> Value {
                 shown += 1;
             }
             if shown < items.len() {
-                text.push_str(&format!("\n\n{}", t!(language, "notify-digest-more", n = items.len() - shown)));
+                text.push_str(&format!(
+                    "\n\n{}",
+                    t!(language, "notify-digest-more", n = items.len() - shown)
+                ));
             }
             text.push_str(&format!("\n\n{open}"));
             cut_utf16(&text, LINE_TEXT_MAX)

@@ -35,8 +35,13 @@ fn notice() -> Notice {
 }
 
 async fn received(app: &TestApp, channel: &str) -> Vec<Value> {
-    let response =
-        app.client.get(app.url(&format!("/sandbox/_sandbox/{channel}"))).bearer_auth(KEY).send().await.unwrap();
+    let response = app
+        .client
+        .get(app.url(&format!("/sandbox/_sandbox/{channel}")))
+        .bearer_auth(KEY)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(response.status(), 200);
     response.json::<Value>().await.unwrap()["data"].as_array().unwrap().clone()
 }
@@ -135,7 +140,10 @@ async fn line_sends_once_per_delivery_however_often_it_is_asked() {
     assert!(pushes[0]["messages"][0]["text"].as_str().unwrap().starts_with("待核准："));
 
     let again = senders.send(&destination, &notice(), Language::ZhTw, "ntf_1").await;
-    assert_eq!(again, SendOutcome::Delivered { reference: Some(pushes[0]["request_id"].as_str().unwrap().into()) });
+    assert_eq!(
+        again,
+        SendOutcome::Delivered { reference: Some(pushes[0]["request_id"].as_str().unwrap().into()) }
+    );
     assert_eq!(received(&app, "line").await.len(), 1, "the same delivery sent twice is one message");
 
     match senders.send(&line(&app, "revoked-token"), &notice(), Language::En, "ntf_2").await {
@@ -205,32 +213,41 @@ impl Drop for Mailbox {
 
 /// The header `name` of `message`, unfolded.
 fn header(message: &str, name: &str) -> Option<String> {
-    let head = message.split("\r\n\r\n").next().unwrap_or_default().replace("\r\n ", " ").replace("\r\n\t", " ");
+    let head =
+        message.split("\r\n\r\n").next().unwrap_or_default().replace("\r\n ", " ").replace("\r\n\t", " ");
     head.lines().find_map(|line| {
         let (field, value) = line.split_once(':')?;
         field.eq_ignore_ascii_case(name).then(|| value.trim().to_owned())
     })
 }
 
-/// `value` with its RFC 2047 encoded words (`=?utf-8?b?…?=`, `=?utf-8?q?…?=`) decoded.
+/// `value` with its RFC 2047 encoded words (`=?utf-8?b?…?=`, `=?utf-8?q?…?=`) decoded; the space
+/// between two encoded words is not part of the text, the one beside a plain word is.
 fn decoded_words(value: &str) -> String {
     let mut decoded = String::new();
-    for word in value.split_whitespace() {
-        let Some(inner) = word.strip_prefix("=?").and_then(|word| word.strip_suffix("?=")) else {
-            decoded.push_str(word);
+    let mut after_encoded = false;
+    for (n, word) in value.split_whitespace().enumerate() {
+        let inner = word.strip_prefix("=?").and_then(|word| word.strip_suffix("?="));
+        if n > 0 && !(after_encoded && inner.is_some()) {
             decoded.push(' ');
+        }
+        let Some(inner) = inner else {
+            decoded.push_str(word);
+            after_encoded = false;
             continue;
         };
         let mut parts = inner.splitn(3, '?');
-        let (_charset, encoding, text) = (parts.next().unwrap(), parts.next().unwrap(), parts.next().unwrap());
+        let (_charset, encoding, text) =
+            (parts.next().unwrap(), parts.next().unwrap(), parts.next().unwrap());
         let bytes = if encoding.eq_ignore_ascii_case("b") {
             base64::engine::general_purpose::STANDARD.decode(text).unwrap()
         } else {
             quoted_printable(&text.replace('_', " ")).into_bytes()
         };
         decoded.push_str(&String::from_utf8(bytes).unwrap());
+        after_encoded = true;
     }
-    decoded.trim().to_owned()
+    decoded
 }
 
 /// Quoted-printable text decoded (soft line breaks joined).
@@ -267,11 +284,13 @@ fn parts(message: &str) -> Vec<(String, String)> {
             let (head, body) = part.split_once("\r\n\r\n").unwrap_or((part, ""));
             let head = format!("{head}\r\n\r\n");
             let kind = header(&head, "Content-Type").unwrap_or_default();
-            let encoding = header(&head, "Content-Transfer-Encoding").unwrap_or_default().to_ascii_lowercase();
+            let encoding =
+                header(&head, "Content-Transfer-Encoding").unwrap_or_default().to_ascii_lowercase();
             let body = match encoding.as_str() {
                 "base64" => {
                     let joined: String = body.split_whitespace().collect();
-                    String::from_utf8(base64::engine::general_purpose::STANDARD.decode(joined).unwrap()).unwrap()
+                    String::from_utf8(base64::engine::general_purpose::STANDARD.decode(joined).unwrap())
+                        .unwrap()
                 }
                 "quoted-printable" => quoted_printable(body),
                 _ => body.to_owned(),
@@ -285,9 +304,10 @@ fn parts(message: &str) -> Vec<(String, String)> {
 async fn an_email_notice_reaches_a_real_mail_server_once_per_send_with_its_deliverys_message_id() {
     let Some(python) = python("aiosmtpd") else { return };
     let mailbox = tokio::task::spawn_blocking(move || Mailbox::start(python)).await.unwrap();
-    let egress = opledger::server::egress::EgressPolicy::new(vec![
-        opledger::server::egress::Allowed::parse("127.0.0.1").unwrap(),
-    ]);
+    let egress = opledger::server::egress::EgressPolicy::new(vec![opledger::server::egress::Allowed::parse(
+        "127.0.0.1",
+    )
+    .unwrap()]);
     let senders = Senders::new(egress);
     let smtp = SmtpSettings {
         host: "127.0.0.1".into(),

@@ -66,7 +66,8 @@ fn an_approval_request_says_what_waits_in_each_language() {
 
 #[test]
 fn reminders_and_escalations_say_how_long_it_waited() {
-    let reminder = NoticeItem { stage: NoticeStage::Reminder(1), waiting_minutes: 120, ..refund("Clay teapot") };
+    let reminder =
+        NoticeItem { stage: NoticeStage::Reminder(1), waiting_minutes: 120, ..refund("Clay teapot") };
     let subject = email(&Notice::One(reminder.clone()), Language::En).subject;
     assert_eq!(subject, "Still waiting for approval after 2 hours: refund of NT$1,200 for Clay teapot");
     let escalation = NoticeItem { stage: NoticeStage::Escalation, waiting_minutes: 240, ..reminder.clone() };
@@ -215,7 +216,10 @@ fn a_long_digest_keeps_within_slacks_limits_and_says_how_many_more() {
     assert!(blocks.len() <= SLACK_MAX_BLOCKS, "{}", blocks.len());
     assert_eq!(blocks[0]["text"]["text"], "80 items wait for you");
     assert!(body.to_string().contains("…and 33 more"), "47 are listed");
-    assert_eq!(blocks.last().unwrap()["elements"][0]["url"], "https://ops.example.com/operations?state=pending_approval");
+    assert_eq!(
+        blocks.last().unwrap()["elements"][0]["url"],
+        "https://ops.example.com/operations?state=pending_approval"
+    );
     let long = slack(&Notice::One(refund(&"x".repeat(10_000))), Language::En);
     for block in long["blocks"].as_array().unwrap() {
         let text = block["text"]["text"].as_str().or(block["elements"][0]["text"].as_str()).unwrap_or("");

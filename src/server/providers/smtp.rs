@@ -147,7 +147,10 @@ pub struct NotOpened {
 /// Opens a connection to `server` at an address `egress` allows, encrypted as `server.tls` asks,
 /// logged in when the server offers a login and `server.login` is set. Nothing of a message has
 /// left when this fails.
-pub async fn open_connection(server: &MailServer<'_>, egress: &EgressPolicy) -> Result<AsyncSmtpConnection, NotOpened> {
+pub async fn open_connection(
+    server: &MailServer<'_>,
+    egress: &EgressPolicy,
+) -> Result<AsyncSmtpConnection, NotOpened> {
     let lasting = |reason: String| NotOpened { reason, lasting: true };
     let passing = |reason: String| NotOpened { reason, lasting: false };
     let (host, port) = (server.host, server.port);
@@ -166,19 +169,24 @@ pub async fn open_connection(server: &MailServer<'_>, egress: &EgressPolicy) -> 
     let hello = ClientId::Domain("opledger".to_owned());
     let tls = || TlsParameters::new(host.to_owned()).map_err(|error| lasting(format!("no TLS: {error}")));
     let implicit = if server.tls == MailTls::Implicit { Some(tls()?) } else { None };
-    let mut connection = AsyncSmtpConnection::connect_tokio1(addresses[0], Some(server.timeout), &hello, implicit, None)
-        .await
-        .map_err(|error| passing(format!("could not connect to {host}:{port}: {error}")))?;
+    let mut connection =
+        AsyncSmtpConnection::connect_tokio1(addresses[0], Some(server.timeout), &hello, implicit, None)
+            .await
+            .map_err(|error| passing(format!("could not connect to {host}:{port}: {error}")))?;
     if server.tls == MailTls::StartTls {
         if connection.can_starttls() {
-            connection.starttls(tls()?, &hello).await.map_err(|error| passing(format!("STARTTLS failed: {error}")))?;
+            connection
+                .starttls(tls()?, &hello)
+                .await
+                .map_err(|error| passing(format!("STARTTLS failed: {error}")))?;
         } else if !plain_allowed {
             connection.abort().await;
             return Err(lasting(format!("{host} offers no STARTTLS, and mail to it would go unencrypted")));
         }
     }
     let mechanisms = [Mechanism::Plain, Mechanism::Login];
-    let offered = mechanisms.iter().any(|mechanism| connection.server_info().supports_auth_mechanism(*mechanism));
+    let offered =
+        mechanisms.iter().any(|mechanism| connection.server_info().supports_auth_mechanism(*mechanism));
     if let (true, Some(credentials)) = (offered, &server.login) {
         connection.auth(&mechanisms, credentials).await.map_err(|error| NotOpened {
             reason: format!("the login was refused: {error}"),

@@ -85,7 +85,9 @@ impl LineSandbox {
 
     pub fn router(&self) -> Router {
         let guarded = Router::new().route("/_sandbox/line", get(list));
-        control::guarded(self, guarded).route("/line/v2/bot/message/push", post(push)).with_state(self.clone())
+        control::guarded(self, guarded)
+            .route("/line/v2/bot/message/push", post(push))
+            .with_state(self.clone())
     }
 
     /// Whether `token` is a channel access token LINE would take here.
@@ -144,7 +146,10 @@ fn request_problem(request: &Value) -> Option<Response> {
             Some("text") => {
                 let length = message["text"].as_str().map(|text| text.encode_utf16().count());
                 if !length.is_some_and(|length| (1..=5000).contains(&length)) {
-                    return Some(invalid(&format!("messages[{n}].text"), "Length must be between 1 and 5000"));
+                    return Some(invalid(
+                        &format!("messages[{n}].text"),
+                        "Length must be between 1 and 5000",
+                    ));
                 }
             }
             Some("flex") => {}
@@ -160,7 +165,10 @@ async fn push(State(sandbox): State<LineSandbox>, headers: HeaderMap, body: Byte
         return respond(LineSandbox::refused(Refusal::Unauthorized));
     }
     let retry_key = headers.get("x-line-retry-key").and_then(|value| value.to_str().ok()).map(str::to_owned);
-    if retry_key.as_deref().is_some_and(|key| uuid::Uuid::try_parse(key).map_or(true, |uuid| uuid.hyphenated().to_string() != key.to_ascii_lowercase())) {
+    if retry_key.as_deref().is_some_and(|key| {
+        uuid::Uuid::try_parse(key)
+            .map_or(true, |uuid| uuid.hyphenated().to_string() != key.to_ascii_lowercase())
+    }) {
         return line_error(StatusCode::BAD_REQUEST, "The value for the 'X-Line-Retry-Key' header is invalid");
     }
     let Ok(request) = serde_json::from_slice::<Value>(&body) else {

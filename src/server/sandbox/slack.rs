@@ -133,11 +133,12 @@ fn blocks_problem(blocks: &Value) -> Option<String> {
                     Some(format!("blocks[{n}] an actions block has 1 to 25 elements"))
                 } else {
                     elements.iter().find_map(|element| {
-                        too_long("button text", &element["text"]["text"], 75)
-                            .or_else(|| match &element["url"] {
+                        too_long("button text", &element["text"]["text"], 75).or_else(|| {
+                            match &element["url"] {
                                 Value::Null => None,
                                 url => too_long("button url", url, 3000),
-                            })
+                            }
+                        })
                     })
                 }
             }

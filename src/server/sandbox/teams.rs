@@ -87,7 +87,9 @@ impl Provider for TeamsSandbox {
         let (status, code) = match refusal {
             Refusal::Unauthorized => (StatusCode::UNAUTHORIZED, "Unauthorized"),
             Refusal::RateLimited => (StatusCode::TOO_MANY_REQUESTS, "TooManyRequests"),
-            Refusal::KeyInUse | Refusal::ServerError => (StatusCode::INTERNAL_SERVER_ERROR, "InternalServerError"),
+            Refusal::KeyInUse | Refusal::ServerError => {
+                (StatusCode::INTERNAL_SERVER_ERROR, "InternalServerError")
+            }
         };
         (status, json!({"error": {"code": code, "message": code}}))
     }
@@ -127,14 +129,20 @@ async fn receive(State(sandbox): State<TeamsSandbox>, Path(workflow): Path<Strin
         return error(StatusCode::PAYLOAD_TOO_LARGE, "RequestEntityTooLarge", "Request Entity too large");
     }
     let Ok(message) = serde_json::from_slice::<Value>(&body) else {
-        return error(StatusCode::BAD_REQUEST, "InvalidRequestContent", "The request content is not valid JSON.");
+        return error(
+            StatusCode::BAD_REQUEST,
+            "InvalidRequestContent",
+            "The request content is not valid JSON.",
+        );
     };
     if let Some(problem) = message_problem(&message) {
         return error(StatusCode::BAD_REQUEST, "TriggerInputSchemaMismatch", problem);
     }
     let refusals = Refusals {
         rate_limited: || error(StatusCode::TOO_MANY_REQUESTS, "TooManyRequests", "Rate limit is exceeded."),
-        server_error: || error(StatusCode::INTERNAL_SERVER_ERROR, "InternalServerError", "An internal error occurred."),
+        server_error: || {
+            error(StatusCode::INTERNAL_SERVER_ERROR, "InternalServerError", "An internal error occurred.")
+        },
     };
     let account = sandbox.account.clone();
     let card = message["attachments"][0]["content"].clone();

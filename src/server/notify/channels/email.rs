@@ -38,16 +38,26 @@ fn breaks_a_header(value: &str) -> bool {
 }
 
 /// The message, or why it cannot be written (which no retry changes).
-fn letter(settings: &SmtpSettings, to: &str, notice: &Notice, language: Language, delivery_id: &str) -> Result<Letter, String> {
+fn letter(
+    settings: &SmtpSettings,
+    to: &str,
+    notice: &Notice,
+    language: Language,
+    delivery_id: &str,
+) -> Result<Letter, String> {
     if breaks_a_header(to) {
         return Err("the recipient's address has a line break or a control character in it".into());
     }
     if breaks_a_header(&settings.from) {
         return Err("the sender's address has a line break or a control character in it".into());
     }
-    let to: Mailbox = to.trim().parse().map_err(|error| format!("the recipient's address is not an address: {error}"))?;
-    let from: Mailbox =
-        settings.from.trim().parse().map_err(|error| format!("the sender's address is not an address: {error}"))?;
+    let to: Mailbox =
+        to.trim().parse().map_err(|error| format!("the recipient's address is not an address: {error}"))?;
+    let from: Mailbox = settings
+        .from
+        .trim()
+        .parse()
+        .map_err(|error| format!("the sender's address is not an address: {error}"))?;
     let rendered = notice::email(notice, language);
     if breaks_a_header(&rendered.subject) {
         return Err("the subject has a line break in it".into());
@@ -104,7 +114,8 @@ pub(super) async fn send(
             }
         }
     };
-    let handed = tokio::time::timeout(REQUEST_TIMEOUT, connection.send(&letter.envelope, &letter.bytes)).await;
+    let handed =
+        tokio::time::timeout(REQUEST_TIMEOUT, connection.send(&letter.envelope, &letter.bytes)).await;
     let outcome = match handed {
         Ok(Ok(response)) => {
             let words = response.message().collect::<Vec<_>>().join(" ");
@@ -183,7 +194,8 @@ mod tests {
         for to in ["manager@shop.example\r\nBcc: eve@evil.example", "not an address", "a@b\nc", ""] {
             assert!(letter(&settings(), to, &notice(), Language::En, "ntf_1").is_err(), "{to:?}");
         }
-        let injected = SmtpSettings { from: "ops@shop.example\r\nBcc: eve@evil.example".into(), ..settings() };
+        let injected =
+            SmtpSettings { from: "ops@shop.example\r\nBcc: eve@evil.example".into(), ..settings() };
         assert!(letter(&injected, "manager@shop.example", &notice(), Language::En, "ntf_1").is_err());
     }
 }

@@ -15,7 +15,7 @@
 
 use sha2::{Digest, Sha256};
 
-use super::{Senders, SendOutcome};
+use super::{SendOutcome, Senders};
 use crate::domain::language::Language;
 use crate::domain::notice::{self, Notice};
 
@@ -74,13 +74,19 @@ fn outcome(
     match status {
         200..=299 => {
             let value: serde_json::Value = serde_json::from_str(body).unwrap_or_default();
-            let id = value.pointer("/sentMessages/0/id").and_then(serde_json::Value::as_str).map(str::to_owned);
+            let id =
+                value.pointer("/sentMessages/0/id").and_then(serde_json::Value::as_str).map(str::to_owned);
             SendOutcome::Delivered { reference: id }
         }
         409 if accepted_request.is_some() => SendOutcome::Delivered { reference: accepted_request },
-        409 => SendOutcome::Refused { error: format!("LINE answered 409 ({}) without naming the accepted request", message_in(body)) },
+        409 => SendOutcome::Refused {
+            error: format!("LINE answered 409 ({}) without naming the accepted request", message_in(body)),
+        },
         401 => SendOutcome::Refused {
-            error: format!("LINE refused the channel access token ({}); issue a new one and save it", message_in(body)),
+            error: format!(
+                "LINE refused the channel access token ({}); issue a new one and save it",
+                message_in(body)
+            ),
         },
         403 => SendOutcome::Refused {
             error: format!("LINE does not allow this channel to push messages ({})", message_in(body)),
@@ -97,7 +103,9 @@ fn outcome(
                 message_in(body)
             ),
         },
-        _ => SendOutcome::Refused { error: format!("LINE answered {status}, which it does not; redirects are not followed") },
+        _ => SendOutcome::Refused {
+            error: format!("LINE answered {status}, which it does not; redirects are not followed"),
+        },
     }
 }
 
@@ -116,13 +124,32 @@ mod tests {
     #[test]
     fn lines_answers_are_read_as_its_reference_says() {
         let sent = r#"{"sentMessages":[{"id":"461230966842064897","quoteToken":"q"}]}"#;
-        assert_eq!(outcome(200, sent, None, None), SendOutcome::Delivered { reference: Some("461230966842064897".into()) });
-        let again = outcome(409, r#"{"message":"The retry key is already accepted"}"#, Some("req-1".into()), None);
+        assert_eq!(
+            outcome(200, sent, None, None),
+            SendOutcome::Delivered { reference: Some("461230966842064897".into()) }
+        );
+        let again =
+            outcome(409, r#"{"message":"The retry key is already accepted"}"#, Some("req-1".into()), None);
         assert_eq!(again, SendOutcome::Delivered { reference: Some("req-1".into()) });
-        let token = outcome(401, r#"{"message":"Authentication failed. Confirm that the access token in the authorization header is valid."}"#, None, None);
-        assert!(matches!(&token, SendOutcome::Refused { error } if error.starts_with("LINE refused the channel access token")));
-        let bad = outcome(400, r#"{"message":"The request body has 1 error(s)","details":[{"message":"Length must be between 0 and 5000","property":"messages[0].text"}]}"#, None, None);
-        assert!(matches!(&bad, SendOutcome::Refused { error } if error.contains("messages[0].text")), "{bad:?}");
+        let token = outcome(
+            401,
+            r#"{"message":"Authentication failed. Confirm that the access token in the authorization header is valid."}"#,
+            None,
+            None,
+        );
+        assert!(
+            matches!(&token, SendOutcome::Refused { error } if error.starts_with("LINE refused the channel access token"))
+        );
+        let bad = outcome(
+            400,
+            r#"{"message":"The request body has 1 error(s)","details":[{"message":"Length must be between 0 and 5000","property":"messages[0].text"}]}"#,
+            None,
+            None,
+        );
+        assert!(
+            matches!(&bad, SendOutcome::Refused { error } if error.contains("messages[0].text")),
+            "{bad:?}"
+        );
         assert!(matches!(outcome(429, "{}", None, None), SendOutcome::TryAgain { .. }));
         assert!(matches!(outcome(500, "{}", None, None), SendOutcome::TryAgain { .. }));
     }

@@ -30,9 +30,16 @@ pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 /// Where one delivery goes, with its secrets already opened.
 #[derive(Clone)]
 pub enum Destination {
-    Email { smtp: SmtpSettings, to: String },
-    Slack { webhook_url: String },
-    Teams { webhook_url: String },
+    Email {
+        smtp: SmtpSettings,
+        to: String,
+    },
+    Slack {
+        webhook_url: String,
+    },
+    Teams {
+        webhook_url: String,
+    },
     Line {
         /// `https://api.line.me` normally.
         api_base: String,
@@ -279,7 +286,9 @@ fn unanswered(error: &reqwest::Error, service: &str, host: &str) -> SendOutcome 
         };
     }
     if error.is_builder() {
-        return SendOutcome::Refused { error: format!("the request to {service} at {host} cannot be made: {words}") };
+        return SendOutcome::Refused {
+            error: format!("the request to {service} at {host} cannot be made: {words}"),
+        };
     }
     let why = if error.is_timeout() {
         format!("{service} at {host} did not answer within {} s", REQUEST_TIMEOUT.as_secs())
@@ -311,9 +320,8 @@ mod tests {
 
     #[test]
     fn a_destination_never_shows_its_secrets() {
-        let slack = Destination::Slack {
-            webhook_url: "https://hooks.slack.com/services/T0/B0/secretpart".into(),
-        };
+        let slack =
+            Destination::Slack { webhook_url: "https://hooks.slack.com/services/T0/B0/secretpart".into() };
         let shown = format!("{slack:?}");
         assert!(shown.contains("hooks.slack.com") && !shown.contains("secretpart"), "{shown}");
         let line = Destination::Line {

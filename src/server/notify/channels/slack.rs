@@ -11,11 +11,16 @@
 //! `channel_is_archived`, and 500 `rollup_error`. Its rate limits ("Rate limits": about one
 //! message a second, short bursts allowed) answer 429 with `Retry-After` in seconds.
 
-use super::{code_in, host_of, Senders, SendOutcome};
+use super::{code_in, host_of, SendOutcome, Senders};
 use crate::domain::language::Language;
 use crate::domain::notice::{self, Notice};
 
-pub(super) async fn send(senders: &Senders, webhook_url: &str, notice: &Notice, language: Language) -> SendOutcome {
+pub(super) async fn send(
+    senders: &Senders,
+    webhook_url: &str,
+    notice: &Notice,
+    language: Language,
+) -> SendOutcome {
     let body = notice::slack(notice, language);
     match senders.post_json(webhook_url, &[], &body, "Slack").await {
         Ok(answer) => outcome(answer.status, &answer.body, answer.retry_after(), &host_of(webhook_url)),
@@ -26,7 +31,8 @@ pub(super) async fn send(senders: &Senders, webhook_url: &str, notice: &Notice, 
 /// What Slack's answer `status` with `body` means.
 fn outcome(status: u16, body: &str, retry_after: Option<std::time::Duration>, host: &str) -> SendOutcome {
     let code = code_in(body);
-    let refused = |why: &str| SendOutcome::Refused { error: format!("Slack answered {status} {code}: {why}") };
+    let refused =
+        |why: &str| SendOutcome::Refused { error: format!("Slack answered {status} {code}: {why}") };
     match status {
         200..=299 => SendOutcome::Delivered { reference: None },
         429 => SendOutcome::TryAgain {
@@ -34,7 +40,9 @@ fn outcome(status: u16, body: &str, retry_after: Option<std::time::Duration>, ho
             error: format!("Slack at {host} limits how fast this webhook posts (429); nothing was posted"),
         },
         400 => refused("Slack could not take the message as written"),
-        403 if code == "invalid_token" => refused("the webhook's token is no longer valid; make a new webhook"),
+        403 if code == "invalid_token" => {
+            refused("the webhook's token is no longer valid; make a new webhook")
+        }
         403 => refused("the workspace does not let this webhook post there"),
         404 if code == "channel_not_found" => refused("the webhook's channel no longer exists"),
         404 => refused("the webhook was removed; make a new one and save its URL"),
@@ -43,7 +51,9 @@ fn outcome(status: u16, body: &str, retry_after: Option<std::time::Duration>, ho
             after: retry_after,
             error: format!("Slack answered {status} {code}: it failed and did not post the message"),
         },
-        300..=399 => refused("Slack sent it elsewhere, and redirects are not followed; check the webhook's URL"),
+        300..=399 => {
+            refused("Slack sent it elsewhere, and redirects are not followed; check the webhook's URL")
+        }
         _ => refused("Slack did not take the message"),
     }
 }
@@ -60,8 +70,9 @@ mod tests {
         assert_eq!(
             removed,
             SendOutcome::Refused {
-                error: "Slack answered 404 no_service: the webhook was removed; make a new one and save its URL"
-                    .into()
+                error:
+                    "Slack answered 404 no_service: the webhook was removed; make a new one and save its URL"
+                        .into()
             }
         );
         assert!(matches!(outcome(410, "channel_is_archived", None, "h"), SendOutcome::Refused { .. }));

@@ -10,11 +10,16 @@
 //! throttled with 429). The trigger answers 202 Accepted once it has taken the request (200 when
 //! the flow answers itself); Power Automate's errors are JSON `{"error": {"code", "message"}}`.
 
-use super::{host_of, Senders, SendOutcome};
+use super::{host_of, SendOutcome, Senders};
 use crate::domain::language::Language;
 use crate::domain::notice::{self, Notice};
 
-pub(super) async fn send(senders: &Senders, webhook_url: &str, notice: &Notice, language: Language) -> SendOutcome {
+pub(super) async fn send(
+    senders: &Senders,
+    webhook_url: &str,
+    notice: &Notice,
+    language: Language,
+) -> SendOutcome {
     let body = notice::teams(notice, language);
     match senders.post_json(webhook_url, &[], &body, "Teams").await {
         Ok(answer) => outcome(answer.status, &answer.body, answer.retry_after(), &host_of(webhook_url)),
