@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Checks the direction of dependencies in src/: no import circles between modules, and every room
-uses only rooms below it (domain <- store and providers <- ledger <- http and console <- app).
+uses only rooms below it (domain <- store and providers <- notification channels <- ledger <- http
+and console <- app).
 
 It reads every `use` statement and every `crate::`, `super::` and `self::` path in the code (comments
 are skipped), resolves each to the deepest module file it names, and builds the graph of module
@@ -24,16 +25,17 @@ ROOMS = {
     "crate::server::metrics": 0,
     "crate::server::store": 1,
     "crate::server::providers": 1,
-    "crate::server::ledger": 2,
-    "crate::server::sandbox": 2,
-    "crate::server::http": 3,
-    "crate::server::demo": 3,
-    "crate::console": 4,
-    "crate::ui": 5,
-    "crate::app": 6,
-    "crate::server::app": 7,
-    "crate::server": 7,
-    "crate": 7,
+    "crate::server::notify": 2,
+    "crate::server::ledger": 3,
+    "crate::server::sandbox": 3,
+    "crate::server::http": 4,
+    "crate::server::demo": 4,
+    "crate::console": 5,
+    "crate::ui": 6,
+    "crate::app": 7,
+    "crate::server::app": 8,
+    "crate::server": 8,
+    "crate": 8,
 }
 
 

@@ -25,27 +25,8 @@ use serde_json::{json, Value};
 use super::language::Language;
 use super::money::Money;
 use super::wording::{capitalised, noun};
+use super::notification::{NotifyEvent, Stage};
 use crate::t;
-
-/// What one notification is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NoticeEvent {
-    ApprovalRequested,
-    NeedsReview,
-    UnknownTooLong,
-    AcceptedTooLong,
-    BulkRunFinished,
-    DeliveryFailing,
-}
-
-/// Which message of a rule's sequence this is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NoticeStage {
-    First,
-    /// The n-th reminder (1 for the first).
-    Reminder(u8),
-    Escalation,
-}
 
 /// What a notification is about, as raw parts: the words are made here, in the reader's language,
 /// so that one item renders in each recipient's own. None of them is a customer's address or a
@@ -81,8 +62,8 @@ pub enum FailingTarget {
 /// One thing a notification tells of.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NoticeItem {
-    pub event: NoticeEvent,
-    pub stage: NoticeStage,
+    pub event: NotifyEvent,
+    pub stage: Stage,
     pub subject: NoticeSubject,
     /// Who asked (the API token's or user's name), when known.
     pub asked_by: Option<String>,
@@ -181,11 +162,11 @@ fn what(subject: &NoticeSubject, language: Language) -> String {
     }
 }
 
-fn stage_word(stage: NoticeStage) -> &'static str {
+fn stage_word(stage: Stage) -> &'static str {
     match stage {
-        NoticeStage::First => "first",
-        NoticeStage::Reminder(_) => "reminder",
-        NoticeStage::Escalation => "escalation",
+        Stage::First => "first",
+        Stage::Reminder(_) => "reminder",
+        Stage::Escalation => "escalation",
     }
 }
 
@@ -194,26 +175,26 @@ fn tell(item: &NoticeItem, language: Language) -> Told {
     let waited = waited_words(item.waiting_minutes, language);
     let stage = stage_word(item.stage);
     let (title, hint) = match item.event {
-        NoticeEvent::ApprovalRequested => (
+        NotifyEvent::ApprovalRequested | NotifyEvent::Digest => (
             t!(language, "notify-title-approval", stage = stage, waited = &waited, what = &what),
             t!(language, "notify-hint-approval"),
         ),
-        NoticeEvent::NeedsReview => (
+        NotifyEvent::NeedsReview => (
             t!(language, "notify-title-review", stage = stage, waited = &waited, what = &what),
             t!(language, "notify-hint-review"),
         ),
-        NoticeEvent::UnknownTooLong => (
+        NotifyEvent::UnknownTooLong => (
             t!(language, "notify-title-unknown", stage = stage, waited = &waited, what = &what),
             t!(language, "notify-hint-unknown"),
         ),
-        NoticeEvent::AcceptedTooLong => (
+        NotifyEvent::AcceptedTooLong => (
             t!(language, "notify-title-accepted", stage = stage, waited = &waited, what = &what),
             t!(language, "notify-hint-accepted"),
         ),
-        NoticeEvent::BulkRunFinished => {
+        NotifyEvent::BulkRunFinished => {
             (t!(language, "notify-title-bulk", what = &what), t!(language, "notify-hint-bulk"))
         }
-        NoticeEvent::DeliveryFailing => (
+        NotifyEvent::ConnectionFailing => (
             t!(language, "notify-title-failing", stage = stage, waited = &waited, what = &what),
             t!(language, "notify-hint-failing"),
         ),

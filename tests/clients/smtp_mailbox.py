@@ -1,7 +1,12 @@
 """A real SMTP server for the notification tests: aiosmtpd on a free port of 127.0.0.1, writing
 each message it receives, raw as it came, into a file of the directory given as the first argument
 (and its recipients into a file beside it). The port is the second argument, or a free one when
-there is none. Prints the port on standard output once it listens, then serves until it is killed."""
+there is none. With SMTP_MAILBOX_ANSWER_AFTER=N in the environment, it keeps each message and waits
+N seconds before it answers the client (a server slow to say "250" after the final "."). Prints the
+port on standard output once it listens, then serves until it is killed."""
+
+import asyncio
+import os
 
 import itertools
 import pathlib
@@ -25,6 +30,7 @@ class Mailbox:
         recipients = ",".join(envelope.rcpt_tos).encode("utf-8")
         (self.folder / f"{number:04}.rcpt").write_bytes(recipients)
         (self.folder / f"{number:04}.eml").write_bytes(raw)
+        await asyncio.sleep(float(os.environ.get("SMTP_MAILBOX_ANSWER_AFTER", "0")))
         return f"250 2.0.0 OK queued as mail{number}"
 
 

@@ -4,7 +4,8 @@
 //! heeds each person's mutes and quiet hours (an escalation does not), skips what no longer waits,
 //! and leaves every other channel and the operation itself alone when one channel is down. A send
 //! interrupted between sending and recording is sent again only where the channel recognises the
-//! retry. Rules with bad input are refused and change nothing.
+//! retry, also when the server is killed with SIGKILL mid-send. Rules with bad input are refused
+//! and change nothing.
 
 use chrono::{Duration, Timelike, Utc};
 use opledger::domain::ids::{Actor, TenantId};
@@ -413,4 +414,116 @@ mod line {
         an_interrupted_push_is_sent_again_under_its_retry_key_and_arrives_once,
         a_token_line_refuses_keeps_the_rule_and_shows_the_refusal_in_words,
     );
+}
+
+/// The real thing: `opledger serve` killed with SIGKILL while an SMTP server holds its answer to a
+/// notification it has taken, then started again on the same database.
+mod killed {
+    use std::process::{Child, Command, Stdio};
+    use std::time::{Duration as StdDuration, Instant};
+
+    fn opledger(database_url: &str) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_opledger"));
+        command
+            .env("OPLEDGER_SECRET_KEY", crate::support::SECRET_KEY)
+            .env("OPLEDGER_DATABASE_URL", database_url)
+            .env("OPLEDGER_ALLOW_EGRESS", "127.0.0.1")
+            .env("OPLEDGER_DEFAULT_TENANT", "acme")
+            .env_remove("OPLEDGER_ADDR");
+        command
+    }
+
+    fn run(database_url: &str, args: &[&str]) -> String {
+        let output = opledger(database_url).args(args).output().unwrap();
+        assert!(output.status.success(), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8(output.stdout).unwrap()
+    }
+
+    fn serve(database_url: &str, port: u16, site: &std::path::Path) -> Child {
+        opledger(database_url)
+            .args(["serve", "--addr", &format!("127.0.0.1:{port}"), "--reconcile-every", "0s", "--notify-every", "200ms"])
+            .args(["--site-root", &site.display().to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
+    }
+
+    fn messages(folder: &std::path::Path) -> usize {
+        std::fs::read_dir(folder).unwrap().filter(|entry| entry.as_ref().unwrap().path().extension().is_some_and(|ext| ext == "eml")).count()
+    }
+
+    async fn until<T>(what: &str, seconds: u64, mut check: impl FnMut() -> Option<T>) -> T {
+        let deadline = Instant::now() + StdDuration::from_secs(seconds);
+        loop {
+            if let Some(found) = check() {
+                return found;
+            }
+            assert!(Instant::now() < deadline, "{what} within {seconds} s");
+            tokio::time::sleep(StdDuration::from_millis(200)).await;
+        }
+    }
+
+    #[tokio::test]
+    async fn a_notification_the_server_was_killed_sending_is_not_sent_again_after_the_restart() {
+        let Some(python) = crate::support::python("aiosmtpd") else { return };
+        let work = tempfile::tempdir().unwrap();
+        let mail = work.path().join("mail");
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients/smtp_mailbox.py");
+        let mut mailbox = Command::new(python)
+            .args([script, &mail.display().to_string()])
+            .env("SMTP_MAILBOX_ANSWER_AFTER", "60")
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(mailbox.stdout.take().unwrap()), &mut line).unwrap();
+        let smtp_port = line.trim().to_owned();
+
+        let database_url = format!("sqlite://{}/opledger.db", work.path().display());
+        run(&database_url, &["migrate"]);
+        let token = run(&database_url, &["token", "create", "--tenant", "acme", "--name", "agent-7"]).trim().to_owned();
+        run(&database_url, &["notify", "smtp", "--tenant", "acme", "--host", "127.0.0.1", "--port", &smtp_port, "--security", "none", "--from", "ops@acme.example"]);
+        run(&database_url, &["notify", "destination-add", "--tenant", "acme", "--name", "ops-mail", "--channel", "email", "--target", "ops@acme.example"]);
+        run(&database_url, &["notify", "rule-add", "--tenant", "acme", "--event", "connection_failing", "--to", "destination:ops-mail"]);
+
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let mut server = serve(&database_url, port, work.path());
+        let client = reqwest::Client::new();
+        let api = |path: &str| format!("http://127.0.0.1:{port}/api/v1{path}");
+        let mut refund = crate::support::refund_1043(38000);
+        refund["requested_by"] = serde_json::json!("agent-7");
+        let deadline = Instant::now() + StdDuration::from_secs(30);
+        while client.post(api("/operations")).bearer_auth(&token).json(&refund).send().await.is_err() {
+            assert!(Instant::now() < deadline, "the server answers");
+            tokio::time::sleep(StdDuration::from_millis(200)).await;
+        }
+        let begun = client.post(api("/operations/refund-1043-li_2/attempts")).bearer_auth(&token).json(&serde_json::json!({})).send().await.unwrap();
+        assert!(begun.status().is_success(), "{}", begun.text().await.unwrap());
+        let reported = client
+            .post(api("/operations/refund-1043-li_2/attempts/1/outcome"))
+            .bearer_auth(&token)
+            .json(&serde_json::json!({"outcome": "forbidden", "http_status": 401}))
+            .send()
+            .await
+            .unwrap();
+        assert!(reported.status().is_success(), "{}", reported.text().await.unwrap());
+
+        until("the SMTP server takes the message", 20, || (messages(&mail) == 1).then_some(())).await;
+        server.kill().unwrap();
+        server.wait().unwrap();
+        let mut server = serve(&database_url, port, work.path());
+        let deliveries = until("the restarted server finds the send it was killed in", 60, || {
+            let listed = run(&database_url, &["notify", "deliveries", "--tenant", "acme"]);
+            listed.contains("\tunknown\t").then_some(listed)
+        })
+        .await;
+        assert!(deliveries.contains("may have arrived"), "{deliveries}");
+        tokio::time::sleep(StdDuration::from_secs(1)).await;
+        assert_eq!(messages(&mail), 1, "sent once, though the server never heard the answer");
+        server.kill().unwrap();
+        server.wait().unwrap();
+        mailbox.kill().unwrap();
+        mailbox.wait().unwrap();
+    }
 }

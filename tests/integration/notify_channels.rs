@@ -7,7 +7,8 @@ use std::time::Duration;
 use base64::Engine as _;
 use opledger::domain::language::Language;
 use opledger::domain::money::{Currency, Money};
-use opledger::domain::notice::{Notice, NoticeEvent, NoticeItem, NoticeStage, NoticeSubject};
+use opledger::domain::notice::{Notice, NoticeItem, NoticeSubject};
+use opledger::domain::notification::{NotifyEvent, Stage};
 use opledger::server::notify::channels::{
     email::message_id, retries_are_recognised, Destination, SendOutcome, Senders, SmtpSecurity, SmtpSettings,
 };
@@ -20,8 +21,8 @@ const KEY: &str = "sk_test_sandbox";
 
 fn notice() -> Notice {
     Notice::One(NoticeItem {
-        event: NoticeEvent::ApprovalRequested,
-        stage: NoticeStage::First,
+        event: NotifyEvent::ApprovalRequested,
+        stage: Stage::First,
         subject: NoticeSubject::Operation {
             op_id: "refund-1043-li_2".into(),
             kind: "refund".into(),

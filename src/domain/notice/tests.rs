@@ -12,8 +12,8 @@ fn twd(minor: i64) -> Money {
 
 fn refund(item: &str) -> NoticeItem {
     NoticeItem {
-        event: NoticeEvent::ApprovalRequested,
-        stage: NoticeStage::First,
+        event: NotifyEvent::ApprovalRequested,
+        stage: Stage::First,
         subject: NoticeSubject::Operation {
             op_id: "refund-1043-li_2".into(),
             kind: "refund".into(),
@@ -67,10 +67,10 @@ fn an_approval_request_says_what_waits_in_each_language() {
 #[test]
 fn reminders_and_escalations_say_how_long_it_waited() {
     let reminder =
-        NoticeItem { stage: NoticeStage::Reminder(1), waiting_minutes: 120, ..refund("Clay teapot") };
+        NoticeItem { stage: Stage::Reminder(1), waiting_minutes: 120, ..refund("Clay teapot") };
     let subject = email(&Notice::One(reminder.clone()), Language::En).subject;
     assert_eq!(subject, "Still waiting for approval after 2 hours: refund of NT$1,200 for Clay teapot");
-    let escalation = NoticeItem { stage: NoticeStage::Escalation, waiting_minutes: 240, ..reminder.clone() };
+    let escalation = NoticeItem { stage: Stage::Escalation, waiting_minutes: 240, ..reminder.clone() };
     let subject = email(&Notice::One(escalation.clone()), Language::En).subject;
     assert!(subject.starts_with("Escalated: nobody approved or denied it for 4 hours"), "{subject}");
     let tw = email(&Notice::One(escalation.clone()), Language::ZhTw).subject;
@@ -89,15 +89,15 @@ fn reminders_and_escalations_say_how_long_it_waited() {
 
 #[test]
 fn every_event_has_its_own_headline() {
-    let review = NoticeItem { event: NoticeEvent::NeedsReview, ..refund("Clay teapot") };
+    let review = NoticeItem { event: NotifyEvent::NeedsReview, ..refund("Clay teapot") };
     assert!(email(&Notice::One(review), Language::En).subject.starts_with("Needs review: refund"));
     let unknown =
-        NoticeItem { event: NoticeEvent::UnknownTooLong, waiting_minutes: 30, ..refund("Clay teapot") };
+        NoticeItem { event: NotifyEvent::UnknownTooLong, waiting_minutes: 30, ..refund("Clay teapot") };
     assert!(email(&Notice::One(unknown), Language::En).subject.starts_with("Outcome unknown for 30 minutes"));
-    let accepted = NoticeItem { event: NoticeEvent::AcceptedTooLong, waiting_minutes: 60, ..refund("x") };
+    let accepted = NoticeItem { event: NotifyEvent::AcceptedTooLong, waiting_minutes: 60, ..refund("x") };
     assert!(email(&Notice::One(accepted), Language::ZhTw).subject.starts_with("已受理 1 小時 仍未完成"));
     let bulk = NoticeItem {
-        event: NoticeEvent::BulkRunFinished,
+        event: NotifyEvent::BulkRunFinished,
         subject: NoticeSubject::BulkRun {
             id: "bulk_1".into(),
             name: "March returns".into(),
@@ -113,7 +113,7 @@ fn every_event_has_its_own_headline() {
         "Bulk run finished: bulk run “March returns”: 1,200 done and 3 failed of 1,203"
     );
     let failing = NoticeItem {
-        event: NoticeEvent::DeliveryFailing,
+        event: NotifyEvent::ConnectionFailing,
         subject: NoticeSubject::Failing {
             target: FailingTarget::WebhookEndpoint { host: "hooks.shop.example".into() },
             last_error: "the endpoint answered 503".into(),

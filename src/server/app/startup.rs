@@ -24,7 +24,7 @@ use crate::server::ledger::notifier::Notifier;
 use crate::server::ledger::reconciler::Reconciler;
 use crate::server::ledger::webhooks::WebhookDispatcher;
 use crate::server::ledger::Ledger;
-use crate::server::sandbox::chat::ChatSandboxes;
+use crate::server::sandbox::ChatSandboxes;
 use crate::server::sandbox::mail::{MailConfig, MailSandbox};
 use crate::server::sandbox::{new_secret_key, Sandbox, SandboxConfig};
 use crate::server::store::{self, Sessions, StoreError};

@@ -23,7 +23,7 @@ use super::Ledger;
 use crate::domain::ids::{OpId, TenantId};
 use crate::domain::language::Language;
 use crate::domain::machine::State;
-use crate::domain::notice::{FailingTarget, Notice, NoticeEvent, NoticeItem, NoticeStage, NoticeSubject};
+use crate::domain::notice::{FailingTarget, Notice, NoticeItem, NoticeSubject};
 use crate::domain::notification::{delivery_id, next_stage, Audience, Channel, NotifyEvent, Stage};
 use crate::domain::webhook::wait_after_failure;
 use crate::server::clock::now;
@@ -33,8 +33,10 @@ use crate::server::store::notify::{
 };
 use crate::server::store::StoreError;
 
-/// How long a worker holds the deliveries it leased: longer than one send may take.
-const LEASE: Duration = Duration::seconds(60);
+/// How long a worker holds the deliveries it leased: longer than one send may take (a channel's
+/// connection and answer give up after 15 s at most), and how long a delivery whose worker was
+/// killed waits before another worker finds it interrupted.
+const LEASE: Duration = Duration::seconds(30);
 
 /// How many watches and deliveries one pass takes on.
 const PASS_BATCH: u32 = 64;
@@ -418,8 +420,8 @@ impl Notifier {
                 let done = run.items.iter().filter(|item| item.outcome.is_some()).count() as u64;
                 let failed = run.items.iter().filter(|item| item.outcome.as_deref().is_some_and(|outcome| outcome != "done")).count() as u64;
                 NoticeItem {
-                    event: notice_event(delivery.event),
-                    stage: notice_stage(delivery.stage),
+                    event: delivery.event,
+                    stage: delivery.stage,
                     subject: NoticeSubject::BulkRun { id: run.id.clone(), name: run.action.clone(), done, failed, total: run.items.len() as u64 },
                     asked_by: Some(run.requested_by),
                     waiting_minutes: 0,
@@ -431,8 +433,8 @@ impl Notifier {
                 let Some(endpoint) = endpoints.into_iter().find(|endpoint| endpoint.id == id) else { return Ok(None) };
                 let last = self.ledger.store.webhook_deliveries(&delivery.tenant, id, 1).await?;
                 NoticeItem {
-                    event: notice_event(delivery.event),
-                    stage: notice_stage(delivery.stage),
+                    event: delivery.event,
+                    stage: delivery.stage,
                     subject: NoticeSubject::Failing {
                         target: FailingTarget::WebhookEndpoint { host: host_of(&endpoint.url) },
                         last_error: last.into_iter().next().and_then(|delivery| delivery.last_error).unwrap_or_default(),
@@ -443,8 +445,8 @@ impl Notifier {
                 }
             }
             Some(("connection", provider)) => NoticeItem {
-                event: notice_event(delivery.event),
-                stage: notice_stage(delivery.stage),
+                event: delivery.event,
+                stage: delivery.stage,
                 subject: NoticeSubject::Failing {
                     target: FailingTarget::Connection { name: provider.to_owned() },
                     last_error: crate::domain::failure::FailureClass::Forbidden.explanation_in(language),
@@ -470,8 +472,8 @@ impl Notifier {
     /// The item of an operation: what it is, who asked, since when it waits, its page.
     fn operation_item(&self, event: NotifyEvent, stage: Stage, operation: OperationParts, at: DateTime<Utc>) -> NoticeItem {
         NoticeItem {
-            event: notice_event(event),
-            stage: notice_stage(stage),
+            event,
+            stage,
             link: format!("{}/operations/{}", self.public_url, operation.op_id),
             subject: NoticeSubject::Operation {
                 op_id: operation.op_id,
@@ -534,27 +536,6 @@ fn new_delivery(rule: &RuleRecord, watch: &WatchRecord, recipient: String, chann
         recipient,
         channel,
         due_at: watch.next_at,
-    }
-}
-
-/// The event a notice tells of.
-fn notice_event(event: NotifyEvent) -> NoticeEvent {
-    match event {
-        NotifyEvent::ApprovalRequested | NotifyEvent::Digest => NoticeEvent::ApprovalRequested,
-        NotifyEvent::NeedsReview => NoticeEvent::NeedsReview,
-        NotifyEvent::UnknownTooLong => NoticeEvent::UnknownTooLong,
-        NotifyEvent::AcceptedTooLong => NoticeEvent::AcceptedTooLong,
-        NotifyEvent::BulkRunFinished => NoticeEvent::BulkRunFinished,
-        NotifyEvent::ConnectionFailing => NoticeEvent::DeliveryFailing,
-    }
-}
-
-/// The stage a notice tells of.
-fn notice_stage(stage: Stage) -> NoticeStage {
-    match stage {
-        Stage::First => NoticeStage::First,
-        Stage::Reminder(n) => NoticeStage::Reminder(n),
-        Stage::Escalation => NoticeStage::Escalation,
     }
 }
 

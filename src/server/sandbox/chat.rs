@@ -1,6 +1,6 @@
 //! What the chat stand-ins (Slack's incoming webhooks, a Teams workflow webhook, LINE's push
-//! message) share: one router for the three, mounted beside the Stripe sandbox at `/sandbox`, their
-//! control routes behind the mounted sandbox's secret key (`GET /_sandbox/slack`,
+//! message) share (the three are mounted together, beside the Stripe sandbox at `/sandbox`, as
+//! [`super::ChatSandboxes`]): their control routes behind the mounted sandbox's secret key (`GET /_sandbox/slack`,
 //! `/_sandbox/teams`, `/_sandbox/line` list what each received; `POST …/faults` and `DELETE
 //! …/faults` under each, as [`super::control`] serves them), and the faults around a post:
 //! `rate_limit` answers 429 with `Retry-After: 2` and posts nothing, `error_500_before` answers
@@ -8,43 +8,18 @@
 //! waits `ms` first, and `drop_response` posts and then gives no answer (for `ms`, two minutes
 //! when none is set).
 
-use axum::{http::HeaderValue, response::Response, Router};
+use axum::{http::HeaderValue, response::Response};
 use std::time::Duration;
 
 use super::account::Account;
 use super::faults::FaultKind;
-use super::line::LineSandbox;
 use super::pipeline::AROUND_THE_WORK;
-use super::slack::SlackSandbox;
-use super::teams::TeamsSandbox;
 
 /// How long a dropped answer keeps the caller waiting when the fault sets no `ms`.
 const DEFAULT_DROP_MS: u64 = 120_000;
 
 /// The `Retry-After` every chat stand-in sends with a 429, in seconds.
 pub const RETRY_AFTER_SECONDS: &str = "2";
-
-/// The three stand-ins behind one key.
-#[derive(Clone)]
-pub struct ChatSandboxes {
-    pub slack: SlackSandbox,
-    pub teams: TeamsSandbox,
-    pub line: LineSandbox,
-}
-
-impl ChatSandboxes {
-    /// Stand-ins whose control routes take `key` as a bearer token; LINE's takes it as its one
-    /// valid channel access token too.
-    pub fn new(key: &str) -> Self {
-        Self { slack: SlackSandbox::new(key), teams: TeamsSandbox::new(key), line: LineSandbox::new(key) }
-    }
-
-    /// Their routes: `/slack/services/{team}/{bot}/{secret}`, `/teams/workflows/{id}`,
-    /// `/line/v2/bot/message/push`, and their control routes under `/_sandbox`.
-    pub fn router(&self) -> Router {
-        self.slack.router().merge(self.teams.router()).merge(self.line.router())
-    }
-}
 
 /// How a stand-in answers the faults that stop a post.
 pub(super) struct Refusals {

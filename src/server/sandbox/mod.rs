@@ -27,3 +27,30 @@ pub mod teams;
 pub use account::CreatedObject;
 pub use faults::{Fault, FaultKind};
 pub use stripe::{new_secret_key, ReceivedWebhook, Sandbox, SandboxConfig, SentEvent};
+
+use axum::Router;
+use line::LineSandbox;
+use slack::SlackSandbox;
+use teams::TeamsSandbox;
+
+/// The three stand-ins behind one key.
+#[derive(Clone)]
+pub struct ChatSandboxes {
+    pub slack: SlackSandbox,
+    pub teams: TeamsSandbox,
+    pub line: LineSandbox,
+}
+
+impl ChatSandboxes {
+    /// Stand-ins whose control routes take `key` as a bearer token; LINE's takes it as its one
+    /// valid channel access token too.
+    pub fn new(key: &str) -> Self {
+        Self { slack: SlackSandbox::new(key), teams: TeamsSandbox::new(key), line: LineSandbox::new(key) }
+    }
+
+    /// Their routes: `/slack/services/{team}/{bot}/{secret}`, `/teams/workflows/{id}`,
+    /// `/line/v2/bot/message/push`, and their control routes under `/_sandbox`.
+    pub fn router(&self) -> Router {
+        self.slack.router().merge(self.teams.router()).merge(self.line.router())
+    }
+}

@@ -150,7 +150,8 @@ pub(super) async fn send(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::notice::{NoticeEvent, NoticeItem, NoticeStage, NoticeSubject};
+    use crate::domain::notice::{NoticeItem, NoticeSubject};
+    use crate::domain::notification::{NotifyEvent, Stage};
 
     fn settings() -> SmtpSettings {
         SmtpSettings {
@@ -165,8 +166,8 @@ mod tests {
 
     fn notice() -> Notice {
         Notice::One(NoticeItem {
-            event: NoticeEvent::NeedsReview,
-            stage: NoticeStage::First,
+            event: NotifyEvent::NeedsReview,
+            stage: Stage::First,
             subject: NoticeSubject::Operation {
                 op_id: "refund-1043".into(),
                 kind: "refund".into(),
