@@ -50,7 +50,7 @@ test("an admin adds a destination and a rule, sees them in words, and a bad wait
 
   const rules = page.getByTestId("notify-rule-form");
   await rules.getByLabel("Event").selectOption("needs_review");
-  await rules.getByLabel("Who", { exact: true }).selectOption("role:support");
+  await rules.getByRole("combobox", { name: /^Who/ }).selectOption("role:support");
   await rules.getByLabel("Channel").selectOption("email");
   await rules.getByLabel("First message").fill("10m");
   await rules.getByLabel("Remind every").fill("0");
@@ -70,7 +70,7 @@ test("an admin adds a destination and a rule, sees them in words, and a bad wait
   await expect(rule).toContainText("10m after the event");
   await expect(rule).toContainText("every 30m, at most 3 times");
   await expect(page.getByTestId("notify-rules-result")).toContainText("Added the rule");
-  expect(problems).toEqual([]);
+  expect(problems.filter((problem) => !/Failed to load resource: the server responded with a status of 422/.test(problem)), "the refused rule is a 422, nothing else").toEqual([]);
 });
 
 for (const [locale, lang] of [["en-US", "en"], ["zh-TW", "zh-TW"]] as const) {

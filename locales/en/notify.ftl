@@ -82,5 +82,6 @@ notify-digest-title =
        *[other] { $count } items wait for you
     }
 notify-digest-more = …and { $n } more
+notify-open-at = { $open }: { $link }
 notify-digest-open = Open the list in the console
 notify-email-footer = You receive this because a notification rule of opledger names you. Nothing is approved or changed from this message: the link opens the console, where you sign in.

@@ -64,5 +64,6 @@ notify-hint-failing = 系统会自动重试；请在控制台修正地址或连�
 notify-open = 在控制台打开
 notify-digest-title = 有 { $count } 项事项等您处理
 notify-digest-more = …还有 { $n } 项
+notify-open-at = { $open }：{ $link }
 notify-digest-open = 在控制台打开列表
 notify-email-footer = 您收到这封邮件，是因为 opledger 的通知规则中包含您。这封邮件不会审批或更改任何事项：链接只会打开控制台，登录后才能处理。

@@ -64,5 +64,6 @@ notify-hint-failing = 系統會自動重試；請在主控台修正網址或連�
 notify-open = 在主控台開啟
 notify-digest-title = 有 { $count } 件事項等您處理
 notify-digest-more = …還有 { $n } 件
+notify-open-at = { $open }：{ $link }
 notify-digest-open = 在主控台開啟清單
 notify-email-footer = 您會收到這封信，是因為 opledger 的通知規則中列有您。這封信不會核准或變更任何事項：連結只會開啟主控台，登入後才能處理。

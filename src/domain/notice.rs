@@ -293,7 +293,7 @@ pub fn email(notice: &Notice, language: Language) -> EmailNotice {
             html.push_str(&format!("<p>{}</p>\n", html_escaped(&told.hint)));
         }
     }
-    text.push_str(&format!("{open}: {link}\n\n-- \n{footer}\n"));
+    text.push_str(&format!("{}\n\n-- \n{footer}\n", t!(language, "notify-open-at", open = &open, link = link)));
     html.push_str(&format!(
         "<p><a href=\"{}\" style=\"font-weight: bold\">{}</a></p>\n<hr>\n<p style=\"color: #666; font-size: 0.9em\">{}</p>\n</body></html>\n",
         html_escaped(link),
@@ -489,7 +489,7 @@ pub fn line(notice: &Notice, language: Language) -> Value {
         Notice::One(item) => cut_utf16(&line_item(&tell(item, language), false), LINE_TEXT_MAX),
         Notice::Digest { .. } => {
             let head = headline(notice, language);
-            let open = format!("{}: {link}", t!(language, "notify-digest-open"));
+            let open = t!(language, "notify-open-at", open = t!(language, "notify-digest-open"), link = link);
             let mut text = head;
             let mut shown = 0;
             for item in items {

@@ -8,7 +8,9 @@
 //! and change nothing.
 
 use chrono::{Duration, Timelike, Utc};
-use opledger::domain::ids::{Actor, TenantId};
+use opledger::domain::ids::{Actor, OpId, TenantId};
+use opledger::domain::params::CanonicalParams;
+use opledger::server::ledger::RegisterRequest;
 use opledger::domain::notification::{Audience, Channel, NotifyEvent, NotifyRule};
 use opledger::domain::policy::Role;
 use opledger::server::ledger::notifier::Notifier;
@@ -150,6 +152,24 @@ crate::engine_tests! {
         let mut to = received(&mail);
         to.sort();
         assert_eq!(to, ["maria@acme.example", "mei@acme.example"], "each manager once, with two notifiers at once");
+        let own = RegisterRequest {
+            op_id: OpId::parse("refund-1043-li_9").unwrap(),
+            kind: "refund".into(),
+            subject: "order:1043".into(),
+            provider: "stripe".into(),
+            params: CanonicalParams::from_value(big_refund("refund-1043-li_9")["params"].clone()).unwrap(),
+            requested_by: "maria".into(),
+            on_behalf_of: None,
+            server_sends: true,
+            compensates: None,
+            key_retention: None,
+        };
+        app.ledger.register(&acme(), &Actor::human("maria", Role::Manager), own).await.unwrap();
+        first.pass().await.unwrap();
+        first.pass().await.unwrap();
+        assert_eq!(received(&mail).last().map(String::as_str), Some("mei@acme.example"), "maria asked for it herself: four-eyes leaves it to mei");
+        assert_eq!(received(&mail).len(), 3);
+        app.tamper("delete from notify_watches where subject = 'refund-1043-li_9'").await;
         let message = mail.mailbox().into_iter().find(|message| message.to == ["mei@acme.example"]).unwrap();
         assert!(message.text.contains("https://ops.acme.example/operations/refund-1043-li_1"), "{}", message.text);
         let in_chinese = mail.mailbox().into_iter().find(|message| message.to == ["maria@acme.example"]).unwrap();
@@ -158,18 +178,18 @@ crate::engine_tests! {
         app.tamper("update notify_watches set next_at_us = 0").await;
         first.pass().await.unwrap();
         first.pass().await.unwrap();
-        assert_eq!(received(&mail).len(), 4, "one reminder to each manager");
+        assert_eq!(received(&mail).len(), 5, "one reminder to each manager");
         app.tamper("update notify_watches set next_at_us = 0").await;
         first.pass().await.unwrap();
         first.pass().await.unwrap();
-        assert_eq!(received(&mail).len(), 6, "the second reminder");
+        assert_eq!(received(&mail).len(), 7, "the second reminder");
         app.tamper("update notify_watches set next_at_us = 0, stage = 'escalation'").await;
         first.pass().await.unwrap();
         first.pass().await.unwrap();
         assert_eq!(received(&mail).last().map(String::as_str), Some("alex@acme.example"), "the escalation reaches the admin");
         assert_eq!(app.number("select count(*) from notify_watches").await, 0, "nothing is left to escalate to");
         first.pass().await.unwrap();
-        assert_eq!(received(&mail).len(), 7, "nothing is sent twice");
+        assert_eq!(received(&mail).len(), 8, "nothing is sent twice");
     }
 
     what_no_longer_waits_is_not_sent_and_its_watch_ends_with_the_wait(app) {

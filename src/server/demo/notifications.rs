@@ -39,6 +39,7 @@ pub async fn set_up(ledger: &Ledger, console: &str, smtp: SocketAddr, line_token
     if !ledger.notify_rules(&tenant).await?.is_empty() {
         return Ok(());
     }
+    super::add_demo_users(ledger, &tenant).await?;
     let demo = Actor::system("demo");
     let smtp = SmtpInput {
         host: smtp.ip().to_string(),

@@ -114,9 +114,16 @@ impl Notifier {
                 Stage::Escalation => rule.rule.escalation.as_ref().map(|(_, to)| to.clone()),
                 _ => Some(rule.rule.audience.clone()),
             };
+            let asker = match (rule.rule.event, watch.stage) {
+                (NotifyEvent::ApprovalRequested, Stage::First | Stage::Reminder(_)) => {
+                    self.asker_of(&watch.tenant, &watch.subject).await?
+                }
+                _ => None,
+            };
             let mut deliveries = Vec::new();
             if let Some(audience) = audience {
-                for (recipient, channel) in self.recipients_of(&watch.tenant, &audience, rule.rule.channel).await? {
+                let recipients = self.recipients_of(&watch.tenant, &audience, rule.rule.channel, asker.as_deref()).await?;
+                for (recipient, channel) in recipients {
                     deliveries.push(new_delivery(&rule, &watch, recipient, channel));
                 }
             }
@@ -137,13 +144,23 @@ impl Notifier {
         Ok(operation.is_some_and(|operation| operation.snapshot.state.as_str() == waits_in))
     }
 
+    /// Who asked for the operation `subject`: four-eyes keeps them from approving it, so its
+    /// approval is not theirs to hear of (an escalation still reaches them).
+    async fn asker_of(&self, tenant: &TenantId, subject: &str) -> Result<Option<String>, StoreError> {
+        let Ok(op_id) = OpId::parse(subject) else { return Ok(None) };
+        let operation = self.ledger.store.load_operation(tenant, &op_id).await?;
+        Ok(operation.map(|operation| operation.snapshot.requested_by))
+    }
+
     /// Who `audience` reaches and on which channel: each active person on `channel` (or by
-    /// e-mail, for a channel that reaches no person), or the destination on its own.
+    /// e-mail, for a channel that reaches no person) but the one named `except`, or the destination
+    /// on its own.
     async fn recipients_of(
         &self,
         tenant: &TenantId,
         audience: &Audience,
         channel: Channel,
+        except: Option<&str>,
     ) -> Result<Vec<(String, Channel)>, StoreError> {
         if let Audience::Destination(name) = audience {
             let destinations = self.ledger.store.notify_destinations(tenant).await?;
@@ -155,7 +172,11 @@ impl Notifier {
         }
         let channel = if channel.reaches_a_person() { channel } else { Channel::Email };
         let people = self.ledger.store.notify_recipients(tenant, audience).await?;
-        Ok(people.into_iter().filter(|person| person.active).map(|person| (format!("u:{}", person.user_id), channel)).collect())
+        Ok(people
+            .into_iter()
+            .filter(|person| person.active && Some(person.name.as_str()) != except)
+            .map(|person| (format!("u:{}", person.user_id), channel))
+            .collect())
     }
 
     /// Writes, for every digest rule, the digest of each of its people whose day has reached the

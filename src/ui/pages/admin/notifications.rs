@@ -263,7 +263,7 @@ fn Destinations(destinations: Vec<DestinationView>, csrf: String, language: Lang
                 attr:data-answer-to="notify-destinations-result">
                 <input type="hidden" name="csrf" value=csrf/>
                 <label>{t!(language, "notify-destination-name")}
-                    <input type="text" name="name" required maxlength="40" pattern="[a-z0-9-]{1,40}" placeholder="ops-slack" autocomplete="off"/>
+                    <input type="text" name="name" required maxlength="40" pattern="[a-z0-9\\-]{1,40}" placeholder="ops-slack" autocomplete="off"/>
                     {field_error("destination", "name")}
                 </label>
                 <label>{t!(language, "notify-destination-channel")}
