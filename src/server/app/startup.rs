@@ -177,8 +177,8 @@ struct DemoSeed {
     smtp: SocketAddr,
 }
 
-/// Where the demo's people read their e-mail: `/sandbox-mail/_sandbox/mail`, with the sandbox's key.
-const DEMO_MAILBOX_PATH: &str = "/sandbox-mail";
+/// Where the demo's people read their e-mail: `/sandbox-notify-mail/_sandbox/mail`, with the sandbox's key.
+const DEMO_MAILBOX_PATH: &str = "/sandbox-notify-mail";
 
 /// The SMTP server the demo's notifications are e-mailed through: the one `OPLEDGER_DEMO_SMTP`
 /// names (`host:port`), or the mail sandbox's sink on a port of its own.
