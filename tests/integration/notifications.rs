@@ -347,6 +347,36 @@ crate::engine_tests! {
         assert!(texts.iter().any(|text| text.contains("/bulk/bulk_7")), "{texts:?}");
     }
 
+    a_digest_tells_each_person_once_a_day_what_waits_for_them(app) {
+        let mail = shop(&app).await;
+        app.add_user("acme", "sam", Role::Support).await;
+        set_prefs(&app, "sam", PrefsInput { email: "sam@acme.example".into(), ..PrefsInput::default() }).await.unwrap();
+        let at_midnight = |audience| NotifyRule {
+            event: NotifyEvent::Digest,
+            audience,
+            channel: Channel::Email,
+            after: Duration::zero(),
+            remind_every: None,
+            escalation: None,
+        };
+        app.ledger.add_notify_rule(&acme(), &admin(), at_midnight(Audience::Role(Role::Manager))).await.unwrap();
+        app.ledger.add_notify_rule(&acme(), &admin(), at_midnight(Audience::People(vec!["sam".into()]))).await.unwrap();
+        app.register(&big_refund("refund-1043-li_1")).await;
+        let (first, second) = (notifier(&app), notifier(&app));
+        let (a, b) = tokio::join!(first.pass(), second.pass());
+        a.unwrap();
+        b.unwrap();
+        first.pass().await.unwrap();
+        let mut to = received(&mail);
+        to.sort();
+        assert_eq!(to, ["maria@acme.example", "mei@acme.example"], "one digest for each manager, from two notifiers");
+        let digest = mail.mailbox().into_iter().find(|message| message.to == ["mei@acme.example"]).unwrap();
+        assert!(digest.text.contains("refund-1043-li_1"), "{}", digest.text);
+        let skipped = app.number("select count(*) from notify_deliveries where event = 'digest' and status = 'skipped'").await;
+        assert_eq!(skipped, 1, "nothing waits for sam: no message");
+        assert_eq!(app.number("select count(*) from notify_deliveries where event = 'digest'").await, 3, "one per person and day");
+    }
+
     another_tenants_rules_never_reach_this_tenants_operations(app) {
         let mail = shop(&app).await;
         let globex = TenantId::parse("globex").unwrap();

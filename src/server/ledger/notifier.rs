@@ -16,6 +16,7 @@ use chrono::{DateTime, Duration, TimeZone, Utc};
 use futures::stream::{self, StreamExt};
 use std::collections::HashMap;
 use std::str::FromStr;
+use std::sync::{Arc, Mutex};
 use std::time::Duration as StdDuration;
 use tokio_util::sync::CancellationToken;
 
@@ -56,7 +57,12 @@ pub struct Notifier {
     public_url: String,
     /// How long a delivery waits after its first failed attempt (doubled after each further one).
     first_wait_s: i64,
+    /// When this notifier last wrote the digests due: it looks once a minute.
+    digests_looked_at: Arc<Mutex<Option<DateTime<Utc>>>>,
 }
+
+/// How often a notifier looks for the digests that fell due.
+const DIGESTS_EVERY: Duration = Duration::minutes(1);
 
 /// Why a delivery is not sent now, or what became of it, before any channel is asked.
 enum Held {
@@ -70,7 +76,13 @@ impl Notifier {
     pub fn new(ledger: Ledger, public_url: &str, first_wait: StdDuration) -> Self {
         let senders = Senders::new(ledger.egress().clone());
         let first_wait_s = i64::try_from(first_wait.as_secs()).unwrap_or(i64::MAX).max(1);
-        Self { ledger, senders, public_url: public_url.trim_end_matches('/').to_owned(), first_wait_s }
+        Self {
+            ledger,
+            senders,
+            public_url: public_url.trim_end_matches('/').to_owned(),
+            first_wait_s,
+            digests_looked_at: Arc::default(),
+        }
     }
 
     /// Runs a pass every `every` until `stop`; a pass that fails is logged and the next one runs.
@@ -180,8 +192,15 @@ impl Notifier {
     }
 
     /// Writes, for every digest rule, the digest of each of its people whose day has reached the
-    /// rule's time and who has none for that day yet.
+    /// rule's time and who has none for that day yet (looking once a minute).
     async fn write_due_digests(&self, at: DateTime<Utc>) -> Result<(), StoreError> {
+        {
+            let mut looked_at = self.digests_looked_at.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            if looked_at.is_some_and(|looked_at| at - looked_at < DIGESTS_EVERY) {
+                return Ok(());
+            }
+            *looked_at = Some(at);
+        }
         let store = &self.ledger.store;
         for rule in store.notify_rules_about(NotifyEvent::Digest).await? {
             let mut deliveries = Vec::new();
