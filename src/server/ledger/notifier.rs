@@ -64,6 +64,13 @@ pub struct Notifier {
 /// How often a notifier looks for the digests that fell due.
 const DIGESTS_EVERY: Duration = Duration::minutes(1);
 
+/// Whether a subject still waits.
+enum Waiting {
+    No,
+    /// It does; `asker` names who asked for the operation, when it is one.
+    Yes { asker: Option<String> },
+}
+
 /// Why a delivery is not sent now, or what became of it, before any channel is asked.
 enum Held {
     Skipped(String),
@@ -118,18 +125,18 @@ impl Notifier {
                 store.expand_notify_watch(&watch, Vec::new(), None).await?;
                 continue;
             };
-            if !self.still_waits(&watch.tenant, &watch.subject, &watch.waits_in).await? {
+            let Waiting::Yes { asker } = self.still_waits(&watch.tenant, &watch.subject, &watch.waits_in).await? else {
                 store.expand_notify_watch(&watch, Vec::new(), None).await?;
                 continue;
-            }
+            };
             let audience = match watch.stage {
                 Stage::Escalation => rule.rule.escalation.as_ref().map(|(_, to)| to.clone()),
                 _ => Some(rule.rule.audience.clone()),
             };
+            // Four-eyes keeps the person who asked from approving it: its approval is not theirs
+            // to hear of (an escalation still reaches them).
             let asker = match (rule.rule.event, watch.stage) {
-                (NotifyEvent::ApprovalRequested, Stage::First | Stage::Reminder(_)) => {
-                    self.asker_of(&watch.tenant, &watch.subject).await?
-                }
+                (NotifyEvent::ApprovalRequested, Stage::First | Stage::Reminder(_)) => asker,
                 _ => None,
             };
             let mut deliveries = Vec::new();
@@ -145,23 +152,20 @@ impl Notifier {
         Ok(())
     }
 
-    /// Whether the operation `subject` still waits in the state `waits_in` (a subject that does
-    /// not wait, `waits_in` empty, always does).
-    async fn still_waits(&self, tenant: &TenantId, subject: &str, waits_in: &str) -> Result<bool, StoreError> {
+    /// Whether `subject` still waits in the state `waits_in` (a subject that does not wait,
+    /// `waits_in` empty, always does), and, for an operation that waits, who asked for it.
+    async fn still_waits(&self, tenant: &TenantId, subject: &str, waits_in: &str) -> Result<Waiting, StoreError> {
         if waits_in.is_empty() {
-            return Ok(true);
+            return Ok(Waiting::Yes { asker: None });
         }
-        let Ok(op_id) = OpId::parse(subject) else { return Ok(false) };
+        let Ok(op_id) = OpId::parse(subject) else { return Ok(Waiting::No) };
         let operation = self.ledger.store.load_operation(tenant, &op_id).await?;
-        Ok(operation.is_some_and(|operation| operation.snapshot.state.as_str() == waits_in))
-    }
-
-    /// Who asked for the operation `subject`: four-eyes keeps them from approving it, so its
-    /// approval is not theirs to hear of (an escalation still reaches them).
-    async fn asker_of(&self, tenant: &TenantId, subject: &str) -> Result<Option<String>, StoreError> {
-        let Ok(op_id) = OpId::parse(subject) else { return Ok(None) };
-        let operation = self.ledger.store.load_operation(tenant, &op_id).await?;
-        Ok(operation.map(|operation| operation.snapshot.requested_by))
+        Ok(match operation {
+            Some(operation) if operation.snapshot.state.as_str() == waits_in => {
+                Waiting::Yes { asker: Some(operation.snapshot.requested_by) }
+            }
+            _ => Waiting::No,
+        })
     }
 
     /// Who `audience` reaches and on which channel: each active person on `channel` (or by
@@ -345,7 +349,7 @@ impl Notifier {
         delivery: &NotifyDeliveryRecord,
     ) -> Result<Result<(Destination, Language), Held>, StoreError> {
         let tenant = &delivery.tenant;
-        if !self.still_waits(tenant, &delivery.subject, &delivery.waits_in).await? {
+        if matches!(self.still_waits(tenant, &delivery.subject, &delivery.waits_in).await?, Waiting::No) {
             return Ok(Err(Held::Skipped("it no longer waits".into())));
         }
         let store = &self.ledger.store;
