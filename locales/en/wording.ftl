@@ -163,3 +163,5 @@ wording-outcome-business-rejection = Declined by the provider
 wording-outcome-accepted = Accepted: the provider has it, its result pending
 wording-outcome-failed-at-provider = Accepted, then failed at the provider: nothing moved
 wording-outcome-transient-unavailable = The provider was busy and did not process it
+wording-settling-lookup-by-list = { $provider } takes no idempotency key, so nothing is ever sent to it twice: the payment's refunds are listed just before the send, and a lost answer is settled by listing them again and finding the one refund of this amount that is new; nothing new after the gateway's lag goes to a person with what both lists showed.
+wording-settling-ecpay = {" "}ECPay accepts a refund and closes it at its nightly close (20:15 Taiwan time); no refund is sent from 20:15 to 20:30.

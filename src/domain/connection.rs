@@ -35,6 +35,12 @@ pub enum ProviderKind {
     Email,
     /// Plain SMTP: neither a key nor a lookup, so every message is sent at most once.
     Smtp,
+    /// ECPay's AIO credit card API (綠界): refunds through `CreditDetail/DoAction` under
+    /// CheckMacValue, no key at all, looked up in `CreditDetail/QueryTrade/V2` (`domain::ecpay`).
+    Ecpay,
+    /// LINE Pay's Online API v3: refunds of a transaction under an HMAC signature, no key at all,
+    /// looked up in the payment's `refundList` (`domain::linepay`).
+    LinePay,
 }
 
 /// What a kind of provider can answer, which the state machine and the reconciler go by.
@@ -54,6 +60,9 @@ pub struct Capabilities {
     pub payment_read: bool,
     /// Whether the business result may come later than the answer (pending, then a webhook).
     pub outcomes_later: bool,
+    /// How long after a send its lookup may still miss what the send did: an empty lookup within
+    /// it proves nothing, and one after it goes to people (for a downstream without a key).
+    pub lookup_lag: Duration,
 }
 
 /// What a downstream that honours a key does with a re-send under that key after it answered a
@@ -124,6 +133,7 @@ impl Capabilities {
         lookup: false,
         payment_read: true,
         outcomes_later: false,
+        lookup_lag: Duration::zero(),
     };
 
     /// Whether a re-send with the same key is recognised downstream at all.
@@ -143,10 +153,12 @@ impl Capabilities {
 }
 
 impl ProviderKind {
-    pub const ALL: [ProviderKind; 8] = [
+    pub const ALL: [ProviderKind; 10] = [
         ProviderKind::Stripe,
         ProviderKind::Adyen,
         ProviderKind::PayPal,
+        ProviderKind::Ecpay,
+        ProviderKind::LinePay,
         ProviderKind::Services,
         ProviderKind::Email,
         ProviderKind::Smtp,
@@ -164,6 +176,8 @@ impl ProviderKind {
             ProviderKind::Http => "http",
             ProviderKind::Email => "email",
             ProviderKind::Smtp => "smtp",
+            ProviderKind::Ecpay => "ecpay",
+            ProviderKind::LinePay => "linepay",
         }
     }
 
@@ -186,6 +200,7 @@ impl ProviderKind {
                 lookup: true,
                 payment_read: true,
                 outcomes_later: true,
+                lookup_lag: Duration::zero(),
             },
             ProviderKind::Adyen => Capabilities {
                 key_retention: Duration::days(31),
@@ -194,6 +209,7 @@ impl ProviderKind {
                 lookup: false,
                 payment_read: false,
                 outcomes_later: true,
+                lookup_lag: Duration::zero(),
             },
             ProviderKind::PayPal => Capabilities {
                 key_retention: Duration::days(45),
@@ -202,6 +218,25 @@ impl ProviderKind {
                 lookup: true,
                 payment_read: true,
                 outcomes_later: true,
+                lookup_lag: Duration::zero(),
+            },
+            ProviderKind::Ecpay => Capabilities {
+                key_retention: Duration::zero(),
+                key_max_len: 0,
+                after_5xx: After5xx::Unknown,
+                lookup: true,
+                payment_read: true,
+                outcomes_later: true,
+                lookup_lag: Duration::minutes(10),
+            },
+            ProviderKind::LinePay => Capabilities {
+                key_retention: Duration::zero(),
+                key_max_len: 0,
+                after_5xx: After5xx::Unknown,
+                lookup: true,
+                payment_read: true,
+                outcomes_later: false,
+                lookup_lag: Duration::minutes(5),
             },
             ProviderKind::Http | ProviderKind::Smtp => Capabilities::NOTHING,
             ProviderKind::Email => Capabilities {
@@ -211,6 +246,7 @@ impl ProviderKind {
                 lookup: false,
                 payment_read: true,
                 outcomes_later: false,
+                lookup_lag: Duration::zero(),
             },
             ProviderKind::Services | ProviderKind::Orders => Capabilities {
                 key_retention: Duration::hours(24),
@@ -219,6 +255,7 @@ impl ProviderKind {
                 lookup: true,
                 payment_read: true,
                 outcomes_later: false,
+                lookup_lag: Duration::zero(),
             },
         }
     }
@@ -226,7 +263,15 @@ impl ProviderKind {
     /// Whether a connection of this kind names an account besides its secret: Adyen's merchant
     /// account, PayPal's client id, the sender an email is sent from.
     pub fn needs_account(self) -> bool {
-        matches!(self, ProviderKind::Adyen | ProviderKind::PayPal | ProviderKind::Email | ProviderKind::Smtp)
+        matches!(
+            self,
+            ProviderKind::Adyen
+                | ProviderKind::PayPal
+                | ProviderKind::Email
+                | ProviderKind::Smtp
+                | ProviderKind::Ecpay
+                | ProviderKind::LinePay
+        )
     }
 
     pub fn parse(text: &str) -> Option<ProviderKind> {
@@ -238,7 +283,11 @@ impl ProviderKind {
     /// described HTTP API performs the kinds its description serves.
     pub fn performs(self) -> &'static [&'static str] {
         match self {
-            ProviderKind::Stripe | ProviderKind::Adyen | ProviderKind::PayPal => &["refund"],
+            ProviderKind::Stripe
+            | ProviderKind::Adyen
+            | ProviderKind::PayPal
+            | ProviderKind::Ecpay
+            | ProviderKind::LinePay => &["refund"],
             ProviderKind::Services => &["create_aftersale", "cancel_aftersale", "schedule_pickup"],
             ProviderKind::Email | ProviderKind::Smtp => &["send_email"],
             ProviderKind::Orders | ProviderKind::Http => &[],
@@ -265,6 +314,8 @@ impl ProviderKind {
                 Duration::hours(1)
             }
             ProviderKind::Http => Duration::days(1),
+            ProviderKind::Ecpay => Duration::days(2),
+            ProviderKind::LinePay => Duration::hours(1),
         }
     }
 }

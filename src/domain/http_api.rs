@@ -287,6 +287,7 @@ impl HttpApi {
             outcomes_later: spec.is_some_and(|spec| {
                 spec.statuses.values().any(|meaning| matches!(meaning, StatusMeaning::Pending))
             }),
+            lookup_lag: chrono::Duration::zero(),
         }
     }
 

@@ -10,10 +10,14 @@ pub mod audit;
 pub mod compensation;
 pub mod connection;
 pub mod email;
+pub mod ecpay;
 pub mod failure;
+pub mod gateway;
 pub mod http_api;
 pub mod ids;
 pub mod language;
+#[cfg(feature = "ssr")]
+pub mod linepay;
 pub mod machine;
 pub mod money;
 pub mod notice;

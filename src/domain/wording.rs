@@ -44,6 +44,8 @@ pub fn provider_name(provider: &str, language: Language) -> String {
         REFUNDS_PROVIDER => "Stripe".to_owned(),
         SERVICES_PROVIDER => t!(language, "wording-provider-services"),
         "paypal" => "PayPal".to_owned(),
+        "ecpay" => "ECPay".to_owned(),
+        "linepay" => "LINE Pay".to_owned(),
         "email" => t!(language, "wording-provider-email"),
         other => capitalised(other),
     }
@@ -78,6 +80,9 @@ pub fn settling(
             t!(language, "wording-settling-key-and-lookup", provider = &name, window = &window)
         }
         Settles::KeyOnly => t!(language, "wording-settling-key-only", provider = &name, window = &window),
+        Settles::LookupOnly if matches!(kind, ProviderKind::Ecpay | ProviderKind::LinePay) => {
+            t!(language, "wording-settling-lookup-by-list", provider = &name)
+        }
         Settles::LookupOnly => t!(language, "wording-settling-lookup-only", provider = &name),
         Settles::AtMostOnce => t!(language, "wording-settling-at-most-once", provider = &name),
     };
@@ -91,7 +96,9 @@ pub fn settling(
         ProviderKind::Adyen => t!(language, "wording-settling-adyen"),
         ProviderKind::PayPal => t!(language, "wording-settling-paypal"),
         ProviderKind::Stripe => t!(language, "wording-settling-stripe"),
-        ProviderKind::Services
+        ProviderKind::Ecpay => t!(language, "wording-settling-ecpay"),
+        ProviderKind::LinePay
+        | ProviderKind::Services
         | ProviderKind::Orders
         | ProviderKind::Http
         | ProviderKind::Email

@@ -67,6 +67,7 @@ pub fn adyen_orders() -> Vec<Order> {
             LineItem { id: "li_2".into(), name: "Pannier bag".into(), amount_minor: 8_900 },
         ],
         customer_email: Some("customer-1043@example.com".into()),
+        gateway: None,
     }]
 }
 
@@ -81,6 +82,7 @@ pub fn paypal_orders() -> Vec<Order> {
             LineItem { id: "li_2".into(), name: "Clay teapot".into(), amount_minor: 152_000 },
         ],
         customer_email: Some("customer-1043@example.com".into()),
+        gateway: None,
     }]
 }
 

@@ -383,6 +383,7 @@ pub fn second_tenant_orders() -> Vec<Order> {
             LineItem { id: "li_2".into(), name: "Milk jug".into(), amount_minor: 1_990 },
         ],
         customer_email: Some("customer-1043@example.com".into()),
+        gateway: None,
     }]
 }
 

@@ -3,7 +3,8 @@
 //! Nothing is read before the event is verified with what is set for that connection: Stripe's
 //! `Stripe-Signature` under the endpoint's signing secret (within 5 minutes), each of Adyen's
 //! notification items by its HMAC under the webhook's HMAC key, PayPal's event by asking PayPal
-//! (`verify-webhook-signature`, with the webhook's id). A bad or missing signature, an old
+//! (`verify-webhook-signature`, with the webhook's id), ECPay's payment notification by its
+//! CheckMacValue under the connection's own HashKey and HashIV. A bad or missing signature, an old
 //! timestamp or a connection without a secret is refused with 400 or 404 and changes nothing. A
 //! verified event is handed to the ledger, which stores it once and settles the operation it
 //! concerns by the provider's word; the answer is 200 (Adyen's `[accepted]`), or 503 when the
@@ -19,7 +20,11 @@ use axum::{
 use serde_json::json;
 
 use super::state::AppState;
-use crate::domain::{connection::ProviderKind, ids::TenantId};
+use crate::domain::{
+    connection::ProviderKind,
+    ecpay,
+    ids::{Actor, TenantId},
+};
 use crate::server::clock::now;
 use crate::server::ledger::provider_events::EventError;
 use crate::server::providers::{adyen_events, stripe_events};
@@ -60,7 +65,9 @@ pub async fn receive(
         ProviderKind::PayPal => {
             return paypal(&state, &tenant, &connection, secret, &headers, &body, payload).await
         }
-        ProviderKind::Services
+        ProviderKind::Ecpay => return ecpay_payment(&state, &tenant, &connection, secret, &body).await,
+        ProviderKind::LinePay
+        | ProviderKind::Services
         | ProviderKind::Orders
         | ProviderKind::Http
         | ProviderKind::Email
@@ -109,6 +116,40 @@ fn not_now(tenant: &TenantId, connection: &str, error: EventError) -> Response {
                 StatusCode::SERVICE_UNAVAILABLE,
                 "The event could not be processed now; send it again later.",
             )
+        }
+    }
+}
+
+/// ECPay's payment notification (the form it posts to the order's `ReturnURL`): its
+/// CheckMacValue must be the form's under the connection's HashKey and HashIV, or it is refused
+/// with 400 and nothing is saved; a succeeded card payment's ids (`TradeNo`, `gwsr`) are saved for
+/// its refunds. ECPay reads `1|OK` as received, and sends again otherwise.
+async fn ecpay_payment(
+    state: &AppState,
+    tenant: &TenantId,
+    connection: &str,
+    secret: &str,
+    body: &[u8],
+) -> Response {
+    let Ok(credentials) = ecpay::Credentials::parse(secret) else {
+        return refused(StatusCode::SERVICE_UNAVAILABLE, "The connection's ECPay secret does not read.");
+    };
+    let Ok(form) = serde_urlencoded::from_bytes::<Vec<(String, String)>>(body) else {
+        return refused(StatusCode::BAD_REQUEST, "The notification was not accepted: the body is not a form.");
+    };
+    let payment = match ecpay::payment_notice(&form, &credentials.hash_key, &credentials.hash_iv) {
+        Ok(payment) => payment,
+        Err(problem) => {
+            tracing::warn!(%tenant, connection, %problem, "an ECPay notification was refused");
+            return refused(StatusCode::BAD_REQUEST, format!("The notification was not accepted: {problem}."));
+        }
+    };
+    let actor = Actor::system("ecpay");
+    match state.ledger.save_gateway_payment(tenant, &actor, connection, payment, "notification").await {
+        Ok(()) => (StatusCode::OK, "1|OK").into_response(),
+        Err(error) => {
+            tracing::error!(error = %cause_chain(&error), "an ECPay payment could not be saved");
+            refused(StatusCode::SERVICE_UNAVAILABLE, "The notification could not be saved now; send it again later.")
         }
     }
 }

@@ -98,6 +98,18 @@ async fn check(connection: &NewConnection, egress: &EgressPolicy) -> Result<(), 
                 "The sender {sender:?} is not an email address: write it as support@shop.example or Shop <support@shop.example>."
             )))
         }
+        (ProviderKind::Ecpay, None) => {
+            return Err(LedgerError::Invalid("An ECPay account names its MerchantID, for example 3002607.".into()))
+        }
+        (ProviderKind::LinePay, None) => {
+            return Err(LedgerError::Invalid("A LINE Pay account names its Channel ID, for example 1234567890.".into()))
+        }
+        (ProviderKind::Ecpay | ProviderKind::LinePay, Some(id)) if !id.chars().all(|c| c.is_ascii_digit()) => {
+            return Err(LedgerError::Invalid(format!(
+                "The account {id:?} is not a {} id: it is digits only.",
+                if connection.kind == ProviderKind::Ecpay { "MerchantID" } else { "Channel ID" }
+            )))
+        }
         (kind, Some(_)) if !kind.needs_account() => {
             return Err(LedgerError::Invalid(format!(
                 "A {} account names no account besides its secret.",
@@ -105,6 +117,16 @@ async fn check(connection: &NewConnection, egress: &EgressPolicy) -> Result<(), 
             )))
         }
         _ => {}
+    }
+    if connection.kind == ProviderKind::Ecpay {
+        crate::domain::ecpay::Credentials::parse(&connection.secret)
+            .map_err(|problem| LedgerError::Invalid(format!("The secret does not read: {problem}.")))?;
+    }
+    if connection.key_retention.is_some() && matches!(connection.kind, ProviderKind::Ecpay | ProviderKind::LinePay) {
+        return Err(LedgerError::Invalid(format!(
+            "{} takes no idempotency key, so it remembers none: leave how long keys are remembered out.",
+            connection.kind.as_str()
+        )));
     }
     if connection.key_retention.is_some_and(|retention| retention <= chrono::Duration::zero()) {
         return Err(LedgerError::Invalid("How long keys are remembered must be more than nothing.".into()));
@@ -221,13 +243,18 @@ impl Ledger {
 
     /// What the provider's webhooks to `tenant`'s connection `name` are checked against: its kind,
     /// the signing secret, opened, and the account it names; `None` when the tenant has no such
-    /// connection or no secret is set for it.
+    /// connection or no secret is set for it. ECPay signs its notifications with the connection's
+    /// own HashKey and HashIV, so an ECPay connection's secret is its signing secret.
     pub async fn webhook_signing(
         &self,
         tenant: &TenantId,
         name: &str,
     ) -> Result<Option<WebhookSigning>, LedgerError> {
         let Some(connection) = self.store.provider_connection(tenant, name).await? else { return Ok(None) };
+        if connection.kind == ProviderKind::Ecpay {
+            let secret = self.open_secret(&connection).map_err(|error| LedgerError::Invalid(error.to_string()))?;
+            return Ok(Some(WebhookSigning { kind: connection.kind, secret, account: connection.account }));
+        }
         let Some(sealed) = &connection.sealed_webhook_secret else { return Ok(None) };
         let secrets =
             self.secrets.as_ref().ok_or_else(|| LedgerError::Invalid(SecretKeyError::Missing.to_string()))?;

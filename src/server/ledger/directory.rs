@@ -166,6 +166,23 @@ impl Directory {
         Ok(served.then(|| (REFUNDS_PROVIDER.to_owned(), ProviderKind::Stripe)))
     }
 
+    /// The connection the refunds of `order` go through: the one the shop says it was paid through
+    /// (`gateway`), when the tenant has that connection and it performs refunds; otherwise
+    /// [`Directory::refund_provider`].
+    pub async fn refund_provider_for(
+        &self,
+        tenant: &TenantId,
+        order: &Order,
+    ) -> Result<Option<(String, ProviderKind)>, LedgerError> {
+        if let Some(gateway) = &order.gateway {
+            let connection = self.ledger.store.provider_connection(tenant, gateway).await?;
+            if let Some(connection) = connection.filter(|c| c.kind.action_for("refund").is_some()) {
+                return Ok(Some((connection.name, connection.kind)));
+            }
+        }
+        self.refund_provider(tenant).await
+    }
+
     /// Where `tenant`'s orders are read: its own `orders` connection, else the Stripe account that
     /// serves its refunds (its own, else the server's when it serves the tenant); when there is
     /// none, the reason in words.

@@ -15,6 +15,7 @@ use crate::domain::{
     connection::{Capabilities, Settles},
     email::check_message,
     failure::FailureClass,
+    gateway::Baseline,
     ids::{Actor, AttemptNumber, OpId, TenantId},
     machine::{AttemptOutcome, Command, State},
     money::Money,
@@ -24,6 +25,7 @@ use crate::domain::{
 use crate::server::clock::now;
 use crate::server::providers::orders::OrderSource;
 use crate::server::providers::{Checked, Connector, Sent};
+use crate::server::store::gateway::GatewayStore;
 
 /// How long the executor waits for a tenant's shop when it reads an order to check a refund.
 const SHOP_WAIT: Duration = Duration::from_secs(5);
@@ -309,7 +311,7 @@ impl Executor {
         };
         let sent = match connector {
             Ok(connector) => match self.may_send(tenant, operation, connector.as_ref()).await? {
-                SendCheck::Allowed => connector.send(operation).await,
+                SendCheck::Allowed => self.send_once(tenant, operation, attempt, connector.as_ref()).await?,
                 SendCheck::Unavailable(reason) => not_sent(FailureClass::NotSent, reason),
                 SendCheck::Refused(reason) => not_sent(FailureClass::InvalidParams, reason),
             },
@@ -331,9 +333,37 @@ impl Executor {
         connector: &dyn Connector,
     ) -> Result<CommittedOperation, LedgerError> {
         let attempt = open_attempt(operation)?;
-        let sent = connector.send(operation).await;
+        let sent = self.send_once(tenant, operation, attempt, connector).await?;
         let capabilities = connector.capabilities(&operation.kind);
         self.record_outcome(tenant, operation, attempt, sent, capabilities).await
+    }
+
+    /// Sends the open `attempt` through `connector`. A gateway without a key whose lookup is a list
+    /// of the payment's refunds has that list read first and kept before anything leaves
+    /// ([`Baseline`]): a lookup after a lost answer then tells this refund from an older one of
+    /// the same amount. A list that cannot be read or kept means nothing is sent.
+    async fn send_once(
+        &self,
+        tenant: &TenantId,
+        operation: &OperationRecord,
+        attempt: AttemptNumber,
+        connector: &dyn Connector,
+    ) -> Result<Sent, LedgerError> {
+        match connector.before_send(operation).await {
+            Ok(None) => Ok(connector.send(operation).await),
+            Ok(Some(refunds)) => {
+                let baseline = Baseline { attempt, taken_at: now(), refunds };
+                self.ledger.store.keep_baseline(tenant, &operation.op_id, &baseline).await?;
+                Ok(connector.send(operation).await)
+            }
+            Err(reason) => Ok(Sent {
+                outcome: AttemptOutcome::Failed { failure: FailureClass::NotSent },
+                report: AttemptReport {
+                    error: Some(format!("not sent: the payment's refunds could not be listed first: {reason}")),
+                    ..AttemptReport::default()
+                },
+            }),
+        }
     }
 
     /// Records what a send came to. Where the downstream honours no key and cannot be asked
@@ -363,16 +393,23 @@ impl Executor {
 }
 
 /// What the provider holds for `operation` now: its object read again by `external_id` when the
-/// provider gave one (an accepted operation), otherwise a lookup by its op id.
+/// provider gave one (an accepted operation), otherwise a lookup by its op id, or, at a gateway
+/// without a key, against the list of refunds kept before its send.
 pub async fn ask_provider(
+    ledger: &Ledger,
     connector: &dyn Connector,
     operation: &OperationRecord,
     external_id: Option<&str>,
-) -> crate::server::providers::Lookup {
-    match external_id {
-        Some(external_id) => connector.follow(operation, external_id).await,
-        None => connector.look_up(operation).await,
+) -> Result<crate::server::providers::Lookup, LedgerError> {
+    if let Some(external_id) = external_id {
+        return Ok(connector.follow(operation, external_id).await);
     }
+    let capabilities = connector.capabilities(&operation.kind);
+    if capabilities.honours_keys() {
+        return Ok(connector.look_up(operation).await);
+    }
+    let baseline = ledger.store.baseline(&operation.tenant, &operation.op_id).await?;
+    Ok(connector.look_up_against(operation, baseline.as_ref()).await)
 }
 
 /// Why an unknown result at a downstream that honours no key and cannot be asked goes to people.

@@ -15,6 +15,7 @@ pub mod accounts;
 pub mod connections;
 pub mod directory;
 pub mod executor;
+pub mod gateway_payments;
 pub mod notifier;
 pub mod notify;
 pub mod people;
@@ -63,9 +64,41 @@ use written::Written;
 /// performs for the operation's kind (if any), what the downstream honours for it, and how long
 /// it remembers keys where the operator said so.
 struct Downstream {
+    /// The kind of the provider's connection, where there is one.
+    provider_kind: Option<ProviderKind>,
     action: Option<String>,
     capabilities: Option<Capabilities>,
     key_retention: Option<Duration>,
+}
+
+fn action_is_refund(downstream: &Downstream) -> bool {
+    downstream.action.as_deref() == Some("refund")
+}
+
+/// Refuses, before anything is recorded, a refund a gateway without a key could never be sent or
+/// looked up with: ECPay's without the payment's TradeNo and gwsr, above what was paid or in part
+/// for an installment order; LINE Pay's without its transaction id as text or in fractions of a
+/// dollar. The corrected request, under the same op id, is then recorded as if this one never came.
+fn check_gateway_refund(kind: Option<ProviderKind>, params: &serde_json::Value) -> Result<(), LedgerError> {
+    let checked = match kind {
+        Some(ProviderKind::Ecpay) => crate::domain::ecpay::refund_params(params).map(|_| ()),
+        Some(ProviderKind::LinePay) => crate::domain::linepay::refund_params(params).map(|_| ()),
+        _ => Ok(()),
+    };
+    checked.map_err(|(field, problem)| LedgerError::InvalidField { field: params_field(field), problem })
+}
+
+/// The name a refund parameter is reported under.
+fn params_field(name: &str) -> &'static str {
+    match name {
+        "payment" => "params.payment",
+        "trade_no" => "params.trade_no",
+        "gwsr" => "params.gwsr",
+        "amount" => "params.amount",
+        "paid" => "params.paid",
+        "transaction" => "params.transaction",
+        _ => "params",
+    }
 }
 
 /// How often a command is re-decided after losing a race before the caller is told to retry.
@@ -440,6 +473,9 @@ impl Ledger {
         }
         let fingerprint = request.params.fingerprint();
         let downstream = self.downstream(tenant, &request.provider, &request.kind).await?;
+        if action_is_refund(&downstream) {
+            check_gateway_refund(downstream.provider_kind, request.params.as_value())?;
+        }
         let action = downstream.action;
         let capabilities = downstream.capabilities;
         let honours_keys = capabilities.is_none_or(|capabilities| capabilities.honours_keys());
@@ -577,16 +613,20 @@ impl Ledger {
         let key_retention = shape.key_retention;
         Ok(match (shape.provider_kind, shape.api.as_ref()) {
             (_, Some(api)) => Downstream {
+                provider_kind: shape.provider_kind,
                 action: api.operation(kind).map(|_| kind.to_owned()),
                 capabilities: Some(api.capabilities(kind)),
                 key_retention,
             },
             (Some(provider_kind), None) => Downstream {
+                provider_kind: Some(provider_kind),
                 action: provider_kind.action_for(kind).map(str::to_owned),
                 capabilities: Some(provider_kind.capabilities()),
                 key_retention,
             },
-            (None, None) => Downstream { action: None, capabilities: None, key_retention: None },
+            (None, None) => {
+                Downstream { provider_kind: None, action: None, capabilities: None, key_retention: None }
+            }
         })
     }
 

@@ -36,7 +36,7 @@ use super::executor::{ask_provider, at_most_once_words, Executor, SendCheck};
 use super::workflows::run_bulk_query;
 use super::LedgerError;
 use crate::domain::{
-    connection::{ProviderKind, Settles},
+    connection::{Capabilities, ProviderKind, Settles},
     failure::FailureClass,
     ids::{Actor, OpId, TenantId},
     machine::{check, Command, CommandKind, ProviderStatus, State},
@@ -44,6 +44,7 @@ use crate::domain::{
 };
 use crate::server::clock::now;
 use crate::server::providers::{Connector, Lookup};
+use crate::server::store::gateway::GatewayStore;
 use crate::server::store::records::LeasedRows;
 
 /// How many operations of a pass are settled at once in all.
@@ -320,12 +321,20 @@ impl Reconciler {
             }
             Settles::KeyAndLookup | Settles::LookupOnly => {}
         }
-        match connector.look_up(&operation).await {
+        match ask_provider(self.executor.ledger(), connector, &operation, None).await? {
             Lookup::Found { external_id, status, evidence } => {
                 self.record_found(tenant, op_id, external_id, status, evidence).await
             }
+            Lookup::NotFound { evidence } if self.lookup_may_lag(&operation, connector).await? => {
+                tracing::info!(%evidence, "not listed yet, within the gateway's lookup lag; next pass");
+                Ok(operation)
+            }
             Lookup::NotFound { evidence } => {
                 self.resend_or_escalate(tenant, operation, connector, &evidence).await
+            }
+            Lookup::Ambiguous { evidence } => {
+                let reason = format!("{evidence}. Which of them is this operation's only a person can tell");
+                self.execute(tenant, op_id, Command::Escalate { reason }).await
             }
             Lookup::Unavailable { reason } => {
                 let snapshot = &operation.snapshot;
@@ -343,6 +352,24 @@ impl Reconciler {
                 }
             }
         }
+    }
+
+    /// Whether an empty lookup of `operation` may still be the gateway's lag: a downstream without a
+    /// key lists a refund some time after it was sent ([`Capabilities::lookup_lag`], counted from
+    /// the list kept before the send, or from the operation's last change without one).
+    async fn lookup_may_lag(
+        &self,
+        operation: &OperationRecord,
+        connector: &dyn Connector,
+    ) -> Result<bool, LedgerError> {
+        let capabilities = connector.capabilities(&operation.kind);
+        if capabilities.honours_keys() || capabilities.lookup_lag <= Duration::zero() {
+            return Ok(false);
+        }
+        let store = &self.executor.ledger().store;
+        let baseline = store.baseline(&operation.tenant, &operation.op_id).await?;
+        let sent_at = baseline.map_or(operation.updated_at, |baseline| baseline.taken_at);
+        Ok(now() - sent_at < capabilities.lookup_lag)
     }
 
     /// Re-sends an unknown operation with the same key and its stored parameters while the provider
@@ -437,7 +464,7 @@ impl Reconciler {
             );
             return self.execute(tenant, op_id, Command::Escalate { reason }).await;
         }
-        match ask_provider(connector, &operation, external_id.as_deref()).await {
+        match ask_provider(self.executor.ledger(), connector, &operation, external_id.as_deref()).await? {
             Lookup::Found {
                 external_id, status: ProviderStatus::Pending { needs_action: false }, ..
             } if pending_for >= limit => {
@@ -455,7 +482,7 @@ impl Reconciler {
             Lookup::Found { external_id, status, evidence } => {
                 self.record_found(tenant, op_id, external_id, status, evidence).await
             }
-            Lookup::NotFound { evidence } => {
+            Lookup::NotFound { evidence } | Lookup::Ambiguous { evidence } => {
                 let reason = format!("the provider accepted it, and now has no such object: {evidence}");
                 self.execute(tenant, op_id, Command::Escalate { reason }).await
             }

@@ -19,7 +19,6 @@ use crate::domain::{
     wording::{capitalised, failure_reason_words},
 };
 use crate::server::clock::now;
-use crate::server::providers::orders::refund_params;
 use crate::server::providers::{Connector, Lookup};
 use crate::server::store::records::OperationListItem;
 use crate::server::telemetry::cause_chain;
@@ -101,7 +100,7 @@ pub async fn query_provider(
     }
     let known = history.external_refs.last().map(|r| r.external_id.as_str());
     let known = known.filter(|_| operation.snapshot.state == State::Accepted);
-    match ask_provider(connector.as_ref(), &operation, known).await {
+    match ask_provider(ledger, connector.as_ref(), &operation, known).await? {
         Lookup::Found { external_id, status: ProviderStatus::Pending { .. }, .. }
             if operation.snapshot.state == State::Accepted =>
         {
@@ -117,7 +116,9 @@ pub async fn query_provider(
             Ok(outcome)
         }
         Lookup::NotFound { evidence } => Ok(QueryOutcome::NotFound { evidence }),
-        Lookup::Unavailable { reason } => Ok(QueryOutcome::Unavailable { reason }),
+        Lookup::Unavailable { reason } | Lookup::Ambiguous { evidence: reason } => {
+            Ok(QueryOutcome::Unavailable { reason })
+        }
     }
 }
 
@@ -317,13 +318,6 @@ pub async fn compensate(
     let mut provider = planned.provider.to_owned();
     let params = match compensation {
         Compensation::RefundLineItem => {
-            let (refunds_at, kind) =
-                executor.directory().refund_provider(tenant).await?.ok_or_else(|| {
-                    LedgerError::Invalid(format!(
-                        "No refund provider is connected for tenant {tenant}; nothing was sent."
-                    ))
-                })?;
-            provider = refunds_at;
             let orders = executor.directory().orders(tenant).await?.map_err(LedgerError::Invalid)?;
             let order_id = planned.params["order"].as_str().unwrap_or_default();
             let order = orders.order(order_id).await.map_err(|reason| {
@@ -335,7 +329,16 @@ pub async fn compensate(
                 .as_ref()
                 .and_then(|o| planned.params["line_item"].as_str().and_then(|i| o.line_item(i)));
             match (&order, item) {
-                (Some(order), Some(item)) => refund_params(kind, order, item),
+                (Some(order), Some(item)) => {
+                    let (refunds_at, kind) =
+                        executor.directory().refund_provider_for(tenant, order).await?.ok_or_else(|| {
+                            LedgerError::Invalid(format!(
+                                "No refund provider is connected for tenant {tenant}; nothing was sent."
+                            ))
+                        })?;
+                    provider = refunds_at;
+                    executor.ledger().line_item_refund(tenant, &provider, kind, order, item).await?
+                }
                 _ => {
                     return Err(LedgerError::Invalid(format!(
                         "Order {order_id} or its line item is not in this tenant's shop; nothing was sent."

@@ -25,6 +25,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::domain::connection::{Capabilities, ProviderKind};
+use crate::domain::gateway::{Baseline, SeenRefund};
 use crate::domain::http_api::HttpApi;
 use crate::domain::machine::{AttemptOutcome, ProviderStatus};
 use crate::domain::money::Money;
@@ -101,6 +102,7 @@ pub fn connector_for(settings: &ConnectionSettings) -> Result<Arc<dyn Connector>
                 .map_err(|error| format!("its API description does not read ({error})"))?;
             Arc::new(DescribedConnector::new(kind, api, base_url, secret, timeout, egress))
         }
+        ProviderKind::Ecpay | ProviderKind::LinePay => return Err("its connector is not built yet".into()),
         ProviderKind::Orders => return Err("it is a shop's orders endpoint".into()),
     })
 }
@@ -147,6 +149,9 @@ pub enum Lookup {
     NotFound { evidence: String },
     /// The provider could not be asked or did not answer clearly.
     Unavailable { reason: String },
+    /// The provider lists several objects any of which could be the operation's (two new refunds
+    /// of the same amount at a gateway without a key): only a person can tell.
+    Ambiguous { evidence: String },
 }
 
 #[async_trait]
@@ -180,6 +185,21 @@ pub trait Connector: Send + Sync {
 
     /// Looks the operation up at the provider by its op id (written into the object's metadata).
     async fn look_up(&self, operation: &OperationRecord) -> Lookup;
+
+    /// For a gateway without a key whose lookup is a list of the payment's refunds: that list, read
+    /// just before the operation is sent, which the ledger keeps before anything leaves (so that a
+    /// lookup later tells this refund from an older one of the same amount). `Ok(None)` for
+    /// connectors that find an operation by what it wrote; `Err` (in words) when the list could
+    /// not be read, and then nothing is sent.
+    async fn before_send(&self, _operation: &OperationRecord) -> Result<Option<Vec<SeenRefund>>, String> {
+        Ok(None)
+    }
+
+    /// Looks the operation up against `baseline`, the list its send was preceded by (none when no
+    /// list was kept, so nothing was sent after one). Without a list of its own, a lookup.
+    async fn look_up_against(&self, operation: &OperationRecord, _baseline: Option<&Baseline>) -> Lookup {
+        self.look_up(operation).await
+    }
 
     /// Reads the operation's object again by the id the provider gave it, for its current status
     /// (an accepted operation followed until it settles). Without a read by id, a lookup.

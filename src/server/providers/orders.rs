@@ -38,6 +38,10 @@ pub struct Order {
     /// `customer_details.email`).
     #[serde(default)]
     pub customer_email: Option<String>,
+    /// The connection the order was paid through, when the shop takes payments at several
+    /// (`ecpay` for cards, `linepay` for the wallet): its refunds go there.
+    #[serde(default)]
+    pub gateway: Option<String>,
 }
 
 impl Order {
@@ -61,11 +65,12 @@ impl Order {
 /// The parameters of the refund of one line item at a provider of `kind`, the same whoever asks
 /// for it (an agent's tool, a compensation, the demo), so that one intent always has one
 /// fingerprint: the payment under the name the provider gives it (`payment_intent` at Stripe,
-/// `payment` at Adyen, `capture` at PayPal), the amount paid for the item, the order and the item.
+/// `payment` at Adyen and ECPay, `capture` at PayPal, `transaction` at LINE Pay), the amount paid for the item, the order and the item.
 pub fn refund_params(kind: ProviderKind, order: &Order, item: &LineItem) -> Value {
     let payment = match kind {
-        ProviderKind::Adyen => "payment",
+        ProviderKind::Adyen | ProviderKind::Ecpay => "payment",
         ProviderKind::PayPal => "capture",
+        ProviderKind::LinePay => "transaction",
         ProviderKind::Stripe
         | ProviderKind::Services
         | ProviderKind::Orders
@@ -102,6 +107,8 @@ pub fn order_source_for(settings: &ConnectionSettings) -> Option<Arc<dyn OrderSo
         ProviderKind::Services
         | ProviderKind::Adyen
         | ProviderKind::PayPal
+        | ProviderKind::Ecpay
+        | ProviderKind::LinePay
         | ProviderKind::Http
         | ProviderKind::Email
         | ProviderKind::Smtp => None,
@@ -165,6 +172,7 @@ impl OrderSource for CheckoutOrders {
                 .pointer("/customer_details/email")
                 .and_then(Value::as_str)
                 .map(str::to_owned),
+            gateway: None,
         }))
     }
 }

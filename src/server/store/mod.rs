@@ -4,6 +4,7 @@
 //! database URL. All SQL lives below this module; each engine has its own migrations folder with
 //! the same numbering and meaning.
 
+pub mod gateway;
 mod group_commit;
 pub mod notify;
 mod postgres;
@@ -372,7 +373,7 @@ pub trait Reads: Send + Sync {
 /// The writes. Only the ledger service holds a `Store` (start-up hands it over after migrating),
 /// so every audited change passes through it.
 #[async_trait]
-pub trait Store: Reads + Sessions + sso::SsoStore + notify::NotifyStore {
+pub trait Store: Reads + Sessions + sso::SsoStore + notify::NotifyStore + gateway::GatewayStore {
     /// Applies the migrations this build knows and the database has not seen.
     async fn migrate(&self) -> Result<(), StoreError>;
 

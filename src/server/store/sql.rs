@@ -302,6 +302,7 @@ macro_rules! sql_store {
         $crate::server::store::sessions_sql::store_sessions!($store, $db, $backend, $migrations, begin = $begin, lock_tenant = $lock_tenant, skip_locked = $skip_locked);
         $crate::server::store::sso::store_sso!($store, $begin);
         $crate::server::store::notify::store_notify!($store, $begin);
+        $crate::server::store::gateway::store_gateway!($store, $begin);
     };
 }
 

@@ -14,7 +14,6 @@ use crate::domain::{
     params::CanonicalParams,
     wording::{concerns_line_item, Described},
 };
-use crate::server::providers::orders::refund_params;
 
 /// The refund of one line item; after a refund of it failed at the provider, its retry on purpose.
 #[derive(Debug, Deserialize, ToSchema, JsonSchema)]
@@ -45,13 +44,13 @@ impl Tools<'_> {
     pub async fn refund_item(&self, args: RefundArgs) -> Result<ToolAnswer, ToolError> {
         let customer_language = self.customer_language(args.locale.as_deref()).await?;
         let tenant = self.tenant;
-        let Some((provider, kind)) = self.executor.directory().refund_provider(tenant).await? else {
+        let (order, item) = self.order_and_item(&args.order_id, &args.line_item_id).await?;
+        let Some((provider, kind)) = self.executor.directory().refund_provider_for(tenant, &order).await? else {
             return Err(ToolError::NotConnected(format!(
                 "no refund provider is connected for tenant {tenant}; nothing was recorded or sent"
             )));
         };
         let connector = self.connected(&provider, "refund").await?;
-        let (order, item) = self.order_and_item(&args.order_id, &args.line_item_id).await?;
         let first = OpId::for_line_item("refund", &order.id, &item.id).map_err(invalid)?;
         let currency = Currency::parse(&order.currency).map_err(invalid)?;
         let subject = Subject {
@@ -86,7 +85,8 @@ impl Tools<'_> {
             ));
         }
         let op_id = self.latest_retry(first).await?;
-        let params = CanonicalParams::from_value(refund_params(kind, &order, &item)).map_err(invalid)?;
+        let refund = self.executor.ledger().line_item_refund(tenant, &provider, kind, &order, &item).await?;
+        let params = CanonicalParams::from_value(refund).map_err(invalid)?;
         let registration = self.registration(op_id, "refund", &provider, &order.id, params);
         self.run(registration, Ok(connector), &subject).await
     }
