@@ -296,7 +296,7 @@ impl EcpayConnector {
         let wait = Self::windows()
             .iter()
             .find_map(|window| match window {
-                Window::RateLimitWait { wait } => Some(*wait),
+                Window::RateLimitWait { minutes } => Some(Duration::minutes(i64::from(*minutes))),
                 _ => None,
             })
             .unwrap_or(RATE_LIMIT_WAIT);
