@@ -116,7 +116,8 @@ mod ssr {
         let session = request_session().await?;
         let csrf = csrf_token(&session).await.map_err(|_| AppError::Unavailable)?;
         let state = ledger.two_factor_state(holder(user)).await.map_err(|error| refused(error, language))?;
-        let new_recovery_codes: Vec<String> = session.remove(NEW_CODES_KEY).await.ok().flatten().unwrap_or_default();
+        let new_recovery_codes: Vec<String> =
+            session.remove(NEW_CODES_KEY).await.ok().flatten().unwrap_or_default();
         Ok(AccountView {
             name: user.name.clone(),
             tenant: user.tenant.to_string(),
@@ -142,7 +143,8 @@ mod ssr {
     pub async fn confirm(user: &SignedIn, code: &str) -> Result<Vec<String>, AppError> {
         let language = current_language();
         let ledger = expect_context::<AppState>().ledger.clone();
-        let codes = ledger.confirm_two_factor(holder(user), code).await.map_err(|error| refused(error, language))?;
+        let codes =
+            ledger.confirm_two_factor(holder(user), code).await.map_err(|error| refused(error, language))?;
         let session = request_session().await?;
         if let Err(error) = enrolment_done(&session).await {
             tracing::error!(%error, "could not note a set-up of two-factor sign-in in its session");

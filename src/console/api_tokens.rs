@@ -158,14 +158,19 @@ pub(crate) mod ssr {
         expires_in_days: &str,
     ) -> Result<String, AppError> {
         let language = current_language();
-        let scopes = Scopes::from_names(scopes).map_err(|_| AppError::Invalid(t!(language, "tokens-scopes-needed")))?;
+        let scopes = Scopes::from_names(scopes)
+            .map_err(|_| AppError::Invalid(t!(language, "tokens-scopes-needed")))?;
         let days = expiry_days_from_form(expires_in_days)
             .map_err(|_| AppError::Invalid(t!(language, "tokens-expiry-invalid", max = MAX_EXPIRY_DAYS)))?;
         let spec = TokenSpec { name: name.trim().to_owned(), scopes, expiry: Expiry::Days(days) };
         let ledger = expect_context::<AppState>().ledger.clone();
         match ledger.create_token_with(&admin.tenant, &spec, &actor(admin), Some(&admin.user_id)).await {
-            Ok(created) => Ok(t!(language, "tokens-created", name = spec.name.as_str(), secret = created.token)),
-            Err(LedgerError::InvalidField { field: "name", .. }) => Err(AppError::Invalid(t!(language, "tokens-name-invalid"))),
+            Ok(created) => {
+                Ok(t!(language, "tokens-created", name = spec.name.as_str(), secret = created.token))
+            }
+            Err(LedgerError::InvalidField { field: "name", .. }) => {
+                Err(AppError::Invalid(t!(language, "tokens-name-invalid")))
+            }
             Err(LedgerError::Store(StoreError::Conflict(_))) => {
                 Err(AppError::Invalid(t!(language, "tokens-name-taken", name = spec.name.as_str())))
             }
@@ -179,19 +184,29 @@ pub(crate) mod ssr {
         let ledger = expect_context::<AppState>().ledger.clone();
         match ledger.revoke_token(&admin.tenant, name.trim(), &admin.name).await {
             Ok(()) => Ok(t!(language, "tokens-revoked", name = name.trim())),
-            Err(StoreError::NotFound) => Err(AppError::NotFound(t!(language, "tokens-not-found", name = name.trim()))),
+            Err(StoreError::NotFound) => {
+                Err(AppError::NotFound(t!(language, "tokens-not-found", name = name.trim())))
+            }
             Err(error) => Err(unavailable(error)),
         }
     }
 
-    pub async fn rotate_api_token(admin: &SignedIn, name: &str, grace_hours: &str) -> Result<String, AppError> {
+    pub async fn rotate_api_token(
+        admin: &SignedIn,
+        name: &str,
+        grace_hours: &str,
+    ) -> Result<String, AppError> {
         let language = current_language();
         let hours = grace_hours_from_form(grace_hours)
             .map_err(|_| AppError::Invalid(t!(language, "tokens-grace-invalid", max = MAX_GRACE_HOURS)))?;
         let ledger = expect_context::<AppState>().ledger.clone();
         match ledger.rotate_token(&admin.tenant, name.trim(), hours, &actor(admin)).await {
-            Ok(secret) if hours == 0 => Ok(t!(language, "tokens-rotated-at-once", name = name.trim(), secret = secret)),
-            Ok(secret) => Ok(t!(language, "tokens-rotated", name = name.trim(), hours = hours, secret = secret)),
+            Ok(secret) if hours == 0 => {
+                Ok(t!(language, "tokens-rotated-at-once", name = name.trim(), secret = secret))
+            }
+            Ok(secret) => {
+                Ok(t!(language, "tokens-rotated", name = name.trim(), hours = hours, secret = secret))
+            }
             Err(LedgerError::Store(StoreError::NotFound)) => {
                 Err(AppError::NotFound(t!(language, "tokens-not-found", name = name.trim())))
             }

@@ -20,7 +20,9 @@ pub enum AppError {
     #[error("Your role does not allow this. Ask an admin if you need it.")]
     Forbidden,
     /// The tenant requires the signed-in user to set up two-factor sign-in before anything else.
-    #[error("Your tenant requires two-factor sign-in for your role: set it up on Your account (/account) first.")]
+    #[error(
+        "Your tenant requires two-factor sign-in for your role: set it up on Your account (/account) first."
+    )]
     TwoFactorFirst,
     /// The form's CSRF token is not the session's: an old page, or a request from another site.
     #[error("This form has expired. Reload the page and try again.")]

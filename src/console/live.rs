@@ -31,7 +31,8 @@ pub async fn operation_changes(State(state): State<AppState>, session: Session) 
         return (StatusCode::UNAUTHORIZED, "Sign in to follow live updates.").into_response();
     };
     if must_enrol(&session).await {
-        return (StatusCode::FORBIDDEN, "Set up two-factor sign-in on Your account (/account) first.").into_response();
+        return (StatusCode::FORBIDDEN, "Set up two-factor sign-in on Your account (/account) first.")
+            .into_response();
     }
     let changes = state.live.follow(state.ledger.reads(), &user.tenant).await;
     let next_check = tokio::time::Instant::now() + SESSION_CHECK_EVERY;

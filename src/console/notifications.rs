@@ -178,7 +178,9 @@ pub async fn add_notify_destination(
 ) -> Result<String, AppError> {
     use crate::domain::policy::Section;
     let admin = crate::console::guard::require_for_change(Section::Admin, &csrf).await?;
-    ssr::add_destination(&admin, &name, &channel, &target).await.inspect_err(crate::console::guard::set_error_status)
+    ssr::add_destination(&admin, &name, &channel, &target)
+        .await
+        .inspect_err(crate::console::guard::set_error_status)
 }
 
 /// Removes a destination, once `confirmed` is `yes`; refused while a rule sends to it.
@@ -212,7 +214,8 @@ pub async fn add_notify_rule(
 ) -> Result<String, AppError> {
     use crate::domain::policy::Section;
     let admin = crate::console::guard::require_for_change(Section::Admin, &csrf).await?;
-    let form = ssr::RuleForm { event, audience, people, channel, after, remind_every, escalate_after, escalate_to };
+    let form =
+        ssr::RuleForm { event, audience, people, channel, after, remind_every, escalate_after, escalate_to };
     ssr::add_rule(&admin, form).await.inspect_err(crate::console::guard::set_error_status)
 }
 
@@ -258,7 +261,8 @@ pub async fn set_my_notifications(
 ) -> Result<String, AppError> {
     use crate::domain::policy::Section;
     let user = crate::console::guard::require_for_change(Section::Overview, &csrf).await?;
-    let input = crate::server::ledger::notify::PrefsInput { email, line_user_id, time_zone, quiet_hours, mutes };
+    let input =
+        crate::server::ledger::notify::PrefsInput { email, line_user_id, time_zone, quiet_hours, mutes };
     ssr::set_my_notifications(&user, input).await.inspect_err(crate::console::guard::set_error_status)
 }
 
@@ -340,7 +344,8 @@ pub(crate) mod ssr {
     fn field_refused(field: &str, problem: &str) -> AppError {
         let language = current_language();
         let field = form_field(field);
-        let sentence = t!(language, "notify-field-refused", field = field_label(field, language), problem = problem);
+        let sentence =
+            t!(language, "notify-field-refused", field = field_label(field, language), problem = problem);
         AppError::InvalidField { field: field.to_owned(), sentence }
     }
 
@@ -353,7 +358,9 @@ pub(crate) mod ssr {
             LedgerError::Rejected(rejection) => AppError::Invalid(rejection.message),
             LedgerError::Contended => AppError::Invalid(t!(current_language(), "notify-try-again")),
             LedgerError::NotFound => AppError::NotFound(t!(current_language(), "notify-nothing-there")),
-            LedgerError::Store(StoreError::NotFound) => AppError::NotFound(t!(current_language(), "notify-nothing-there")),
+            LedgerError::Store(StoreError::NotFound) => {
+                AppError::NotFound(t!(current_language(), "notify-nothing-there"))
+            }
             LedgerError::Store(error) => unavailable(error),
         }
     }
@@ -435,7 +442,14 @@ pub(crate) mod ssr {
             .into_iter()
             .map(|delivery| delivery_view(delivery, &names))
             .collect();
-        Ok(NotificationsView { smtp, line, destinations, rules, deliveries, seals_secrets: ledger.seals_secrets() })
+        Ok(NotificationsView {
+            smtp,
+            line,
+            destinations,
+            rules,
+            deliveries,
+            seals_secrets: ledger.seals_secrets(),
+        })
     }
 
     pub async fn set_smtp(
@@ -454,7 +468,9 @@ pub(crate) mod ssr {
                 "none" => 25,
                 _ => 587,
             },
-            typed => typed.parse::<u16>().map_err(|_| field_refused("port", &t!(language, "notify-port-problem")))?,
+            typed => typed
+                .parse::<u16>()
+                .map_err(|_| field_refused("port", &t!(language, "notify-port-problem")))?,
         };
         let input = SmtpInput {
             host,
@@ -468,8 +484,13 @@ pub(crate) mod ssr {
         Ok(t!(language, "notify-smtp-saved"))
     }
 
-    pub async fn set_line(admin: &SignedIn, api_base: String, channel_token: String) -> Result<String, AppError> {
-        let input = LineInput { api_base: Some(api_base).filter(|base| !base.trim().is_empty()), channel_token };
+    pub async fn set_line(
+        admin: &SignedIn,
+        api_base: String,
+        channel_token: String,
+    ) -> Result<String, AppError> {
+        let input =
+            LineInput { api_base: Some(api_base).filter(|base| !base.trim().is_empty()), channel_token };
         ledger().set_notify_line(&admin.tenant, &actor(admin), Some(input)).await.map_err(refused)?;
         Ok(t!(current_language(), "notify-line-saved"))
     }
@@ -490,7 +511,12 @@ pub(crate) mod ssr {
         }
     }
 
-    pub async fn add_destination(admin: &SignedIn, name: &str, channel: &str, target: &str) -> Result<String, AppError> {
+    pub async fn add_destination(
+        admin: &SignedIn,
+        name: &str,
+        channel: &str,
+        target: &str,
+    ) -> Result<String, AppError> {
         let language = current_language();
         let channel = Channel::parse(channel).map_err(|problem| field_refused("channel", &problem))?;
         let added = ledger()
@@ -537,7 +563,8 @@ pub(crate) mod ssr {
         let language = current_language();
         let event = NotifyEvent::parse(&form.event).map_err(|problem| field_refused("event", &problem))?;
         let audience = match form.audience.trim() {
-            "people" => Audience::parse(&format!("people:{}", form.people)).map_err(|problem| field_refused("people", &problem))?,
+            "people" => Audience::parse(&format!("people:{}", form.people))
+                .map_err(|problem| field_refused("people", &problem))?,
             other => Audience::parse(other).map_err(|problem| field_refused("audience", &problem))?,
         };
         let channel = match (&audience, form.channel.trim()) {
@@ -558,7 +585,9 @@ pub(crate) mod ssr {
             (Some(after), Some(to)) => {
                 Some((after, Audience::parse(to).map_err(|problem| field_refused("escalate_to", &problem))?))
             }
-            (Some(_), None) => return Err(field_refused("escalate_to", &t!(language, "notify-escalate-to-missing"))),
+            (Some(_), None) => {
+                return Err(field_refused("escalate_to", &t!(language, "notify-escalate-to-missing")))
+            }
             (None, Some(_)) => {
                 return Err(field_refused("escalate_after", &t!(language, "notify-escalate-after-missing")))
             }
@@ -569,11 +598,16 @@ pub(crate) mod ssr {
     pub async fn add_rule(admin: &SignedIn, form: RuleForm) -> Result<String, AppError> {
         let rule = rule_of(&form)?;
         let named_people = form.audience.trim() == "people";
-        let added = ledger().add_notify_rule(&admin.tenant, &actor(admin), rule).await.map_err(|error| match error {
-            // The people the rule names are typed in a field of their own.
-            LedgerError::InvalidField { field: "audience", problem } if named_people => field_refused("people", &problem),
-            error => refused(error),
-        })?;
+        let added =
+            ledger().add_notify_rule(&admin.tenant, &actor(admin), rule).await.map_err(
+                |error| match error {
+                    // The people the rule names are typed in a field of their own.
+                    LedgerError::InvalidField { field: "audience", problem } if named_people => {
+                        field_refused("people", &problem)
+                    }
+                    error => refused(error),
+                },
+            )?;
         Ok(t!(current_language(), "notify-rule-added", id = added.id))
     }
 

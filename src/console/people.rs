@@ -64,10 +64,16 @@ mod ssr {
     use crate::domain::people::{PeopleChange, PeopleRefusal};
     use crate::domain::policy::Role;
     use crate::server::http::state::AppState;
-    use crate::server::ledger::people::{ChangedBy, PeopleError, PASSWORD_RESET_PATH, PASSWORD_RESET_VALID_MINUTES};
+    use crate::server::ledger::people::{
+        ChangedBy, PeopleError, PASSWORD_RESET_PATH, PASSWORD_RESET_VALID_MINUTES,
+    };
     use crate::t;
 
-    fn change_of(change: &str, role: &str, language: crate::domain::language::Language) -> Result<PeopleChange, AppError> {
+    fn change_of(
+        change: &str,
+        role: &str,
+        language: crate::domain::language::Language,
+    ) -> Result<PeopleChange, AppError> {
         match change {
             "role" => Role::parse(role)
                 .map(PeopleChange::SetRole)
@@ -113,31 +119,56 @@ mod ssr {
             Err(PeopleError::NoSuchUser(missing)) => {
                 return Err(AppError::NotFound(t!(language, "admin-user-not-found", name = missing)))
             }
-            Err(PeopleError::Refused(refusal)) => return Err(AppError::Invalid(refusal_words(refusal, language))),
-            Err(PeopleError::Invalid(_)) => return Err(AppError::Invalid(t!(language, "people-reason-needed"))),
+            Err(PeopleError::Refused(refusal)) => {
+                return Err(AppError::Invalid(refusal_words(refusal, language)))
+            }
+            Err(PeopleError::Invalid(_)) => {
+                return Err(AppError::Invalid(t!(language, "people-reason-needed")))
+            }
             Err(PeopleError::Store(error)) => return Err(unavailable(error)),
         };
         let sessions = changed.sessions_ended;
         Ok(match change {
             PeopleChange::SetRole(role) => {
-                t!(language, "people-role-set", name = name, role = role.label_in(language), sessions = sessions)
+                t!(
+                    language,
+                    "people-role-set",
+                    name = name,
+                    role = role.label_in(language),
+                    sessions = sessions
+                )
             }
             PeopleChange::Deactivate => {
                 let deactivated = t!(language, "people-deactivated", name = name, sessions = sessions);
                 let tokens = if changed.tokens_reassigned > 0 {
-                    t!(language, "people-tokens-reassigned", count = changed.tokens_reassigned, heir = tokens_to.unwrap_or_default())
+                    t!(
+                        language,
+                        "people-tokens-reassigned",
+                        count = changed.tokens_reassigned,
+                        heir = tokens_to.unwrap_or_default()
+                    )
                 } else {
                     t!(language, "people-tokens-revoked", count = changed.tokens_revoked)
                 };
                 format!("{deactivated} {tokens}")
             }
             PeopleChange::Reactivate => t!(language, "people-reactivated", name = name),
-            PeopleChange::SignOutEverywhere => t!(language, "people-signed-out", name = name, sessions = sessions),
-            PeopleChange::ResetTwoFactor => t!(language, "two-factor-reset-done", name = name, sessions = sessions),
+            PeopleChange::SignOutEverywhere => {
+                t!(language, "people-signed-out", name = name, sessions = sessions)
+            }
+            PeopleChange::ResetTwoFactor => {
+                t!(language, "two-factor-reset-done", name = name, sessions = sessions)
+            }
             PeopleChange::ResetPassword => {
                 let secret = changed.reset_secret.unwrap_or_default();
                 let link = format!("{}{PASSWORD_RESET_PATH}?token={secret}", console_origin().await);
-                t!(language, "people-reset-made", name = name, link = link, minutes = PASSWORD_RESET_VALID_MINUTES)
+                t!(
+                    language,
+                    "people-reset-made",
+                    name = name,
+                    link = link,
+                    minutes = PASSWORD_RESET_VALID_MINUTES
+                )
             }
         })
     }

@@ -49,7 +49,9 @@ mod ssr {
     pub async fn second_step_for() -> Result<SecondStepView, AppError> {
         let language = current_language();
         let session = request_session().await?;
-        let pending = pending_sign_in(&session).await.ok_or_else(|| AppError::NotFound(t!(language, "two-factor-step-expired")))?;
+        let pending = pending_sign_in(&session)
+            .await
+            .ok_or_else(|| AppError::NotFound(t!(language, "two-factor-step-expired")))?;
         let csrf = csrf_token(&session).await.map_err(|_| AppError::Unavailable)?;
         Ok(SecondStepView { name: pending.user.name, csrf })
     }
@@ -67,6 +69,10 @@ mod ssr {
         };
         let ledger = expect_context::<AppState>().ledger.clone();
         ledger.set_two_factor_required(&admin.tenant, required, &admin.name).await.map_err(unavailable)?;
-        Ok(if required { t!(language, "two-factor-required-on") } else { t!(language, "two-factor-required-off") })
+        Ok(if required {
+            t!(language, "two-factor-required-on")
+        } else {
+            t!(language, "two-factor-required-off")
+        })
     }
 }

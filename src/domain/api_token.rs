@@ -226,7 +226,11 @@ pub enum TokenStatus {
 impl TokenStatus {
     /// The status at `now` of a token revoked at `revoked_at` (if ever) that expires at
     /// `expires_at` (if ever). A revoked token is revoked, whatever its expiry.
-    pub fn at(now: DateTime<Utc>, revoked_at: Option<DateTime<Utc>>, expires_at: Option<DateTime<Utc>>) -> Self {
+    pub fn at(
+        now: DateTime<Utc>,
+        revoked_at: Option<DateTime<Utc>>,
+        expires_at: Option<DateTime<Utc>>,
+    ) -> Self {
         if revoked_at.is_some_and(|revoked_at| revoked_at <= now) {
             TokenStatus::Revoked
         } else if expires_at.is_some_and(|expires_at| expires_at <= now) {
@@ -279,7 +283,9 @@ mod tests {
     #[test]
     fn scopes_are_read_in_any_order_and_written_in_one() {
         let scopes = Scopes::parse("write, tools").unwrap();
-        assert!(scopes.contains(Scope::Tools) && scopes.contains(Scope::Write) && !scopes.contains(Scope::Read));
+        assert!(
+            scopes.contains(Scope::Tools) && scopes.contains(Scope::Write) && !scopes.contains(Scope::Read)
+        );
         assert_eq!(scopes.as_text(), "tools,write");
         assert_eq!(Scopes::parse(&Scopes::ALL.as_text()), Ok(Scopes::ALL));
         assert_eq!(Scopes::parse("read,read").unwrap().list(), vec![Scope::Read]);

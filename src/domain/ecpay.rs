@@ -15,7 +15,11 @@ use super::gateway::SavedPayment;
 /// sorted by name without regard to case, joined `k=v` with `&` between `HashKey=<key>&` and
 /// `&HashIV=<iv>`, encoded as PHP's `urlencode` (space as `+`, `~` as `%7E`), lower-cased, with
 /// `%2d %5f %2e %21 %2a %28 %29` turned back into `- _ . ! * ( )`; SHA-256, upper-case hex.
-pub fn check_mac_value<K: AsRef<str>, V: AsRef<str>>(params: &[(K, V)], hash_key: &str, hash_iv: &str) -> String {
+pub fn check_mac_value<K: AsRef<str>, V: AsRef<str>>(
+    params: &[(K, V)],
+    hash_key: &str,
+    hash_iv: &str,
+) -> String {
     let mut sorted: Vec<(&str, &str)> = params
         .iter()
         .map(|(name, value)| (name.as_ref(), value.as_ref()))
@@ -72,11 +76,13 @@ impl Credentials {
         let parts: Vec<&str> = secret.trim().split(':').collect();
         let [hash_key, hash_iv, code] = parts.as_slice() else {
             return Err(
-                "an ECPay secret is HashKey:HashIV:CreditCheckCode, the three values of the vendor console".into(),
+                "an ECPay secret is HashKey:HashIV:CreditCheckCode, the three values of the vendor console"
+                    .into(),
             );
         };
         let plain = |text: &str| !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric());
-        if !plain(hash_key) || !plain(hash_iv) || !code.chars().all(|c| c.is_ascii_digit()) || code.is_empty() {
+        if !plain(hash_key) || !plain(hash_iv) || !code.chars().all(|c| c.is_ascii_digit()) || code.is_empty()
+        {
             return Err("HashKey and HashIV are letters and digits, CreditCheckCode digits".into());
         }
         Ok(Credentials {
@@ -119,7 +125,8 @@ pub fn refund_params(params: &Value) -> Result<RefundParams, (&'static str, Stri
     };
     let merchant_trade_no =
         text("payment", 20, "must be the payment's MerchantTradeNo: 1 to 20 letters and digits")?;
-    let trade_no = text("trade_no", 20, "must be ECPay's TradeNo of the payment, as its payment notification gave it")?;
+    let trade_no =
+        text("trade_no", 20, "must be ECPay's TradeNo of the payment, as its payment notification gave it")?;
     let gwsr = text(
         "gwsr",
         64,
@@ -131,8 +138,12 @@ pub fn refund_params(params: &Value) -> Result<RefundParams, (&'static str, Stri
         let minor = money.and_then(|m| m.get("minor")).and_then(Value::as_i64);
         match (currency, minor) {
             (Some("TWD"), Some(minor)) if minor > 0 && minor % 100 == 0 => Ok(minor / 100),
-            (Some("TWD"), Some(_)) => Err((field, "must be a positive whole number of New Taiwan dollars".into())),
-            _ => Err((field, "must be an amount in TWD, the only currency ECPay's card payments take".into())),
+            (Some("TWD"), Some(_)) => {
+                Err((field, "must be a positive whole number of New Taiwan dollars".into()))
+            }
+            _ => {
+                Err((field, "must be an amount in TWD, the only currency ECPay's card payments take".into()))
+            }
         }
     };
     let amount = dollars("amount")?;
@@ -169,7 +180,11 @@ pub fn refund_value(saved: &SavedPayment, amount_minor: i64, order: &str, line_i
 /// be the form's under the key and IV, the payment must have succeeded (`RtnCode=1`) by card, and
 /// the ids saved are `TradeNo` and `gwsr` (sent with `NeedExtraPaidInfo=Y`). Installments
 /// (`stage` above 0) and bonus redemption (`red_dan` above 0) make it a full-refund-only order.
-pub fn payment_notice(form: &[(String, String)], hash_key: &str, hash_iv: &str) -> Result<SavedPayment, String> {
+pub fn payment_notice(
+    form: &[(String, String)],
+    hash_key: &str,
+    hash_iv: &str,
+) -> Result<SavedPayment, String> {
     let fields: BTreeMap<&str, &str> = form.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     let given = fields.get("CheckMacValue").ok_or("it carries no CheckMacValue")?;
     if !signed_by(form, given, hash_key, hash_iv) {
@@ -182,7 +197,8 @@ pub fn payment_notice(form: &[(String, String)], hash_key: &str, hash_iv: &str) 
             field("RtnCode").unwrap_or("missing")
         ));
     }
-    let payment = field("MerchantTradeNo").filter(|no| reference(no, 20)).ok_or("it names no MerchantTradeNo")?;
+    let payment =
+        field("MerchantTradeNo").filter(|no| reference(no, 20)).ok_or("it names no MerchantTradeNo")?;
     let trade_no = field("TradeNo").filter(|no| reference(no, 20)).ok_or("it names no TradeNo")?;
     let paid: i64 = field("TradeAmt")
         .and_then(|amount| amount.parse().ok())
@@ -241,7 +257,8 @@ mod tests {
             check_mac_value(&tilde, key.0, key.1),
             "CEEAE01D2F9A8E74D4AC0DCE7735B046D73F35A5EC99558A31A2EE03159DA1C9"
         );
-        let apostrophe = pairs(&[("MerchantID", "3002607"), ("ItemName", "Tom's Shop"), ("TotalAmount", "200")]);
+        let apostrophe =
+            pairs(&[("MerchantID", "3002607"), ("ItemName", "Tom's Shop"), ("TotalAmount", "200")]);
         assert_eq!(
             check_mac_value(&apostrophe, key.0, key.1),
             "CF0A3D4901D99459D8641516EC57210700E8A5C9AB26B1D021301E9CB93EF78D"

@@ -18,6 +18,9 @@ use std::collections::BTreeMap;
 
 use super::connection::ProviderKind;
 use super::ids::AttemptNumber;
+use super::language::Language;
+use super::wording::retention_words;
+use crate::t;
 
 /// What a gateway does with a second request for the same refund.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,12 +51,10 @@ pub enum Window {
     /// No calls from `from` to `to` in UTC+8 (Asia/Taipei, which keeps no summer time), while the
     /// account closes its day automatically.
     NightlyBlackout { from: (u32, u32), to: (u32, u32) },
-    /// Too many calls answer HTTP 403 and close the door for `wait`.
-    RateLimitWait { wait: Duration },
+    /// Too many calls answer HTTP 403 and close the door for `minutes`.
+    RateLimitWait { minutes: u32 },
     /// Installment and bonus-redemption orders are refunded in full only.
     FullRefundOnlyForInstallments,
-    /// A refund is possible at most `days` after the payment.
-    MaxAgeDays { days: u32 },
     /// The answer may take this long: the read timeout is at least `seconds`.
     ReadTimeoutAtLeast { seconds: u32 },
 }
@@ -126,7 +127,7 @@ impl ProviderKind {
                 },
                 windows: &[
                     Window::NightlyBlackout { from: (20, 15), to: (20, 30) },
-                    Window::RateLimitWait { wait: Duration::minutes(30) },
+                    Window::RateLimitWait { minutes: 30 },
                     Window::FullRefundOnlyForInstallments,
                 ],
                 outcome: OutcomeModel::AcceptedThenSettles { settles: "ecpay" },
@@ -147,6 +148,69 @@ impl ProviderKind {
             | ProviderKind::Email
             | ProviderKind::Smtp => return None,
         })
+    }
+}
+
+/// What `kind` offers, as lines a person reads (the admin and operation pages): its key, its
+/// lookup, its windows and its outcome model, each with its label; none for a kind that refunds
+/// nothing.
+pub fn offer_lines(kind: ProviderKind, language: Language) -> Vec<(String, String)> {
+    let Some(offer) = kind.offer() else { return Vec::new() };
+    let key = match offer.key {
+        KeyOffer::Header { header, max_len, retention } => t!(
+            language,
+            "gateway-key-header",
+            header = header,
+            max = max_len,
+            window = retention_words(retention, language)
+        ),
+        KeyOffer::None => t!(language, "gateway-key-none"),
+    };
+    let lookup = match offer.lookup {
+        LookupOffer::ByWhatItWrote { field } => {
+            t!(language, "gateway-lookup-by-what-it-wrote", field = field)
+        }
+        LookupOffer::PerRefundList { call, saved, in_sandbox: true } => {
+            t!(language, "gateway-lookup-list", call = call, saved = saved.join(", "))
+        }
+        LookupOffer::PerRefundList { call, saved, in_sandbox: false } => {
+            t!(language, "gateway-lookup-list-production", call = call, saved = saved.join(", "))
+        }
+        LookupOffer::None => t!(language, "gateway-lookup-none"),
+    };
+    let windows = if offer.windows.is_empty() {
+        t!(language, "gateway-windows-none")
+    } else {
+        offer.windows.iter().map(|window| window_words(*window, language)).collect::<Vec<_>>().join(" ")
+    };
+    let outcome = match offer.outcome {
+        OutcomeModel::FinalOnAnswer => t!(language, "gateway-outcome-final"),
+        OutcomeModel::AcceptedThenSettles { settles } => match settles {
+            "stripe" => t!(language, "gateway-outcome-stripe"),
+            "adyen" => t!(language, "gateway-outcome-adyen"),
+            "paypal" => t!(language, "gateway-outcome-paypal"),
+            _ => t!(language, "gateway-outcome-ecpay"),
+        },
+    };
+    vec![
+        (t!(language, "gateway-key"), key),
+        (t!(language, "gateway-lookup"), lookup),
+        (t!(language, "gateway-windows"), windows),
+        (t!(language, "gateway-outcome"), outcome),
+    ]
+}
+
+fn window_words(window: Window, language: Language) -> String {
+    let clock = |(hour, minute): (u32, u32)| format!("{hour:02}:{minute:02}");
+    match window {
+        Window::NightlyBlackout { from, to } => {
+            t!(language, "gateway-window-blackout", from = clock(from), to = clock(to))
+        }
+        Window::RateLimitWait { minutes } => t!(language, "gateway-window-rate-limit", minutes = minutes),
+        Window::FullRefundOnlyForInstallments => t!(language, "gateway-window-installments"),
+        Window::ReadTimeoutAtLeast { seconds } => {
+            t!(language, "gateway-window-read-timeout", seconds = seconds)
+        }
     }
 }
 
@@ -261,12 +325,15 @@ mod tests {
         assert_eq!(match_new_refund(&before, &before, 38_000), Matched::None);
         assert_eq!(match_new_refund(&[], &[refund("9", 12_000)], 38_000), Matched::None);
         let twice = [refund("1", 38_000), refund("2", 38_000), refund("3", 38_000)];
-        assert!(matches!(match_new_refund(&before, &twice, 38_000), Matched::Several(found) if found.len() == 2));
+        assert!(
+            matches!(match_new_refund(&before, &twice, 38_000), Matched::Several(found) if found.len() == 2)
+        );
     }
 
     #[test]
     fn the_blackout_is_20_15_to_20_30_in_taipei_whatever_the_server_zone() {
-        let Some(window) = ProviderKind::Ecpay.offer().and_then(|offer| offer.windows.first().copied()) else {
+        let Some(window) = ProviderKind::Ecpay.offer().and_then(|offer| offer.windows.first().copied())
+        else {
             panic!("ECPay declares its blackout");
         };
         let utc = |h, m| Utc.with_ymd_and_hms(2026, 12, 5, h, m, 0).unwrap();

@@ -12,7 +12,8 @@ use sha2::Sha256;
 /// `X-LINE-Authorization` for a request to `path` carrying `content` (the exact body bytes of a
 /// POST, or the query string without `?` of a GET) under `nonce`.
 pub fn signature(channel_secret: &str, path: &str, content: &str, nonce: &str) -> String {
-    let mut mac = Hmac::<Sha256>::new_from_slice(channel_secret.as_bytes()).expect("HMAC takes a key of any length");
+    let mut mac =
+        Hmac::<Sha256>::new_from_slice(channel_secret.as_bytes()).expect("HMAC takes a key of any length");
     mac.update(channel_secret.as_bytes());
     mac.update(path.as_bytes());
     mac.update(content.as_bytes());
@@ -125,9 +126,11 @@ mod tests {
 
     #[test]
     fn a_transaction_id_is_text_because_it_is_larger_than_a_double() {
-        let params = json!({"transaction": "2021121300698360310", "amount": {"minor": 38_000, "currency": "TWD"}});
+        let params =
+            json!({"transaction": "2021121300698360310", "amount": {"minor": 38_000, "currency": "TWD"}});
         assert_eq!(refund_params(&params).unwrap().transaction_id, "2021121300698360310");
-        let number = json!({"transaction": 2021121300698360310_u64, "amount": {"minor": 38_000, "currency": "TWD"}});
+        let number =
+            json!({"transaction": 2021121300698360310_u64, "amount": {"minor": 38_000, "currency": "TWD"}});
         assert_eq!(refund_params(&number).unwrap_err().0, "transaction");
         let cents = json!({"transaction": "1", "amount": {"minor": 38_050, "currency": "TWD"}});
         assert_eq!(refund_params(&cents).unwrap_err().0, "amount");

@@ -24,8 +24,8 @@ use serde_json::{json, Value};
 
 use super::language::Language;
 use super::money::Money;
-use super::wording::{capitalised, noun};
 use super::notification::{NotifyEvent, Stage};
+use super::wording::{capitalised, noun};
 use crate::t;
 
 /// What a notification is about, as raw parts: the words are made here, in the reader's language,
@@ -293,7 +293,10 @@ pub fn email(notice: &Notice, language: Language) -> EmailNotice {
             html.push_str(&format!("<p>{}</p>\n", html_escaped(&told.hint)));
         }
     }
-    text.push_str(&format!("{}\n\n-- \n{footer}\n", t!(language, "notify-open-at", open = &open, link = link)));
+    text.push_str(&format!(
+        "{}\n\n-- \n{footer}\n",
+        t!(language, "notify-open-at", open = &open, link = link)
+    ));
     html.push_str(&format!(
         "<p><a href=\"{}\" style=\"font-weight: bold\">{}</a></p>\n<hr>\n<p style=\"color: #666; font-size: 0.9em\">{}</p>\n</body></html>\n",
         html_escaped(link),

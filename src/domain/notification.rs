@@ -110,10 +110,9 @@ impl Channel {
     }
 
     pub fn parse(text: &str) -> Result<Channel, String> {
-        Channel::ALL
-            .into_iter()
-            .find(|channel| channel.as_str() == text.trim())
-            .ok_or_else(|| format!("there is no channel named \"{}\" (channels: email, slack, teams, line)", text.trim()))
+        Channel::ALL.into_iter().find(|channel| channel.as_str() == text.trim()).ok_or_else(|| {
+            format!("there is no channel named \"{}\" (channels: email, slack, teams, line)", text.trim())
+        })
     }
 
     /// Whether a person can be told on this channel directly: by their e-mail address or their
@@ -154,12 +153,16 @@ impl Audience {
             .ok_or_else(|| format!("\"{text}\" is not role:NAME, people:NAME,NAME or destination:NAME"))?;
         let value = value.trim();
         match kind.trim() {
-            "role" => Role::parse(value)
-                .map(Audience::Role)
-                .ok_or_else(|| format!("there is no role named \"{value}\" (roles: support, manager, auditor, admin)")),
+            "role" => Role::parse(value).map(Audience::Role).ok_or_else(|| {
+                format!("there is no role named \"{value}\" (roles: support, manager, auditor, admin)")
+            }),
             "people" => {
-                let mut names: Vec<String> =
-                    value.split(',').map(str::trim).filter(|name| !name.is_empty()).map(str::to_owned).collect();
+                let mut names: Vec<String> = value
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|name| !name.is_empty())
+                    .map(str::to_owned)
+                    .collect();
                 names.sort();
                 names.dedup();
                 if names.is_empty() {
@@ -477,9 +480,15 @@ pub fn delivery_id(rule_id: &str, subject: &str, since_us: i64, stage: Stage, re
 /// domain, no spaces or control characters, at most 254 characters.
 pub fn check_email_address(address: &str) -> Result<(), String> {
     let fits = address.len() <= 254
-        && !address.chars().any(|c| c.is_whitespace() || c.is_control() || matches!(c, '<' | '>' | ',' | ';' | '"'))
+        && !address
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control() || matches!(c, '<' | '>' | ',' | ';' | '"'))
         && address.split_once('@').is_some_and(|(local, domain)| {
-            !local.is_empty() && domain.contains('.') && !domain.contains('@') && !domain.starts_with('.') && !domain.ends_with('.')
+            !local.is_empty()
+                && domain.contains('.')
+                && !domain.contains('@')
+                && !domain.starts_with('.')
+                && !domain.ends_with('.')
         });
     if fits {
         Ok(())
@@ -561,7 +570,10 @@ mod tests {
         for text in ["role:manager", "people:maria,sam", "destination:ops-slack"] {
             assert_eq!(Audience::parse(text).unwrap().as_text(), text);
         }
-        assert_eq!(Audience::parse("people: sam , maria,sam").unwrap(), Audience::People(vec!["maria".into(), "sam".into()]));
+        assert_eq!(
+            Audience::parse("people: sam , maria,sam").unwrap(),
+            Audience::People(vec!["maria".into(), "sam".into()])
+        );
         assert!(Audience::parse("role:boss").unwrap_err().contains("no role named \"boss\""));
         assert!(Audience::parse("destination:Ops Slack").is_err());
         assert!(Audience::parse("manager").is_err());
@@ -573,10 +585,18 @@ mod tests {
         approval.remind_every = Some(Duration::minutes(30));
         approval.escalation = Some((Duration::minutes(75), Audience::Role(Role::Admin)));
         let since = DateTime::from_timestamp(1_000_000, 0).unwrap();
-        let got: Vec<(Stage, i64)> =
-            stages(&approval, since).into_iter().map(|(stage, at)| (stage, (at - since).num_minutes())).collect();
-        assert_eq!(got, [(Stage::First, 0), (Stage::Reminder(1), 30), (Stage::Reminder(2), 60), (Stage::Escalation, 75)]);
-        assert_eq!(next_stage(&approval, since, Stage::Reminder(2)).map(|(stage, _)| stage), Some(Stage::Escalation));
+        let got: Vec<(Stage, i64)> = stages(&approval, since)
+            .into_iter()
+            .map(|(stage, at)| (stage, (at - since).num_minutes()))
+            .collect();
+        assert_eq!(
+            got,
+            [(Stage::First, 0), (Stage::Reminder(1), 30), (Stage::Reminder(2), 60), (Stage::Escalation, 75)]
+        );
+        assert_eq!(
+            next_stage(&approval, since, Stage::Reminder(2)).map(|(stage, _)| stage),
+            Some(Stage::Escalation)
+        );
         assert_eq!(next_stage(&approval, since, Stage::Escalation), None);
         approval.escalation = None;
         assert_eq!(stages(&approval, since).len(), 1 + usize::from(MOST_REMINDERS), "reminders are bounded");
@@ -615,7 +635,9 @@ mod tests {
     #[test]
     fn addresses_and_line_ids_are_checked() {
         assert!(check_email_address("maria@shop.example").is_ok());
-        for bad in ["maria", "maria@shop", "a b@shop.example", "x@shop.example\r\nBcc: y@z.example", "<a@b.example>"] {
+        for bad in
+            ["maria", "maria@shop", "a b@shop.example", "x@shop.example\r\nBcc: y@z.example", "<a@b.example>"]
+        {
             assert!(check_email_address(bad).is_err(), "{bad}");
         }
         assert!(check_line_id(&format!("U{}", "0a".repeat(16))).is_ok());

@@ -83,14 +83,18 @@ impl OperationRecord {
         match state {
             State::Rejected => {}
             State::Succeeded => return Some(format!("{op_id} succeeded; there is nothing to make again.")),
-            state if state.is_uncertain() => return Some(format!(
+            state if state.is_uncertain() => {
+                return Some(format!(
                 "{op_id} is {}: its result is not settled and it may still happen, so it is not made again.",
                 state.label()
-            )),
-            state => return Some(format!(
+            ))
+            }
+            state => {
+                return Some(format!(
                 "{op_id} is {}; only an operation that failed or was refused at the provider is made again.",
                 state.label()
-            )),
+            ))
+            }
         }
         if !self.server_sends {
             return Some(format!(

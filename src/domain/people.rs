@@ -122,9 +122,15 @@ pub fn check_change(change: PeopleChange, target: Target, active_admins: usize) 
         PeopleChange::SetRole(_) if target.source == UserSource::Sso => Err(PeopleRefusal::RoleFromGroups),
         PeopleChange::Deactivate if target.is_self => Err(PeopleRefusal::OwnDeactivation),
         PeopleChange::Deactivate if last_admin => Err(PeopleRefusal::LastAdmin),
-        PeopleChange::ResetPassword if target.source == UserSource::Sso => Err(PeopleRefusal::PasswordElsewhere),
-        PeopleChange::ResetPassword if target.status == UserStatus::Deactivated => Err(PeopleRefusal::Deactivated),
-        PeopleChange::ResetTwoFactor if target.source == UserSource::Sso => Err(PeopleRefusal::TwoFactorElsewhere),
+        PeopleChange::ResetPassword if target.source == UserSource::Sso => {
+            Err(PeopleRefusal::PasswordElsewhere)
+        }
+        PeopleChange::ResetPassword if target.status == UserStatus::Deactivated => {
+            Err(PeopleRefusal::Deactivated)
+        }
+        PeopleChange::ResetTwoFactor if target.source == UserSource::Sso => {
+            Err(PeopleRefusal::TwoFactorElsewhere)
+        }
         _ => Ok(()),
     }
 }
@@ -165,7 +171,10 @@ mod tests {
     fn the_last_active_admin_stays_an_active_admin() {
         let admin = target(Role::Admin);
         assert_eq!(check_change(PeopleChange::Deactivate, admin, 1), Err(PeopleRefusal::LastAdmin));
-        assert_eq!(check_change(PeopleChange::SetRole(Role::Manager), admin, 1), Err(PeopleRefusal::LastAdmin));
+        assert_eq!(
+            check_change(PeopleChange::SetRole(Role::Manager), admin, 1),
+            Err(PeopleRefusal::LastAdmin)
+        );
         assert_eq!(check_change(PeopleChange::SetRole(Role::Admin), admin, 1), Ok(()));
         assert_eq!(check_change(PeopleChange::Deactivate, admin, 2), Ok(()));
         assert_eq!(check_change(PeopleChange::SetRole(Role::Auditor), admin, 2), Ok(()));
@@ -177,7 +186,10 @@ mod tests {
     #[test]
     fn a_company_accounts_role_comes_from_its_groups() {
         let sso = Target { source: UserSource::Sso, ..target(Role::Manager) };
-        assert_eq!(check_change(PeopleChange::SetRole(Role::Support), sso, 2), Err(PeopleRefusal::RoleFromGroups));
+        assert_eq!(
+            check_change(PeopleChange::SetRole(Role::Support), sso, 2),
+            Err(PeopleRefusal::RoleFromGroups)
+        );
         assert_eq!(check_change(PeopleChange::Deactivate, sso, 2), Ok(()), "but it can be taken away");
     }
 
@@ -193,10 +205,17 @@ mod tests {
     #[test]
     fn two_factor_is_reset_only_where_it_is_kept() {
         let sso = Target { source: UserSource::Sso, ..target(Role::Manager) };
-        assert_eq!(check_change(PeopleChange::ResetTwoFactor, sso, 1), Err(PeopleRefusal::TwoFactorElsewhere));
+        assert_eq!(
+            check_change(PeopleChange::ResetTwoFactor, sso, 1),
+            Err(PeopleRefusal::TwoFactorElsewhere)
+        );
         assert_eq!(check_change(PeopleChange::ResetTwoFactor, target(Role::Manager), 1), Ok(()));
         let me = Target { is_self: true, ..target(Role::Admin) };
-        assert_eq!(check_change(PeopleChange::ResetTwoFactor, me, 1), Ok(()), "an admin who lost their phone, from the command line");
+        assert_eq!(
+            check_change(PeopleChange::ResetTwoFactor, me, 1),
+            Ok(()),
+            "an admin who lost their phone, from the command line"
+        );
     }
 
     #[test]

@@ -96,7 +96,8 @@ pub const RECOVERY_CODE_CHARS: usize = 16;
 /// letter is as likely), as shown: `abcd-efgh-jkmn-pqrs`.
 pub fn recovery_code_from(random: &[u8; RECOVERY_CODE_CHARS]) -> String {
     let alphabet = RECOVERY_ALPHABET.as_bytes();
-    let chars: Vec<char> = random.iter().map(|byte| char::from(alphabet[usize::from(*byte) % alphabet.len()])).collect();
+    let chars: Vec<char> =
+        random.iter().map(|byte| char::from(alphabet[usize::from(*byte) % alphabet.len()])).collect();
     chars.chunks(4).map(|group| group.iter().collect::<String>()).collect::<Vec<_>>().join("-")
 }
 
@@ -114,7 +115,10 @@ mod tests {
         assert!(must_enrol(Role::Admin, UserSource::Local, true, false));
         assert!(must_enrol(Role::Manager, UserSource::Local, true, false));
         assert!(!must_enrol(Role::Manager, UserSource::Local, true, true), "enrolled already");
-        assert!(!must_enrol(Role::Manager, UserSource::Local, false, false), "the tenant does not require it");
+        assert!(
+            !must_enrol(Role::Manager, UserSource::Local, false, false),
+            "the tenant does not require it"
+        );
         assert!(!must_enrol(Role::Support, UserSource::Local, true, false));
         assert!(!must_enrol(Role::Auditor, UserSource::Local, true, false));
         assert!(!must_enrol(Role::Admin, UserSource::Sso, true, false), "their provider does it");
@@ -158,6 +162,8 @@ mod tests {
         assert_eq!(code.len(), 19);
         assert_eq!(code.matches('-').count(), 3);
         assert!(unbiased(247) && !unbiased(248));
-        assert!(matches!(read_code(&code), Some(TypedCode::Recovery(plain)) if plain == code.replace('-', "")));
+        assert!(
+            matches!(read_code(&code), Some(TypedCode::Recovery(plain)) if plain == code.replace('-', ""))
+        );
     }
 }

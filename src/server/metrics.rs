@@ -122,7 +122,8 @@ impl Metrics {
     /// One try to send a notification on `channel`.
     pub fn notification_attempt(&self, tenant: &str, channel: &str, delivered: bool, took: Duration) {
         let outcome = if delivered { "delivered" } else { "not_delivered" };
-        let labels = [("tenant", tenant.to_owned()), ("channel", channel.to_owned()), ("outcome", outcome.to_owned())];
+        let labels =
+            [("tenant", tenant.to_owned()), ("channel", channel.to_owned()), ("outcome", outcome.to_owned())];
         self.record(|| {
             counter!("opledger_notification_attempts_total", &labels).increment(1);
             histogram!("opledger_notification_duration_seconds").record(took.as_secs_f64());

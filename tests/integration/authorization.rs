@@ -45,9 +45,14 @@ enum Rule {
 fn rule_for(method: &Method, path: &str) -> Option<Rule> {
     use Rule::*;
     Some(match (method.as_str(), path) {
-        ("GET", "/healthz" | "/login" | "/login/two-factor" | "/password-reset" | "/api/v1/openapi.json") => Public,
+        ("GET", "/healthz" | "/login" | "/login/two-factor" | "/password-reset" | "/api/v1/openapi.json") => {
+            Public
+        }
         ("POST", "/login" | "/login/two-factor" | "/password-reset") => Public,
-        ("POST", "/rpc/sign_in_token" | "/rpc/who_am_i" | "/rpc/password_reset_for" | "/rpc/second_step_for") => Public,
+        (
+            "POST",
+            "/rpc/sign_in_token" | "/rpc/who_am_i" | "/rpc/password_reset_for" | "/rpc/second_step_for",
+        ) => Public,
         ("POST", "/login/sso" | "/rpc/company_sign_in") | ("GET", "/oidc/callback") => Public,
         ("POST", "/oidc/backchannel-logout/{tenant}") => ProviderWebhook,
         ("POST", "/logout" | "/language") => SignOut,
@@ -72,7 +77,12 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
         ("GET", "/approvals" | "/audit") => Page(READERS_OF_APPROVALS_AND_AUDIT),
         (
             "GET",
-            "/admin" | "/admin/access" | "/admin/providers" | "/admin/policy" | "/admin/webhooks" | "/admin/notifications",
+            "/admin"
+            | "/admin/access"
+            | "/admin/providers"
+            | "/admin/policy"
+            | "/admin/webhooks"
+            | "/admin/notifications",
         ) => Page(ADMIN),
         ("GET", "/live/operations" | "/operations/export.csv" | "/operations/export.jsonl") => {
             Download(EVERYONE)
@@ -115,7 +125,10 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
         }
         (
             "POST",
-            "/rpc/start_two_factor" | "/rpc/confirm_two_factor" | "/rpc/turn_off_two_factor" | "/rpc/set_my_notifications",
+            "/rpc/start_two_factor"
+            | "/rpc/confirm_two_factor"
+            | "/rpc/turn_off_two_factor"
+            | "/rpc/set_my_notifications",
         ) => Changes(EVERYONE),
         (
             "POST",

@@ -131,7 +131,11 @@ async fn a_person_deactivated_on_one_instance_is_signed_out_on_the_other_at_once
     let other = OtherInstance::start(&app).await;
     app.add_user("acme", "max", Role::Manager).await;
     let there = app.console_at(other.addr);
-    assert_eq!(there.sign_in("max", PASSWORD, "/").await.headers()["location"], "/", "signs in on the other instance");
+    assert_eq!(
+        there.sign_in("max", PASSWORD, "/").await.headers()["location"],
+        "/",
+        "signs in on the other instance"
+    );
     there.page("/approvals", 200).await;
     let by = ChangedBy::command_line();
     let acme = TenantId::parse("acme").unwrap();

@@ -167,7 +167,14 @@ async fn the_admin_and_sign_in_pages_speak_the_browsers_language(engine: Engine)
 
     let admin = app.signed_in("alex", Role::Admin).await;
     let mut html = String::new();
-    for page in ["/admin", "/admin/access", "/admin/providers", "/admin/policy", "/admin/webhooks", "/admin/notifications"] {
+    for page in [
+        "/admin",
+        "/admin/access",
+        "/admin/providers",
+        "/admin/policy",
+        "/admin/webhooks",
+        "/admin/notifications",
+    ] {
         html.push_str(&page_in(&admin, page, "zh-TW").await);
     }
     for words in [
@@ -184,7 +191,9 @@ async fn the_admin_and_sign_in_pages_speak_the_browsers_language(engine: Engine)
     ] {
         assert!(html.contains(words), "the admin page in Traditional Chinese has {words}");
     }
-    for english in ["Approval policy", "Provider accounts", "Customers' language", "Add a user", "Sign-in and access"] {
+    for english in
+        ["Approval policy", "Provider accounts", "Customers' language", "Add a user", "Sign-in and access"]
+    {
         assert!(!html.contains(english), "and not {english}");
     }
     let csrf = admin.csrf().await;

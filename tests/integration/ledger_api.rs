@@ -297,8 +297,17 @@ async fn the_openapi_document_describes_every_route() {
     }
     assert!(doc["paths"]["/api/v1/operations"]["post"]["responses"]["409"].is_object());
     let read = &doc["paths"]["/api/v1/operations/{op_id}"]["get"];
-    let wait = read["parameters"].as_array().unwrap().iter().find(|p| p["name"] == "wait").expect("wait is described");
-    assert_eq!((wait["in"].as_str(), wait["schema"]["maximum"].as_f64()), (Some("query"), Some(60.0)), "{wait}");
+    let wait = read["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "wait")
+        .expect("wait is described");
+    assert_eq!(
+        (wait["in"].as_str(), wait["schema"]["maximum"].as_f64()),
+        (Some("query"), Some(60.0)),
+        "{wait}"
+    );
     assert!(doc["components"]["schemas"]["RegisterBody"]["properties"]["op_id"].is_object());
     assert_eq!(doc["components"]["securitySchemes"]["bearer"]["scheme"], "bearer");
 }

@@ -9,13 +9,13 @@
 
 use chrono::{Duration, Timelike, Utc};
 use opledger::domain::ids::{Actor, OpId, TenantId};
-use opledger::domain::params::CanonicalParams;
-use opledger::server::ledger::RegisterRequest;
 use opledger::domain::notification::{Audience, Channel, NotifyEvent, NotifyRule};
+use opledger::domain::params::CanonicalParams;
 use opledger::domain::policy::Role;
 use opledger::server::ledger::notifier::Notifier;
 use opledger::server::ledger::notify::{PrefsInput, SmtpInput};
 use opledger::server::ledger::LedgerError;
+use opledger::server::ledger::RegisterRequest;
 use opledger::server::sandbox::mail::{MailConfig, MailSandbox};
 use serde_json::{json, Value};
 
@@ -63,14 +63,19 @@ async fn shop(app: &TestApp) -> MailSandbox {
     let console = app.signed_in("alex", Role::Admin).await;
     let csrf = console.csrf().await;
     let (status, body) = console
-        .call("add_approval_rule", &[("csrf", &csrf), ("kind", "refund"), ("threshold", "1,000"), ("currency", "twd")])
+        .call(
+            "add_approval_rule",
+            &[("csrf", &csrf), ("kind", "refund"), ("threshold", "1,000"), ("currency", "twd")],
+        )
         .await;
     assert_eq!(status, 200, "{body}");
     app.add_user("acme", "maria", Role::Manager).await;
     app.add_user("acme", "mei", Role::Manager).await;
     app.tamper("update users set language = 'zh-TW' where name = 'maria'").await;
     for name in ["maria", "mei", "alex"] {
-        set_prefs(app, name, PrefsInput { email: format!("{name}@acme.example"), ..PrefsInput::default() }).await.unwrap();
+        set_prefs(app, name, PrefsInput { email: format!("{name}@acme.example"), ..PrefsInput::default() })
+            .await
+            .unwrap();
     }
     mail
 }
@@ -125,7 +130,13 @@ async fn statuses(app: &TestApp) -> Vec<(String, String, String)> {
     let deliveries = app.store.notify_deliveries(&acme(), None, 100).await.unwrap();
     let mut statuses: Vec<(String, String, String)> = deliveries
         .into_iter()
-        .map(|delivery| (delivery.stage.as_text(), delivery.status.as_str().to_owned(), delivery.last_error.unwrap_or_default()))
+        .map(|delivery| {
+            (
+                delivery.stage.as_text(),
+                delivery.status.as_str().to_owned(),
+                delivery.last_error.unwrap_or_default(),
+            )
+        })
         .collect();
     statuses.sort();
     statuses
@@ -428,25 +439,42 @@ mod line {
         app.ledger.set_notify_line(&acme(), &admin(), Some(line)).await.expect("the LINE account is set");
         let prefs = PrefsInput { line_user_id: format!("U{}", "4a".repeat(16)), ..PrefsInput::default() };
         set_prefs(app, "maria", prefs).await.unwrap();
-        let rule = NotifyRule { audience: Audience::People(vec!["maria".into()]), channel: Channel::Line, remind_every: None, escalation: None, ..approval_rule() };
+        let rule = NotifyRule {
+            audience: Audience::People(vec!["maria".into()]),
+            channel: Channel::Line,
+            remind_every: None,
+            escalation: None,
+            ..approval_rule()
+        };
         app.ledger.add_notify_rule(&acme(), &admin(), rule).await.expect("the rule is kept");
     }
 
-    async fn an_interrupted_push_is_sent_again_under_its_retry_key_and_arrives_once(engine: crate::support::Engine) {
+    async fn an_interrupted_push_is_sent_again_under_its_retry_key_and_arrives_once(
+        engine: crate::support::Engine,
+    ) {
         let Some(app) = spawn(engine).await else { return };
         maria_on_line(&app, KEY).await;
         app.register(&big_refund("refund-1043-li_1")).await;
         let notifier = notifier(&app);
         notifier.pass().await.unwrap();
         assert_eq!(pushes(&app).await.len(), 1);
-        app.tamper("update notify_deliveries set status = 'pending', lease_until_us = 1, next_attempt_at_us = 0").await;
+        app.tamper(
+            "update notify_deliveries set status = 'pending', lease_until_us = 1, next_attempt_at_us = 0",
+        )
+        .await;
         notifier.pass().await.unwrap();
         assert_eq!(pushes(&app).await.len(), 1, "LINE took the retry as the same push");
         let statuses = statuses(&app).await;
-        assert_eq!(statuses, [("first".into(), "delivered".into(), String::new())], "the retry is recorded as delivered");
+        assert_eq!(
+            statuses,
+            [("first".into(), "delivered".into(), String::new())],
+            "the retry is recorded as delivered"
+        );
     }
 
-    async fn a_token_line_refuses_keeps_the_rule_and_shows_the_refusal_in_words(engine: crate::support::Engine) {
+    async fn a_token_line_refuses_keeps_the_rule_and_shows_the_refusal_in_words(
+        engine: crate::support::Engine,
+    ) {
         let Some(app) = spawn(engine).await else { return };
         maria_on_line(&app, "revoked-channel-token").await;
         assert_eq!(app.number("select count(*) from notify_rules").await, 1, "the rule is saved");
@@ -491,7 +519,15 @@ mod killed {
 
     fn serve(database_url: &str, port: u16, site: &std::path::Path) -> Child {
         opledger(database_url)
-            .args(["serve", "--addr", &format!("127.0.0.1:{port}"), "--reconcile-every", "0s", "--notify-every", "200ms"])
+            .args([
+                "serve",
+                "--addr",
+                &format!("127.0.0.1:{port}"),
+                "--reconcile-every",
+                "0s",
+                "--notify-every",
+                "200ms",
+            ])
             .args(["--site-root", &site.display().to_string()])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -500,7 +536,10 @@ mod killed {
     }
 
     fn messages(folder: &std::path::Path) -> usize {
-        std::fs::read_dir(folder).unwrap().filter(|entry| entry.as_ref().unwrap().path().extension().is_some_and(|ext| ext == "eml")).count()
+        std::fs::read_dir(folder)
+            .unwrap()
+            .filter(|entry| entry.as_ref().unwrap().path().extension().is_some_and(|ext| ext == "eml"))
+            .count()
     }
 
     async fn until<T>(what: &str, seconds: u64, mut check: impl FnMut() -> Option<T>) -> T {
@@ -527,15 +566,60 @@ mod killed {
             .spawn()
             .unwrap();
         let mut line = String::new();
-        std::io::BufRead::read_line(&mut std::io::BufReader::new(mailbox.stdout.take().unwrap()), &mut line).unwrap();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(mailbox.stdout.take().unwrap()), &mut line)
+            .unwrap();
         let smtp_port = line.trim().to_owned();
 
         let database_url = format!("sqlite://{}/opledger.db", work.path().display());
         run(&database_url, &["migrate"]);
-        let token = run(&database_url, &["token", "create", "--tenant", "acme", "--name", "agent-7"]).trim().to_owned();
-        run(&database_url, &["notify", "smtp", "--tenant", "acme", "--host", "127.0.0.1", "--port", &smtp_port, "--security", "none", "--from", "ops@acme.example"]);
-        run(&database_url, &["notify", "destination-add", "--tenant", "acme", "--name", "ops-mail", "--channel", "email", "--target", "ops@acme.example"]);
-        run(&database_url, &["notify", "rule-add", "--tenant", "acme", "--event", "connection_failing", "--to", "destination:ops-mail"]);
+        let token = run(&database_url, &["token", "create", "--tenant", "acme", "--name", "agent-7"])
+            .trim()
+            .to_owned();
+        run(
+            &database_url,
+            &[
+                "notify",
+                "smtp",
+                "--tenant",
+                "acme",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                &smtp_port,
+                "--security",
+                "none",
+                "--from",
+                "ops@acme.example",
+            ],
+        );
+        run(
+            &database_url,
+            &[
+                "notify",
+                "destination-add",
+                "--tenant",
+                "acme",
+                "--name",
+                "ops-mail",
+                "--channel",
+                "email",
+                "--target",
+                "ops@acme.example",
+            ],
+        );
+        run(
+            &database_url,
+            &[
+                "notify",
+                "rule-add",
+                "--tenant",
+                "acme",
+                "--event",
+                "connection_failing",
+                "--to",
+                "destination:ops-mail",
+            ],
+        );
 
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let mut server = serve(&database_url, port, work.path());
@@ -548,7 +632,13 @@ mod killed {
             assert!(Instant::now() < deadline, "the server answers");
             tokio::time::sleep(StdDuration::from_millis(200)).await;
         }
-        let begun = client.post(api("/operations/refund-1043-li_2/attempts")).bearer_auth(&token).json(&serde_json::json!({})).send().await.unwrap();
+        let begun = client
+            .post(api("/operations/refund-1043-li_2/attempts"))
+            .bearer_auth(&token)
+            .json(&serde_json::json!({}))
+            .send()
+            .await
+            .unwrap();
         assert!(begun.status().is_success(), "{}", begun.text().await.unwrap());
         let reported = client
             .post(api("/operations/refund-1043-li_2/attempts/1/outcome"))

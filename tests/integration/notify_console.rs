@@ -38,7 +38,10 @@ fn rule_form<'a>(changes: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
 /// Asserts a refusal of `field`: 422, and the body names it.
 fn refused_on(field: &str, (status, body): (u16, String)) {
     assert_eq!(status, 422, "{field}: {body}");
-    assert!(body.contains("invalid_field") && body.contains(&format!("\"field\":\"{field}\"")), "names {field}: {body}");
+    assert!(
+        body.contains("invalid_field") && body.contains(&format!("\"field\":\"{field}\"")),
+        "names {field}: {body}"
+    );
 }
 
 crate::engine_tests! {

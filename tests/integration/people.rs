@@ -18,9 +18,19 @@ async fn change(admin: &Console, name: &str, what: &str, role: &str, reason: &st
 }
 
 /// [`change`] with a CSRF token read before.
-async fn change_with(admin: &Console, csrf: &str, name: &str, what: &str, role: &str, reason: &str) -> (u16, String) {
+async fn change_with(
+    admin: &Console,
+    csrf: &str,
+    name: &str,
+    what: &str,
+    role: &str,
+    reason: &str,
+) -> (u16, String) {
     admin
-        .call("change_person", &[("csrf", csrf), ("name", name), ("change", what), ("role", role), ("reason", reason)])
+        .call(
+            "change_person",
+            &[("csrf", csrf), ("name", name), ("change", what), ("role", role), ("reason", reason)],
+        )
         .await
 }
 

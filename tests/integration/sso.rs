@@ -197,10 +197,17 @@ impl Console {
     async fn company_sign_in(&self, account: &str, sub: &str) -> reqwest::Response {
         let started = self.start_company_sign_in(account).await;
         assert_eq!(started.status(), 200, "the sign-in goes to the provider by a page, not a redirect");
-        let policy = self.get("/login").await.headers()["content-security-policy"].to_str().unwrap().to_owned();
-        assert!(policy.contains("form-action 'self'"), "a redirect after the form would be refused by the browser: {policy}");
+        let policy =
+            self.get("/login").await.headers()["content-security-policy"].to_str().unwrap().to_owned();
+        assert!(
+            policy.contains("form-action 'self'"),
+            "a redirect after the form would be refused by the browser: {policy}"
+        );
         let to_provider = location(&started);
-        assert!(to_provider.starts_with("http://127.0.0.1:"), "the page's Refresh leads to the provider: {to_provider}");
+        assert!(
+            to_provider.starts_with("http://127.0.0.1:"),
+            "the page's Refresh leads to the provider: {to_provider}"
+        );
         let page = started.text().await.unwrap();
         assert!(page.contains("Continuing to <a href=\""), "and a link does too: {page}");
         match self.at_provider(to_provider, sub).await {

@@ -10,7 +10,10 @@ use opledger::domain::{
 };
 use opledger::server::clock::now;
 use opledger::server::ledger::{RegisterRequest, Registration};
-use opledger::server::store::{records::{OperationChange, SessionOwner}, StoreError};
+use opledger::server::store::{
+    records::{OperationChange, SessionOwner},
+    StoreError,
+};
 use serde_json::json;
 
 fn acme() -> TenantId {

@@ -295,10 +295,14 @@ impl TestApp {
     /// The manager `maria` approves `acme`'s operation `op_id`.
     pub async fn approve(&self, op_id: &str) {
         use opledger::domain::{ids::Actor, machine::Command, operation::AttemptReport, policy::Role};
-        let approve = Command::Approve { reason: "receipt checked".into(), valid_for: chrono::Duration::hours(1) };
+        let approve =
+            Command::Approve { reason: "receipt checked".into(), valid_for: chrono::Duration::hours(1) };
         let manager = Actor::human("maria", Role::Manager);
         let (tenant, op_id) = (TenantId::parse("acme").unwrap(), OpId::parse(op_id).unwrap());
-        self.ledger.execute(&tenant, &op_id, approve, &manager, AttemptReport::default()).await.expect("approved");
+        self.ledger
+            .execute(&tenant, &op_id, approve, &manager, AttemptReport::default())
+            .await
+            .expect("approved");
     }
 
     /// Sends the shutdown signal, as SIGTERM does: the server stops taking connections and

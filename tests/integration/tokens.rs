@@ -32,7 +32,8 @@ fn admin() -> Actor {
 /// A new token of `acme` named `name` with `scopes` (comma-separated), made by the console user
 /// `user_id` when given.
 async fn token(app: &TestApp, name: &str, scopes: &str, user_id: Option<&str>) -> String {
-    let spec = TokenSpec { name: name.into(), scopes: Scopes::parse(scopes).unwrap(), expiry: Expiry::default() };
+    let spec =
+        TokenSpec { name: name.into(), scopes: Scopes::parse(scopes).unwrap(), expiry: Expiry::default() };
     app.ledger.create_token_with(&acme(), &spec, &admin(), user_id).await.expect("token").token
 }
 
@@ -69,7 +70,11 @@ where
 {
     let started = Instant::now();
     while !check().await {
-        assert!(started.elapsed() < Duration::from_millis(1_500), "{what}: not so after {:?}", started.elapsed());
+        assert!(
+            started.elapsed() < Duration::from_millis(1_500),
+            "{what}: not so after {:?}",
+            started.elapsed()
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
@@ -393,7 +398,10 @@ async fn the_admin_page_lists_tokens_and_says_what_to_do_without_one() {
     let Some(app) = TestApp::spawn(crate::support::Engine::Sqlite).await else { return };
     let ada = app.signed_in("ada", Role::Admin).await;
     let html = ada.page("/admin/access", 200).await;
-    assert!(html.contains("data-testid=\"api-tokens\"") && html.contains("agent-7"), "the section with acme's token");
+    assert!(
+        html.contains("data-testid=\"api-tokens\"") && html.contains("agent-7"),
+        "the section with acme's token"
+    );
     assert!(html.contains("never used") && html.contains("data-testid=\"create-token\""));
     assert!(!html.contains("agent-9"), "no token of another tenant");
     app.add_user("initech", "ian", Role::Admin).await;
@@ -413,7 +421,11 @@ mod cli {
             .args(["--database-url", url])
             .output()
             .unwrap();
-        (output.status.success(), String::from_utf8(output.stdout).unwrap(), String::from_utf8(output.stderr).unwrap())
+        (
+            output.status.success(),
+            String::from_utf8(output.stdout).unwrap(),
+            String::from_utf8(output.stderr).unwrap(),
+        )
     }
 
     #[test]
@@ -422,16 +434,44 @@ mod cli {
         let url = format!("sqlite://{}", dir.path().join("cli.db").display());
         let (ok, out, err) = opledger(&url, &["migrate"]);
         assert!(ok, "{out}{err}");
-        let (ok, token, err) = opledger(&url, &["token", "create", "--tenant", "acme", "--name", "reporting", "--scope", "read", "--expires-in-days", "30"]);
+        let (ok, token, err) = opledger(
+            &url,
+            &[
+                "token",
+                "create",
+                "--tenant",
+                "acme",
+                "--name",
+                "reporting",
+                "--scope",
+                "read",
+                "--expires-in-days",
+                "30",
+            ],
+        );
         assert!(ok, "{err}");
-        assert!(token.trim().starts_with("opl_") && err.contains("scopes read") && err.contains("expires"), "{token}{err}");
-        let (ok, _, err) = opledger(&url, &["token", "create", "--tenant", "acme", "--name", "pipeline", "--no-expiry"]);
+        assert!(
+            token.trim().starts_with("opl_") && err.contains("scopes read") && err.contains("expires"),
+            "{token}{err}"
+        );
+        let (ok, _, err) =
+            opledger(&url, &["token", "create", "--tenant", "acme", "--name", "pipeline", "--no-expiry"]);
         assert!(ok, "{err}");
         assert!(err.contains("never expires"), "{err}");
         for refused in [
             vec!["token", "create", "--tenant", "acme", "--name", "x", "--expires-in-days", "731"],
             vec!["token", "create", "--tenant", "acme", "--name", "x", "--scope", "admin"],
-            vec!["token", "create", "--tenant", "acme", "--name", "x", "--expires-in-days", "5", "--no-expiry"],
+            vec![
+                "token",
+                "create",
+                "--tenant",
+                "acme",
+                "--name",
+                "x",
+                "--expires-in-days",
+                "5",
+                "--no-expiry",
+            ],
             vec!["token", "create", "--tenant", "acme", "--name", "reporting"],
             vec!["token", "rotate", "--tenant", "acme", "--name", "reporting", "--grace-hours", "169"],
         ] {
@@ -442,11 +482,30 @@ mod cli {
         let (ok, table, _) = opledger(&url, &["token", "list", "--tenant", "acme"]);
         assert!(ok);
         let lines: Vec<&str> = table.lines().collect();
-        assert!(lines[0].starts_with("NAME") && lines[0].contains("LAST USE") && lines[0].contains("EXPIRES"), "{table}");
-        assert!(lines.iter().any(|l| l.starts_with("pipeline") && l.contains("tools,read,write") && l.contains("never")), "{table}");
-        assert!(lines.iter().any(|l| l.starts_with("reporting") && l.contains("never used") && l.ends_with("active")), "{table}");
-        let (ok, rotated, err) = opledger(&url, &["token", "rotate", "--tenant", "acme", "--name", "reporting", "--grace-hours", "24"]);
-        assert!(ok && rotated.trim().starts_with("opl_") && rotated != token && err.contains("24 h"), "{rotated}{err}");
+        assert!(
+            lines[0].starts_with("NAME") && lines[0].contains("LAST USE") && lines[0].contains("EXPIRES"),
+            "{table}"
+        );
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("pipeline") && l.contains("tools,read,write") && l.contains("never")),
+            "{table}"
+        );
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("reporting") && l.contains("never used") && l.ends_with("active")),
+            "{table}"
+        );
+        let (ok, rotated, err) = opledger(
+            &url,
+            &["token", "rotate", "--tenant", "acme", "--name", "reporting", "--grace-hours", "24"],
+        );
+        assert!(
+            ok && rotated.trim().starts_with("opl_") && rotated != token && err.contains("24 h"),
+            "{rotated}{err}"
+        );
         let (ok, table, _) = opledger(&url, &["token", "list", "--tenant", "acme"]);
         assert!(ok && table.contains("old secret until"), "{table}");
         let (ok, out, _) = opledger(&url, &["token", "revoke", "--tenant", "acme", "--name", "reporting"]);
@@ -460,7 +519,8 @@ mod cli {
     #[test]
     fn the_help_explains_scopes_expiry_and_grace() {
         let help = |args: &[&str]| {
-            let output = Command::new(env!("CARGO_BIN_EXE_opledger")).args(args).arg("--help").output().unwrap();
+            let output =
+                Command::new(env!("CARGO_BIN_EXE_opledger")).args(args).arg("--help").output().unwrap();
             String::from_utf8(output.stdout).unwrap()
         };
         let create = help(&["token", "create"]);

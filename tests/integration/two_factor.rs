@@ -16,7 +16,8 @@ use crate::support::{hidden_field, python, run_client, Console, TestApp, PASSWOR
 /// skipped) without the test clients' Python.
 async fn codes(secret: &str, at: &[i64]) -> Option<Vec<String>> {
     let python = python("pyotp")?;
-    let printed = run_client(python, "totp_codes.py", vec![], json!({"secret": secret, "at": at}).to_string()).await;
+    let printed =
+        run_client(python, "totp_codes.py", vec![], json!({"secret": secret, "at": at}).to_string()).await;
     let answer: Value = serde_json::from_str(printed.trim()).expect("JSON from totp_codes.py");
     Some(answer["codes"].as_array().unwrap().iter().map(|code| code.as_str().unwrap().to_owned()).collect())
 }
@@ -44,9 +45,11 @@ async fn enrol(console: &Console) -> Option<(String, Vec<String>)> {
     let started: Value = serde_json::from_str(&body).unwrap();
     let secret = started["secret"].as_str().unwrap().to_owned();
     let now_codes = codes(&secret, &[now() - 30, now(), now() + 30]).await?;
-    let (status, body) = console.call("confirm_two_factor", &[("csrf", &csrf), ("code", &wrong_code(&now_codes))]).await;
+    let (status, body) =
+        console.call("confirm_two_factor", &[("csrf", &csrf), ("code", &wrong_code(&now_codes))]).await;
     assert_eq!(status, 422, "a wrong first code turns nothing on: {body}");
-    let (status, body) = console.call("confirm_two_factor", &[("csrf", &csrf), ("code", &now_codes[1])]).await;
+    let (status, body) =
+        console.call("confirm_two_factor", &[("csrf", &csrf), ("code", &now_codes[1])]).await;
     assert_eq!(status, 200, "{body}");
     let recovery: Vec<String> = serde_json::from_str(&body).unwrap();
     Some((secret, recovery))

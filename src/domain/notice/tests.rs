@@ -66,8 +66,7 @@ fn an_approval_request_says_what_waits_in_each_language() {
 
 #[test]
 fn reminders_and_escalations_say_how_long_it_waited() {
-    let reminder =
-        NoticeItem { stage: Stage::Reminder(1), waiting_minutes: 120, ..refund("Clay teapot") };
+    let reminder = NoticeItem { stage: Stage::Reminder(1), waiting_minutes: 120, ..refund("Clay teapot") };
     let subject = email(&Notice::One(reminder.clone()), Language::En).subject;
     assert_eq!(subject, "Still waiting for approval after 2 hours: refund of NT$1,200 for Clay teapot");
     let escalation = NoticeItem { stage: Stage::Escalation, waiting_minutes: 240, ..reminder.clone() };

@@ -24,8 +24,8 @@ use crate::server::ledger::notifier::Notifier;
 use crate::server::ledger::reconciler::Reconciler;
 use crate::server::ledger::webhooks::WebhookDispatcher;
 use crate::server::ledger::Ledger;
-use crate::server::sandbox::ChatSandboxes;
 use crate::server::sandbox::mail::{MailConfig, MailSandbox};
+use crate::server::sandbox::ChatSandboxes;
 use crate::server::sandbox::{new_secret_key, Sandbox, SandboxConfig};
 use crate::server::store::{self, Sessions, StoreError};
 use std::sync::Arc;
@@ -194,9 +194,13 @@ impl DemoMail {
             return Ok(DemoMail { addr, sink: None });
         }
         let any: SocketAddr = ([127, 0, 0, 1], 0).into();
-        let listener = TcpListener::bind(any).await.map_err(|source| StartupError::Bind { addr: any, source })?;
+        let listener =
+            TcpListener::bind(any).await.map_err(|source| StartupError::Bind { addr: any, source })?;
         let addr = listener.local_addr().map_err(|source| StartupError::Bind { addr: any, source })?;
-        let sink = MailSandbox::new(MailConfig { api_key: key.to_owned(), key_retention: chrono::Duration::hours(24) });
+        let sink = MailSandbox::new(MailConfig {
+            api_key: key.to_owned(),
+            key_retention: chrono::Duration::hours(24),
+        });
         tokio::spawn(sink.clone().serve_smtp(listener));
         tracing::info!("the demo's notification e-mails: {DEMO_MAILBOX_PATH}/_sandbox/mail on the console, with the sandbox's key");
         Ok(DemoMail { addr, sink: Some(sink) })
@@ -221,7 +225,8 @@ impl Application {
         let sessions: Arc<dyn Sessions> = store.clone();
         let mounted = settings.sandbox || settings.demo;
         let own_address = mounted.then_some(Allowed::Address(local_addr));
-        let demo_mail = if settings.demo { Some(DemoMail::start(&settings.stripe_secret_key).await?) } else { None };
+        let demo_mail =
+            if settings.demo { Some(DemoMail::start(&settings.stripe_secret_key).await?) } else { None };
         let egress = EgressPolicy::new(settings.allow_egress.clone())
             .allowing(own_address)
             .allowing(demo_mail.as_ref().map(|mail| Allowed::Address(mail.addr)));
@@ -278,7 +283,10 @@ impl Application {
             .flatten();
         let mut sandboxes: Vec<(&str, Router)> = Vec::new();
         if let Some(sandbox) = &sandbox {
-            sandboxes.push(("/sandbox", sandbox.router().merge(ChatSandboxes::new(&settings.stripe_secret_key).router())));
+            sandboxes.push((
+                "/sandbox",
+                sandbox.router().merge(ChatSandboxes::new(&settings.stripe_secret_key).router()),
+            ));
         }
         if let Some(account) = &second_account {
             sandboxes.push((demo::SECOND_ACCOUNT_PATH, account.router()));
@@ -378,8 +386,15 @@ impl Application {
                 }
             });
         }
-        if let Some(DemoSeed { executor, sandbox, second_account_url, second_account_key, accounts, line_token, smtp }) =
-            self.demo
+        if let Some(DemoSeed {
+            executor,
+            sandbox,
+            second_account_url,
+            second_account_key,
+            accounts,
+            line_token,
+            smtp,
+        }) = self.demo
         {
             let mcp_url = format!("http://{}/mcp", self.local_addr);
             let console = format!("http://{}", self.local_addr);
@@ -389,7 +404,9 @@ impl Application {
                 if let Err(error) = demo::add_demo_webhook(executor.ledger(), &receiver).await {
                     tracing::error!(error = %error, "could not add the demo's webhook endpoint");
                 }
-                if let Err(error) = demo::notifications::set_up(executor.ledger(), &console, smtp, &line_token).await {
+                if let Err(error) =
+                    demo::notifications::set_up(executor.ledger(), &console, smtp, &line_token).await
+                {
                     tracing::error!(error = %error, "could not set up the demo's notifications");
                 }
                 tokio::spawn(demo::sso::connect_identity_provider(executor.ledger().clone()));

@@ -30,9 +30,17 @@ const PEOPLE: [(&str, &str, Option<&str>); 4] = [
 /// Sets up the demo tenant's notifications once (nothing when it has rules already, or when the
 /// server cannot seal secrets): `console` is the demo's own address, `smtp` the mail server's and
 /// `line_token` the LINE stand-in's channel access token.
-pub async fn set_up(ledger: &Ledger, console: &str, smtp: SocketAddr, line_token: &str) -> Result<(), LedgerError> {
+pub async fn set_up(
+    ledger: &Ledger,
+    console: &str,
+    smtp: SocketAddr,
+    line_token: &str,
+) -> Result<(), LedgerError> {
     if !ledger.seals_secrets() {
-        tracing::info!(tenant = DEMO_TENANT, "no demo notifications: their channels' secrets need OPLEDGER_SECRET_KEY");
+        tracing::info!(
+            tenant = DEMO_TENANT,
+            "no demo notifications: their channels' secrets need OPLEDGER_SECRET_KEY"
+        );
         return Ok(());
     }
     let tenant = TenantId::parse(DEMO_TENANT).map_err(|error| LedgerError::Invalid(error.to_string()))?;
@@ -50,7 +58,8 @@ pub async fn set_up(ledger: &Ledger, console: &str, smtp: SocketAddr, line_token
         from: "opledger-demo@shop.example".into(),
     };
     ledger.set_notify_smtp(&tenant, &demo, Some(smtp)).await?;
-    let line = LineInput { api_base: Some(format!("{console}/sandbox/line")), channel_token: line_token.to_owned() };
+    let line =
+        LineInput { api_base: Some(format!("{console}/sandbox/line")), channel_token: line_token.to_owned() };
     ledger.set_notify_line(&tenant, &demo, Some(line)).await?;
     let slack = format!("{console}/sandbox/slack/services/TDEMO/BDEMO/demo-webhook");
     ledger.add_notify_destination(&tenant, &demo, "ops-slack", Channel::Slack, &slack).await?;
@@ -58,7 +67,9 @@ pub async fn set_up(ledger: &Ledger, console: &str, smtp: SocketAddr, line_token
     ledger.add_notify_destination(&tenant, &demo, "ops-teams", Channel::Teams, &teams).await?;
     ledger.add_notify_destination(&tenant, &demo, "shop-line", Channel::Line, SHOP_LINE_GROUP).await?;
     for person in ledger.reads().tenant_users(&tenant).await? {
-        let Some((_, email, line)) = PEOPLE.iter().find(|(name, _, _)| *name == person.name) else { continue };
+        let Some((_, email, line)) = PEOPLE.iter().find(|(name, _, _)| *name == person.name) else {
+            continue;
+        };
         let prefs = PrefsInput {
             email: (*email).to_owned(),
             line_user_id: line.unwrap_or_default().to_owned(),
@@ -67,20 +78,52 @@ pub async fn set_up(ledger: &Ledger, console: &str, smtp: SocketAddr, line_token
         };
         ledger.set_notify_prefs(&tenant, &person.id, prefs).await?;
     }
-    let rule = |event, audience, channel, after| NotifyRule { event, audience, channel, after, remind_every: None, escalation: None };
+    let rule = |event, audience, channel, after| NotifyRule {
+        event,
+        audience,
+        channel,
+        after,
+        remind_every: None,
+        escalation: None,
+    };
     let rules = [
         NotifyRule {
             remind_every: Some(Duration::minutes(30)),
             escalation: Some((Duration::hours(2), Audience::Role(Role::Admin))),
-            ..rule(NotifyEvent::ApprovalRequested, Audience::Role(Role::Manager), Channel::Email, Duration::zero())
+            ..rule(
+                NotifyEvent::ApprovalRequested,
+                Audience::Role(Role::Manager),
+                Channel::Email,
+                Duration::zero(),
+            )
         },
-        rule(NotifyEvent::ApprovalRequested, Audience::Destination("shop-line".into()), Channel::Line, Duration::zero()),
-        rule(NotifyEvent::NeedsReview, Audience::Destination("ops-slack".into()), Channel::Slack, Duration::zero()),
+        rule(
+            NotifyEvent::ApprovalRequested,
+            Audience::Destination("shop-line".into()),
+            Channel::Line,
+            Duration::zero(),
+        ),
+        rule(
+            NotifyEvent::NeedsReview,
+            Audience::Destination("ops-slack".into()),
+            Channel::Slack,
+            Duration::zero(),
+        ),
         NotifyRule {
             escalation: Some((Duration::hours(1), Audience::Destination("ops-teams".into()))),
-            ..rule(NotifyEvent::UnknownTooLong, Audience::Role(Role::Support), Channel::Line, Duration::minutes(15))
+            ..rule(
+                NotifyEvent::UnknownTooLong,
+                Audience::Role(Role::Support),
+                Channel::Line,
+                Duration::minutes(15),
+            )
         },
-        rule(NotifyEvent::AcceptedTooLong, Audience::Destination("ops-teams".into()), Channel::Teams, Duration::days(3)),
+        rule(
+            NotifyEvent::AcceptedTooLong,
+            Audience::Destination("ops-teams".into()),
+            Channel::Teams,
+            Duration::days(3),
+        ),
         rule(NotifyEvent::BulkRunFinished, Audience::Role(Role::Support), Channel::Email, Duration::zero()),
         rule(NotifyEvent::ConnectionFailing, Audience::Role(Role::Admin), Channel::Email, Duration::zero()),
         rule(NotifyEvent::Digest, Audience::Role(Role::Manager), Channel::Email, Duration::hours(9)),

@@ -143,7 +143,12 @@ impl SessionStore for LedgerSessionStore {
         loop {
             let created = self
                 .store
-                .create_session(&id_hash(&record.id), &encode(record)?, expiry(record), owner(record).as_ref())
+                .create_session(
+                    &id_hash(&record.id),
+                    &encode(record)?,
+                    expiry(record),
+                    owner(record).as_ref(),
+                )
                 .await
                 .map_err(backend)?;
             if created {
@@ -425,7 +430,8 @@ pub const ACCOUNT_PATH: &str = "/account";
 /// Keeps `user`'s sign-in waiting for its second factor (a new session id, a new CSRF token for
 /// the second step's form, no session yet) and goes to the second step.
 async fn await_second_factor(session: &Session, user: SignedIn, next: String) -> Response {
-    let expires = (now() + chrono::Duration::seconds(crate::domain::two_factor::SECOND_STEP_SECONDS)).timestamp();
+    let expires =
+        (now() + chrono::Duration::seconds(crate::domain::two_factor::SECOND_STEP_SECONDS)).timestamp();
     let name = user.name.clone();
     let pending = PendingSignIn { user, expires, next: next.clone() };
     let kept = async {
@@ -461,7 +467,8 @@ async fn signed_in_to(
     };
     if let Err(error) = started.await {
         tracing::error!(%error, "could not start a session");
-        return Redirect::to(&login_url("unavailable", &signed_in.name, signed_in.tenant.as_str(), next)).into_response();
+        return Redirect::to(&login_url("unavailable", &signed_in.name, signed_in.tenant.as_str(), next))
+            .into_response();
     }
     if let Err(error) = state.ledger.record_sign_in(&signed_in.tenant, &signed_in.user_id).await {
         tracing::warn!(%error, "could not note a sign-in");
@@ -662,7 +669,11 @@ pub async fn still_signed_in(sessions: &dyn Sessions, id: Option<Id>) -> bool {
         Ok(Some(text)) => {
             let at = now().timestamp();
             serde_json::from_str::<Record>(&text).is_ok_and(|record| {
-                record.data.get(USER_KEY).cloned().and_then(|user| serde_json::from_value::<SignedIn>(user).ok())
+                record
+                    .data
+                    .get(USER_KEY)
+                    .cloned()
+                    .and_then(|user| serde_json::from_value::<SignedIn>(user).ok())
                     .is_some_and(|user| !user.is_over(at))
             })
         }

@@ -88,7 +88,8 @@ pub async fn endpoint(State(state): State<AppState>, request: Request) -> Respon
         }
         Err(ApiError::MissingScope(scope)) => {
             let mut response = ApiError::MissingScope(scope).into_response();
-            let challenge = format!(r#"Bearer realm="opledger", error="insufficient_scope", scope="{}""#, scope.as_str());
+            let challenge =
+                format!(r#"Bearer realm="opledger", error="insufficient_scope", scope="{}""#, scope.as_str());
             if let Ok(value) = HeaderValue::from_str(&challenge) {
                 response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
             }

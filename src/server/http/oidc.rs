@@ -178,7 +178,8 @@ pub async fn start(
 /// redirects may lead, and the provider is another site.
 fn to_provider(url: &str, provider: &str) -> Response {
     let Ok(refresh) = HeaderValue::from_str(&format!("0;url={url}")) else {
-        return (StatusCode::BAD_GATEWAY, "The identity provider's address cannot be followed.").into_response();
+        return (StatusCode::BAD_GATEWAY, "The identity provider's address cannot be followed.")
+            .into_response();
     };
     let page = format!(
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Signing in · opledger</title></head>\
@@ -398,7 +399,9 @@ pub async fn backchannel_logout(
         }
     };
     let logged_out =
-        match oidc::check_logout_token(state.ledger.egress(), &party, &form.logout_token, now().timestamp()).await {
+        match oidc::check_logout_token(state.ledger.egress(), &party, &form.logout_token, now().timestamp())
+            .await
+        {
             Ok(logged_out) => logged_out,
             Err(error) => {
                 tracing::warn!(%tenant, %error, "a logout token is refused");

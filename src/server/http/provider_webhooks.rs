@@ -135,13 +135,19 @@ async fn ecpay_payment(
         return refused(StatusCode::SERVICE_UNAVAILABLE, "The connection's ECPay secret does not read.");
     };
     let Ok(form) = serde_urlencoded::from_bytes::<Vec<(String, String)>>(body) else {
-        return refused(StatusCode::BAD_REQUEST, "The notification was not accepted: the body is not a form.");
+        return refused(
+            StatusCode::BAD_REQUEST,
+            "The notification was not accepted: the body is not a form.",
+        );
     };
     let payment = match ecpay::payment_notice(&form, &credentials.hash_key, &credentials.hash_iv) {
         Ok(payment) => payment,
         Err(problem) => {
             tracing::warn!(%tenant, connection, %problem, "an ECPay notification was refused");
-            return refused(StatusCode::BAD_REQUEST, format!("The notification was not accepted: {problem}."));
+            return refused(
+                StatusCode::BAD_REQUEST,
+                format!("The notification was not accepted: {problem}."),
+            );
         }
     };
     let actor = Actor::system("ecpay");
@@ -149,7 +155,10 @@ async fn ecpay_payment(
         Ok(()) => (StatusCode::OK, "1|OK").into_response(),
         Err(error) => {
             tracing::error!(error = %cause_chain(&error), "an ECPay payment could not be saved");
-            refused(StatusCode::SERVICE_UNAVAILABLE, "The notification could not be saved now; send it again later.")
+            refused(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "The notification could not be saved now; send it again later.",
+            )
         }
     }
 }

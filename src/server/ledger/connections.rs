@@ -122,7 +122,9 @@ async fn check(connection: &NewConnection, egress: &EgressPolicy) -> Result<(), 
         crate::domain::ecpay::Credentials::parse(&connection.secret)
             .map_err(|problem| LedgerError::Invalid(format!("The secret does not read: {problem}.")))?;
     }
-    if connection.key_retention.is_some() && matches!(connection.kind, ProviderKind::Ecpay | ProviderKind::LinePay) {
+    if connection.key_retention.is_some()
+        && matches!(connection.kind, ProviderKind::Ecpay | ProviderKind::LinePay)
+    {
         return Err(LedgerError::Invalid(format!(
             "{} takes no idempotency key, so it remembers none: leave how long keys are remembered out.",
             connection.kind.as_str()
@@ -252,7 +254,8 @@ impl Ledger {
     ) -> Result<Option<WebhookSigning>, LedgerError> {
         let Some(connection) = self.store.provider_connection(tenant, name).await? else { return Ok(None) };
         if connection.kind == ProviderKind::Ecpay {
-            let secret = self.open_secret(&connection).map_err(|error| LedgerError::Invalid(error.to_string()))?;
+            let secret =
+                self.open_secret(&connection).map_err(|error| LedgerError::Invalid(error.to_string()))?;
             return Ok(Some(WebhookSigning { kind: connection.kind, secret, account: connection.account }));
         }
         let Some(sealed) = &connection.sealed_webhook_secret else { return Ok(None) };

@@ -25,7 +25,6 @@ use crate::domain::{
 use crate::server::clock::now;
 use crate::server::providers::orders::OrderSource;
 use crate::server::providers::{Checked, Connector, Sent};
-use crate::server::store::gateway::GatewayStore;
 
 /// How long the executor waits for a tenant's shop when it reads an order to check a refund.
 const SHOP_WAIT: Duration = Duration::from_secs(5);
@@ -359,7 +358,9 @@ impl Executor {
             Err(reason) => Ok(Sent {
                 outcome: AttemptOutcome::Failed { failure: FailureClass::NotSent },
                 report: AttemptReport {
-                    error: Some(format!("not sent: the payment's refunds could not be listed first: {reason}")),
+                    error: Some(format!(
+                        "not sent: the payment's refunds could not be listed first: {reason}"
+                    )),
                     ..AttemptReport::default()
                 },
             }),

@@ -15,7 +15,7 @@ use crate::domain::{
 };
 use crate::server::clock::now;
 use crate::server::providers::orders::{refund_params, LineItem, Order};
-use crate::server::store::gateway::{GatewayStore, SavedPaymentRecord};
+use crate::server::store::gateway::SavedPaymentRecord;
 
 impl Ledger {
     /// Keeps `payment`'s ids for `tenant`'s connection `connection` (`source`: `notification` when
@@ -29,7 +29,9 @@ impl Ledger {
         source: &str,
     ) -> Result<(), LedgerError> {
         let Some(stored) = self.store.provider_connection(tenant, connection).await? else {
-            return Err(LedgerError::Invalid(format!("Tenant {tenant} has no connection named {connection}.")));
+            return Err(LedgerError::Invalid(format!(
+                "Tenant {tenant} has no connection named {connection}."
+            )));
         };
         if stored.kind != ProviderKind::Ecpay {
             return Err(LedgerError::Invalid(format!(

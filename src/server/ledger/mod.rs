@@ -48,7 +48,9 @@ use super::store::records::{
 use super::store::{Reads, Store, StoreError};
 use crate::domain::{
     audit::{AuditEntry, AuditRecord},
-    connection::{check_claimed_key_retention, fitted_key, server_kind_of, After5xx, Capabilities, ProviderKind},
+    connection::{
+        check_claimed_key_retention, fitted_key, server_kind_of, After5xx, Capabilities, ProviderKind,
+    },
     http_api::HttpApi,
     ids::{check_subject, Actor, OpId, TenantId},
     machine::{decide, Command, Rejection, Snapshot, State},

@@ -28,9 +28,12 @@ use crate::domain::notice::{FailingTarget, Notice, NoticeItem, NoticeSubject};
 use crate::domain::notification::{delivery_id, next_stage, Audience, Channel, NotifyEvent, Stage};
 use crate::domain::webhook::wait_after_failure;
 use crate::server::clock::now;
-use crate::server::notify::channels::{host_of, retries_are_recognised, Destination, SendOutcome, Senders, SmtpSecurity, SmtpSettings};
+use crate::server::notify::channels::{
+    host_of, retries_are_recognised, Destination, SendOutcome, Senders, SmtpSecurity, SmtpSettings,
+};
 use crate::server::store::notify::{
-    NewNotifyDelivery, NotifyAttempt, NotifyDeliveryRecord, NotifyStatus, RecipientRecord, RuleRecord, WatchRecord,
+    NewNotifyDelivery, NotifyAttempt, NotifyDeliveryRecord, NotifyStatus, RecipientRecord, RuleRecord,
+    WatchRecord,
 };
 use crate::server::store::StoreError;
 
@@ -68,7 +71,9 @@ const DIGESTS_EVERY: Duration = Duration::minutes(1);
 enum Waiting {
     No,
     /// It does; `asker` names who asked for the operation, when it is one.
-    Yes { asker: Option<String> },
+    Yes {
+        asker: Option<String>,
+    },
 }
 
 /// Why a delivery is not sent now, or what became of it, before any channel is asked.
@@ -121,11 +126,14 @@ impl Notifier {
             if !rules.contains_key(&watch.tenant) {
                 rules.insert(watch.tenant.clone(), store.notify_rules(&watch.tenant).await?);
             }
-            let Some(rule) = rules[&watch.tenant].iter().find(|rule| rule.id == watch.rule_id).cloned() else {
+            let Some(rule) = rules[&watch.tenant].iter().find(|rule| rule.id == watch.rule_id).cloned()
+            else {
                 store.expand_notify_watch(&watch, Vec::new(), None).await?;
                 continue;
             };
-            let Waiting::Yes { asker } = self.still_waits(&watch.tenant, &watch.subject, &watch.waits_in).await? else {
+            let Waiting::Yes { asker } =
+                self.still_waits(&watch.tenant, &watch.subject, &watch.waits_in).await?
+            else {
                 store.expand_notify_watch(&watch, Vec::new(), None).await?;
                 continue;
             };
@@ -141,7 +149,8 @@ impl Notifier {
             };
             let mut deliveries = Vec::new();
             if let Some(audience) = audience {
-                let recipients = self.recipients_of(&watch.tenant, &audience, rule.rule.channel, asker.as_deref()).await?;
+                let recipients =
+                    self.recipients_of(&watch.tenant, &audience, rule.rule.channel, asker.as_deref()).await?;
                 for (recipient, channel) in recipients {
                     deliveries.push(new_delivery(&rule, &watch, recipient, channel));
                 }
@@ -154,7 +163,12 @@ impl Notifier {
 
     /// Whether `subject` still waits in the state `waits_in` (a subject that does not wait,
     /// `waits_in` empty, always does), and, for an operation that waits, who asked for it.
-    async fn still_waits(&self, tenant: &TenantId, subject: &str, waits_in: &str) -> Result<Waiting, StoreError> {
+    async fn still_waits(
+        &self,
+        tenant: &TenantId,
+        subject: &str,
+        waits_in: &str,
+    ) -> Result<Waiting, StoreError> {
         if waits_in.is_empty() {
             return Ok(Waiting::Yes { asker: None });
         }
@@ -199,7 +213,8 @@ impl Notifier {
     /// rule's time and who has none for that day yet (looking once a minute).
     async fn write_due_digests(&self, at: DateTime<Utc>) -> Result<(), StoreError> {
         {
-            let mut looked_at = self.digests_looked_at.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut looked_at =
+                self.digests_looked_at.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             if looked_at.is_some_and(|looked_at| at - looked_at < DIGESTS_EVERY) {
                 return Ok(());
             }
@@ -218,13 +233,16 @@ impl Notifier {
                 if local.time() < time_of_day {
                     continue;
                 }
-                let Some(due) = zone.from_local_datetime(&local.date_naive().and_time(time_of_day)).earliest() else {
+                let Some(due) =
+                    zone.from_local_datetime(&local.date_naive().and_time(time_of_day)).earliest()
+                else {
                     continue;
                 };
                 let due = due.with_timezone(&Utc);
                 let subject = format!("digest:{}", local.date_naive());
                 let recipient = format!("u:{}", person.user_id);
-                let channel = if rule.rule.channel.reaches_a_person() { rule.rule.channel } else { Channel::Email };
+                let channel =
+                    if rule.rule.channel.reaches_a_person() { rule.rule.channel } else { Channel::Email };
                 deliveries.push(NewNotifyDelivery {
                     id: delivery_id(&rule.id, &subject, due.timestamp_micros(), Stage::First, &recipient),
                     rule_id: rule.id.clone(),
@@ -249,7 +267,9 @@ impl Notifier {
         let leased_until = at + LEASE;
         let leased = self.ledger.store.lease_due_notifications(at, leased_until, PASS_BATCH).await?;
         let sent = stream::iter(leased)
-            .map(|leased| async move { self.deliver(&leased.tenant, &leased.id, leased.interrupted, leased_until).await })
+            .map(|leased| async move {
+                self.deliver(&leased.tenant, &leased.id, leased.interrupted, leased_until).await
+            })
             .buffer_unordered(SENDS_AT_ONCE)
             .collect::<Vec<_>>()
             .await;
@@ -273,7 +293,11 @@ impl Notifier {
         let Some(delivery) = self.ledger.store.notify_delivery(tenant, id).await? else {
             return Ok(false);
         };
-        let record = |status: NotifyStatus, error: Option<String>, next: Option<DateTime<Utc>>, sent: bool, reference: Option<String>| NotifyAttempt {
+        let record = |status: NotifyStatus,
+                      error: Option<String>,
+                      next: Option<DateTime<Utc>>,
+                      sent: bool,
+                      reference: Option<String>| NotifyAttempt {
             at: now(),
             status,
             error,
@@ -285,11 +309,25 @@ impl Notifier {
         let (destination, language) = match self.destination_of(&delivery).await? {
             Ok(found) => found,
             Err(Held::Skipped(why)) => {
-                self.ledger.store.record_notify_attempt(tenant, id, record(NotifyStatus::Skipped, Some(why), None, false, None)).await?;
+                self.ledger
+                    .store
+                    .record_notify_attempt(
+                        tenant,
+                        id,
+                        record(NotifyStatus::Skipped, Some(why), None, false, None),
+                    )
+                    .await?;
                 return Ok(false);
             }
             Err(Held::Failed(why)) => {
-                self.ledger.store.record_notify_attempt(tenant, id, record(NotifyStatus::Failed, Some(why), None, false, None)).await?;
+                self.ledger
+                    .store
+                    .record_notify_attempt(
+                        tenant,
+                        id,
+                        record(NotifyStatus::Failed, Some(why), None, false, None),
+                    )
+                    .await?;
                 return Ok(false);
             }
             Err(Held::Until(until, why)) => {
@@ -312,14 +350,19 @@ impl Notifier {
         let started = std::time::Instant::now();
         let outcome = self.senders.send(&destination, &notice, language, &delivery.id).await;
         let at = now();
-        let backoff = |error: String, after: Option<StdDuration>| {
-            match wait_after_failure(self.first_wait_s, delivery.attempts + 1) {
-                Some(wait) => {
-                    let asked = after.and_then(|after| Duration::from_std(after).ok()).unwrap_or_default();
-                    (NotifyStatus::Pending, Some(error), Some(at + wait.max(asked)))
-                }
-                None => (NotifyStatus::Failed, Some(format!("given up after {} attempts: {error}", delivery.attempts + 1)), None),
+        let backoff = |error: String, after: Option<StdDuration>| match wait_after_failure(
+            self.first_wait_s,
+            delivery.attempts + 1,
+        ) {
+            Some(wait) => {
+                let asked = after.and_then(|after| Duration::from_std(after).ok()).unwrap_or_default();
+                (NotifyStatus::Pending, Some(error), Some(at + wait.max(asked)))
             }
+            None => (
+                NotifyStatus::Failed,
+                Some(format!("given up after {} attempts: {error}", delivery.attempts + 1)),
+                None,
+            ),
         };
         let (status, error, next, reference) = match outcome {
             SendOutcome::Delivered { reference } => (NotifyStatus::Delivered, None, None, reference),
@@ -332,14 +375,27 @@ impl Notifier {
                 let (status, error, next) = backoff(error, None);
                 (status, error, next, None)
             }
-            SendOutcome::Unknown { error } => (NotifyStatus::Unknown, Some(format!("{error}; it may have arrived, so it is not sent again on its own")), None, None),
+            SendOutcome::Unknown { error } => (
+                NotifyStatus::Unknown,
+                Some(format!("{error}; it may have arrived, so it is not sent again on its own")),
+                None,
+                None,
+            ),
         };
         let delivered = status == NotifyStatus::Delivered;
-        self.ledger.metrics().notification_attempt(tenant.as_str(), delivery.channel.as_str(), delivered, started.elapsed());
+        self.ledger.metrics().notification_attempt(
+            tenant.as_str(),
+            delivery.channel.as_str(),
+            delivered,
+            started.elapsed(),
+        );
         if let Some(error) = &error {
             tracing::info!(tenant = %tenant, delivery = id, channel = delivery.channel.as_str(), error, "a notification was not delivered");
         }
-        self.ledger.store.record_notify_attempt(tenant, id, record(status, error, next, true, reference)).await?;
+        self.ledger
+            .store
+            .record_notify_attempt(tenant, id, record(status, error, next, true, reference))
+            .await?;
         Ok(delivered)
     }
 
@@ -371,7 +427,14 @@ impl Notifier {
                 "tls" => SmtpSecurity::Tls,
                 _ => SmtpSecurity::StartTls,
             };
-            Ok(SmtpSettings { host: smtp.host, port: smtp.port, security, username: smtp.username, password, from: smtp.from })
+            Ok(SmtpSettings {
+                host: smtp.host,
+                port: smtp.port,
+                security,
+                username: smtp.username,
+                password,
+                from: smtp.from,
+            })
         };
         let line = |to: String| -> Result<Destination, Held> {
             let line = settings
@@ -386,12 +449,15 @@ impl Notifier {
         };
         if let Some(name) = delivery.recipient.strip_prefix("d:") {
             let destinations = store.notify_destinations(tenant).await?;
-            let Some(destination) = destinations.into_iter().find(|destination| destination.name == name) else {
+            let Some(destination) = destinations.into_iter().find(|destination| destination.name == name)
+            else {
                 return Ok(Err(Held::Failed(format!("the destination {name} was removed"))));
             };
             let target = match self.ledger.open_destination(&destination) {
                 Ok(target) => target,
-                Err(error) => return Ok(Err(Held::Failed(format!("the destination cannot be opened: {error}")))),
+                Err(error) => {
+                    return Ok(Err(Held::Failed(format!("the destination cannot be opened: {error}"))))
+                }
             };
             let found = match destination.channel {
                 Channel::Email => smtp().map(|smtp| Destination::Email { smtp, to: target }),
@@ -430,25 +496,33 @@ impl Notifier {
                 Some(to) => line(to),
                 None => Err(Held::Failed(format!("{} has no LINE user id", person.name))),
             },
-            Channel::Slack | Channel::Teams => Err(Held::Failed("Slack and Teams reach destinations only".into())),
+            Channel::Slack | Channel::Teams => {
+                Err(Held::Failed("Slack and Teams reach destinations only".into()))
+            }
         };
         Ok(found.map(|found| (found, language)))
     }
 
     /// What `delivery` says (a provider's refusal in `language`); `None` for a digest when nothing
     /// waits, or when its subject is gone.
-    async fn notice_of(&self, delivery: &NotifyDeliveryRecord, language: Language) -> Result<Option<Notice>, StoreError> {
+    async fn notice_of(
+        &self,
+        delivery: &NotifyDeliveryRecord,
+        language: Language,
+    ) -> Result<Option<Notice>, StoreError> {
         let at = now();
         if delivery.event == NotifyEvent::Digest {
             let mut items = Vec::new();
             let user_id = delivery.recipient.strip_prefix("u:").unwrap_or(&delivery.recipient);
-            let role = self.ledger.store.notify_recipient(&delivery.tenant, user_id).await?.map(|person| person.role);
+            let role = self
+                .ledger
+                .store
+                .notify_recipient(&delivery.tenant, user_id)
+                .await?
+                .map(|person| person.role);
             for (event, state) in digest_states(role) {
-                let waiting = self
-                    .ledger
-                    .store
-                    .operations_in_states(&delivery.tenant, &[state], DIGEST_ITEMS)
-                    .await?;
+                let waiting =
+                    self.ledger.store.operations_in_states(&delivery.tenant, &[state], DIGEST_ITEMS).await?;
                 for operation in waiting {
                     items.push(self.operation_item(event, Stage::First, operation.into(), at));
                 }
@@ -460,13 +534,25 @@ impl Notifier {
         }
         let item = match delivery.subject.split_once(':') {
             Some(("bulk", id)) => {
-                let Some(run) = self.ledger.store.bulk_run(&delivery.tenant, id).await? else { return Ok(None) };
+                let Some(run) = self.ledger.store.bulk_run(&delivery.tenant, id).await? else {
+                    return Ok(None);
+                };
                 let done = run.items.iter().filter(|item| item.outcome.is_some()).count() as u64;
-                let failed = run.items.iter().filter(|item| item.outcome.as_deref().is_some_and(|outcome| outcome != "done")).count() as u64;
+                let failed = run
+                    .items
+                    .iter()
+                    .filter(|item| item.outcome.as_deref().is_some_and(|outcome| outcome != "done"))
+                    .count() as u64;
                 NoticeItem {
                     event: delivery.event,
                     stage: delivery.stage,
-                    subject: NoticeSubject::BulkRun { id: run.id.clone(), name: run.action.clone(), done, failed, total: run.items.len() as u64 },
+                    subject: NoticeSubject::BulkRun {
+                        id: run.id.clone(),
+                        name: run.action.clone(),
+                        done,
+                        failed,
+                        total: run.items.len() as u64,
+                    },
                     asked_by: Some(run.requested_by),
                     waiting_minutes: 0,
                     link: format!("{}/bulk/{id}", self.public_url),
@@ -474,14 +560,20 @@ impl Notifier {
             }
             Some(("webhook", id)) => {
                 let endpoints = self.ledger.store.webhook_endpoints(&delivery.tenant).await?;
-                let Some(endpoint) = endpoints.into_iter().find(|endpoint| endpoint.id == id) else { return Ok(None) };
+                let Some(endpoint) = endpoints.into_iter().find(|endpoint| endpoint.id == id) else {
+                    return Ok(None);
+                };
                 let last = self.ledger.store.webhook_deliveries(&delivery.tenant, id, 1).await?;
                 NoticeItem {
                     event: delivery.event,
                     stage: delivery.stage,
                     subject: NoticeSubject::Failing {
                         target: FailingTarget::WebhookEndpoint { host: host_of(&endpoint.url) },
-                        last_error: last.into_iter().next().and_then(|delivery| delivery.last_error).unwrap_or_default(),
+                        last_error: last
+                            .into_iter()
+                            .next()
+                            .and_then(|delivery| delivery.last_error)
+                            .unwrap_or_default(),
                     },
                     asked_by: None,
                     waiting_minutes: 0,
@@ -514,7 +606,13 @@ impl Notifier {
     }
 
     /// The item of an operation: what it is, who asked, since when it waits, its page.
-    fn operation_item(&self, event: NotifyEvent, stage: Stage, operation: OperationParts, at: DateTime<Utc>) -> NoticeItem {
+    fn operation_item(
+        &self,
+        event: NotifyEvent,
+        stage: Stage,
+        operation: OperationParts,
+        at: DateTime<Utc>,
+    ) -> NoticeItem {
         NoticeItem {
             event,
             stage,
@@ -568,7 +666,12 @@ impl From<crate::server::store::records::OperationListItem> for OperationParts {
 }
 
 /// The delivery of `watch`'s stage of `rule` to `recipient` on `channel`.
-fn new_delivery(rule: &RuleRecord, watch: &WatchRecord, recipient: String, channel: Channel) -> NewNotifyDelivery {
+fn new_delivery(
+    rule: &RuleRecord,
+    watch: &WatchRecord,
+    recipient: String,
+    channel: Channel,
+) -> NewNotifyDelivery {
     NewNotifyDelivery {
         id: delivery_id(&rule.id, &watch.subject, watch.since.timestamp_micros(), watch.stage, &recipient),
         rule_id: rule.id.clone(),
@@ -585,7 +688,12 @@ fn new_delivery(rule: &RuleRecord, watch: &WatchRecord, recipient: String, chann
 
 /// The time zone `person` chose, or UTC.
 fn person_zone(person: &RecipientRecord) -> chrono_tz::Tz {
-    person.prefs.time_zone.as_deref().and_then(|zone| chrono_tz::Tz::from_str(zone).ok()).unwrap_or(chrono_tz::UTC)
+    person
+        .prefs
+        .time_zone
+        .as_deref()
+        .and_then(|zone| chrono_tz::Tz::from_str(zone).ok())
+        .unwrap_or(chrono_tz::UTC)
 }
 
 /// What waits for a person of `role`, for their digest: approvals for managers, reviews and

@@ -12,8 +12,8 @@ use super::secrets::SecretKeyError;
 use super::{Ledger, LedgerError};
 use crate::domain::ids::{Actor, TenantId};
 use crate::domain::notification::{
-    check_destination_name, check_email_address, check_line_id, check_rule, Audience, Channel, Mute, NotifyRule,
-    QuietHours,
+    check_destination_name, check_email_address, check_line_id, check_rule, Audience, Channel, Mute,
+    NotifyRule, QuietHours,
 };
 use crate::server::clock::now;
 use crate::server::store::notify::{
@@ -75,7 +75,9 @@ fn check_plain(name: &'static str, value: &str, most: usize) -> Result<(), Ledge
 
 /// The origin of `url`, which is all of a webhook URL that may be shown (its path is its secret).
 fn shown_origin(url: &str) -> String {
-    reqwest::Url::parse(url).map(|parsed| format!("{}/…", parsed.origin().ascii_serialization())).unwrap_or_default()
+    reqwest::Url::parse(url)
+        .map(|parsed| format!("{}/…", parsed.origin().ascii_serialization()))
+        .unwrap_or_default()
 }
 
 impl Ledger {
@@ -84,17 +86,30 @@ impl Ledger {
     }
 
     /// Opens a secret of `tenant`'s notifications sealed under `what`.
-    pub fn open_notify_secret(&self, tenant: &TenantId, what: &str, sealed: &str) -> Result<String, SecretKeyError> {
+    pub fn open_notify_secret(
+        &self,
+        tenant: &TenantId,
+        what: &str,
+        sealed: &str,
+    ) -> Result<String, SecretKeyError> {
         let secrets = self.secrets.as_ref().ok_or(SecretKeyError::Missing)?;
         secrets.open(tenant, &sealed_name(what), sealed)
     }
 
-    pub async fn notify_settings(&self, tenant: &TenantId) -> Result<Option<NotifySettingsRecord>, LedgerError> {
+    pub async fn notify_settings(
+        &self,
+        tenant: &TenantId,
+    ) -> Result<Option<NotifySettingsRecord>, LedgerError> {
         Ok(self.store.notify_settings(tenant).await?)
     }
 
     /// Sets `tenant`'s SMTP server (`None` removes it), keeping its LINE account as it is.
-    pub async fn set_notify_smtp(&self, tenant: &TenantId, actor: &Actor, smtp: Option<SmtpInput>) -> Result<(), LedgerError> {
+    pub async fn set_notify_smtp(
+        &self,
+        tenant: &TenantId,
+        actor: &Actor,
+        smtp: Option<SmtpInput>,
+    ) -> Result<(), LedgerError> {
         let kept = self.store.notify_settings(tenant).await?;
         let smtp = match smtp {
             None => None,
@@ -116,7 +131,8 @@ impl Ledger {
                     .check_url(&format!("https://{host}:{}/", input.port))
                     .await
                     .map_err(|why| field("smtp_host", format!("refused by the egress policy: {why}")))?;
-                let username = input.username.map(|name| name.trim().to_owned()).filter(|name| !name.is_empty());
+                let username =
+                    input.username.map(|name| name.trim().to_owned()).filter(|name| !name.is_empty());
                 if let Some(name) = &username {
                     check_plain("smtp_username", name, 200)?;
                 }
@@ -125,9 +141,19 @@ impl Ledger {
                         check_plain("smtp_password", &password, 500)?;
                         Some(self.secrets_or_refuse()?.seal(tenant, &sealed_name("smtp"), &password))
                     }
-                    None => kept.as_ref().and_then(|kept| kept.smtp.as_ref()).and_then(|smtp| smtp.sealed_password.clone()),
+                    None => kept
+                        .as_ref()
+                        .and_then(|kept| kept.smtp.as_ref())
+                        .and_then(|smtp| smtp.sealed_password.clone()),
                 };
-                Some(SmtpRecord { host, port: input.port, security: input.security, username, sealed_password, from })
+                Some(SmtpRecord {
+                    host,
+                    port: input.port,
+                    security: input.security,
+                    username,
+                    sealed_password,
+                    from,
+                })
             }
         };
         let evidence = json!({"smtp": smtp.as_ref().map(|smtp| format!("{}:{} ({}) from {}", smtp.host, smtp.port, smtp.security, smtp.from))});
@@ -144,14 +170,22 @@ impl Ledger {
 
     /// Sets `tenant`'s LINE account (`None` removes it), keeping its SMTP server as it is. The
     /// token is not tried here: a token LINE refuses shows in the delivery log, in words.
-    pub async fn set_notify_line(&self, tenant: &TenantId, actor: &Actor, line: Option<LineInput>) -> Result<(), LedgerError> {
+    pub async fn set_notify_line(
+        &self,
+        tenant: &TenantId,
+        actor: &Actor,
+        line: Option<LineInput>,
+    ) -> Result<(), LedgerError> {
         let kept = self.store.notify_settings(tenant).await?;
         let line = match line {
             None => None,
             Some(input) => {
                 let token = input.channel_token.trim().to_owned();
                 if token.len() < 8 || token.len() > 1000 || !token.chars().all(|c| c.is_ascii_graphic()) {
-                    return Err(field("line_token", "a LINE channel access token: 8 to 1000 printable characters"));
+                    return Err(field(
+                        "line_token",
+                        "a LINE channel access token: 8 to 1000 printable characters",
+                    ));
                 }
                 let api_base = input
                     .api_base
@@ -167,7 +201,8 @@ impl Ledger {
                 Some(LineRecord { api_base, sealed_token, token_last4: last4 })
             }
         };
-        let evidence = json!({"line": line.as_ref().map(|line| format!("{} …{}", line.api_base, line.token_last4))});
+        let evidence =
+            json!({"line": line.as_ref().map(|line| format!("{} …{}", line.api_base, line.token_last4))});
         let settings = NotifySettingsRecord {
             tenant: tenant.clone(),
             smtp: kept.and_then(|kept| kept.smtp),
@@ -179,7 +214,10 @@ impl Ledger {
         Ok(self.store.set_notify_settings(settings, audit).await?)
     }
 
-    pub async fn notify_destinations(&self, tenant: &TenantId) -> Result<Vec<DestinationRecord>, LedgerError> {
+    pub async fn notify_destinations(
+        &self,
+        tenant: &TenantId,
+    ) -> Result<Vec<DestinationRecord>, LedgerError> {
         Ok(self.store.notify_destinations(tenant).await?)
     }
 
@@ -220,7 +258,11 @@ impl Ledger {
             tenant: tenant.clone(),
             name: name.to_owned(),
             channel,
-            sealed_target: self.secrets_or_refuse()?.seal(tenant, &sealed_name(&format!("destination:{name}")), target),
+            sealed_target: self.secrets_or_refuse()?.seal(
+                tenant,
+                &sealed_name(&format!("destination:{name}")),
+                target,
+            ),
             shown_target,
             created_by: actor.name.clone(),
             created_at: now(),
@@ -240,7 +282,12 @@ impl Ledger {
         )
     }
 
-    pub async fn remove_notify_destination(&self, tenant: &TenantId, actor: &Actor, name: &str) -> Result<(), LedgerError> {
+    pub async fn remove_notify_destination(
+        &self,
+        tenant: &TenantId,
+        actor: &Actor,
+        name: &str,
+    ) -> Result<(), LedgerError> {
         let audit = Self::action_entry(tenant, actor, "remove_notify_destination", json!({"name": name}));
         Ok(self.store.remove_notify_destination(tenant, name, audit).await?)
     }
@@ -251,7 +298,12 @@ impl Ledger {
 
     /// Adds `rule` to `tenant`'s, once it is checked and the people and destinations it names
     /// exist; a destination's rule is told on the destination's own channel.
-    pub async fn add_notify_rule(&self, tenant: &TenantId, actor: &Actor, mut rule: NotifyRule) -> Result<RuleRecord, LedgerError> {
+    pub async fn add_notify_rule(
+        &self,
+        tenant: &TenantId,
+        actor: &Actor,
+        mut rule: NotifyRule,
+    ) -> Result<RuleRecord, LedgerError> {
         let destinations = self.store.notify_destinations(tenant).await?;
         for (name, audience) in
             [("audience", Some(&rule.audience)), ("escalate_to", rule.escalation.as_ref().map(|(_, to)| to))]
@@ -267,7 +319,9 @@ impl Ledger {
                 }
                 Some(people @ Audience::People(names)) => {
                     let found = self.store.notify_recipients(tenant, people).await?;
-                    if let Some(missing) = names.iter().find(|name| !found.iter().any(|person| &person.name == *name)) {
+                    if let Some(missing) =
+                        names.iter().find(|name| !found.iter().any(|person| &person.name == *name))
+                    {
                         return Err(field(name, format!("there is no one named \"{missing}\" here")));
                     }
                 }
@@ -290,7 +344,12 @@ impl Ledger {
         Ok(record)
     }
 
-    pub async fn remove_notify_rule(&self, tenant: &TenantId, actor: &Actor, id: &str) -> Result<(), LedgerError> {
+    pub async fn remove_notify_rule(
+        &self,
+        tenant: &TenantId,
+        actor: &Actor,
+        id: &str,
+    ) -> Result<(), LedgerError> {
         let audit = Self::action_entry(tenant, actor, "remove_notify_rule", json!({"id": id}));
         Ok(self.store.remove_notify_rule(tenant, id, audit, now()).await?)
     }
@@ -305,19 +364,33 @@ impl Ledger {
         Ok(self.store.notify_deliveries(tenant, recipient, limit).await?)
     }
 
-    pub async fn resend_notification(&self, tenant: &TenantId, actor: &Actor, id: &str) -> Result<(), StoreError> {
+    pub async fn resend_notification(
+        &self,
+        tenant: &TenantId,
+        actor: &Actor,
+        id: &str,
+    ) -> Result<(), StoreError> {
         let audit = Self::action_entry(tenant, actor, "resend_notification", json!({"delivery": id}));
         self.store.resend_notification(tenant, id, audit, now()).await
     }
 
     /// The tenant's person `user_id`, with their ways to be told and their choices.
-    pub async fn notify_recipient(&self, tenant: &TenantId, user_id: &str) -> Result<RecipientRecord, LedgerError> {
+    pub async fn notify_recipient(
+        &self,
+        tenant: &TenantId,
+        user_id: &str,
+    ) -> Result<RecipientRecord, LedgerError> {
         self.store.notify_recipient(tenant, user_id).await?.ok_or(LedgerError::Store(StoreError::NotFound))
     }
 
     /// Sets the ways `user_id` of `tenant` is told and their choices, as they typed them; each
     /// field is checked, and nothing is kept unless all are right.
-    pub async fn set_notify_prefs(&self, tenant: &TenantId, user_id: &str, input: PrefsInput) -> Result<NotifyPrefs, LedgerError> {
+    pub async fn set_notify_prefs(
+        &self,
+        tenant: &TenantId,
+        user_id: &str,
+        input: PrefsInput,
+    ) -> Result<NotifyPrefs, LedgerError> {
         let optional = |text: &str| Some(text.trim().to_owned()).filter(|text| !text.is_empty());
         let email = optional(&input.email);
         if let Some(email) = &email {
@@ -329,8 +402,9 @@ impl Ledger {
         }
         let time_zone = optional(&input.time_zone);
         if let Some(zone) = &time_zone {
-            chrono_tz::Tz::from_str(zone)
-                .map_err(|_| field("time_zone", format!("\"{zone}\" is not a time zone such as Asia/Taipei")))?;
+            chrono_tz::Tz::from_str(zone).map_err(|_| {
+                field("time_zone", format!("\"{zone}\" is not a time zone such as Asia/Taipei"))
+            })?;
         }
         let quiet_hours = optional(&input.quiet_hours)
             .map(|text| QuietHours::parse(&text))

@@ -107,7 +107,9 @@ impl Ledger {
         let reason = check_reason(reason).map_err(PeopleError::Invalid)?;
         let user = self.person_named(tenant, name).await?;
         let tokens_to = match tokens_to.map(str::trim).filter(|heir| !heir.is_empty()) {
-            Some(heir) if change == PeopleChange::Deactivate => Some(self.person_named(tenant, heir).await?.id),
+            Some(heir) if change == PeopleChange::Deactivate => {
+                Some(self.person_named(tenant, heir).await?.id)
+            }
             _ => None,
         };
         let at = now();
@@ -116,15 +118,17 @@ impl Ledger {
         audit.reason = Some(reason.to_owned());
         let reset_secret = (change == PeopleChange::ResetPassword)
             .then(|| format!("{}{}", uuid::Uuid::new_v4().simple(), uuid::Uuid::new_v4().simple()));
-        let reset_expires_at = reset_secret.as_ref().map(|_| at + chrono::Duration::minutes(PASSWORD_RESET_VALID_MINUTES));
-        let password_reset = reset_secret.as_ref().zip(reset_expires_at).map(|(secret, expires_at)| NewPasswordReset {
-            secret_hash: secret_hash(secret),
-            tenant: tenant.clone(),
-            user_id: user.id.clone(),
-            created_by: by.name.clone(),
-            at,
-            expires_at,
-        });
+        let reset_expires_at =
+            reset_secret.as_ref().map(|_| at + chrono::Duration::minutes(PASSWORD_RESET_VALID_MINUTES));
+        let password_reset =
+            reset_secret.as_ref().zip(reset_expires_at).map(|(secret, expires_at)| NewPasswordReset {
+                secret_hash: secret_hash(secret),
+                tenant: tenant.clone(),
+                user_id: user.id.clone(),
+                created_by: by.name.clone(),
+                at,
+                expires_at,
+            });
         let person = PersonChange {
             tenant: tenant.clone(),
             user_id: user.id.clone(),
@@ -139,7 +143,9 @@ impl Ledger {
             other => PeopleError::Store(other),
         })??;
         if !done.tokens_revoked.is_empty() {
-            self.forget_tokens(tenant, |token| done.tokens_revoked.iter().any(|revoked| revoked.name == token));
+            self.forget_tokens(tenant, |token| {
+                done.tokens_revoked.iter().any(|revoked| revoked.name == token)
+            });
         }
         tracing::info!(
             %tenant, user = %user.name, action, by = %by.name, sessions_ended = done.sessions_ended,
@@ -174,7 +180,14 @@ impl Ledger {
         let at = now();
         let audit = move |user: &UserRecord| {
             let evidence = json!({"user_id": user.id, "name": user.name});
-            AuditEntry::action(at, user.tenant.as_str(), &user.name, user.role.as_str(), "use_password_reset", evidence)
+            AuditEntry::action(
+                at,
+                user.tenant.as_str(),
+                &user.name,
+                user.role.as_str(),
+                "use_password_reset",
+                evidence,
+            )
         };
         match self.store.use_password_reset(&secret_hash(secret), &hash, at, &audit).await {
             Ok(user) => Ok(Some(user)),

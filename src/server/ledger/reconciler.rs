@@ -36,7 +36,7 @@ use super::executor::{ask_provider, at_most_once_words, Executor, SendCheck};
 use super::workflows::run_bulk_query;
 use super::LedgerError;
 use crate::domain::{
-    connection::{Capabilities, ProviderKind, Settles},
+    connection::{ProviderKind, Settles},
     failure::FailureClass,
     ids::{Actor, OpId, TenantId},
     machine::{check, Command, CommandKind, ProviderStatus, State},
@@ -44,7 +44,6 @@ use crate::domain::{
 };
 use crate::server::clock::now;
 use crate::server::providers::{Connector, Lookup};
-use crate::server::store::gateway::GatewayStore;
 use crate::server::store::records::LeasedRows;
 
 /// How many operations of a pass are settled at once in all.
@@ -355,7 +354,7 @@ impl Reconciler {
     }
 
     /// Whether an empty lookup of `operation` may still be the gateway's lag: a downstream without a
-    /// key lists a refund some time after it was sent ([`Capabilities::lookup_lag`], counted from
+    /// key lists a refund some time after it was sent (`Capabilities::lookup_lag`, counted from
     /// the list kept before the send, or from the operation's last change without one).
     async fn lookup_may_lag(
         &self,

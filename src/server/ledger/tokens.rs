@@ -84,7 +84,15 @@ impl Ledger {
         created_by: &str,
     ) -> Result<String, StoreError> {
         let spec = TokenSpec { name: name.to_owned(), scopes: Scopes::ALL, expiry: Expiry::default() };
-        match self.create_token_with(tenant, &spec, &Actor::human(created_by, crate::domain::policy::Role::Admin), None).await {
+        match self
+            .create_token_with(
+                tenant,
+                &spec,
+                &Actor::human(created_by, crate::domain::policy::Role::Admin),
+                None,
+            )
+            .await
+        {
             Ok(created) => Ok(created.token),
             Err(LedgerError::Store(error)) => Err(error),
             Err(other) => Err(StoreError::Conflict(other.to_string())),
@@ -117,7 +125,8 @@ impl Ledger {
             "scopes": spec.scopes.as_text(),
             "expires_at": expires_at,
         });
-        let audit = AuditEntry::action(at, tenant.as_str(), &by.name, by.role_label(), "create_api_token", evidence);
+        let audit =
+            AuditEntry::action(at, tenant.as_str(), &by.name, by.role_label(), "create_api_token", evidence);
         let new = NewApiToken {
             id,
             tenant: tenant.clone(),
@@ -181,7 +190,8 @@ impl Ledger {
             "grace_hours": grace_hours,
             "previous_valid_until": previous_valid_until,
         });
-        let audit = AuditEntry::action(at, tenant.as_str(), &by.name, by.role_label(), "rotate_api_token", evidence);
+        let audit =
+            AuditEntry::action(at, tenant.as_str(), &by.name, by.role_label(), "rotate_api_token", evidence);
         let rotated = self.store.rotate_api_token(tenant, name, &hash, previous_valid_until, audit).await;
         self.forget_tokens(tenant, |token| token == name);
         self.recent.tokens.forget_where(|kept, _| *kept == hash);
@@ -248,7 +258,12 @@ impl Ledger {
         let read = self.store.find_api_token(&hash);
         let found = self.recent.tokens.get_or_read(hash.clone(), read).await?;
         Ok(found.filter(|record| {
-            api_token::accepts(now(), record.expires_at, record.by_previous_secret, record.previous_valid_until)
+            api_token::accepts(
+                now(),
+                record.expires_at,
+                record.by_previous_secret,
+                record.previous_valid_until,
+            )
         }))
     }
 
@@ -285,9 +300,7 @@ mod tests {
     fn a_burst_of_uses_is_written_once_a_minute() {
         let uses = TokenUses::default();
         let start = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
-        let written = (0..500)
-            .filter(|n| uses.due("t1", start + chrono::Duration::milliseconds(*n)))
-            .count();
+        let written = (0..500).filter(|n| uses.due("t1", start + chrono::Duration::milliseconds(*n))).count();
         assert_eq!(written, 1, "one write for a burst within a minute");
         assert!(uses.due("t2", start), "each token on its own");
         assert!(!uses.due("t1", start + chrono::Duration::seconds(59)));

@@ -100,7 +100,9 @@ pub struct Holder<'a> {
 pub enum SecondFactor {
     Totp,
     /// A recovery code, now used; `left` are still unused.
-    Recovery { left: u64 },
+    Recovery {
+        left: u64,
+    },
 }
 
 /// The name a user's secret is sealed under, beside the tenant: it binds it to the user.
@@ -140,7 +142,8 @@ pub fn otpauth_uri(tenant: &TenantId, name: &str, secret: &str) -> String {
         ("period", "30"),
     ])
     .unwrap_or_default();
-    let label = url::form_urlencoded::byte_serialize(label.as_bytes()).collect::<String>().replace('+', "%20");
+    let label =
+        url::form_urlencoded::byte_serialize(label.as_bytes()).collect::<String>().replace('+', "%20");
     format!("otpauth://totp/{label}?{query}")
 }
 
@@ -160,9 +163,15 @@ impl Ledger {
             .ok_or(TwoFactorError::NoSuchUser)
     }
 
-    fn open_two_factor(&self, tenant: &TenantId, user_id: &str, sealed: &str) -> Result<Vec<u8>, TwoFactorError> {
+    fn open_two_factor(
+        &self,
+        tenant: &TenantId,
+        user_id: &str,
+        sealed: &str,
+    ) -> Result<Vec<u8>, TwoFactorError> {
         let secrets = self.secrets.as_ref().ok_or(TwoFactorError::NoSecretKey)?;
-        let encoded = secrets.open(tenant, &sealed_name(user_id), sealed).map_err(|_| TwoFactorError::Sealed)?;
+        let encoded =
+            secrets.open(tenant, &sealed_name(user_id), sealed).map_err(|_| TwoFactorError::Sealed)?;
         Secret::Encoded(encoded).to_bytes().map_err(|_| TwoFactorError::Sealed)
     }
 
@@ -179,7 +188,9 @@ impl Ledger {
         let enrolling = match (&user.two_factor_secret, &user.two_factor_pending) {
             (None, Some(sealed)) => {
                 let secret = self.open_two_factor(holder.tenant, holder.user_id, sealed)?;
-                let Secret::Encoded(secret) = Secret::Raw(secret).to_encoded() else { unreachable!("encoded") };
+                let Secret::Encoded(secret) = Secret::Raw(secret).to_encoded() else {
+                    unreachable!("encoded")
+                };
                 let uri = otpauth_uri(holder.tenant, holder.name, &secret);
                 let qr_svg = qr_svg(&uri);
                 Some(Enrolment { secret, uri, qr_svg })
@@ -229,7 +240,11 @@ impl Ledger {
 
     /// Confirms the holder's enrolment with a first `code`: two-factor sign-in is on, and the ten
     /// recovery codes are returned, to be shown this once.
-    pub async fn confirm_two_factor(&self, holder: Holder<'_>, code: &str) -> Result<Vec<String>, TwoFactorError> {
+    pub async fn confirm_two_factor(
+        &self,
+        holder: Holder<'_>,
+        code: &str,
+    ) -> Result<Vec<String>, TwoFactorError> {
         let user = self.holder_record(holder).await?;
         if user.has_two_factor() {
             return Err(TwoFactorError::AlreadyOn);
@@ -309,12 +324,25 @@ impl Ledger {
         self.second_factor_of(&user, code).await
     }
 
-    async fn second_factor_of(&self, user: &UserRecord, code: &str) -> Result<Option<SecondFactor>, TwoFactorError> {
+    async fn second_factor_of(
+        &self,
+        user: &UserRecord,
+        code: &str,
+    ) -> Result<Option<SecondFactor>, TwoFactorError> {
         match read_code(code) {
-            Some(TypedCode::Totp(code)) => Ok(self.use_totp(user, &code).await?.then_some(SecondFactor::Totp)),
+            Some(TypedCode::Totp(code)) => {
+                Ok(self.use_totp(user, &code).await?.then_some(SecondFactor::Totp))
+            }
             Some(TypedCode::Recovery(plain)) => {
                 let evidence = json!({"user_id": user.id, "name": user.name});
-                let audit = AuditEntry::action(now(), user.tenant.as_str(), &user.name, user.role.as_str(), "use_recovery_code", evidence);
+                let audit = AuditEntry::action(
+                    now(),
+                    user.tenant.as_str(),
+                    &user.name,
+                    user.role.as_str(),
+                    "use_recovery_code",
+                    evidence,
+                );
                 if !self.store.use_recovery_code(&user.tenant, &user.id, &code_hash(&plain), audit).await? {
                     return Ok(None);
                 }
@@ -333,9 +361,15 @@ impl Ledger {
 
     /// Sets whether the tenant requires two-factor sign-in of its managers and admins, as `by`
     /// (an admin, or `cli`).
-    pub async fn set_two_factor_required(&self, tenant: &TenantId, required: bool, by: &str) -> Result<(), StoreError> {
+    pub async fn set_two_factor_required(
+        &self,
+        tenant: &TenantId,
+        required: bool,
+        by: &str,
+    ) -> Result<(), StoreError> {
         let evidence = json!({"required_for": ["manager", "admin"], "required": required});
-        let audit = AuditEntry::action(now(), tenant.as_str(), by, "admin", "set_two_factor_required", evidence);
+        let audit =
+            AuditEntry::action(now(), tenant.as_str(), by, "admin", "set_two_factor_required", evidence);
         self.store.set_two_factor_required(tenant, required, audit).await?;
         tracing::info!(%tenant, required, %by, "two-factor sign-in requirement set");
         Ok(())
@@ -361,7 +395,11 @@ mod tests {
         let secret = b"12345678901234567890".to_vec();
         assert_eq!(matching_step(secret.clone(), "287082", 59), Some(1));
         assert_eq!(matching_step(secret.clone(), "081804", 1_111_111_109), Some(37_037_036));
-        assert_eq!(matching_step(secret.clone(), "081804", 1_111_111_109 + 30), Some(37_037_036), "one step late");
+        assert_eq!(
+            matching_step(secret.clone(), "081804", 1_111_111_109 + 30),
+            Some(37_037_036),
+            "one step late"
+        );
         assert_eq!(matching_step(secret.clone(), "081804", 1_111_111_109 + 90), None, "three steps late");
         assert_eq!(matching_step(secret, "000000", 59), None);
     }
@@ -370,7 +408,10 @@ mod tests {
     fn the_uri_names_the_issuer_and_the_account() {
         let acme = TenantId::parse("acme").unwrap();
         let uri = otpauth_uri(&acme, "maria", "JBSWY3DPEHPK3PXP");
-        assert!(uri.starts_with("otpauth://totp/opledger%3Amaria%40acme?secret=JBSWY3DPEHPK3PXP&issuer=opledger"), "{uri}");
+        assert!(
+            uri.starts_with("otpauth://totp/opledger%3Amaria%40acme?secret=JBSWY3DPEHPK3PXP&issuer=opledger"),
+            "{uri}"
+        );
         let svg = qr_svg(&uri);
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"), "{svg}");
         assert!(!svg.contains("style"), "the Content-Security-Policy forbids inline styles");

@@ -38,7 +38,12 @@ pub trait GatewayStore: Send + Sync {
     ) -> Result<Option<SavedPaymentRecord>, StoreError>;
 
     /// Keeps the list of refunds read just before `op_id`'s send (replacing an earlier attempt's).
-    async fn keep_baseline(&self, tenant: &TenantId, op_id: &OpId, baseline: &Baseline) -> Result<(), StoreError>;
+    async fn keep_baseline(
+        &self,
+        tenant: &TenantId,
+        op_id: &OpId,
+        baseline: &Baseline,
+    ) -> Result<(), StoreError>;
 
     /// The list kept before `op_id`'s latest send, if one was kept.
     async fn baseline(&self, tenant: &TenantId, op_id: &OpId) -> Result<Option<Baseline>, StoreError>;

@@ -35,11 +35,12 @@ use crate::domain::machine::State;
 use crate::domain::operation::{AttemptRecord, CommittedOperation, OperationHistory, OperationRecord};
 use crate::domain::people::PeopleRefusal;
 use records::{
-    ApiTokenListing, ApiTokenRecord, ApprovalRuleRecord, AuditQuery, BulkRunRecord, ConflictRecord, ConflictWithStored,
-    DeliveryAttempt, EmailTemplateRecord, EventReceipt, LeasedRows, NewApiToken, NewBulkRun, NewConflict,
-    NewOperation, NewProviderEvent, NewUser, OperationChange, PasswordResetRecord, PersonChange, PersonChangeDone, SessionOwner, OperationCount, OperationListItem,
-    OperationQuery, PrefixHits, ProviderConnectionRecord, Registered, RequestClaim, UserRecord,
-    TouchedToken, WebhookDeliveryRecord, WebhookEndpointRecord,
+    ApiTokenListing, ApiTokenRecord, ApprovalRuleRecord, AuditQuery, BulkRunRecord, ConflictRecord,
+    ConflictWithStored, DeliveryAttempt, EmailTemplateRecord, EventReceipt, LeasedRows, NewApiToken,
+    NewBulkRun, NewConflict, NewOperation, NewProviderEvent, NewUser, OperationChange, OperationCount,
+    OperationListItem, OperationQuery, PasswordResetRecord, PersonChange, PersonChangeDone, PrefixHits,
+    ProviderConnectionRecord, Registered, RequestClaim, SessionOwner, TouchedToken, UserRecord,
+    WebhookDeliveryRecord, WebhookEndpointRecord,
 };
 
 /// The database engine behind a store.
@@ -516,7 +517,12 @@ pub trait Store: Reads + Sessions + sso::SsoStore + notify::NotifyStore + gatewa
     /// Keeps `sealed_secret` as the TOTP secret the user is enrolling with (replacing one they did
     /// not confirm); `NotFound` when the tenant has no such user or their two-factor sign-in is on
     /// already.
-    async fn start_two_factor(&self, tenant: &TenantId, user_id: &str, sealed_secret: &str) -> Result<(), StoreError>;
+    async fn start_two_factor(
+        &self,
+        tenant: &TenantId,
+        user_id: &str,
+        sealed_secret: &str,
+    ) -> Result<(), StoreError>;
 
     /// Turns the user's two-factor sign-in on with the secret they are enrolling with, whose code
     /// of time step `step` they typed, and their new recovery codes (hashed), with its audit
@@ -532,7 +538,12 @@ pub trait Store: Reads + Sessions + sso::SsoStore + notify::NotifyStore + gatewa
 
     /// Uses the TOTP time step `step` of the user: `false` when it, or a later one, was used
     /// already (a code works once), or their two-factor sign-in is off.
-    async fn use_two_factor_step(&self, tenant: &TenantId, user_id: &str, step: i64) -> Result<bool, StoreError>;
+    async fn use_two_factor_step(
+        &self,
+        tenant: &TenantId,
+        user_id: &str,
+        step: i64,
+    ) -> Result<bool, StoreError>;
 
     /// Uses the user's unused recovery code whose hash is `code_hash`, with its audit entry;
     /// `false` when there is none.
@@ -546,14 +557,29 @@ pub trait Store: Reads + Sessions + sso::SsoStore + notify::NotifyStore + gatewa
 
     /// Turns the user's two-factor sign-in off (their secret and recovery codes are forgotten),
     /// with its audit entry; `NotFound` when it is not on.
-    async fn turn_off_two_factor(&self, tenant: &TenantId, user_id: &str, audit: AuditEntry) -> Result<(), StoreError>;
+    async fn turn_off_two_factor(
+        &self,
+        tenant: &TenantId,
+        user_id: &str,
+        audit: AuditEntry,
+    ) -> Result<(), StoreError>;
 
     /// Sets whether the tenant requires two-factor sign-in of its managers and admins, with its
     /// audit entry.
-    async fn set_two_factor_required(&self, tenant: &TenantId, required: bool, audit: AuditEntry) -> Result<(), StoreError>;
+    async fn set_two_factor_required(
+        &self,
+        tenant: &TenantId,
+        required: bool,
+        audit: AuditEntry,
+    ) -> Result<(), StoreError>;
 
     /// Notes that the tenant's user `user_id` signed in at `at`.
-    async fn record_sign_in(&self, tenant: &TenantId, user_id: &str, at: DateTime<Utc>) -> Result<(), StoreError>;
+    async fn record_sign_in(
+        &self,
+        tenant: &TenantId,
+        user_id: &str,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError>;
 
     /// Sets the console language of the tenant's user `user_id` (`None`: their browser's), with
     /// its audit entry; `NotFound` when the tenant has no such user.

@@ -106,10 +106,16 @@ impl NotifyStatus {
     }
 
     pub fn parse(text: &str) -> Result<NotifyStatus, String> {
-        [NotifyStatus::Pending, NotifyStatus::Delivered, NotifyStatus::Failed, NotifyStatus::Unknown, NotifyStatus::Skipped]
-            .into_iter()
-            .find(|status| status.as_str() == text)
-            .ok_or_else(|| format!("no delivery status {text}"))
+        [
+            NotifyStatus::Pending,
+            NotifyStatus::Delivered,
+            NotifyStatus::Failed,
+            NotifyStatus::Unknown,
+            NotifyStatus::Skipped,
+        ]
+        .into_iter()
+        .find(|status| status.as_str() == text)
+        .ok_or_else(|| format!("no delivery status {text}"))
     }
 }
 
@@ -203,16 +209,29 @@ pub trait NotifyStore: Send + Sync {
     async fn notify_settings(&self, tenant: &TenantId) -> Result<Option<NotifySettingsRecord>, StoreError>;
 
     /// Sets (or replaces) the tenant's settings, with the audit entry.
-    async fn set_notify_settings(&self, settings: NotifySettingsRecord, audit: AuditEntry) -> Result<(), StoreError>;
+    async fn set_notify_settings(
+        &self,
+        settings: NotifySettingsRecord,
+        audit: AuditEntry,
+    ) -> Result<(), StoreError>;
 
     async fn notify_destinations(&self, tenant: &TenantId) -> Result<Vec<DestinationRecord>, StoreError>;
 
     /// Adds a destination, with the audit entry; `Conflict` when its name is taken.
-    async fn add_notify_destination(&self, destination: DestinationRecord, audit: AuditEntry) -> Result<(), StoreError>;
+    async fn add_notify_destination(
+        &self,
+        destination: DestinationRecord,
+        audit: AuditEntry,
+    ) -> Result<(), StoreError>;
 
     /// Removes a destination, with the audit entry; `NotFound` when there is none, `Conflict`
     /// when a rule still sends to it.
-    async fn remove_notify_destination(&self, tenant: &TenantId, name: &str, audit: AuditEntry) -> Result<(), StoreError>;
+    async fn remove_notify_destination(
+        &self,
+        tenant: &TenantId,
+        name: &str,
+        audit: AuditEntry,
+    ) -> Result<(), StoreError>;
 
     /// The tenant's rules, oldest first.
     async fn notify_rules(&self, tenant: &TenantId) -> Result<Vec<RuleRecord>, StoreError>;
@@ -225,10 +244,20 @@ pub trait NotifyStore: Send + Sync {
 
     /// Removes a rule with its watches, skipping its deliveries not yet sent, with the audit entry;
     /// `NotFound` when there is none.
-    async fn remove_notify_rule(&self, tenant: &TenantId, id: &str, audit: AuditEntry, at: DateTime<Utc>) -> Result<(), StoreError>;
+    async fn remove_notify_rule(
+        &self,
+        tenant: &TenantId,
+        id: &str,
+        audit: AuditEntry,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError>;
 
     /// Up to `limit` watches due by `now`, the longest due first.
-    async fn due_notify_watches(&self, now: DateTime<Utc>, limit: u32) -> Result<Vec<WatchRecord>, StoreError>;
+    async fn due_notify_watches(
+        &self,
+        now: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<WatchRecord>, StoreError>;
 
     /// Writes `deliveries` (each once: one written already is left as it is) and moves `watch` on
     /// to `next` (or ends it), in one transaction; nothing when another worker moved the watch
@@ -241,7 +270,12 @@ pub trait NotifyStore: Send + Sync {
     ) -> Result<(), StoreError>;
 
     /// Writes `deliveries` of `tenant`, each once.
-    async fn add_notify_deliveries(&self, tenant: &TenantId, deliveries: Vec<NewNotifyDelivery>, at: DateTime<Utc>) -> Result<(), StoreError>;
+    async fn add_notify_deliveries(
+        &self,
+        tenant: &TenantId,
+        deliveries: Vec<NewNotifyDelivery>,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError>;
 
     /// Leases until `lease_until` up to `limit` pending deliveries due by `now`.
     async fn lease_due_notifications(
@@ -251,10 +285,19 @@ pub trait NotifyStore: Send + Sync {
         limit: u32,
     ) -> Result<Vec<LeasedNotification>, StoreError>;
 
-    async fn notify_delivery(&self, tenant: &TenantId, id: &str) -> Result<Option<NotifyDeliveryRecord>, StoreError>;
+    async fn notify_delivery(
+        &self,
+        tenant: &TenantId,
+        id: &str,
+    ) -> Result<Option<NotifyDeliveryRecord>, StoreError>;
 
     /// Records a try of a leased delivery; nothing when its lease ran out and another took it.
-    async fn record_notify_attempt(&self, tenant: &TenantId, id: &str, attempt: NotifyAttempt) -> Result<(), StoreError>;
+    async fn record_notify_attempt(
+        &self,
+        tenant: &TenantId,
+        id: &str,
+        attempt: NotifyAttempt,
+    ) -> Result<(), StoreError>;
 
     /// The tenant's newest deliveries (to `recipient` alone, when given), newest first.
     async fn notify_deliveries(
@@ -266,19 +309,42 @@ pub trait NotifyStore: Send + Sync {
 
     /// Sends a delivery again from its first try, with the audit entry; `NotFound` when there is
     /// none, `Conflict` while it is pending.
-    async fn resend_notification(&self, tenant: &TenantId, id: &str, audit: AuditEntry, at: DateTime<Utc>) -> Result<(), StoreError>;
+    async fn resend_notification(
+        &self,
+        tenant: &TenantId,
+        id: &str,
+        audit: AuditEntry,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError>;
 
     /// The tenant's people `audience` names (a destination names none), active or not.
-    async fn notify_recipients(&self, tenant: &TenantId, audience: &Audience) -> Result<Vec<RecipientRecord>, StoreError>;
+    async fn notify_recipients(
+        &self,
+        tenant: &TenantId,
+        audience: &Audience,
+    ) -> Result<Vec<RecipientRecord>, StoreError>;
 
     /// The tenant's person `user_id`.
-    async fn notify_recipient(&self, tenant: &TenantId, user_id: &str) -> Result<Option<RecipientRecord>, StoreError>;
+    async fn notify_recipient(
+        &self,
+        tenant: &TenantId,
+        user_id: &str,
+    ) -> Result<Option<RecipientRecord>, StoreError>;
 
     /// Sets a person's own ways to be told and their choices.
-    async fn set_notify_prefs(&self, tenant: &TenantId, user_id: &str, prefs: NotifyPrefs) -> Result<(), StoreError>;
+    async fn set_notify_prefs(
+        &self,
+        tenant: &TenantId,
+        user_id: &str,
+        prefs: NotifyPrefs,
+    ) -> Result<(), StoreError>;
 
     /// How many operations of the tenant are in `state`, and since when the oldest is.
-    async fn waiting_in(&self, tenant: &TenantId, state: &str) -> Result<(i64, Option<DateTime<Utc>>), StoreError>;
+    async fn waiting_in(
+        &self,
+        tenant: &TenantId,
+        state: &str,
+    ) -> Result<(i64, Option<DateTime<Utc>>), StoreError>;
 }
 
 pub(super) fn time(us: i64) -> Result<DateTime<Utc>, StoreError> {
@@ -314,9 +380,10 @@ pub(super) struct RuleRow {
 impl RuleRow {
     pub(super) fn into_record(self) -> Result<RuleRecord, StoreError> {
         let escalation = match (self.escalate_after_s, self.escalate_to) {
-            (Some(after), Some(to)) => {
-                Some((chrono::Duration::seconds(after), Audience::parse(&to).map_err(|e| corrupt("escalate_to", e))?))
-            }
+            (Some(after), Some(to)) => Some((
+                chrono::Duration::seconds(after),
+                Audience::parse(&to).map_err(|e| corrupt("escalate_to", e))?,
+            )),
             _ => None,
         };
         Ok(RuleRecord {
@@ -336,7 +403,8 @@ impl RuleRow {
     }
 }
 
-pub(super) const DELIVERY_COLUMNS: &str = "tenant, id, rule_id, event, subject, since_us, waits_in, stage, recipient, \
+pub(super) const DELIVERY_COLUMNS: &str =
+    "tenant, id, rule_id, event, subject, since_us, waits_in, stage, recipient, \
      channel, status, attempts, next_attempt_at_us, last_attempt_at_us, last_error, reference, created_at_us";
 
 #[derive(sqlx::FromRow)]
@@ -410,8 +478,17 @@ impl RecipientRow {
                 email: self.email,
                 line_user_id: self.line_user_id,
                 time_zone: self.time_zone,
-                quiet_hours: self.quiet_hours.as_deref().map(QuietHours::parse).transpose().map_err(|e| corrupt("quiet_hours", e))?,
-                mutes: mutes.iter().map(|text| Mute::parse(text)).collect::<Result<_, _>>().map_err(|e| corrupt("muted", e))?,
+                quiet_hours: self
+                    .quiet_hours
+                    .as_deref()
+                    .map(QuietHours::parse)
+                    .transpose()
+                    .map_err(|e| corrupt("quiet_hours", e))?,
+                mutes: mutes
+                    .iter()
+                    .map(|text| Mute::parse(text))
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| corrupt("muted", e))?,
             },
             user_id: self.id,
             name: self.name,

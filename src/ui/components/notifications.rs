@@ -7,7 +7,9 @@ use leptos::prelude::*;
 
 use crate::console::notifications::{NotifyDeliveryView, RecipientView, ResendNotification};
 use crate::domain::language::Language;
-use crate::domain::notification::{span_text, Audience, Channel, NotifyEvent, NotifyRule, Stage, MOST_REMINDERS};
+use crate::domain::notification::{
+    span_text, Audience, Channel, NotifyEvent, NotifyRule, Stage, MOST_REMINDERS,
+};
 use crate::t;
 use crate::ui::components::widgets::Time;
 
@@ -71,7 +73,9 @@ pub fn first_message_words(rule: &NotifyRule, language: Language) -> String {
             let time = format!("{:02}:{:02}", minutes / 60, minutes % 60);
             t!(language, "notify-when-daily", time = time)
         }
-        NotifyEvent::UnknownTooLong | NotifyEvent::AcceptedTooLong => t!(language, "notify-when-waited", span = span),
+        NotifyEvent::UnknownTooLong | NotifyEvent::AcceptedTooLong => {
+            t!(language, "notify-when-waited", span = span)
+        }
         _ if rule.after == Duration::zero() => t!(language, "notify-when-at-once"),
         _ => t!(language, "notify-when-after", span = span),
     }
@@ -79,7 +83,9 @@ pub fn first_message_words(rule: &NotifyRule, language: Language) -> String {
 
 pub fn reminder_words(rule: &NotifyRule, language: Language) -> String {
     match rule.remind_every {
-        Some(every) => t!(language, "notify-remind-every", span = span_text(every), most = u32::from(MOST_REMINDERS)),
+        Some(every) => {
+            t!(language, "notify-remind-every", span = span_text(every), most = u32::from(MOST_REMINDERS))
+        }
         None => t!(language, "notify-none"),
     }
 }

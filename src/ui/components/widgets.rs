@@ -103,14 +103,17 @@ pub fn ErrorPanel(error: AppError) -> impl IntoView {
         AppError::Forbidden => {
             (t!(language, "error-title-forbidden"), link("/", t!(language, "error-next-overview")))
         }
-        AppError::TwoFactorFirst => {
-            (t!(language, "error-title-forbidden"), link("/account", t!(language, "two-factor-go-to-account")))
-        }
+        AppError::TwoFactorFirst => (
+            t!(language, "error-title-forbidden"),
+            link("/account", t!(language, "two-factor-go-to-account")),
+        ),
         AppError::NotFound(_) => (
             t!(language, "error-title-not-found"),
             link("/operations", t!(language, "error-next-operations")),
         ),
-        AppError::Invalid(_) | AppError::InvalidField { .. } => (t!(language, "error-title-invalid"), view! { <span></span> }.into_any()),
+        AppError::Invalid(_) | AppError::InvalidField { .. } => {
+            (t!(language, "error-title-invalid"), view! { <span></span> }.into_any())
+        }
         _ => (t!(language, "error-title-other"), link("", t!(language, "error-next-try-again"))),
     };
     view! {

@@ -86,7 +86,8 @@ fn TwoFactorPanel(account: AccountView, language: Language) -> impl IntoView {
         }
         .into_any()
     } else if !account.seals_secrets {
-        view! { <p class="notice notice-error" role="alert">{t!(language, "two-factor-no-key")}</p> }.into_any()
+        view! { <p class="notice notice-error" role="alert">{t!(language, "two-factor-no-key")}</p> }
+            .into_any()
     } else {
         view! {
             <p>{t!(language, "two-factor-intro")}</p>

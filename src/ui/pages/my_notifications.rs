@@ -8,7 +8,9 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 
 use crate::console::language::current_language;
-use crate::console::notifications::{my_notifications, MyNotificationsView, SetMyNotifications, OWN_DELIVERIES_SHOWN};
+use crate::console::notifications::{
+    my_notifications, MyNotificationsView, SetMyNotifications, OWN_DELIVERIES_SHOWN,
+};
 use crate::domain::language::Language;
 use crate::domain::notification::{Channel, NotifyEvent};
 use crate::t;
@@ -16,8 +18,15 @@ use crate::ui::components::notifications::{channel_words, event_words, DeliveryT
 use crate::ui::components::widgets::{ErrorPanel, ViewerResource};
 
 /// The time zones the form suggests; any IANA name is taken.
-const COMMON_ZONES: [&str; 7] =
-    ["Asia/Taipei", "Asia/Shanghai", "Asia/Hong_Kong", "Asia/Tokyo", "Europe/London", "America/New_York", "UTC"];
+const COMMON_ZONES: [&str; 7] = [
+    "Asia/Taipei",
+    "Asia/Shanghai",
+    "Asia/Hong_Kong",
+    "Asia/Tokyo",
+    "Europe/London",
+    "America/New_York",
+    "UTC",
+];
 
 #[component]
 pub fn MyNotificationsPage() -> impl IntoView {
@@ -81,7 +90,8 @@ fn Choices(mine: MyNotificationsView, csrf: String, language: Language) -> impl 
         view! { <p class="empty-state" data-testid="my-notify-empty">{t!(language, "notify-my-log-empty")}</p> }.into_any()
     } else {
         let caption = t!(language, "notify-my-log-heading");
-        view! { <DeliveryTable deliveries language resend=None answer_to="my-notify-result" caption/> }.into_any()
+        view! { <DeliveryTable deliveries language resend=None answer_to="my-notify-result" caption/> }
+            .into_any()
     };
     view! {
         <section class="panel" data-testid="my-notify-settings" aria-labelledby="my-notify-heading">

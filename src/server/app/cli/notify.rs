@@ -177,7 +177,19 @@ fn rule_words(rule: &NotifyRule) -> String {
 pub(super) async fn run(command: NotifyCommand) -> anyhow::Result<()> {
     let cli = Actor::system("cli");
     match command {
-        NotifyCommand::Smtp { database, secret, egress, tenant, host, port, security, username, password, from, remove } => {
+        NotifyCommand::Smtp {
+            database,
+            secret,
+            egress,
+            tenant,
+            host,
+            port,
+            security,
+            username,
+            password,
+            from,
+            remove,
+        } => {
             let ledger = open_ledger(&database, &secret).await?.with_egress(egress.policy());
             let smtp = (!remove).then(|| SmtpInput {
                 host: host.unwrap_or_default(),
@@ -199,13 +211,30 @@ pub(super) async fn run(command: NotifyCommand) -> anyhow::Result<()> {
         NotifyCommand::DestinationAdd { database, secret, egress, tenant, name, channel, target } => {
             let ledger = open_ledger(&database, &secret).await?.with_egress(egress.policy());
             let added = ledger.add_notify_destination(&tenant, &cli, &name, channel, &target).await?;
-            println!("Added destination {} ({}, {}).", added.name, added.channel.as_str(), added.shown_target);
+            println!(
+                "Added destination {} ({}, {}).",
+                added.name,
+                added.channel.as_str(),
+                added.shown_target
+            );
         }
         NotifyCommand::DestinationRemove { database, tenant, name } => {
-            Ledger::new(open_store(&database).await?).remove_notify_destination(&tenant, &cli, name.trim()).await?;
+            Ledger::new(open_store(&database).await?)
+                .remove_notify_destination(&tenant, &cli, name.trim())
+                .await?;
             println!("Removed destination {}.", name.trim());
         }
-        NotifyCommand::RuleAdd { database, tenant, event, to, channel, after, remind_every, escalate_after, escalate_to } => {
+        NotifyCommand::RuleAdd {
+            database,
+            tenant,
+            event,
+            to,
+            channel,
+            after,
+            remind_every,
+            escalate_after,
+            escalate_to,
+        } => {
             let rule = NotifyRule {
                 event,
                 audience: to,
@@ -214,7 +243,8 @@ pub(super) async fn run(command: NotifyCommand) -> anyhow::Result<()> {
                 remind_every,
                 escalation: escalate_after.zip(escalate_to),
             };
-            let added = Ledger::new(open_store(&database).await?).add_notify_rule(&tenant, &cli, rule).await?;
+            let added =
+                Ledger::new(open_store(&database).await?).add_notify_rule(&tenant, &cli, rule).await?;
             println!("Added rule {}: {}", added.id, rule_words(&added.rule));
         }
         NotifyCommand::List { database, tenant } => {
@@ -233,7 +263,12 @@ pub(super) async fn run(command: NotifyCommand) -> anyhow::Result<()> {
                 None => println!("Tenant {tenant} has no notification channel; set one with `opledger notify smtp` or `notify line`."),
             }
             for destination in ledger.notify_destinations(&tenant).await? {
-                println!("destination\t{}\t{}\t{}", destination.name, destination.channel.as_str(), destination.shown_target);
+                println!(
+                    "destination\t{}\t{}\t{}",
+                    destination.name,
+                    destination.channel.as_str(),
+                    destination.shown_target
+                );
             }
             let rules = ledger.notify_rules(&tenant).await?;
             if rules.is_empty() {
@@ -248,7 +283,8 @@ pub(super) async fn run(command: NotifyCommand) -> anyhow::Result<()> {
             println!("Removed rule {}.", id.trim());
         }
         NotifyCommand::Deliveries { database, tenant, limit } => {
-            let deliveries = Ledger::new(open_store(&database).await?).notify_deliveries(&tenant, None, limit).await?;
+            let deliveries =
+                Ledger::new(open_store(&database).await?).notify_deliveries(&tenant, None, limit).await?;
             if deliveries.is_empty() {
                 println!("Nothing was sent to tenant {tenant}'s people yet.");
             }

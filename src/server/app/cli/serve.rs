@@ -157,7 +157,10 @@ pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
 
 /// The session lifetimes `--session-idle` and `--session-max` set: each at least a minute, and
 /// the idle one no longer than the absolute one.
-fn session_lifetimes(idle: std::time::Duration, max: std::time::Duration) -> anyhow::Result<SessionLifetimes> {
+fn session_lifetimes(
+    idle: std::time::Duration,
+    max: std::time::Duration,
+) -> anyhow::Result<SessionLifetimes> {
     let minute = std::time::Duration::from_secs(60);
     anyhow::ensure!(idle >= minute, "--session-idle must be at least a minute");
     anyhow::ensure!(max >= idle, "--session-max must be at least as long as --session-idle");
@@ -169,8 +172,13 @@ fn session_lifetimes(idle: std::time::Duration, max: std::time::Duration) -> any
 
 /// `--public-url`: an http(s) URL with a host and nothing after its path, without a trailing slash.
 fn parse_public_url(text: &str) -> Result<String, String> {
-    let url = reqwest::Url::parse(text.trim()).map_err(|_| format!("{text:?} is not a URL such as https://ops.example.com"))?;
-    if !matches!(url.scheme(), "http" | "https") || url.host().is_none() || url.query().is_some() || url.fragment().is_some() {
+    let url = reqwest::Url::parse(text.trim())
+        .map_err(|_| format!("{text:?} is not a URL such as https://ops.example.com"))?;
+    if !matches!(url.scheme(), "http" | "https")
+        || url.host().is_none()
+        || url.query().is_some()
+        || url.fragment().is_some()
+    {
         return Err(format!("{text:?} is not a URL such as https://ops.example.com"));
     }
     Ok(url.as_str().trim_end_matches('/').to_owned())

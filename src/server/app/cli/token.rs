@@ -98,7 +98,12 @@ fn cli() -> Actor {
 
 pub(super) async fn run(command: TokenCommand) -> anyhow::Result<()> {
     match command {
-        TokenCommand::Create(CreateArgs { named: NamedArgs { database, tenant, name }, scope, expires_in_days, no_expiry }) => {
+        TokenCommand::Create(CreateArgs {
+            named: NamedArgs { database, tenant, name },
+            scope,
+            expires_in_days,
+            no_expiry,
+        }) => {
             let expiry = if no_expiry { Expiry::Never } else { Expiry::Days(expires_in_days) };
             let spec = TokenSpec { name: name.trim().to_owned(), scopes: scope, expiry };
             let ledger = Ledger::new(open_store(&database).await?);
@@ -110,7 +115,8 @@ pub(super) async fn run(command: TokenCommand) -> anyhow::Result<()> {
                 Err(error) => return Err(error.into()),
             };
             ledger.seal_audit(Some(&tenant)).await?;
-            let until = created.expires_at.map_or("never expires".to_owned(), |at| format!("expires {}", when(at)));
+            let until =
+                created.expires_at.map_or("never expires".to_owned(), |at| format!("expires {}", when(at)));
             eprintln!(
                 "API token {:?} for tenant {tenant}, scopes {}, {until}. It is shown only now; keep it secret:",
                 spec.name,
@@ -172,13 +178,16 @@ fn when(at: DateTime<Utc>) -> String {
 
 /// The tokens as a table with the console's columns, as seen at `now`.
 fn table(tokens: &[ApiTokenListing], now: DateTime<Utc>) -> String {
-    let header = ["NAME", "SCOPES", "CREATED BY", "CREATED", "LAST USE", "EXPIRES", "STATUS"].map(str::to_owned);
+    let header =
+        ["NAME", "SCOPES", "CREATED BY", "CREATED", "LAST USE", "EXPIRES", "STATUS"].map(str::to_owned);
     let rows: Vec<[String; 7]> = tokens
         .iter()
         .map(|token| {
             let status = TokenStatus::at(now, token.revoked_at, token.expires_at);
             let mut status_words = status.as_str().to_owned();
-            if let Some(until) = token.previous_valid_until.filter(|until| *until > now && status == TokenStatus::Active) {
+            if let Some(until) =
+                token.previous_valid_until.filter(|until| *until > now && status == TokenStatus::Active)
+            {
                 status_words.push_str(&format!(" (old secret until {})", when(until)));
             }
             [
@@ -198,11 +207,7 @@ fn table(tokens: &[ApiTokenListing], now: DateTime<Utc>) -> String {
         .collect();
     let widths: Vec<usize> = (0..7)
         .map(|column| {
-            std::iter::once(&header)
-                .chain(&rows)
-                .map(|row| row[column].chars().count())
-                .max()
-                .unwrap_or(0)
+            std::iter::once(&header).chain(&rows).map(|row| row[column].chars().count()).max().unwrap_or(0)
         })
         .collect();
     std::iter::once(&header)

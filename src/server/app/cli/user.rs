@@ -11,7 +11,9 @@ use super::options::{open_store, parse_tenant, DatabaseArgs};
 use crate::domain::ids::TenantId;
 use crate::domain::people::{PeopleChange, UserSource, UserStatus};
 use crate::domain::policy::Role;
-use crate::server::ledger::people::{ChangedBy, PeopleError, PASSWORD_RESET_PATH, PASSWORD_RESET_VALID_MINUTES};
+use crate::server::ledger::people::{
+    ChangedBy, PeopleError, PASSWORD_RESET_PATH, PASSWORD_RESET_VALID_MINUTES,
+};
 use crate::server::ledger::Ledger;
 
 /// The roles, as the command line takes them.
@@ -167,7 +169,11 @@ async fn list(database: &DatabaseArgs, tenant: &TenantId) -> anyhow::Result<()> 
         };
         let last = user.last_sign_in_at.map_or_else(|| "never".to_owned(), |at| at.to_rfc3339());
         let two_factor = if user.has_two_factor() { "on" } else { "off" };
-        println!("{:<24} {:<8} {status:<12} {source:<9} {two_factor:<4} {last}", user.name, user.role.as_str());
+        println!(
+            "{:<24} {:<8} {status:<12} {source:<9} {two_factor:<4} {last}",
+            user.name,
+            user.role.as_str()
+        );
     }
     Ok(())
 }

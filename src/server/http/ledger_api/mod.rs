@@ -80,10 +80,13 @@ impl utoipa::Modify for ScopeResponses {
         use utoipa::openapi::{content::Content, Ref, RefOr, ResponseBuilder};
         let error = |description: &str| {
             let envelope = Content::new(Some(RefOr::Ref(Ref::from_schema_name("ErrorEnvelope"))));
-            RefOr::T(ResponseBuilder::new().description(description).content("application/json", envelope).build())
+            RefOr::T(
+                ResponseBuilder::new().description(description).content("application/json", envelope).build(),
+            )
         };
         for (path, item) in openapi.paths.paths.iter_mut() {
-            for (method, operation) in [(Method::GET, item.get.as_mut()), (Method::POST, item.post.as_mut())] {
+            for (method, operation) in [(Method::GET, item.get.as_mut()), (Method::POST, item.post.as_mut())]
+            {
                 let (Some(operation), Some(Need::Scope(scope))) = (operation, need_of(&method, path)) else {
                     continue;
                 };

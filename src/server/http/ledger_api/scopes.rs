@@ -61,7 +61,10 @@ mod tests {
         assert_eq!(need_of(&Method::POST, "/mcp"), Some(Need::Scope(Scope::Tools)));
         assert_eq!(need_of(&Method::PUT, "/api/v1/operations"), None);
         for scope in Scope::ALL {
-            assert!(ROUTE_SCOPES.iter().any(|(_, _, need)| *need == Need::Scope(scope)), "{scope:?} has routes");
+            assert!(
+                ROUTE_SCOPES.iter().any(|(_, _, need)| *need == Need::Scope(scope)),
+                "{scope:?} has routes"
+            );
         }
     }
 

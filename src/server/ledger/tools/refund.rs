@@ -45,7 +45,8 @@ impl Tools<'_> {
         let customer_language = self.customer_language(args.locale.as_deref()).await?;
         let tenant = self.tenant;
         let (order, item) = self.order_and_item(&args.order_id, &args.line_item_id).await?;
-        let Some((provider, kind)) = self.executor.directory().refund_provider_for(tenant, &order).await? else {
+        let Some((provider, kind)) = self.executor.directory().refund_provider_for(tenant, &order).await?
+        else {
             return Err(ToolError::NotConnected(format!(
                 "no refund provider is connected for tenant {tenant}; nothing was recorded or sent"
             )));

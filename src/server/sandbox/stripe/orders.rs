@@ -90,6 +90,7 @@ pub fn demo_orders() -> Vec<Order> {
                 })
                 .collect(),
             customer_email: Some(format!("customer-{id}@example.com")),
+            gateway: None,
         })
         .collect()
 }

@@ -4,7 +4,9 @@
 //! refused the tenant's credentials starts one about its connection (once an hour at most).
 
 use super::hour_of;
-use crate::domain::{failure::FailureClass, machine::State, notification::NotifyEvent, operation::OperationRecord};
+use crate::domain::{
+    failure::FailureClass, machine::State, notification::NotifyEvent, operation::OperationRecord,
+};
 use crate::server::store::query::{QueryText, SqlValue};
 
 /// The statements that keep `operation`'s watches when it moves from `from` (none for a new one)
@@ -28,7 +30,13 @@ pub(in crate::server::store) fn notify_watch_statements(
         statements.push(text.where_ends_here());
     }
     for event in NotifyEvent::watched_in(to) {
-        statements.push(watch_insert(operation.tenant.as_str(), operation.op_id.as_str(), event, to.as_str(), at_us));
+        statements.push(watch_insert(
+            operation.tenant.as_str(),
+            operation.op_id.as_str(),
+            event,
+            to.as_str(),
+            at_us,
+        ));
     }
     if operation.snapshot.last_failure == Some(FailureClass::Forbidden) {
         let subject = format!("connection:{}", operation.provider);

@@ -37,7 +37,10 @@ pub(in crate::server::store) struct ApiTokenRow {
 impl ApiTokenRow {
     /// The token as found by the secret that hashes to `presented_hash` (its current one, or
     /// the one its last rotation replaced).
-    pub(in crate::server::store) fn into_record(self, presented_hash: &str) -> Result<ApiTokenRecord, StoreError> {
+    pub(in crate::server::store) fn into_record(
+        self,
+        presented_hash: &str,
+    ) -> Result<ApiTokenRecord, StoreError> {
         Ok(ApiTokenRecord {
             id: self.id,
             tenant: TenantId::parse(&self.tenant).map_err(|e| corrupt("tenant")(e.to_string()))?,
@@ -92,13 +95,17 @@ impl ApiTokenListingRow {
 
 /// The tokens a change about many tokens touched, from its `returning id, name`, by name.
 pub(in crate::server::store) fn touched_tokens(rows: Vec<(String, String)>) -> Vec<TouchedToken> {
-    let mut touched: Vec<TouchedToken> = rows.into_iter().map(|(id, name)| TouchedToken { id, name }).collect();
+    let mut touched: Vec<TouchedToken> =
+        rows.into_iter().map(|(id, name)| TouchedToken { id, name }).collect();
     touched.sort_by(|a, b| a.name.cmp(&b.name));
     touched
 }
 
 /// One audit entry per touched token: `audit` with the token's id and name in its evidence.
-pub(in crate::server::store) fn audit_per_token(audit: &AuditEntry, touched: &[TouchedToken]) -> Vec<AuditEntry> {
+pub(in crate::server::store) fn audit_per_token(
+    audit: &AuditEntry,
+    touched: &[TouchedToken],
+) -> Vec<AuditEntry> {
     touched
         .iter()
         .map(|token| {

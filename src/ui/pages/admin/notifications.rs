@@ -10,15 +10,16 @@ use super::{code, with_code, with_time, AdminFrame, AdminTab, TIME_MARK};
 use crate::console::language::current_language;
 use crate::console::notifications::{
     notification_settings, AddNotifyDestination, AddNotifyRule, DestinationView, LineView, NotificationsView,
-    RemoveNotifyAccount, RemoveNotifyDestination, RemoveNotifyRule, ResendNotification, RuleView, SetNotifyLine,
-    SetNotifySmtp, SmtpView, TENANT_DELIVERIES_SHOWN,
+    RemoveNotifyAccount, RemoveNotifyDestination, RemoveNotifyRule, ResendNotification, RuleView,
+    SetNotifyLine, SetNotifySmtp, SmtpView, TENANT_DELIVERIES_SHOWN,
 };
 use crate::domain::language::Language;
 use crate::domain::notification::{Channel, NotifyEvent};
 use crate::domain::policy::Role;
 use crate::t;
 use crate::ui::components::notifications::{
-    audience_words, channel_words, escalation_words, event_words, first_message_words, reminder_words, DeliveryTable,
+    audience_words, channel_words, escalation_words, event_words, first_message_words, reminder_words,
+    DeliveryTable,
 };
 use crate::ui::components::widgets::{ErrorPanel, ViewerResource};
 
@@ -51,7 +52,8 @@ fn field_error(form: &'static str, field: &'static str) -> impl IntoView {
 #[component]
 fn Sections(page: NotificationsView, csrf: String, language: Language) -> impl IntoView {
     let NotificationsView { smtp, line, destinations, rules, deliveries, seals_secrets } = page;
-    let destination_names: Vec<String> = destinations.iter().map(|destination| destination.name.clone()).collect();
+    let destination_names: Vec<String> =
+        destinations.iter().map(|destination| destination.name.clone()).collect();
     let need_key = (!seals_secrets).then(|| {
         let needed = t!(
             language,
@@ -72,7 +74,12 @@ fn Sections(page: NotificationsView, csrf: String, language: Language) -> impl I
 }
 
 #[component]
-fn Channels(smtp: Option<SmtpView>, line: Option<LineView>, csrf: String, language: Language) -> impl IntoView {
+fn Channels(
+    smtp: Option<SmtpView>,
+    line: Option<LineView>,
+    csrf: String,
+    language: Language,
+) -> impl IntoView {
     let set_smtp = ServerAction::<SetNotifySmtp>::new();
     let set_line = ServerAction::<SetNotifyLine>::new();
     let remove = ServerAction::<RemoveNotifyAccount>::new();
@@ -305,7 +312,12 @@ fn audience_options(destination_names: &[String], language: Language) -> impl In
 }
 
 #[component]
-fn Rules(rules: Vec<RuleView>, destination_names: Vec<String>, csrf: String, language: Language) -> impl IntoView {
+fn Rules(
+    rules: Vec<RuleView>,
+    destination_names: Vec<String>,
+    csrf: String,
+    language: Language,
+) -> impl IntoView {
     let add = ServerAction::<AddNotifyRule>::new();
     let remove = ServerAction::<RemoveNotifyRule>::new();
     let list = if rules.is_empty() {
@@ -436,7 +448,8 @@ fn DeliveryLog(
 ) -> impl IntoView {
     let resend = ServerAction::<ResendNotification>::new();
     let log = if deliveries.is_empty() {
-        view! { <p class="empty-state" data-testid="notify-log-empty">{t!(language, "notify-log-empty")}</p> }.into_any()
+        view! { <p class="empty-state" data-testid="notify-log-empty">{t!(language, "notify-log-empty")}</p> }
+            .into_any()
     } else {
         let caption = t!(language, "notify-log-caption", count = TENANT_DELIVERIES_SHOWN);
         view! { <DeliveryTable deliveries language resend=Some((resend, csrf)) answer_to="notify-log-result" caption/> }.into_any()

@@ -116,9 +116,16 @@ fn PersonRow(
         UserSource::Sso => t!(language, "people-source-sso"),
     };
     let two_factor = match (user.source, user.two_factor) {
-        (UserSource::Sso, _) => view! { <span class="muted">{t!(language, "two-factor-by-provider")}</span> }.into_any(),
-        (UserSource::Local, true) => view! { <span class="badge state-succeeded">{t!(language, "two-factor-state-on")}</span> }.into_any(),
-        (UserSource::Local, false) => view! { <span class="muted">{t!(language, "two-factor-state-off")}</span> }.into_any(),
+        (UserSource::Sso, _) => {
+            view! { <span class="muted">{t!(language, "two-factor-by-provider")}</span> }.into_any()
+        }
+        (UserSource::Local, true) => {
+            view! { <span class="badge state-succeeded">{t!(language, "two-factor-state-on")}</span> }
+                .into_any()
+        }
+        (UserSource::Local, false) => {
+            view! { <span class="muted">{t!(language, "two-factor-state-off")}</span> }.into_any()
+        }
     };
     let name = user.name.clone();
     let row_name = name.clone();
@@ -178,7 +185,11 @@ fn ChangeForm(
         ("role", role_here, t!(language, "people-do-role")),
         ("sign_out", active, t!(language, "people-do-sign-out")),
         ("reset_password", active && user.source == UserSource::Local, t!(language, "people-do-reset")),
-        ("reset_two_factor", user.two_factor && user.source == UserSource::Local, t!(language, "two-factor-do-reset")),
+        (
+            "reset_two_factor",
+            user.two_factor && user.source == UserSource::Local,
+            t!(language, "two-factor-do-reset"),
+        ),
         ("deactivate", others && active, t!(language, "people-do-deactivate")),
         ("reactivate", !active, t!(language, "people-do-reactivate")),
     ];

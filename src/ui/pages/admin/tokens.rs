@@ -8,9 +8,7 @@
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
 
-use crate::console::api_tokens::{
-    api_tokens, ApiTokenView, CreateApiToken, RevokeApiToken, RotateApiToken,
-};
+use crate::console::api_tokens::{api_tokens, ApiTokenView, CreateApiToken, RevokeApiToken, RotateApiToken};
 use crate::console::language::current_language;
 use crate::domain::api_token::Scope;
 use crate::domain::language::Language;

@@ -1,0 +1,21 @@
+# What each payment gateway offers for refunds: the admin and operation pages.
+gateway-key = Key
+gateway-key-header = { $header }, up to { $max } characters, remembered { $window }: a re-send under it gets the first result.
+gateway-key-none = None: a re-sent partial refund would be a second refund, so it is sent once and a lost answer is settled by a lookup, never by sending again.
+gateway-lookup = Lookup
+gateway-lookup-by-what-it-wrote = By the { $field } the refund was created with.
+gateway-lookup-list = { $call }: the payment's refunds, listed before the send and after a lost answer; needs { $saved }.
+gateway-lookup-list-production = { $call }: the payment's refunds, listed before the send and after a lost answer; needs { $saved }, saved when the payment was made; answers in production only, not in the gateway's test environment.
+gateway-lookup-none = None: the outcome comes by webhook.
+gateway-windows = Windows
+gateway-windows-none = None.
+gateway-window-blackout = No calls from { $from } to { $to } Taiwan time while the account closes its day automatically.
+gateway-window-rate-limit = Too many calls are answered 403: nothing is sent for { $minutes } minutes.
+gateway-window-installments = Installment and bonus-redemption orders are refunded in full only.
+gateway-window-read-timeout = An answer is waited for at least { $seconds } s.
+gateway-outcome = Outcome
+gateway-outcome-final = Final on the answer.
+gateway-outcome-stripe = Accepted, then settled: a pending refund is read again until it succeeds or fails.
+gateway-outcome-adyen = Accepted, then settled by Adyen's REFUND webhook.
+gateway-outcome-paypal = Accepted, then settled: a PENDING refund is read again until PayPal completes or fails it.
+gateway-outcome-ecpay = Accepted, then settled at the nightly close (要關帳, then 已關帳).

@@ -1,0 +1,21 @@
+# 各支付网关的退款能力：管理页与操作页。
+gateway-key = 幂等键
+gateway-key-header = { $header }，最长 { $max } 个字符，保留 { $window }：同一个键再发一次会得到第一次的结果。
+gateway-key-none = 没有：重发的部分退款会变成第二笔退款，所以只发一次；响应丢失时以查询确认，绝不再发。
+gateway-lookup = 查询
+gateway-lookup-by-what-it-wrote = 依创建退款时写入的 { $field }。
+gateway-lookup-list = { $call }：这笔付款的退款列表，发送前列一次、响应丢失后再列一次；需要 { $saved }。
+gateway-lookup-list-production = { $call }：这笔付款的退款列表，发送前列一次、响应丢失后再列一次；需要付款时保存的 { $saved }；只在正式环境响应，网关的测试环境不响应。
+gateway-lookup-none = 没有：结果由 webhook 通知。
+gateway-windows = 时段与限制
+gateway-windows-none = 没有。
+gateway-window-blackout = 账户设置自动关账时，台湾时间 { $from } 至 { $to } 不调用。
+gateway-window-rate-limit = 调用过于频繁会得到 403：之后 { $minutes } 分钟内不发送任何请求。
+gateway-window-installments = 分期与红利折抵订单只能全额退款。
+gateway-window-read-timeout = 响应至少等待 { $seconds } 秒。
+gateway-outcome = 结果
+gateway-outcome-final = 响应即最终结果。
+gateway-outcome-stripe = 先受理，后定案：处理中的退款会再读取，直到成功或失败。
+gateway-outcome-adyen = 先受理，由 Adyen 的 REFUND webhook 定案。
+gateway-outcome-paypal = 先受理，后定案：PENDING 的退款会再读取，直到 PayPal 完成或失败。
+gateway-outcome-ecpay = 先受理，于每晚关账时定案（要关帐，然后已关帐）。

@@ -1,0 +1,21 @@
+# 各支付閘道的退款能力：管理頁與操作頁。
+gateway-key = 冪等鍵
+gateway-key-header = { $header }，最長 { $max } 個字元，保留 { $window }：同一個鍵再送一次會得到第一次的結果。
+gateway-key-none = 沒有：重送的部分退款會變成第二筆退款，所以只送一次；回應遺失時以查詢確認，絕不再送。
+gateway-lookup = 查詢
+gateway-lookup-by-what-it-wrote = 依建立退款時寫入的 { $field }。
+gateway-lookup-list = { $call }：這筆付款的退款清單，送出前列一次、回應遺失後再列一次；需要 { $saved }。
+gateway-lookup-list-production = { $call }：這筆付款的退款清單，送出前列一次、回應遺失後再列一次；需要付款時保存的 { $saved }；只在正式環境回應，閘道的測試環境不回應。
+gateway-lookup-none = 沒有：結果由 webhook 通知。
+gateway-windows = 時段與限制
+gateway-windows-none = 沒有。
+gateway-window-blackout = 帳戶設定自動關帳時，台灣時間 { $from } 至 { $to } 不呼叫。
+gateway-window-rate-limit = 呼叫過於頻繁會得到 403：之後 { $minutes } 分鐘內不送出任何請求。
+gateway-window-installments = 分期與紅利折抵訂單只能全額退款。
+gateway-window-read-timeout = 回應至少等候 { $seconds } 秒。
+gateway-outcome = 結果
+gateway-outcome-final = 回應即最終結果。
+gateway-outcome-stripe = 先受理，後定案：處理中的退款會再讀取，直到成功或失敗。
+gateway-outcome-adyen = 先受理，由 Adyen 的 REFUND webhook 定案。
+gateway-outcome-paypal = 先受理，後定案：PENDING 的退款會再讀取，直到 PayPal 完成或失敗。
+gateway-outcome-ecpay = 先受理，於每晚關帳時定案（要關帳，然後已關帳）。
