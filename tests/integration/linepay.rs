@@ -190,6 +190,8 @@ mod stories {
         sandbox.inject(Fault::once(&transaction, FaultKind::DropResponse, 25_000));
         let lost = shop.refund("refund-1043-li_2", &transaction, 380).await;
         assert_eq!(lost["state"], "unknown", "{lost}");
+        let waited = lost["attempts"][0]["latency_ms"].as_u64().unwrap();
+        assert!(waited >= 20_000, "LINE Pay's read timeout of 20 s, not the connection's 2 s: {waited} ms");
         shop.reconcile().await;
         let found = shop.operation("refund-1043-li_2").await;
         assert_eq!(found["state"], "succeeded", "{found}");
@@ -364,6 +366,7 @@ mod reference {
     /// Asserts the headers every request carries and the signature over `content`.
     fn check_headers(headers: &HeaderMap, path: &str, content: &str) {
         let header = |name: &str| headers.get(name).map(|v| v.to_str().unwrap().to_owned());
+        assert_eq!(header("content-type").as_deref(), Some("application/json"));
         assert_eq!(header("x-line-channelid").as_deref(), Some(CHANNEL_ID));
         let nonce = header("x-line-authorization-nonce").expect("a nonce");
         let parsed = uuid::Uuid::parse_str(&nonce).expect("the nonce is a UUID");
@@ -393,7 +396,6 @@ mod reference {
         let path = format!("/v3/payments/{TRANSACTION}/refund");
         assert_eq!(uri.path(), path);
         check_headers(&headers, &path, &body);
-        assert_eq!(headers.get("content-type").unwrap(), "application/json");
         assert_eq!(serde_json::from_str::<Value>(&body).unwrap(), json!({"refundAmount": 1000}));
         seen.requests.lock().unwrap().push(("POST".into(), uri.to_string(), body));
         *seen.refunded.lock().unwrap() = true;
