@@ -7,8 +7,9 @@
 //! refund over what is left is refused before anything leaves; a resent full refund answered 1165
 //! makes no second refund; bad input is refused at the ledger API before anything is recorded.
 //! Then the connector against a stand-in written from LINE Pay's reference (not from the sandbox),
-//! which checks the headers, the signature over the exact bytes, the path and the body; and an
-//! independent client, in Python's standard library, signing its own requests to the sandbox.
+//! which checks the headers, the signature over the exact bytes, the path and the body; the
+//! sandbox's control API; and an independent client, in Python's standard library, signing its own
+//! requests to the sandbox.
 
 use chrono::Duration as ChronoDuration;
 use serde_json::{json, Value};
@@ -447,6 +448,42 @@ mod reference {
         the_connector_speaks_line_pays_reference,
         answered_1165_with_a_new_full_refund_listed_is_this_refund,
     );
+}
+
+/// The sandbox's control API, behind the channel secret as a bearer token: a payment made there
+/// is answered with its transaction id as a string, and LINE Pay's own faults are taken.
+#[tokio::test]
+async fn payments_and_faults_are_set_through_the_control_api() {
+    let (sandbox, url) = channel().await;
+    let client = reqwest::Client::new();
+    let payment = json!({"orderId": "1043", "amount": 1_000});
+    let control = |path: &str| format!("{url}/_sandbox/{path}");
+    let refused = client.post(control("payments")).json(&payment).send().await.unwrap();
+    assert_eq!(refused.status(), 401);
+    let made =
+        client.post(control("payments")).bearer_auth(CHANNEL_SECRET).json(&payment).send().await.unwrap();
+    assert_eq!(made.status(), 201);
+    let made: Value = made.json().await.unwrap();
+    let transaction = made["transactionId"].as_str().expect("the id as a string").to_owned();
+    assert_eq!(transaction.len(), 19, "{made}");
+    for fault in ["processing_before", "processing_after", "lookup_lag", "drop_response"] {
+        let set = client
+            .post(control("faults"))
+            .bearer_auth(CHANNEL_SECRET)
+            .json(&json!({"match": transaction, "fault": fault, "ms": 10}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(set.status(), 201, "{fault}");
+    }
+    let pending = json!({"match": transaction, "fault": "pending"});
+    let set = client.post(control("faults")).bearer_auth(CHANNEL_SECRET).json(&pending).send().await.unwrap();
+    assert_eq!(set.status(), 400, "LINE Pay holds no refund pending");
+    let refund = sandbox.refund(&transaction, 1_000).unwrap();
+    let ledger: Value =
+        client.get(control("ledger")).bearer_auth(CHANNEL_SECRET).send().await.unwrap().json().await.unwrap();
+    assert_eq!(ledger["data"][0]["id"], refund.as_str(), "{ledger}");
+    assert_eq!(ledger["data"][0]["metadata"]["transactionId"], transaction.as_str());
 }
 
 /// A client written from LINE Pay's reference in Python's standard library (hmac, hashlib,
