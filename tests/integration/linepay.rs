@@ -297,7 +297,7 @@ mod stories {
 
     /// A transaction id as a JSON number (which loses LINE Pay's last digits) or an amount in
     /// fractions of a dollar is refused at the ledger API, naming the field, with nothing
-    /// recorded; the corrected request under the same op id is then recorded.
+    /// recorded; the corrected request under the same op id is then recorded and refunded.
     async fn bad_input_is_refused_at_the_ledger_api(engine: Engine) {
         let Some((shop, _sandbox, transaction)) = paid_shop(engine).await else { return };
         let body = |transaction: Value, minor: i64| {
@@ -317,6 +317,8 @@ mod stories {
         let (status, answer) = shop.app.register(&body(json!(transaction), 38_000)).await;
         assert_eq!(status, 201, "{answer}");
         assert_eq!(answer["params"]["transaction"], transaction.as_str());
+        shop.executor.run(&acme(), &OpId::parse("refund-1043-li_2").unwrap()).await.unwrap();
+        assert_eq!(shop.operation("refund-1043-li_2").await["state"], "succeeded");
     }
 
     crate::on_both_engines!(
