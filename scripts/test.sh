@@ -51,6 +51,15 @@ if [ "$(cat tests/oidc/node_modules/.opledger-lock-hash 2>/dev/null)" != "$oidc_
   echo "$oidc_hash" > tests/oidc/node_modules/.opledger-lock-hash
 fi
 
+# ECPay's official Node client (ecpay_aio_nodejs), which drives the ECPay sandbox in the tests, on
+# the Node of the PATH: installed from its lock file; in CI the test fails without it rather than skip.
+ecpay_hash=$(sha256sum tests/ecpay/package-lock.json | cut -d' ' -f1)
+if [ "$(cat tests/ecpay/node_modules/.opledger-lock-hash 2>/dev/null)" != "$ecpay_hash" ]; then
+  step "Installing ECPay's Node client for the ECPay tests (tests/ecpay)"
+  (cd tests/ecpay && npm ci --no-fund --no-audit)
+  echo "$ecpay_hash" > tests/ecpay/node_modules/.opledger-lock-hash
+fi
+
 step "Direction of dependencies in src/ (no import circles, no room using a room above it)"
 python3 scripts/check_layers.py
 

@@ -5,6 +5,7 @@
 mod adyen;
 pub mod adyen_events;
 mod described;
+mod ecpay;
 mod http;
 mod linepay;
 pub mod oidc;
@@ -18,6 +19,7 @@ use async_trait::async_trait;
 
 pub use adyen::AdyenConnector;
 pub use described::{built_in_api, services_api, DescribedConnector};
+pub use ecpay::EcpayConnector;
 pub use linepay::LinePayConnector;
 pub use paypal::{paypal_value, PayPalConnector};
 pub use smtp::{parse_smtp_url, SmtpConnector};
@@ -104,8 +106,8 @@ pub fn connector_for(settings: &ConnectionSettings) -> Result<Arc<dyn Connector>
                 .map_err(|error| format!("its API description does not read ({error})"))?;
             Arc::new(DescribedConnector::new(kind, api, base_url, secret, timeout, egress))
         }
+        ProviderKind::Ecpay => Arc::new(EcpayConnector::new(base_url, secret, account, timeout, egress)?),
         ProviderKind::LinePay => Arc::new(LinePayConnector::new(base_url, secret, account, timeout, egress)),
-        ProviderKind::Ecpay => return Err("its connector is not built yet".into()),
         ProviderKind::Orders => return Err("it is a shop's orders endpoint".into()),
     })
 }
