@@ -3,11 +3,15 @@
 nothing was lost, nothing was done twice and nothing is stuck.
 
 The sandbox providers run as processes of their own and are the ground truth: they outlive every
-kill and list every refund they made. Two shops work on orders added to them: tenant `acme` on the
-Stripe sandbox (the server's own account), and tenant `nl-chaos` on an Adyen sandbox (its own
+kill and list every refund they made. Three shops work on orders added to them: tenant `acme` on the
+Stripe sandbox (the server's own account), tenant `nl-chaos` on an Adyen sandbox (its own
 account, set with `opledger provider set`), which answers every refund `received` and says the
-outcome only in signed notifications to the server, sent again until one is accepted. Agents of
-three kinds work, each retrying a call the server did not answer: tool callers of both shops
+outcome only in signed notifications to the server, sent again until one is accepted, and tenant
+`tw-chaos` on an ECPay sandbox, which takes no idempotency key at all: each of its refunds is sent
+once, and a lost answer is settled by ECPay's list of the payment's refunds against the list kept
+before the send (its payments' TradeNo and gwsr saved with `opledger provider payment-add`, its
+orders read from the Adyen sandbox's shop, ECPay's nightly close run while the run drains). Agents of
+three kinds work, each retrying a call the server did not answer: tool callers of the three shops
 (`POST /api/v1/tools/refund_item`, the server sends), email senders of `nl-chaos`
 (`POST /api/v1/tools/send_customer_email` through its SMTP account, which honours no key and
 cannot be asked, so each message goes at most once), and agents of `acme` that follow the ledger
@@ -19,8 +23,8 @@ message's final `.`.
 
 After the last kill the agents stop, the server settles what is open, and the run checks:
   lost      an acknowledged registration, or an acknowledged "succeeded", that the ledger lacks;
-  doubled   a (tenant, op id) with more than one refund at the provider, or more than one message
-            at the SMTP sink;
+  doubled   a (tenant, op id) with more than one refund at the provider (at ECPay, a payment with
+            more than one refund), or more than one message at the SMTP sink;
   mismatch  an operation that is succeeded without a refund at the provider, or not succeeded
             (and not handed to a person) with one, or succeeded under another refund's id;
   stuck     an operation still planned by the server, approved, submitted, unknown or accepted;
@@ -57,6 +61,11 @@ ADYEN_KEY = "AQE_chaos_api_key"
 ADYEN_MERCHANT = "ChaosECOM"
 ADYEN_HMAC = "44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056"
 MAIL_KEY = "re_chaos"
+ECPAY_TENANT = "tw-chaos"
+ECPAY_KEY = "pwFHCqoQZGmho4w6"
+ECPAY_SECRET = f"{ECPAY_KEY}:EkRm7iFT261dpevs:59997889"
+ECPAY_MERCHANT = "3002607"
+ECPAY_PAID = 1580
 PROVIDER_TIMEOUT_S = 2
 SETTLE_S = 2
 AGENT_SEND_TIMEOUT_S = 3
@@ -140,7 +149,7 @@ class Server:
              "--services-base-url", self.sandbox_url, "--stripe-secret-key", SANDBOX_KEY,
              "--default-tenant", TENANT, "--allow-egress", "127.0.0.1",
              "--provider-timeout", f"{PROVIDER_TIMEOUT_S}s", "--settle-after", f"{SETTLE_S}s",
-             "--reconcile-every", "1s", "--api-calls-per-second", "10000"],
+             "--reconcile-every", "1s", "--api-calls-per-second", "10000", "--lookup-lag", "ecpay=5s"],
             stdout=self.log, stderr=self.log, env={**os.environ, "OPLEDGER_SECRET_KEY": SECRET_KEY},
         )
         wait_until(lambda: call("GET", f"{self.url}/healthz", timeout=1)[0] == 200, 60, f"{self.url} answering")
@@ -163,10 +172,10 @@ class Server:
 class Run:
     """One engine's run: the servers, the agents, what the agents were told, and the checks."""
 
-    def __init__(self, args, engine, database_url, servers, sandbox_url, adyen_url, mail_url, tokens):
+    def __init__(self, args, engine, database_url, servers, sandbox_url, adyen_url, mail_url, ecpay_url, tokens):
         self.args, self.engine, self.database_url = args, engine, database_url
         self.servers, self.sandbox_url, self.adyen_url, self.tokens = servers, sandbox_url, adyen_url, tokens
-        self.mail_url = mail_url
+        self.mail_url, self.ecpay_url = mail_url, ecpay_url
         self.email_ops = set()
         self.email_refusals = []
         self.tenant_of = {}
@@ -179,6 +188,7 @@ class Run:
         self.unanswered = 0
         self.next_order = 0
         self.agent_calls = (0, 0)
+        self.ecpay_payments = {}
 
     def api(self, method, path, body=None, timeout=15.0, tenant=TENANT):
         server = random.choice(self.servers)
@@ -212,6 +222,8 @@ class Run:
         order_id = f"C{number}"
         items = [{"id": "li_1", "name": "Kettle", "amount_minor": 120000},
                  {"id": "li_2", "name": "Filter", "amount_minor": 38000}]
+        if tenant == ECPAY_TENANT:
+            return self.new_ecpay_order(order_id, items)
         if tenant == ADYEN_TENANT:
             order = {"id": order_id, "currency": "EUR", "payment": f"88{number:014d}", "line_items": items,
                      "customer_email": f"customer-{order_id}@example.com"}
@@ -230,6 +242,34 @@ class Run:
             if random.random() < self.args.fault_share:
                 fault = {"match": op_id, "times": 1, **random.choice(FAULTS)}
                 call("POST", f"{self.sandbox_url}/v1/_sandbox/faults", fault, token=SANDBOX_KEY)
+        return order_id
+
+    def new_ecpay_order(self, order_id, items):
+        """A card payment at ECPay (closed: a part of it is refunded with `R`), its ids saved as a shop
+        saves them, and the order in the shop; a share of its refunds meets a fault."""
+        payment = f"CH{order_id[1:]}{random.randrange(1000, 9999)}"
+        ecpay = {"Authorization": f"Bearer {ECPAY_KEY}"}
+        status, paid = call("POST", f"{self.ecpay_url}/_sandbox/payments",
+                            {"merchant_trade_no": payment, "amount": ECPAY_PAID, "state": "closed"}, headers=ecpay)
+        assert status == 201, paid
+        for attempt in range(5):
+            saved = subprocess.run([self.args.binary, "provider", "payment-add", "--database-url", self.database_url,
+                                    "--tenant", ECPAY_TENANT, "--name", "ecpay", "--payment", payment,
+                                    "--trade-no", paid["TradeNo"], "--gwsr", paid["gwsr"], "--paid", str(ECPAY_PAID)],
+                                   capture_output=True, text=True, check=False)
+            if saved.returncode == 0:
+                break
+            time.sleep(0.2 * (attempt + 1))
+        else:
+            raise SystemExit(f"chaos: the payment {payment} could not be saved: {saved.stderr}")
+        order = {"id": order_id, "currency": "TWD", "payment": payment, "line_items": items}
+        status, answer = call("POST", f"{self.adyen_url}/_sandbox/orders", order, headers={"X-API-Key": ADYEN_KEY})
+        assert status == 201, answer
+        if random.random() < self.args.fault_share:
+            fault = {"match": payment, "times": 1, **random.choice(FAULTS)}
+            call("POST", f"{self.ecpay_url}/_sandbox/faults", fault, headers=ecpay)
+        with self.lock:
+            self.ecpay_payments[f"refund-{order_id}-li_1"] = payment
         return order_id
 
     def tool_caller(self, tenant=TENANT):
@@ -326,6 +366,8 @@ class Run:
         agents += [threading.Thread(target=self.protocol_agent, daemon=True) for _ in range(self.args.agents)]
         agents += [threading.Thread(target=self.tool_caller, args=(ADYEN_TENANT,), daemon=True)
                    for _ in range(self.args.agents)]
+        agents += [threading.Thread(target=self.tool_caller, args=(ECPAY_TENANT,), daemon=True)
+                   for _ in range(self.args.agents)]
         agents += [threading.Thread(target=self.email_sender, daemon=True) for _ in range(self.args.agents)]
         for agent in agents:
             agent.start()
@@ -348,6 +390,7 @@ class Run:
 
     def settled(self):
         open_states = {"submitted", "unknown", "approved", "accepted"}
+        call("POST", f"{self.ecpay_url}/_sandbox/nightly_close", {}, headers={"Authorization": f"Bearer {ECPAY_KEY}"})
         states = self.ledger_states()
         return states, [op for op, (state, _, _) in states.items() if state in open_states or
                         (state == "planned" and (op.endswith("-li_1") or op in self.email_ops))]
@@ -369,6 +412,11 @@ class Run:
             tenant, _, op_id = (made_object["idempotency_key"] or "").partition(":")
             if tenant == ADYEN_TENANT:
                 refunds.setdefault(op_id, []).append(made_object["id"])
+        status, made = call("GET", f"{self.ecpay_url}/_sandbox/ledger", token=ECPAY_KEY)
+        op_of_payment = {payment: op for op, payment in self.ecpay_payments.items()}
+        for made_object in made["data"]:
+            payment = made_object["metadata"].get("MerchantTradeNo")
+            refunds.setdefault(op_of_payment.get(payment, f"unasked:{payment}"), []).append(made_object["id"])
         status, mail = call("GET", f"{self.mail_url}/_sandbox/mail", token=MAIL_KEY)
         messages = {}
         for message in mail["data"]:
@@ -406,7 +454,9 @@ class Run:
         print(f"\n{self.engine} ({len(self.servers)} serve instance{'s' if len(self.servers) > 1 else ''})")
         print(f"  kills                 {sum(s.kills for s in self.servers)} in {elapsed:.0f} s")
         adyen_ops = sum(1 for op in states if self.tenant_of[op] == ADYEN_TENANT and op not in self.email_ops)
-        print(f"  operations            {len(states)}, {adyen_ops} refunds on Adyen ({len(refunds)} refunded at the providers)")
+        ecpay_ops = sum(1 for op in states if self.tenant_of[op] == ECPAY_TENANT)
+        print(f"  operations            {len(states)}, {adyen_ops} refunds on Adyen, {ecpay_ops} on ECPay without a key "
+              f"({len(refunds)} refunded at the providers)")
         print(f"  customer emails       {len(self.email_ops)} by SMTP ({len(messages)} reached the sink)")
         if self.email_refusals:
             print(f"  emails refused        {len(self.email_refusals)}, the first: {self.email_refusals[0]}")
@@ -479,6 +529,18 @@ def connect_adyen_shop(binary, database_url, adyen_url, smtp_url):
                    text=True)
 
 
+def connect_ecpay_shop(binary, database_url, ecpay_url, shop_url):
+    """Gives the ECPay shop its own ECPay account and its orders endpoint (the Adyen sandbox's shop)."""
+    env = {**os.environ, "OPLEDGER_SECRET_KEY": SECRET_KEY}
+    common = ["--database-url", database_url, "--tenant", ECPAY_TENANT]
+    egress = ["--allow-egress", "127.0.0.1"]
+    subprocess.run([binary, "provider", "set", *common, *egress, "--name", "ecpay", "--kind", "ecpay",
+                    "--base-url", ecpay_url, "--account", ECPAY_MERCHANT],
+                   input=ECPAY_SECRET + "\n", env=env, check=True, capture_output=True, text=True)
+    subprocess.run([binary, "provider", "set", *common, *egress, "--name", "orders", "--kind", "orders",
+                    "--base-url", shop_url], input=ADYEN_KEY + "\n", env=env, check=True, capture_output=True, text=True)
+
+
 def start_sandbox(binary, workdir, name, kind_args):
     port = free_port()
     log = open(os.path.join(workdir, f"{name}.log"), "ab")
@@ -500,6 +562,8 @@ def run_engine(args, engine, workdir):
     smtp_port = free_port()
     mail, mail_url = start_sandbox(args.binary, workdir, f"mail-{engine}",
                                    ["--kind", "email", "--secret-key", MAIL_KEY, "--smtp-addr", f"127.0.0.1:{smtp_port}"])
+    ecpay, ecpay_url = start_sandbox(args.binary, workdir, f"ecpay-{engine}",
+                                     ["--kind", "ecpay", "--secret-key", ECPAY_SECRET, "--account", ECPAY_MERCHANT])
     adyen_key = {"X-API-Key": ADYEN_KEY}
     servers = []
     try:
@@ -508,27 +572,30 @@ def run_engine(args, engine, workdir):
         wait_until(lambda: call("GET", f"{adyen_url}/_sandbox/ledger", headers=adyen_key)[0] == 200, 30,
                    "the Adyen sandbox answering")
         wait_until(lambda: call("GET", f"{mail_url}/_sandbox/mail", token=MAIL_KEY)[0] == 200, 30, "the mail sandbox answering")
+        wait_until(lambda: call("GET", f"{ecpay_url}/_sandbox/ledger", token=ECPAY_KEY)[0] == 200, 30,
+                   "the ECPay sandbox answering")
         if engine == "sqlite":
             database_url = f"sqlite://{os.path.join(workdir, 'chaos.db')}"
         else:
             database_url = postgres_database(args.postgres_url, f"opledger_chaos_{engine.replace('-', '_')}_{os.getpid()}")
         instances = 2 if engine == "postgres-pair" else 1
         subprocess.run([args.binary, "migrate", "--database-url", database_url], check=True, capture_output=True)
-        tokens = {tenant: create_token(args.binary, database_url, tenant) for tenant in (TENANT, ADYEN_TENANT)}
+        tokens = {tenant: create_token(args.binary, database_url, tenant) for tenant in (TENANT, ADYEN_TENANT, ECPAY_TENANT)}
         connect_adyen_shop(args.binary, database_url, adyen_url, f"smtp://127.0.0.1:{smtp_port}")
+        connect_ecpay_shop(args.binary, database_url, ecpay_url, adyen_url)
         servers = [Server(args.binary, database_url, sandbox_url, workdir, f"serve-{engine}-{n}") for n in range(instances)]
         for server in servers:
             server.start()
         destination = {"url": f"{servers[0].url}/webhooks/providers/{ADYEN_TENANT}/adyen"}
         status, answer = call("POST", f"{adyen_url}/_sandbox/notification_destination", destination, headers=adyen_key)
         assert status == 200, answer
-        run = Run(args, engine, database_url, servers, sandbox_url, adyen_url, mail_url, tokens)
+        run = Run(args, engine, database_url, servers, sandbox_url, adyen_url, mail_url, ecpay_url, tokens)
         elapsed = run.work()
         return run.check(elapsed)
     finally:
         for server in servers:
             server.stop()
-        for process in (sandbox, adyen, mail):
+        for process in (sandbox, adyen, mail, ecpay):
             process.terminate()
             process.wait()
 

@@ -60,6 +60,9 @@ pub struct Settings {
     /// How long an operation a kind of provider accepted may stay pending before people are asked
     /// to look at it, where it differs from [`ProviderKind::pending_limit`].
     pub pending_limits: Vec<(ProviderKind, chrono::Duration)>,
+    /// How long an empty lookup at a gateway without a key is taken for its lag, where it differs
+    /// from the kind's own (`Capabilities::lookup_lag`).
+    pub lookup_lags: Vec<(ProviderKind, chrono::Duration)>,
     /// How long the executor waits for a provider's answer before the result counts as unknown.
     pub provider_timeout: std::time::Duration,
     /// Mark the session cookie `Secure`: set when the console is served over TLS.
@@ -110,6 +113,7 @@ impl Settings {
             reconcile_every: None,
             settle_after: chrono::Duration::seconds(30),
             pending_limits: Vec::new(),
+            lookup_lags: Vec::new(),
             provider_timeout: std::time::Duration::from_secs(10),
             secure_cookies: false,
             session_lifetimes: SessionLifetimes::default(),
@@ -257,7 +261,8 @@ impl Application {
         };
         let executor = wiring::executor(ledger.clone(), &providers);
         let reconciler = settings.reconcile_every.map(|every| {
-            (reconciler(executor.clone(), settings.settle_after, &settings.pending_limits), every)
+            let lags = &settings.lookup_lags;
+            (reconciler(executor.clone(), settings.settle_after, &settings.pending_limits, lags), every)
         });
         if sandbox.is_some() {
             tracing::info!(
@@ -503,14 +508,18 @@ pub async fn shutdown_signal() {
 }
 
 /// The reconciler of `executor`, looking unknown results up after `settle_after` and handing
-/// operations accepted and still pending to people after `pending_limits` (each provider kind's own
+/// operations accepted and still pending to people after `pending_limits`, and taking an empty
+/// lookup at a gateway without a key for its lag for `lookup_lags` (each provider kind's own
 /// otherwise).
 pub fn reconciler(
     executor: Executor,
     settle_after: chrono::Duration,
     pending_limits: &[(ProviderKind, chrono::Duration)],
+    lookup_lags: &[(ProviderKind, chrono::Duration)],
 ) -> Reconciler {
-    pending_limits.iter().fold(Reconciler::new(executor, settle_after), |reconciler, (kind, limit)| {
-        reconciler.with_pending_limit(*kind, *limit)
-    })
+    let reconciler =
+        pending_limits.iter().fold(Reconciler::new(executor, settle_after), |reconciler, (kind, limit)| {
+            reconciler.with_pending_limit(*kind, *limit)
+        });
+    lookup_lags.iter().fold(reconciler, |reconciler, (kind, lag)| reconciler.with_lookup_lag(*kind, *lag))
 }

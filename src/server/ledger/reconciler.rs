@@ -89,6 +89,9 @@ pub struct Reconciler {
     /// How long an accepted operation may stay pending, per kind of provider, where the
     /// operator set it; [`ProviderKind::pending_limit`] otherwise.
     pending_limits: Arc<HashMap<ProviderKind, Duration>>,
+    /// How long an empty lookup at a gateway without a key is taken for its lag, per kind of
+    /// provider, where the operator set it; the kind's `Capabilities::lookup_lag` otherwise.
+    lookup_lags: Arc<HashMap<ProviderKind, Duration>>,
 }
 
 impl Reconciler {
@@ -101,6 +104,7 @@ impl Reconciler {
             lease: LEASE,
             provider_slots: ProviderSlots::default(),
             pending_limits: Arc::default(),
+            lookup_lags: Arc::default(),
         }
     }
 
@@ -108,6 +112,13 @@ impl Reconciler {
     /// have been pending for `limit`.
     pub fn with_pending_limit(mut self, kind: ProviderKind, limit: Duration) -> Self {
         Arc::make_mut(&mut self.pending_limits).insert(kind, limit);
+        self
+    }
+
+    /// The reconciler, taking an empty lookup at a gateway of `kind` for its lag for `lag` after
+    /// the send.
+    pub fn with_lookup_lag(mut self, kind: ProviderKind, lag: Duration) -> Self {
+        Arc::make_mut(&mut self.lookup_lags).insert(kind, lag);
         self
     }
 
@@ -354,21 +365,24 @@ impl Reconciler {
     }
 
     /// Whether an empty lookup of `operation` may still be the gateway's lag: a downstream without a
-    /// key lists a refund some time after it was sent (`Capabilities::lookup_lag`, counted from
-    /// the list kept before the send, or from the operation's last change without one).
+    /// key lists a refund some time after it was sent (`Capabilities::lookup_lag`, or the
+    /// operator's), counted from the list kept before the send. Without a kept list nothing was
+    /// sent, so there is no lag to wait for.
     async fn lookup_may_lag(
         &self,
         operation: &OperationRecord,
         connector: &dyn Connector,
     ) -> Result<bool, LedgerError> {
         let capabilities = connector.capabilities(&operation.kind);
-        if capabilities.honours_keys() || capabilities.lookup_lag <= Duration::zero() {
+        let lag = self.lookup_lags.get(&connector.kind()).copied().unwrap_or(capabilities.lookup_lag);
+        if capabilities.honours_keys() || lag <= Duration::zero() {
             return Ok(false);
         }
         let store = &self.executor.ledger().store;
-        let baseline = store.baseline(&operation.tenant, &operation.op_id).await?;
-        let sent_at = baseline.map_or(operation.updated_at, |baseline| baseline.taken_at);
-        Ok(now() - sent_at < capabilities.lookup_lag)
+        let Some(baseline) = store.baseline(&operation.tenant, &operation.op_id).await? else {
+            return Ok(false);
+        };
+        Ok(now() - baseline.taken_at < lag)
     }
 
     /// Re-sends an unknown operation with the same key and its stored parameters while the provider

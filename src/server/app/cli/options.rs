@@ -93,8 +93,14 @@ pub struct SettleArgs {
 
     /// How long an operation a provider accepted may stay pending there before people are asked to
     /// look at it, per kind of provider: `stripe=72h` (the default); several separated by commas.
-    #[arg(long, env = "OPLEDGER_PENDING_LIMIT", value_delimiter = ',', value_parser = parse_pending_limit)]
+    #[arg(long, env = "OPLEDGER_PENDING_LIMIT", value_delimiter = ',', value_parser = parse_kind_duration)]
     pub pending_limit: Vec<(ProviderKind, chrono::Duration)>,
+
+    /// How long after a send to a gateway without a key an empty lookup is still taken for the
+    /// gateway's lag, per kind: `ecpay=10m` and `linepay=5m` (the defaults); after it, a person
+    /// decides.
+    #[arg(long, env = "OPLEDGER_LOOKUP_LAG", value_delimiter = ',', value_parser = parse_kind_duration)]
+    pub lookup_lag: Vec<(ProviderKind, chrono::Duration)>,
 }
 
 impl SettleArgs {
@@ -120,8 +126,8 @@ pub(super) fn parse_tenant(text: &str) -> Result<TenantId, String> {
     TenantId::parse(text.trim()).map_err(|e| e.to_string())
 }
 
-/// A `--pending-limit` value: `<provider kind>=<duration>`.
-fn parse_pending_limit(text: &str) -> Result<(ProviderKind, chrono::Duration), String> {
+/// A `--pending-limit` or `--lookup-lag` value: `<provider kind>=<duration>`.
+fn parse_kind_duration(text: &str) -> Result<(ProviderKind, chrono::Duration), String> {
     let (kind, limit) =
         text.split_once('=').ok_or("write it as <kind>=<duration>, for example stripe=72h")?;
     let kind =

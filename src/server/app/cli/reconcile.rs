@@ -36,7 +36,7 @@ pub(super) async fn run(args: ReconcileArgs) -> anyhow::Result<()> {
         "--stripe-base-url or --services-base-url (or OPLEDGER_STRIPE_BASE_URL, OPLEDGER_SERVICES_BASE_URL) is needed to look operations up"
     );
     let executor = wiring::executor(ledger.clone(), &providers);
-    let reconciler = reconciler(executor, settle.duration()?, &settle.pending_limit);
+    let reconciler = reconciler(executor, settle.duration()?, &settle.pending_limit, &settle.lookup_lag);
     if once {
         let pass = reconciler.reconcile_once().await?;
         ledger.seal_audit(None).await?;

@@ -1,5 +1,5 @@
-//! `opledger sandbox`: one sandbox provider (Stripe, Adyen, PayPal or an email API) served alone,
-//! with fault injection, until a shutdown signal.
+//! `opledger sandbox`: one sandbox provider (Stripe, Adyen, PayPal, ECPay, LINE Pay or an email
+//! API) served alone, with fault injection, until a shutdown signal.
 
 use anyhow::Context;
 use clap::Args;
@@ -7,7 +7,10 @@ use std::net::SocketAddr;
 
 use crate::server::app::startup::shutdown_signal;
 use crate::server::demo;
+use crate::domain::ecpay::Credentials;
 use crate::server::sandbox::adyen::{AdyenConfig, AdyenSandbox};
+use crate::server::sandbox::ecpay::{EcpayConfig, EcpaySandbox};
+use crate::server::sandbox::linepay::{LinePayConfig, LinePaySandbox};
 use crate::server::sandbox::mail::{MailConfig, MailSandbox};
 use crate::server::sandbox::paypal::{PayPalConfig, PayPalSandbox};
 use crate::server::sandbox::{Sandbox, SandboxConfig};
@@ -17,18 +20,22 @@ pub struct SandboxArgs {
     /// Address and port to listen on.
     #[arg(long, default_value = "127.0.0.1:12111")]
     addr: SocketAddr,
-    /// Which provider's API it speaks: stripe, adyen, paypal, or email (an email API in Resend's
-    /// shape, with an SMTP sink at --smtp-addr delivering into the same mailbox).
-    #[arg(long, value_parser = ["stripe", "adyen", "paypal", "email"], default_value = "stripe")]
+    /// Which provider's API it speaks: stripe, adyen, paypal, ecpay (ECPay's AIO card API),
+    /// linepay (LINE Pay Online v3), or email (an email API in Resend's shape, with an SMTP sink at
+    /// --smtp-addr delivering into the same mailbox).
+    #[arg(long, value_parser = ["stripe", "adyen", "paypal", "ecpay", "linepay", "email"], default_value = "stripe")]
     kind: String,
     /// For --kind email: where the SMTP sink listens.
     #[arg(long, default_value = "127.0.0.1:2525")]
     smtp_addr: SocketAddr,
     /// The secret callers must send, to the API and to its control API under `_sandbox`: Stripe's
-    /// secret key, Adyen's API key (`X-API-Key`), PayPal's client secret, the email API's key.
+    /// secret key, Adyen's API key (`X-API-Key`), PayPal's client secret, ECPay's
+    /// `HashKey:HashIV:CreditCheckCode` (the HashKey is the control API's bearer token), LINE Pay's
+    /// channel secret, the email API's key.
     #[arg(long, default_value = "sk_test_sandbox")]
     secret_key: String,
-    /// The account: Adyen's merchant account, PayPal's client id.
+    /// The account: Adyen's merchant account, PayPal's client id, ECPay's MerchantID, LINE Pay's
+    /// channel id.
     #[arg(long, default_value = "SandboxECOM")]
     account: String,
     /// Adyen's webhook HMAC key (hexadecimal) that notifications are signed with.
@@ -67,6 +74,21 @@ pub(super) async fn run(args: SandboxArgs) -> anyhow::Result<()> {
             };
             PayPalSandbox::new(config, demo::accounts::paypal_orders()).router()
         }
+        "ecpay" => {
+            let credentials = Credentials::parse(&secret_key).map_err(anyhow::Error::msg)?;
+            anyhow::ensure!(
+                account.chars().all(|c| c.is_ascii_digit()),
+                "--account is ECPay's MerchantID, digits such as 3002607"
+            );
+            let config = EcpayConfig {
+                merchant_id: account,
+                hash_key: credentials.hash_key,
+                hash_iv: credentials.hash_iv,
+                credit_check_code: credentials.credit_check_code,
+            };
+            EcpaySandbox::new(config).router()
+        }
+        "linepay" => LinePaySandbox::new(LinePayConfig { channel_id: account, channel_secret: secret_key }).router(),
         "email" => {
             let config =
                 MailConfig { api_key: secret_key, key_retention: retention(chrono::Duration::hours(24))? };

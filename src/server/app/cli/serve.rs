@@ -124,6 +124,7 @@ pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         reconcile_every: (!args.reconcile_every.is_zero()).then_some(args.reconcile_every),
         settle_after: args.settle.duration()?,
         pending_limits: args.settle.pending_limit.clone(),
+        lookup_lags: args.settle.lookup_lag.clone(),
         secure_cookies: args.secure_cookies,
         session_lifetimes: session_lifetimes(args.session_idle, args.session_max)?,
         provider_timeout: args.provider.provider_timeout,
