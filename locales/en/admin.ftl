@@ -105,6 +105,7 @@ admin-accounts-col-set = Set
 admin-accounts-col-webhooks = Provider's webhooks
 admin-accounts-col-actions = Actions
 admin-accounts-account-named = account
+admin-accounts-webhook-own-secret = ECPay signs its payment notifications with this connection's HashKey and HashIV: paste this address as the order's ReturnURL (with NeedExtraPaidInfo=Y), and each card payment's TradeNo and gwsr are saved for its refunds.
 admin-accounts-webhook-secret-set = Signing secret set: its events settle accepted operations.
 admin-accounts-webhook-secret-missing = No signing secret yet: its events are refused until one is set.
 admin-accounts-save-secret = Save secret
@@ -113,7 +114,7 @@ admin-accounts-secret-key = Secret key
 admin-accounts-account = Account
 admin-accounts-account-placeholder = merchant account or client id
 admin-accounts-retention-placeholder = the provider's window
-admin-accounts-account-hint = Adyen names a merchant account, PayPal the REST app's client id (its secret is the secret key), and email and smtp the sender (Shop <support@shop.example>; smtp's base URL is smtp://host:587 or smtps://host:465); Stripe and the others none. Set how long keys are remembered (7d, 48h) only when the account's contract differs from the provider's window: 24 hours at Stripe, 31 days at Adyen, 45 days at PayPal.
+admin-accounts-account-hint = Adyen names a merchant account, PayPal the REST app's client id (its secret is the secret key), ECPay its MerchantID (the secret is HashKey:HashIV:CreditCheckCode from the vendor console), LINE Pay its Channel ID (the secret is the channel secret), and email and smtp the sender (Shop <support@shop.example>; smtp's base URL is smtp://host:587 or smtps://host:465); Stripe and the others none. Set how long keys are remembered (7d, 48h) only when the account's contract differs from the provider's window: 24 hours at Stripe, 31 days at Adyen, 45 days at PayPal.
 admin-accounts-description = API description, for an http connection
 admin-accounts-description-hint = For a system of the shop's own (kind http): the operation kinds it serves, each one's request built from the operation's stored parameters, the idempotency key header it honours if any, and its lookup if any. What it honours decides what opledger does with a lost answer; one that honours neither is sent at most once. docs/any-downstream.md has an example.
 admin-accounts-save = Save account

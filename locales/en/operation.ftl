@@ -9,6 +9,7 @@ operation-provider = Provider
 operation-amount = Amount
 operation-requested-by = Requested by
 operation-sent-by = Sent by
+operation-provider-offers = What the provider offers
 operation-settled-by = Settled by
 operation-created = Created
 operation-idempotency-key = Idempotency key

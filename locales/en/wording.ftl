@@ -165,3 +165,5 @@ wording-outcome-failed-at-provider = Accepted, then failed at the provider: noth
 wording-outcome-transient-unavailable = The provider was busy and did not process it
 wording-settling-lookup-by-list = { $provider } takes no idempotency key, so nothing is ever sent to it twice: the payment's refunds are listed just before the send, and a lost answer is settled by listing them again and finding the one refund of this amount that is new; nothing new after the gateway's lag goes to a person with what both lists showed.
 wording-settling-ecpay = {" "}ECPay accepts a refund and closes it at its nightly close (20:15 Taiwan time); no refund is sent from 20:15 to 20:30.
+wording-held-status = { $noun } is recorded and was not sent: { $provider } could not take it just now (its nightly close, its rate limit, or its records could not be read). Nothing left; it is sent by itself as soon as { $provider } can take it. Do not { $verb } again.
+wording-held-customer = { $customer_noun } is recorded and will go out shortly; we will confirm it to you.

@@ -104,6 +104,7 @@ admin-accounts-col-set = 最后设置
 admin-accounts-col-webhooks = 服务商的 Webhook
 admin-accounts-col-actions = 动作
 admin-accounts-account-named = 账户
+admin-accounts-webhook-own-secret = 绿界以这个连接的 HashKey 与 HashIV 签署付款通知：把这个网址填为订单的 ReturnURL（并设 NeedExtraPaidInfo=Y），每笔信用卡付款的 TradeNo 与 gwsr 就会保存下来供退款使用。
 admin-accounts-webhook-secret-set = 已设置签名密钥：其事件会确定已受理操作的结果。
 admin-accounts-webhook-secret-missing = 尚未设置签名密钥：设置之前，其事件一律拒收。
 admin-accounts-save-secret = 保存密钥
@@ -112,7 +113,7 @@ admin-accounts-secret-key = 密钥
 admin-accounts-account = 账户
 admin-accounts-account-placeholder = 商户账户或 client id
 admin-accounts-retention-placeholder = 服务商的默认期限
-admin-accounts-account-hint = Adyen 需填商户账户（merchant account），PayPal 需填 REST 应用的 client id（其 secret 即为密钥），email 与 smtp 需填发件人（Shop <support@shop.example>；smtp 的基础 URL 为 smtp://host:587 或 smtps://host:465）；Stripe 与其他服务商无需填写。只有当账户合同与服务商的默认期限不同时，才需设置幂等键保留多久（7d、48h）：Stripe 为 24 小时，Adyen 为 31 天，PayPal 为 45 天。
+admin-accounts-account-hint = Adyen 需填商户账户（merchant account），PayPal 需填 REST 应用的 client id（其 secret 即为密钥），绿界需填 MerchantID（密钥为厂商后台的 HashKey:HashIV:CreditCheckCode），LINE Pay 需填 Channel ID（密钥为 Channel Secret），email 与 smtp 需填发件人（Shop <support@shop.example>；smtp 的基础 URL 为 smtp://host:587 或 smtps://host:465）；Stripe 与其他服务商无需填写。只有当账户合同与服务商的默认期限不同时，才需设置幂等键保留多久（7d、48h）：Stripe 为 24 小时，Adyen 为 31 天，PayPal 为 45 天。
 admin-accounts-description = API 描述（用于 http 连接）
 admin-accounts-description-hint = 适用于店铺自有的系统（类型 http）：它提供的操作类型、每种操作如何用操作保存的参数构造请求、它支持的幂等键请求头（如有），以及它的查询方式（如有）。它支持哪些机制，决定了 opledger 如何处理丢失的响应；两者都不支持的系统，操作最多只发送一次。docs/any-downstream.md 中有示例。
 admin-accounts-save = 保存账户

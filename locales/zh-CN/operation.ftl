@@ -8,6 +8,7 @@ operation-provider = 服务商
 operation-amount = 金额
 operation-requested-by = 申请人
 operation-sent-by = 发送方
+operation-provider-offers = 服务商提供的能力
 operation-settled-by = 结果确认方式
 operation-created = 创建时间
 operation-idempotency-key = 幂等键

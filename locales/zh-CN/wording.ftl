@@ -147,3 +147,5 @@ wording-outcome-failed-at-provider = 已受理，之后在服务商处失败：�
 wording-outcome-transient-unavailable = 服务商繁忙，未处理这次请求
 wording-settling-lookup-by-list = { $provider } 不接受幂等键，所以任何请求都不会发送两次：发送前先列出这笔付款的退款，响应丢失时再列一次，找出金额相同且是新出现的那一笔退款；超过网关的延迟仍找不到，就连同两次列表交给人员判断。
 wording-settling-ecpay = 绿界先受理退款，于每晚关账（台湾时间 20:15）时完成；20:15 至 20:30 之间不发送退款。
+wording-held-status = { $noun }已记录但尚未发送：{ $provider } 此刻无法受理（每晚关账时段、调用次数限制，或无法读取其记录）。没有任何请求发出；{ $provider } 可以受理时会自动发送。请勿再次{ $verb }。
+wording-held-customer = { $customer_noun }已记录，稍后就会发出，完成后我们会向您确认。

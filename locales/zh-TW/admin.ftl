@@ -104,6 +104,7 @@ admin-accounts-col-set = 最後設定
 admin-accounts-col-webhooks = 服務商的 Webhook
 admin-accounts-col-actions = 動作
 admin-accounts-account-named = 帳戶
+admin-accounts-webhook-own-secret = 綠界以這個連線的 HashKey 與 HashIV 簽署付款通知：把這個網址填為訂單的 ReturnURL（並設 NeedExtraPaidInfo=Y），每筆信用卡付款的 TradeNo 與 gwsr 就會保存下來供退款使用。
 admin-accounts-webhook-secret-set = 已設定簽章密鑰：其事件會確定已受理操作的結果。
 admin-accounts-webhook-secret-missing = 尚未設定簽章密鑰：設定之前，其事件一律拒收。
 admin-accounts-save-secret = 儲存密鑰
@@ -112,7 +113,7 @@ admin-accounts-secret-key = 密鑰
 admin-accounts-account = 帳戶
 admin-accounts-account-placeholder = 商家帳戶或 client id
 admin-accounts-retention-placeholder = 服務商的預設期間
-admin-accounts-account-hint = Adyen 需填商家帳戶（merchant account），PayPal 需填 REST 應用程式的 client id（其 secret 即為密鑰），email 與 smtp 需填寄件者（Shop <support@shop.example>；smtp 的基本 URL 為 smtp://host:587 或 smtps://host:465）；Stripe 與其他服務商不需填寫。只有當帳戶合約與服務商的預設期間不同時，才需設定冪等鍵保留多久（7d、48h）：Stripe 為 24 小時，Adyen 為 31 天，PayPal 為 45 天。
+admin-accounts-account-hint = Adyen 需填商家帳戶（merchant account），PayPal 需填 REST 應用程式的 client id（其 secret 即為密鑰），綠界需填 MerchantID（密鑰為廠商後台的 HashKey:HashIV:CreditCheckCode），LINE Pay 需填 Channel ID（密鑰為 Channel Secret），email 與 smtp 需填寄件者（Shop <support@shop.example>；smtp 的基本 URL 為 smtp://host:587 或 smtps://host:465）；Stripe 與其他服務商不需填寫。只有當帳戶合約與服務商的預設期間不同時，才需設定冪等鍵保留多久（7d、48h）：Stripe 為 24 小時，Adyen 為 31 天，PayPal 為 45 天。
 admin-accounts-description = API 說明（用於 http 連線）
 admin-accounts-description-hint = 適用於商店自有的系統（類型 http）：它提供的操作類型、每種操作如何以操作儲存的參數組成請求、它接受的冪等鍵標頭（若有），以及它的查詢方式（若有）。它支援哪些機制，決定了 opledger 如何處理遺失的回應；兩者皆不支援的系統，操作最多只送出一次。docs/any-downstream.md 中有範例。
 admin-accounts-save = 儲存帳戶

@@ -8,6 +8,7 @@ operation-provider = 服務商
 operation-amount = 金額
 operation-requested-by = 申請人
 operation-sent-by = 送出者
+operation-provider-offers = 服務商提供的能力
 operation-settled-by = 結果確認方式
 operation-created = 建立時間
 operation-idempotency-key = 冪等鍵

@@ -147,3 +147,5 @@ wording-outcome-failed-at-provider = 已受理，之後在服務商處失敗：�
 wording-outcome-transient-unavailable = 服務商忙碌中，未處理這次請求
 wording-settling-lookup-by-list = { $provider } 不接受冪等鍵，所以任何請求都不會送兩次：送出前先列出這筆付款的退款，回應遺失時再列一次，找出金額相同且是新出現的那一筆退款；超過閘道的延遲仍找不到，就連同兩次列表交給人員判斷。
 wording-settling-ecpay = 綠界先受理退款，於每晚關帳（台灣時間 20:15）時完成；20:15 至 20:30 之間不送出退款。
+wording-held-status = { $noun }已記錄但尚未送出：{ $provider } 此刻無法受理（每晚關帳時段、呼叫次數限制，或無法讀取其紀錄）。沒有任何請求送出；{ $provider } 可以受理時會自動送出。請勿再次{ $verb }。
+wording-held-customer = { $customer_noun }已記錄，稍後就會送出，完成後我們會向您確認。

@@ -37,6 +37,11 @@ pub struct ConnectionView {
     pub webhook_url: String,
     /// Whether a signing secret is set, without which its events are refused.
     pub webhook_secret_set: bool,
+    /// Whether the provider signs its notifications with the connection's own secret (ECPay's
+    /// HashKey and HashIV), so that no signing secret of its own is set.
+    pub signed_by_own_secret: bool,
+    /// What the gateway offers for refunds (its key, lookup, windows, outcome), each with its label.
+    pub offer: Vec<(String, String)>,
 }
 
 #[server(prefix = "/rpc", endpoint = "provider_connections")]
@@ -91,6 +96,7 @@ pub(crate) mod ssr {
     use crate::console::guard::{actor, reads, refused, unavailable, SignedIn};
     use crate::console::language::current_language;
     use crate::domain::connection::{After5xx, Capabilities, ProviderKind, Settles};
+    use crate::domain::gateway::offer_lines;
     use crate::domain::http_api::HttpApi;
     use crate::domain::language::Language;
     use crate::domain::wording::retention_words;
@@ -110,7 +116,9 @@ pub(crate) mod ssr {
             .into_iter()
             .map(|c| ConnectionView {
                 webhook_url: format!("{origin}/webhooks/providers/{}/{}", admin.tenant, c.name),
-                webhook_secret_set: c.sealed_webhook_secret.is_some(),
+                webhook_secret_set: c.sealed_webhook_secret.is_some() || c.kind == ProviderKind::Ecpay,
+                signed_by_own_secret: c.kind == ProviderKind::Ecpay,
+                offer: offer_lines(c.kind, language),
                 name: c.name,
                 kind: c.kind.as_str().to_owned(),
                 base_url: c.base_url,
@@ -137,7 +145,7 @@ pub(crate) mod ssr {
                 },
                 has_webhooks: matches!(
                     c.kind,
-                    ProviderKind::Stripe | ProviderKind::Adyen | ProviderKind::PayPal
+                    ProviderKind::Stripe | ProviderKind::Adyen | ProviderKind::PayPal | ProviderKind::Ecpay
                 ),
                 webhook_secret_name: match c.kind {
                     ProviderKind::Adyen => t!(language, "admin-accounts-secret-hmac"),

@@ -113,6 +113,9 @@ pub struct OperationDetail {
     /// How its provider settles an unknown or accepted result, in words, when the provider is
     /// connected.
     pub settling: Option<String>,
+    /// What its provider offers for refunds (key, lookup, windows, outcome), each with its label;
+    /// empty for a provider that refunds nothing or is not connected.
+    pub offer: Vec<(String, String)>,
     /// The idempotency key prefix of this page's forms.
     pub form_key: String,
 }
@@ -455,6 +458,10 @@ pub(crate) mod ssr {
             retry_of,
             retried_by,
             sender: sender_words(operation),
+            offer: connector
+                .as_ref()
+                .map(|connector| crate::domain::gateway::offer_lines(connector.kind(), current_language()))
+                .unwrap_or_default(),
             settling: connector.zip(capabilities).map(|(connector, capabilities)| {
                 settling(capabilities, connector.kind(), &operation.provider, current_language())
             }),

@@ -248,6 +248,34 @@ mod tests {
         );
     }
 
+    /// ECPay/ECPay-API-Skill test-vectors/checkmacvalue.json: the baseline order, and a space
+    /// written `+`.
+    #[test]
+    fn the_vendor_vectors_for_an_order_and_for_spaces_sign_as_published() {
+        let order = pairs(&[
+            ("MerchantID", "3002607"),
+            ("MerchantTradeNo", "Test1234567890"),
+            ("MerchantTradeDate", "2025/01/01 12:00:00"),
+            ("PaymentType", "aio"),
+            ("TotalAmount", "100"),
+            ("TradeDesc", "測試"),
+            ("ItemName", "測試商品"),
+            ("ReturnURL", "https://example.com/notify"),
+            ("ChoosePayment", "ALL"),
+            ("EncryptType", "1"),
+        ]);
+        assert_eq!(
+            check_mac_value(&order, "pwFHCqoQZGmho4w6", "EkRm7iFT261dpevs"),
+            "291CBA324D31FB5A4BBBFDF2CFE5D32598524753AFD4959C3BF590C5B2F57FB2"
+        );
+        let spaces =
+            pairs(&[("MerchantID", "3002607"), ("ItemName", "My Test Product"), ("TotalAmount", "300")]);
+        assert_eq!(
+            check_mac_value(&spaces, "pwFHCqoQZGmho4w6", "EkRm7iFT261dpevs"),
+            "7712A5E6EDC3B57086063C88568084C66CE882A21D40E74DE5ACA3B478C6F316"
+        );
+    }
+
     /// ECPay/ECPay-API-Skill test-vectors/checkmacvalue.json: `~` is `%7e`, `'` is `%27`.
     #[test]
     fn the_vendor_vectors_for_tilde_and_apostrophe_sign_as_published() {
@@ -258,7 +286,7 @@ mod tests {
             "CEEAE01D2F9A8E74D4AC0DCE7735B046D73F35A5EC99558A31A2EE03159DA1C9"
         );
         let apostrophe =
-            pairs(&[("MerchantID", "3002607"), ("ItemName", "Tom's Shop"), ("TotalAmount", "200")]);
+            pairs(&[("MerchantID", "3002607"), ("ItemName", "Tom's Shop"), ("TotalAmount", "100")]);
         assert_eq!(
             check_mac_value(&apostrophe, key.0, key.1),
             "CF0A3D4901D99459D8641516EC57210700E8A5C9AB26B1D021301E9CB93EF78D"

@@ -320,6 +320,25 @@ pub fn tell(described: &Described, state: State, failure_reason: Option<&str>, l
 /// The operation `described`, sent to a downstream that takes no idempotency key and cannot be
 /// asked what it did, whose answer was lost: nobody can tell whether it happened, it is never sent
 /// again by itself, and a person checks.
+/// An operation the server tried to send and held back, because its provider could not take it
+/// then (a gateway's nightly close, its rate limit, its facts unreadable): nothing left, and it
+/// is sent by itself once the provider can take it.
+pub fn tell_held(described: &Described, language: Language) -> Told {
+    let Action { noun, verb, customer_noun } = action(described, language);
+    let provider = provider_name(described.provider, language);
+    Told {
+        status: capitalised(&t!(
+            language,
+            "wording-held-status",
+            noun = &noun,
+            provider = &provider,
+            verb = &verb
+        )),
+        for_customer: capitalised(&t!(language, "wording-held-customer", customer_noun = &customer_noun)),
+        what: capitalised(&noun),
+    }
+}
+
 pub fn tell_unanswerable(described: &Described, language: Language) -> Told {
     let Action { noun, verb, customer_noun } = action(described, language);
     let provider = provider_name(described.provider, language);

@@ -513,3 +513,26 @@ fn an_operation_concerns_a_line_item_only_by_its_whole_id() {
     assert!(!concerns_line_item("refund-11043-li_2", "1043", "li_2"));
     assert!(!concerns_line_item("refund-1043-li_1", "1043", "li_2"));
 }
+
+#[test]
+fn a_refund_held_back_by_its_gateway_says_nothing_left_and_not_to_refund_again() {
+    let described = Described {
+        kind: "refund",
+        amount: Some(Money::new(38_000, Currency::parse("TWD").unwrap())),
+        item: Some("Headphone case"),
+        provider: "ecpay",
+    };
+    let english = tell_held(&described, Language::En);
+    assert!(
+        english.status.contains("was not sent") && english.status.contains("ECPay"),
+        "{}",
+        english.status
+    );
+    assert!(english.status.contains("Do not refund it again"), "{}", english.status);
+    let taiwanese = tell_held(&described, Language::ZhTw);
+    assert!(
+        taiwanese.status.contains("尚未送出") && taiwanese.status.contains("請勿再次退款"),
+        "{}",
+        taiwanese.status
+    );
+}

@@ -273,3 +273,13 @@ mod tests {
         );
     }
 }
+
+/// What a gateway offers for refunds, label by label.
+#[component]
+pub fn OfferList(offer: Vec<(String, String)>) -> impl IntoView {
+    view! {
+        <dl class="small offer" data-testid="offer">
+            {offer.into_iter().map(|(label, words)| view! { <dt>{label}</dt><dd>{words}</dd> }).collect_view()}
+        </dl>
+    }
+}

@@ -19,7 +19,7 @@ use crate::ui::components::actions::{
 };
 use crate::ui::components::live::LivePage;
 use crate::ui::components::widgets::{
-    slot, state_words, with_views, ErrorPanel, StateBadge, Time, ViewerResource,
+    slot, state_words, with_views, ErrorPanel, OfferList, StateBadge, Time, ViewerResource,
 };
 
 #[component]
@@ -118,6 +118,7 @@ fn page_head(detail: &OperationDetail) -> AnyView {
             <div><dt>{t!(language, "operation-requested-by")}</dt><dd>{detail.requested_by.clone()}</dd></div>
             <div class="fact-wide"><dt>{t!(language, "operation-sent-by")}</dt><dd data-testid="sender">{detail.sender.clone()}</dd></div>
             {detail.settling.clone().map(|settling| view! { <div class="fact-wide"><dt>{t!(language, "operation-settled-by")}</dt><dd data-testid="settling">{settling}</dd></div> })}
+            {(!detail.offer.is_empty()).then(|| view! { <div class="fact-wide"><dt>{t!(language, "operation-provider-offers")}</dt><dd><OfferList offer=detail.offer.clone()/></dd></div> })}
             <div><dt>{t!(language, "operation-created")}</dt><dd><Time at=row.created_at/></dd></div>
             <div><dt>{t!(language, "operation-idempotency-key")}</dt><dd class="mono">{detail.idempotency_key.clone()}</dd></div>
             <div><dt>{t!(language, "operation-key-validity")}</dt><dd data-testid="key-validity">{detail.key_validity.clone()}

@@ -1,11 +1,14 @@
 //! `opledger provider set`, `list`, `webhook-secret` and `remove`: a tenant's own accounts at
-//! providers, their secrets read from standard input and stored sealed.
+//! providers, their secrets read from standard input and stored sealed; and `payment-add`: the ids
+//! of an ECPay payment its refunds are sent and looked up with, entered by the shop.
 
 use anyhow::Context;
 use clap::Subcommand;
 
 use super::options::{open_ledger, open_store, parse_tenant, DatabaseArgs, EgressArgs, SecretArgs};
 use crate::domain::connection::ProviderKind;
+use crate::domain::ecpay;
+use crate::domain::gateway::SavedPayment;
 use crate::domain::ids::{Actor, TenantId};
 use crate::server::ledger::connections::NewConnection;
 use crate::server::ledger::{Ledger, LedgerError};
@@ -30,11 +33,14 @@ pub enum ProviderCommand {
         /// (after-sale and pickups), orders (the shop's orders endpoint).
         #[arg(long)]
         name: String,
-        /// The API it speaks: stripe, adyen (Checkout API), paypal (Payments v2), services,
+        /// The API it speaks: stripe, adyen (Checkout API), paypal (Payments v2), ecpay (ECPay's
+        /// AIO card API: --account is the MerchantID, the secret HashKey:HashIV:CreditCheckCode),
+        /// linepay (LINE Pay Online v3: --account is the Channel ID, the secret the channel
+        /// secret), services,
         /// orders (the shop's `GET /orders/{id}`), email (an API in Resend's shape), smtp (a mail
         /// server: smtp://host:587 or smtps://host:465), or http (a system of the shop's own, as
         /// --description says it works).
-        #[arg(long, value_parser = ["stripe", "adyen", "paypal", "services", "orders", "email", "smtp", "http"])]
+        #[arg(long, value_parser = ["stripe", "adyen", "paypal", "ecpay", "linepay", "services", "orders", "email", "smtp", "http"])]
         kind: String,
         /// Where the API is: https://api.stripe.com, https://checkout-test.adyen.com/v71,
         /// https://api-m.sandbox.paypal.com, or the shop's address.
@@ -79,6 +85,35 @@ pub enum ProviderCommand {
         #[arg(long)]
         name: String,
     },
+    /// Save the ids of an ECPay card payment that its refunds need (what ECPay's payment
+    /// notification carries when the order was made with NeedExtraPaidInfo=Y): `opledger provider
+    /// payment-add --tenant tw-shop --name ecpay --payment TW1043A --trade-no 2601011200000001
+    /// --gwsr 11943361 --paid 1200`. A refund of a payment without them is refused before it is
+    /// recorded.
+    PaymentAdd {
+        #[command(flatten)]
+        database: DatabaseArgs,
+        #[arg(long, value_parser = parse_tenant)]
+        tenant: TenantId,
+        /// The ECPay connection's provider name, as `provider list` shows it.
+        #[arg(long)]
+        name: String,
+        /// The payment's MerchantTradeNo (what the shop's order names as its payment).
+        #[arg(long)]
+        payment: String,
+        /// ECPay's TradeNo of the payment.
+        #[arg(long)]
+        trade_no: String,
+        /// ECPay's gwsr of the card authorisation (the lookup's CreditRefundId).
+        #[arg(long)]
+        gwsr: String,
+        /// What was paid, in whole New Taiwan dollars.
+        #[arg(long)]
+        paid: u32,
+        /// An installment or bonus-redemption order: refunded in full only.
+        #[arg(long)]
+        full_refund_only: bool,
+    },
     /// Remove a tenant's own account at a provider; its operations go back to the server's.
     Remove {
         #[command(flatten)]
@@ -104,8 +139,9 @@ pub(super) async fn run(command: ProviderCommand) -> anyhow::Result<()> {
             key_retention,
             description,
         } => {
-            let kind = ProviderKind::parse(&kind)
-                .context("--kind is stripe, adyen, paypal, services, orders, email, smtp or http")?;
+            let kind = ProviderKind::parse(&kind).context(
+                "--kind is stripe, adyen, paypal, ecpay, linepay, services, orders, email, smtp or http",
+            )?;
             let description = description
                 .map(|path| {
                     std::fs::read_to_string(&path)
@@ -182,6 +218,41 @@ pub(super) async fn run(command: ProviderCommand) -> anyhow::Result<()> {
                     }
                 );
             }
+            Ok(())
+        }
+        ProviderCommand::PaymentAdd {
+            database,
+            tenant,
+            name,
+            payment,
+            trade_no,
+            gwsr,
+            paid,
+            full_refund_only,
+        } => {
+            let saved = SavedPayment {
+                payment: payment.trim().to_owned(),
+                ids: [("TradeNo", trade_no), ("gwsr", gwsr)]
+                    .into_iter()
+                    .map(|(name, value)| (name.to_owned(), value.trim().to_owned()))
+                    .collect(),
+                paid_minor: i64::from(paid) * 100,
+                currency: "TWD".into(),
+                full_refund_only,
+            };
+            let probe = ecpay::refund_value(&saved, saved.paid_minor, "order", "item");
+            if let Err((field, problem)) = ecpay::refund_params(&probe) {
+                anyhow::bail!("--{}: {problem}", field.replace('_', "-"));
+            }
+            let ledger = Ledger::new(open_store(&database).await?);
+            ledger
+                .save_gateway_payment(&tenant, &Actor::system("cli"), name.trim(), saved, "entered")
+                .await?;
+            println!(
+                "ECPay payment {} of tenant {tenant} can be refunded through {}: its TradeNo and gwsr are saved.",
+                payment.trim(),
+                name.trim()
+            );
             Ok(())
         }
         ProviderCommand::Remove { database, tenant, name } => {

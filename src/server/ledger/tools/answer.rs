@@ -5,10 +5,11 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::domain::{
+    failure::FailureClass,
     language::Language,
     machine::State as OpState,
     operation::{ExternalRef, OperationRecord},
-    wording::{tell, tell_unanswerable, Described},
+    wording::{tell, tell_held, tell_unanswerable, Described},
 };
 
 /// What the tool tells the model.
@@ -67,9 +68,13 @@ pub(super) fn answer(
     let state = operation.snapshot.state;
     let failure_reason = operation.snapshot.failure_reason.as_deref();
     let unanswerable = subject.at_most_once && matches!(state, OpState::Unknown | OpState::NeedsReview);
+    let held = matches!(state, OpState::Planned | OpState::Approved)
+        && operation.snapshot.last_failure == Some(FailureClass::NotSent);
     let told_in = |language| {
         if unanswerable {
             tell_unanswerable(&subject.described, language)
+        } else if held {
+            tell_held(&subject.described, language)
         } else {
             tell(&subject.described, state, failure_reason, language)
         }

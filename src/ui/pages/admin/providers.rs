@@ -11,7 +11,7 @@ use crate::console::connections::{
 use crate::console::language::current_language;
 use crate::domain::connection::ProviderKind;
 use crate::t;
-use crate::ui::components::widgets::{ErrorPanel, Time, ViewerResource};
+use crate::ui::components::widgets::{ErrorPanel, OfferList, Time, ViewerResource};
 use crate::ui::pages::email_templates::EmailTemplates;
 
 #[component]
@@ -102,7 +102,9 @@ fn ConnectionList(
                                 {c.account.map(|account| view! { <div class="muted small">{t!(language, "admin-accounts-account-named")}" "<code>{account}</code></div> })}
                             </td>
                             <td>
-                                {if c.serves.is_empty() {
+                                {if !c.offer.is_empty() {
+                                    view! { <OfferList offer=c.offer.clone()/> }.into_any()
+                                } else if c.serves.is_empty() {
                                     view! { {c.key_retention.unwrap_or_else(|| t!(language, "none"))} }.into_any()
                                 } else {
                                     view! {
@@ -117,17 +119,21 @@ fn ConnectionList(
                                 {if c.has_webhooks {
                                     view! {
                                         <code class="break">{c.webhook_url}</code>
-                                        <p class="muted">{if c.webhook_secret_set {
+                                        <p class="muted">{if c.signed_by_own_secret {
+                                            t!(language, "admin-accounts-webhook-own-secret")
+                                        } else if c.webhook_secret_set {
                                             t!(language, "admin-accounts-webhook-secret-set")
                                         } else {
                                             t!(language, "admin-accounts-webhook-secret-missing")
                                         }}</p>
-                                        <ActionForm action=set_webhook_secret attr:class="inline-form" attr:data-answer-to="accounts-result">
-                                            <input type="hidden" name="csrf" value=webhook_csrf/>
-                                            <input type="hidden" name="name" value=webhook_name/>
-                                            <label>{c.webhook_secret_name}<input type="password" name="secret" required autocomplete="off" size="12"/></label>
-                                            <button type="submit" class="button button-quiet">{t!(language, "admin-accounts-save-secret")}</button>
-                                        </ActionForm>
+                                        {(!c.signed_by_own_secret).then(|| view! {
+                                            <ActionForm action=set_webhook_secret attr:class="inline-form" attr:data-answer-to="accounts-result">
+                                                <input type="hidden" name="csrf" value=webhook_csrf/>
+                                                <input type="hidden" name="name" value=webhook_name/>
+                                                <label>{c.webhook_secret_name}<input type="password" name="secret" required autocomplete="off" size="12"/></label>
+                                                <button type="submit" class="button button-quiet">{t!(language, "admin-accounts-save-secret")}</button>
+                                            </ActionForm>
+                                        })}
                                     }.into_any()
                                 } else {
                                     view! { <span class="muted">{t!(language, "none")}</span> }.into_any()
