@@ -19,6 +19,7 @@ mod health;
 mod instances;
 mod languages;
 mod ledger_api;
+mod linepay;
 mod mcp;
 mod notifications;
 mod notify_channels;

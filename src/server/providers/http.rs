@@ -36,6 +36,8 @@ pub(super) enum Credentials<'a> {
 pub(super) enum Body<'a> {
     Form(&'a [(String, String)]),
     Json(&'a Value),
+    /// JSON already written, sent byte for byte: what a signature over the body covers.
+    JsonText(&'a str),
 }
 
 /// How one provider's answers are read: the outcome of an object a 2xx answer holds, by its
@@ -176,6 +178,9 @@ impl Endpoint {
         request = match body {
             Some(Body::Form(form)) => request.form(form),
             Some(Body::Json(json)) => request.json(json),
+            Some(Body::JsonText(text)) => {
+                request.header(reqwest::header::CONTENT_TYPE, "application/json").body(text.to_owned())
+            }
             None => request,
         };
         let sent = send_once(request, answers).instrument(call.clone()).await;

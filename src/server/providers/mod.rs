@@ -7,6 +7,7 @@ pub mod adyen_events;
 mod described;
 mod ecpay;
 mod http;
+mod linepay;
 pub mod oidc;
 pub mod orders;
 mod paypal;
@@ -19,6 +20,7 @@ use async_trait::async_trait;
 pub use adyen::AdyenConnector;
 pub use described::{built_in_api, services_api, DescribedConnector};
 pub use ecpay::EcpayConnector;
+pub use linepay::LinePayConnector;
 pub use paypal::{paypal_value, PayPalConnector};
 pub use smtp::{parse_smtp_url, SmtpConnector};
 pub use stripe::StripeConnector;
@@ -105,7 +107,7 @@ pub fn connector_for(settings: &ConnectionSettings) -> Result<Arc<dyn Connector>
             Arc::new(DescribedConnector::new(kind, api, base_url, secret, timeout, egress))
         }
         ProviderKind::Ecpay => Arc::new(EcpayConnector::new(base_url, secret, account, timeout, egress)?),
-        ProviderKind::LinePay => return Err("its connector is not built yet".into()),
+        ProviderKind::LinePay => Arc::new(LinePayConnector::new(base_url, secret, account, timeout, egress)),
         ProviderKind::Orders => return Err("it is a shop's orders endpoint".into()),
     })
 }

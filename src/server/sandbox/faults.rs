@@ -1,6 +1,7 @@
 //! Fault injection: faults set at run time for requests whose idempotency key or op id (what the
 //! request carries that names its operation: Stripe's `metadata[op_id]`, Adyen's `reference`,
-//! PayPal's `custom_id`, a message's `X-Opledger-Op`) matches a glob, each used a number of times.
+//! PayPal's `custom_id`, a message's `X-Opledger-Op`; at LINE Pay, which takes no key, the payment's
+//! `transactionId` or `orderId`) matches a glob, each used a number of times.
 //! Matching the op id lets one pattern (`refund-1043-*`) catch every tenant's key for those
 //! operations.
 
@@ -31,6 +32,10 @@ pub enum FaultKind {
     Pending,
     /// Create the refund `requires_action`, which it keeps.
     RequiresAction,
+    /// Answer that the request is still being processed (LINE Pay's `1198`) without doing it.
+    ProcessingBefore,
+    /// Do the request, then answer that it is still being processed (LINE Pay's `1198`).
+    ProcessingAfter,
 }
 
 /// One fault: what to do to requests whose idempotency key or op id matches `pattern`.

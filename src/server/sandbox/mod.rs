@@ -1,5 +1,6 @@
-//! Sandbox providers: Stripe, Adyen, PayPal, ECPay and an email API in Resend's shape (with an SMTP sink),
-//! and stand-ins for the chat channels notifications go to (Slack, Microsoft Teams, LINE; see
+//! Sandbox providers: Stripe, Adyen, PayPal, ECPay, LINE Pay and an email API in Resend's shape
+//! (with an SMTP sink), and stand-ins for the chat channels notifications go to (Slack, Microsoft
+//! Teams, LINE; see
 //! [`chat`]), each serving the part of its provider's published API that opledger speaks, so that the demo and
 //! the tests are real with no account anywhere; two sandboxes are two accounts.
 //!
@@ -18,6 +19,7 @@ pub mod ecpay;
 mod faults;
 mod keyed;
 pub mod line;
+pub mod linepay;
 pub mod mail;
 pub mod paypal;
 mod pipeline;
