@@ -273,7 +273,7 @@ impl EcpayConnector {
             if let (Some(until), Window::NightlyBlackout { from, to }) = (blackout_until(*window, at), window)
             {
                 return Some(format!(
-                    "ECPay takes no calls from {:02}:{:02} to {:02}:{:02} Taiwan time while it closes the day's card payments; opledger calls it again from {} Taiwan time (UTC+8)",
+                    "ECPay takes no calls from {:02}:{:02} to {:02}:{:02} Taiwan time while it closes the day's card payments: not before {} Taiwan time (UTC+8)",
                     from.0,
                     from.1,
                     to.0,
@@ -285,7 +285,7 @@ impl EcpayConnector {
         let quiet = *self.quiet_until.lock().unwrap_or_else(PoisonError::into_inner);
         quiet.filter(|until| at < *until).map(|until| {
             format!(
-                "ECPay answered HTTP 403 (too many calls) and takes none for {} minutes: opledger calls it again from {} Taiwan time (UTC+8)",
+                "ECPay answered HTTP 403 (too many calls) and takes none for {} minutes: not before {} Taiwan time (UTC+8)",
                 Self::quiet_for().num_minutes(),
                 taiwan(until)
             )
