@@ -50,6 +50,7 @@ async fn sandbox() -> String {
             payment_intent: format!("pi_bench_{i}"),
             line_items: vec![LineItem { id: "li_1".into(), name: "Kettle".into(), amount_minor: 38_000 }],
             customer_email: None,
+            gateway: None,
         });
     }
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -141,6 +141,38 @@ async fn the_demo_shows_every_state_and_the_reconciler_settles_it() {
         "PayPal holds it PENDING for 20 s"
     );
 
+    // tw-ecpay: ECPay and LINE Pay, without a key. As seeded, before any reconciler pass:
+    let seeded = [
+        ("refund-TW1043-li_1", State::Accepted, "refunded, then ECPay's nightly close ran"),
+        ("refund-TW1043-li_2", State::Accepted, "refunded after the close: waits for the next"),
+        ("refund-TW1044-li_1", State::Unknown, "its answer dropped"),
+        ("refund-TW1045-li_1", State::Planned, "held back at 20:20 Taiwan time"),
+        ("refund-TW2001-li_1", State::Succeeded, "LINE Pay: final on the answer"),
+        ("refund-TW2001-li_2", State::Unknown, "1198: still processing"),
+        ("refund-TW2002-li_1", State::Unknown, "a 500 after the refund was made"),
+    ];
+    let taiwan_states = |ids: Vec<&'static str>| {
+        let state_in = &state_in;
+        async move {
+            let mut states = Vec::new();
+            for id in ids {
+                states.push(state_in("tw-ecpay", id).await);
+            }
+            states
+        }
+    };
+    let ids: Vec<&'static str> = seeded.iter().map(|(id, _, _)| *id).collect();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let states = taiwan_states(ids.clone()).await;
+        if seeded.iter().zip(&states).all(|((_, want, _), got)| *got == Some(*want)) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "tw-ecpay was not seeded as expected within 60 s: {states:?}");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+
+
     let connector = StripeConnector::new(
         &app.url("/sandbox"),
         "sk_test_sandbox",
@@ -162,6 +194,43 @@ async fn the_demo_shows_every_state_and_the_reconciler_settles_it() {
         "a cached 500 goes to a person"
     );
     assert_eq!(state_of(&app, "refund-1043-li_2").await, Some(State::Succeeded), "found by its op id");
+
+    // The pass above settled the demo tenant's and tw-ecpay's; one more follows what it accepted.
+    Reconciler::new(Executor::new(app.ledger.clone(), RetryPolicy::default()), chrono::Duration::zero())
+        .reconcile_once()
+        .await
+        .unwrap();
+    let settled = [
+        State::Succeeded, // ECPay's close made it 已關帳
+        State::Accepted,
+        State::Accepted,  // found in close_data against the list kept before the send
+        State::Accepted,  // sent once ECPay could take it
+        State::Succeeded,
+        State::Succeeded, // found in refundList
+        State::NeedsReview, // two new refunds of NT$380: a person decides
+    ];
+    let states = taiwan_states(ids.clone()).await;
+    assert_eq!(states, settled.map(Some).to_vec(), "{ids:?}");
+    let tenant = TenantId::parse("tw-ecpay").unwrap();
+    let history = |id: &'static str| {
+        let ledger = app.ledger.clone();
+        let tenant = tenant.clone();
+        async move { ledger.reads().operation_history(&tenant, &op(id)).await.unwrap().unwrap() }
+    };
+    let held = history("refund-TW1045-li_1").await;
+    let first = held.attempts.first().and_then(|attempt| attempt.error.clone()).unwrap_or_default();
+    assert!(first.starts_with("not sent") && first.contains("20:30"), "{first}");
+    let found = history("refund-TW1044-li_1").await;
+    assert!(!found.external_refs.is_empty(), "recorded with ECPay's sno");
+    let ambiguous = history("refund-TW2002-li_1").await;
+    let reason = ambiguous
+        .audit
+        .iter()
+        .rev()
+        .find(|event| event.entry.action == "escalate")
+        .and_then(|event| event.entry.reason.clone())
+        .unwrap_or_default();
+    assert!(reason.contains("380"), "the person sees both refunds: {reason}");
 }
 
 #[test]

@@ -7,8 +7,9 @@
 //! refund over what is left is refused before anything leaves; a resent full refund answered 1165
 //! makes no second refund; bad input is refused at the ledger API before anything is recorded.
 //! Then the connector against a stand-in written from LINE Pay's reference (not from the sandbox),
-//! which checks the headers, the signature over the exact bytes, the path and the body; and an
-//! independent client, in Python's standard library, signing its own requests to the sandbox.
+//! which checks the headers, the signature over the exact bytes, the path and the body; the
+//! sandbox's control API; and an independent client, in Python's standard library, signing its own
+//! requests to the sandbox.
 
 use chrono::Duration as ChronoDuration;
 use serde_json::{json, Value};
@@ -190,6 +191,8 @@ mod stories {
         sandbox.inject(Fault::once(&transaction, FaultKind::DropResponse, 25_000));
         let lost = shop.refund("refund-1043-li_2", &transaction, 380).await;
         assert_eq!(lost["state"], "unknown", "{lost}");
+        let waited = lost["attempts"][0]["latency_ms"].as_u64().unwrap();
+        assert!(waited >= 20_000, "LINE Pay's read timeout of 20 s, not the connection's 2 s: {waited} ms");
         shop.reconcile().await;
         let found = shop.operation("refund-1043-li_2").await;
         assert_eq!(found["state"], "succeeded", "{found}");
@@ -294,7 +297,7 @@ mod stories {
 
     /// A transaction id as a JSON number (which loses LINE Pay's last digits) or an amount in
     /// fractions of a dollar is refused at the ledger API, naming the field, with nothing
-    /// recorded; the corrected request under the same op id is then recorded.
+    /// recorded; the corrected request under the same op id is then recorded and refunded.
     async fn bad_input_is_refused_at_the_ledger_api(engine: Engine) {
         let Some((shop, _sandbox, transaction)) = paid_shop(engine).await else { return };
         let body = |transaction: Value, minor: i64| {
@@ -314,6 +317,8 @@ mod stories {
         let (status, answer) = shop.app.register(&body(json!(transaction), 38_000)).await;
         assert_eq!(status, 201, "{answer}");
         assert_eq!(answer["params"]["transaction"], transaction.as_str());
+        shop.executor.run(&acme(), &OpId::parse("refund-1043-li_2").unwrap()).await.unwrap();
+        assert_eq!(shop.operation("refund-1043-li_2").await["state"], "succeeded");
     }
 
     crate::on_both_engines!(
@@ -364,6 +369,7 @@ mod reference {
     /// Asserts the headers every request carries and the signature over `content`.
     fn check_headers(headers: &HeaderMap, path: &str, content: &str) {
         let header = |name: &str| headers.get(name).map(|v| v.to_str().unwrap().to_owned());
+        assert_eq!(header("content-type").as_deref(), Some("application/json"));
         assert_eq!(header("x-line-channelid").as_deref(), Some(CHANNEL_ID));
         let nonce = header("x-line-authorization-nonce").expect("a nonce");
         let parsed = uuid::Uuid::parse_str(&nonce).expect("the nonce is a UUID");
@@ -393,7 +399,6 @@ mod reference {
         let path = format!("/v3/payments/{TRANSACTION}/refund");
         assert_eq!(uri.path(), path);
         check_headers(&headers, &path, &body);
-        assert_eq!(headers.get("content-type").unwrap(), "application/json");
         assert_eq!(serde_json::from_str::<Value>(&body).unwrap(), json!({"refundAmount": 1000}));
         seen.requests.lock().unwrap().push(("POST".into(), uri.to_string(), body));
         *seen.refunded.lock().unwrap() = true;
@@ -445,6 +450,42 @@ mod reference {
         the_connector_speaks_line_pays_reference,
         answered_1165_with_a_new_full_refund_listed_is_this_refund,
     );
+}
+
+/// The sandbox's control API, behind the channel secret as a bearer token: a payment made there
+/// is answered with its transaction id as a string, and LINE Pay's own faults are taken.
+#[tokio::test]
+async fn payments_and_faults_are_set_through_the_control_api() {
+    let (sandbox, url) = channel().await;
+    let client = reqwest::Client::new();
+    let payment = json!({"orderId": "1043", "amount": 1_000});
+    let control = |path: &str| format!("{url}/_sandbox/{path}");
+    let refused = client.post(control("payments")).json(&payment).send().await.unwrap();
+    assert_eq!(refused.status(), 401);
+    let made =
+        client.post(control("payments")).bearer_auth(CHANNEL_SECRET).json(&payment).send().await.unwrap();
+    assert_eq!(made.status(), 201);
+    let made: Value = made.json().await.unwrap();
+    let transaction = made["transactionId"].as_str().expect("the id as a string").to_owned();
+    assert_eq!(transaction.len(), 19, "{made}");
+    for fault in ["processing_before", "processing_after", "lookup_lag", "drop_response"] {
+        let set = client
+            .post(control("faults"))
+            .bearer_auth(CHANNEL_SECRET)
+            .json(&json!({"match": transaction, "fault": fault, "ms": 10}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(set.status(), 201, "{fault}");
+    }
+    let pending = json!({"match": transaction, "fault": "pending"});
+    let set = client.post(control("faults")).bearer_auth(CHANNEL_SECRET).json(&pending).send().await.unwrap();
+    assert_eq!(set.status(), 400, "LINE Pay holds no refund pending");
+    let refund = sandbox.refund(&transaction, 1_000).unwrap();
+    let ledger: Value =
+        client.get(control("ledger")).bearer_auth(CHANNEL_SECRET).send().await.unwrap().json().await.unwrap();
+    assert_eq!(ledger["data"][0]["id"], refund.as_str(), "{ledger}");
+    assert_eq!(ledger["data"][0]["metadata"]["transactionId"], transaction.as_str());
 }
 
 /// A client written from LINE Pay's reference in Python's standard library (hmac, hashlib,

@@ -9,11 +9,13 @@
 //! 1043, the first answer lost and the re-send under the same key answered with the same message).
 //! `tw-shop` speaks Traditional Chinese: its users read the console in it and its customers are
 //! told things in it.
+//! A third, `tw-ecpay`, refunds through ECPay and LINE Pay, which take no key ([`taiwan`]).
 //! Like the second tenant, they need `OPLEDGER_SECRET_KEY` to seal their secrets.
 
 use axum::Router;
 use chrono::Duration;
 
+use super::taiwan::{self, TaiwanAccounts};
 use super::DEMO_PASSWORD;
 use crate::domain::{
     connection::{ProviderKind, ORDERS_PROVIDER},
@@ -54,6 +56,8 @@ pub struct DemoAccounts {
     paypal_config: PayPalConfig,
     mail: MailSandbox,
     mail_config: MailConfig,
+    /// `tw-ecpay`'s ECPay, LINE Pay and shop accounts.
+    taiwan: TaiwanAccounts,
 }
 
 /// `nl-shop`'s order 1043, paid through Adyen.
@@ -111,16 +115,19 @@ impl DemoAccounts {
             paypal_config,
             mail: MailSandbox::new(mail_config.clone()),
             mail_config,
+            taiwan: TaiwanAccounts::new(),
         }
     }
 
     /// The accounts' HTTP surfaces, each with the path it is mounted at.
-    pub fn routers(&self) -> [(&'static str, Router); 3] {
-        [
+    pub fn routers(&self) -> Vec<(&'static str, Router)> {
+        let mut routers = vec![
             (ADYEN_ACCOUNT_PATH, self.adyen.router()),
             (PAYPAL_ACCOUNT_PATH, self.paypal.router()),
             (MAIL_ACCOUNT_PATH, self.mail.router()),
-        ]
+        ];
+        routers.extend(self.taiwan.routers());
+        routers
     }
 
     /// `tw-shop`'s email account and template, and the template sent once for its order 1043
@@ -211,7 +218,11 @@ impl DemoAccounts {
         self.paypal.inject(Fault::settling(&paypal.key_of("li_2"), 20_000, "succeeded", None));
         paypal.refund_both(executor).await?;
         self.email(executor, &paypal, console).await?;
-        tracing::info!(tenants = ?[ADYEN_TENANT, PAYPAL_TENANT], "Adyen and PayPal demo tenants seeded");
+        self.taiwan.seed(executor, console).await?;
+        tracing::info!(
+            tenants = ?[ADYEN_TENANT, PAYPAL_TENANT, taiwan::TENANT],
+            "Adyen, PayPal, ECPay and LINE Pay demo tenants seeded"
+        );
         Ok(())
     }
 }

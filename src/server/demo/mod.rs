@@ -17,6 +17,7 @@
 pub mod accounts;
 pub mod notifications;
 pub mod sso;
+pub mod taiwan;
 
 use serde_json::json;
 

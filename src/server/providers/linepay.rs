@@ -273,7 +273,10 @@ impl LinePayConnector {
         let query = format!("transactionId={transaction_id}");
         let url = self.endpoint.url(&format!("{PAYMENTS_PATH}?{query}"));
         let call = self.endpoint.call_span("GET", &url, None);
-        let mut request = client.get(&url).header("X-LINE-ChannelId", &self.channel_id);
+        let mut request = client
+            .get(&url)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .header("X-LINE-ChannelId", &self.channel_id);
         for (name, value) in self.signed(PAYMENTS_PATH, &query) {
             request = request.header(name, value);
         }
