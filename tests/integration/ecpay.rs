@@ -244,14 +244,16 @@ async fn a_full_refund_of_a_payment_to_close_cancels_the_close_then_abandons_it(
     let made = shop.refunds();
     assert_eq!(made.len(), 1);
     assert_eq!((made[0].1.as_str(), made[0].2), ("N", 1200), "the whole authorisation abandoned");
-    shop.settles("refund-1043-all", "succeeded").await;
+    let operation = shop.settles("refund-1043-all", "succeeded").await;
+    assert!(operation["external_refs"].to_string().contains(&made[0].0), "ECPay's sno: {operation}");
 }
 
-async fn a_dropped_answer_is_found_in_close_data_against_the_list_kept_before_the_send(engine: Engine) {
+async fn a_lost_answer_is_found_in_close_data_against_the_list_kept_before_the_send(engine: Engine) {
     let Some(shop) = Shop::open(engine).await else { return };
     let paid = shop.pay("TW1043A", 1200, "closed", 0).await;
     assert_eq!(shop.refund("refund-1043-li_1", &paid, 100).await, State::Accepted);
     shop.fault("TW1043A", FaultKind::DropResponse, 4000);
+    shop.fault("TW1043A", FaultKind::LookupLag, 5000);
     assert_eq!(
         shop.refund("refund-1043-li_2", &paid, 380).await,
         State::Unknown,
@@ -259,6 +261,13 @@ async fn a_dropped_answer_is_found_in_close_data_against_the_list_kept_before_th
     );
     let made = shop.refunds();
     assert_eq!(made.len(), 2, "ECPay made it before the answer was lost");
+    shop.reconciler.reconcile_once().await.unwrap();
+    assert_eq!(
+        shop.operation("refund-1043-li_2").await["state"],
+        "unknown",
+        "ECPay does not list it yet, and its lookup lag has not passed since the list was kept"
+    );
+    tokio::time::sleep(Duration::from_millis(3500)).await;
     let operation = shop.settles("refund-1043-li_2", "accepted").await;
     assert!(
         operation["external_refs"].to_string().contains(&made[1].0),
@@ -269,6 +278,19 @@ async fn a_dropped_answer_is_found_in_close_data_against_the_list_kept_before_th
     shop.nightly_close().await;
     shop.settles("refund-1043-li_2", "succeeded").await;
     assert_eq!(shop.refunds().len(), 2);
+
+    let other = shop.pay("TW1044A", 900, "closed", 0).await;
+    shop.fault("TW1044A", FaultKind::Error500After, 0);
+    assert_eq!(
+        shop.refund("refund-1044-li_1", &other, 900).await,
+        State::Unknown,
+        "a 500 is unknown, not failed"
+    );
+    let made = shop.refunds();
+    assert_eq!(made.len(), 3, "ECPay made it, then answered 500");
+    let operation = shop.settles("refund-1044-li_1", "accepted").await;
+    assert!(operation["external_refs"].to_string().contains(&made[2].0), "{operation}");
+    assert_eq!(operation["attempts"].as_array().unwrap().len(), 1, "never sent again");
 }
 
 async fn an_older_refund_of_the_same_amount_is_never_taken_for_this_one(engine: Engine) {
@@ -664,7 +686,7 @@ async fn ecpays_node_client_refunds_and_lists_at_the_sandbox() {
 crate::on_both_engines!(
     a_partial_refund_of_a_closed_payment_is_an_r_and_succeeds_at_the_nightly_close,
     a_full_refund_of_a_payment_to_close_cancels_the_close_then_abandons_it,
-    a_dropped_answer_is_found_in_close_data_against_the_list_kept_before_the_send,
+    a_lost_answer_is_found_in_close_data_against_the_list_kept_before_the_send,
     an_older_refund_of_the_same_amount_is_never_taken_for_this_one,
     two_new_refunds_of_the_amount_go_to_a_person,
     an_http_403_sends_nothing_and_the_next_send_waits_30_minutes,

@@ -273,7 +273,7 @@ impl EcpayConnector {
             if let (Some(until), Window::NightlyBlackout { from, to }) = (blackout_until(*window, at), window)
             {
                 return Some(format!(
-                    "ECPay takes no calls from {:02}:{:02} to {:02}:{:02} Taiwan time while it closes the day's card payments; opledger calls it again from {} Taiwan time (UTC+8)",
+                    "ECPay takes no calls from {:02}:{:02} to {:02}:{:02} Taiwan time while it closes the day's card payments: not before {} Taiwan time (UTC+8)",
                     from.0,
                     from.1,
                     to.0,
@@ -285,7 +285,8 @@ impl EcpayConnector {
         let quiet = *self.quiet_until.lock().unwrap_or_else(PoisonError::into_inner);
         quiet.filter(|until| at < *until).map(|until| {
             format!(
-                "ECPay answered HTTP 403 (too many calls) and takes none for 30 minutes: opledger calls it again from {} Taiwan time (UTC+8)",
+                "ECPay answered HTTP 403 (too many calls) and takes none for {} minutes: not before {} Taiwan time (UTC+8)",
+                Self::quiet_for().num_minutes(),
                 taiwan(until)
             )
         })
@@ -293,14 +294,19 @@ impl EcpayConnector {
 
     /// Starts the wait ECPay asks for after an HTTP 403.
     fn keep_quiet(&self) {
-        let wait = Self::windows()
+        *self.quiet_until.lock().unwrap_or_else(PoisonError::into_inner) =
+            Some(self.now() + Self::quiet_for());
+    }
+
+    /// How long ECPay wants no calls after an HTTP 403, as its offer declares it.
+    fn quiet_for() -> Duration {
+        Self::windows()
             .iter()
             .find_map(|window| match window {
                 Window::RateLimitWait { minutes } => Some(Duration::minutes(i64::from(*minutes))),
                 _ => None,
             })
-            .unwrap_or(RATE_LIMIT_WAIT);
-        *self.quiet_until.lock().unwrap_or_else(PoisonError::into_inner) = Some(self.now() + wait);
+            .unwrap_or(RATE_LIMIT_WAIT)
     }
 
     /// `fields` with their CheckMacValue.
@@ -592,20 +598,20 @@ impl Connector for EcpayConnector {
                 Exchange::Answered { status: 403, .. } => {
                     self.keep_quiet();
                     report.http_status = Some(403);
-                    report.retry_after_s = Some(u32::try_from(RATE_LIMIT_WAIT.num_seconds()).unwrap_or(1800));
+                    report.retry_after_s = u32::try_from(Self::quiet_for().num_seconds()).ok();
                     report.error = Some(format!(
-                        "{taken}ECPay answered DoAction {} with HTTP 403 (too many calls) and did nothing; it takes no calls for 30 minutes",
-                        action.code()
+                        "{taken}ECPay answered DoAction {} with HTTP 403 (too many calls) and did nothing; it takes no calls for {} minutes",
+                        action.code(),
+                        Self::quiet_for().num_minutes()
                     ));
                     let retry_after_s = report.retry_after_s;
                     return failed(FailureClass::TransientUnavailable { retry_after_s }, report);
                 }
-                Exchange::Answered { status, body } if !(200..300).contains(&status) => {
+                Exchange::Answered { status, .. } if !(200..300).contains(&status) => {
                     report.http_status = Some(status);
                     report.error =
                         Some(format!("{taken}ECPay answered DoAction {} with HTTP {status}", action.code()));
                     let class = classify_http_answer(status, None, None).unwrap_or(FailureClass::ServerError);
-                    tracing::debug!(%status, body_len = body.len(), "ECPay refused a DoAction");
                     return failed(class, report);
                 }
                 Exchange::Answered { status, body } => {

@@ -1,8 +1,9 @@
 //! The ECPay (綠界) AIO credit card sandbox: the part of ECPay's API a refund needs, as ECPay's
 //! reference describes it (developers.ecpay.com.tw ?p=9242 DoAction, ?p=16589 QueryTrade/V2,
-//! ?p=2890 QueryTradeInfo/V5, ?p=2878 the payment notification, ?p=2902 CheckMacValue). Every
-//! request is a form signed with CheckMacValue under the account's HashKey and HashIV, checked as
-//! ECPay checks it; no request carries a key.
+//! ?p=2890 QueryTradeInfo/V5, ?p=2902 CheckMacValue, and the payment notification ECPay posts to an
+//! order's `ReturnURL`, with `NeedExtraPaidInfo=Y`'s fields). Every request is a form signed with
+//! CheckMacValue under the account's HashKey and HashIV, checked as ECPay checks it; no request
+//! carries a key.
 //!
 //! - `POST /CreditDetail/DoAction` (`MerchantID, MerchantTradeNo, TradeNo, Action, TotalAmount`,
 //!   optional `PlatformID`) answers the unsigned URL-encoded form

@@ -1,7 +1,8 @@
 //! Fault injection: faults set at run time for requests whose idempotency key or op id (what the
 //! request carries that names its operation: Stripe's `metadata[op_id]`, Adyen's `reference`,
-//! PayPal's `custom_id`, a message's `X-Opledger-Op`; at LINE Pay, which takes no key, the payment's
-//! `transactionId` or `orderId`) matches a glob, each used a number of times.
+//! PayPal's `custom_id`, a message's `X-Opledger-Op`; at LINE Pay and ECPay, which take no key, the
+//! payment's `transactionId` or `orderId`, and its `MerchantTradeNo`) matches a glob, each used a
+//! number of times.
 //! Matching the op id lets one pattern (`refund-1043-*`) catch every tenant's key for those
 //! operations.
 
