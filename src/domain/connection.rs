@@ -222,7 +222,7 @@ impl ProviderKind {
             },
             ProviderKind::Ecpay => Capabilities {
                 key_retention: Duration::zero(),
-                key_max_len: 0,
+                key_max_len: 255,
                 after_5xx: After5xx::Unknown,
                 lookup: true,
                 payment_read: true,
@@ -231,7 +231,7 @@ impl ProviderKind {
             },
             ProviderKind::LinePay => Capabilities {
                 key_retention: Duration::zero(),
-                key_max_len: 0,
+                key_max_len: 255,
                 after_5xx: After5xx::Unknown,
                 lookup: true,
                 payment_read: true,

@@ -172,7 +172,6 @@ async fn the_demo_shows_every_state_and_the_reconciler_settles_it() {
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
 
-
     let connector = StripeConnector::new(
         &app.url("/sandbox"),
         "sk_test_sandbox",
@@ -203,10 +202,10 @@ async fn the_demo_shows_every_state_and_the_reconciler_settles_it() {
     let settled = [
         State::Succeeded, // ECPay's close made it 已關帳
         State::Accepted,
-        State::Accepted,  // found in close_data against the list kept before the send
-        State::Accepted,  // sent once ECPay could take it
+        State::Accepted, // found in close_data against the list kept before the send
+        State::Accepted, // sent once ECPay could take it
         State::Succeeded,
-        State::Succeeded, // found in refundList
+        State::Succeeded,   // found in refundList
         State::NeedsReview, // two new refunds of NT$380: a person decides
     ];
     let states = taiwan_states(ids.clone()).await;

@@ -167,7 +167,8 @@ impl TaiwanAccounts {
     pub async fn seed(&self, executor: &Executor, console: &str) -> Result<(), LedgerError> {
         let ledger = executor.ledger();
         let tenant = TenantId::parse(TENANT).map_err(|e| LedgerError::Invalid(e.to_string()))?;
-        let first = OpId::for_line_item("refund", "TW1043", "li_1").map_err(|e| LedgerError::Invalid(e.to_string()))?;
+        let first = OpId::for_line_item("refund", "TW1043", "li_1")
+            .map_err(|e| LedgerError::Invalid(e.to_string()))?;
         if ledger.reads().load_operation(&tenant, &first).await?.is_some() {
             return Ok(());
         }
@@ -187,7 +188,12 @@ impl TaiwanAccounts {
         self.refund(executor, &tenant, console).await
     }
 
-    async fn connect(&self, executor: &Executor, tenant: &TenantId, console: &str) -> Result<(), LedgerError> {
+    async fn connect(
+        &self,
+        executor: &Executor,
+        tenant: &TenantId,
+        console: &str,
+    ) -> Result<(), LedgerError> {
         let ledger = executor.ledger();
         let system = Actor::system("demo");
         let connections = [
@@ -205,7 +211,13 @@ impl TaiwanAccounts {
                 self.linepay_config.channel_secret.clone(),
                 Some(self.linepay_config.channel_id.clone()),
             ),
-            (ORDERS_PROVIDER, ProviderKind::Orders, format!("{console}{SHOP_PATH}"), self.shop.key.to_string(), None),
+            (
+                ORDERS_PROVIDER,
+                ProviderKind::Orders,
+                format!("{console}{SHOP_PATH}"),
+                self.shop.key.to_string(),
+                None,
+            ),
         ];
         for (name, kind, base_url, secret, account) in connections {
             let connection = NewConnection {
@@ -280,7 +292,9 @@ impl TaiwanAccounts {
         self.ecpay.inject(Fault::once("TW1044A", FaultKind::DropResponse, 15_000));
         self.send(executor, tenant, "TW1044", "li_1").await?;
         let at_the_close = taipei()
-            .from_local_datetime(&Utc::now().with_timezone(&taipei()).date_naive().and_hms_opt(20, 20, 0).unwrap_or_default())
+            .from_local_datetime(
+                &Utc::now().with_timezone(&taipei()).date_naive().and_hms_opt(20, 20, 0).unwrap_or_default(),
+            )
             .single()
             .map_or_else(Utc::now, |at| at.with_timezone(&Utc));
         let ecpay = EcpayConnector::new(
@@ -319,20 +333,27 @@ impl TaiwanAccounts {
 
     /// Records the refund of `item` of `order` at the gateway it was paid through, as the shop's
     /// agent asks for it.
-    async fn record(&self, executor: &Executor, tenant: &TenantId, order_id: &str, item: &str) -> Result<OpId, LedgerError> {
+    async fn record(
+        &self,
+        executor: &Executor,
+        tenant: &TenantId,
+        order_id: &str,
+        item: &str,
+    ) -> Result<OpId, LedgerError> {
         let ledger = executor.ledger();
         let (order, line_item) = {
             let orders = self.shop.orders.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             let order = orders.iter().find(|o| o.id == order_id).cloned();
             let line_item = order.as_ref().and_then(|o| o.line_item(item).cloned());
-            order
-                .zip(line_item)
-                .ok_or_else(|| LedgerError::Invalid(format!("the shop has no item {item} in order {order_id}")))?
+            order.zip(line_item).ok_or_else(|| {
+                LedgerError::Invalid(format!("the shop has no item {item} in order {order_id}"))
+            })?
         };
         let provider = order.gateway.clone().unwrap_or_default();
         let kind = ProviderKind::parse(&provider).unwrap_or(ProviderKind::Ecpay);
         let params = ledger.line_item_refund(tenant, &provider, kind, &order, &line_item).await?;
-        let op_id = OpId::for_line_item("refund", &order.id, item).map_err(|e| LedgerError::Invalid(e.to_string()))?;
+        let op_id = OpId::for_line_item("refund", &order.id, item)
+            .map_err(|e| LedgerError::Invalid(e.to_string()))?;
         let request = RegisterRequest {
             op_id: op_id.clone(),
             kind: "refund".into(),
@@ -349,7 +370,13 @@ impl TaiwanAccounts {
         Ok(op_id)
     }
 
-    async fn send(&self, executor: &Executor, tenant: &TenantId, order: &str, item: &str) -> Result<(), LedgerError> {
+    async fn send(
+        &self,
+        executor: &Executor,
+        tenant: &TenantId,
+        order: &str,
+        item: &str,
+    ) -> Result<(), LedgerError> {
         let op_id = self.record(executor, tenant, order, item).await?;
         executor.run(tenant, &op_id).await?;
         Ok(())

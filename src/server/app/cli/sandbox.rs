@@ -5,9 +5,9 @@ use anyhow::Context;
 use clap::Args;
 use std::net::SocketAddr;
 
+use crate::domain::ecpay::Credentials;
 use crate::server::app::startup::shutdown_signal;
 use crate::server::demo;
-use crate::domain::ecpay::Credentials;
 use crate::server::sandbox::adyen::{AdyenConfig, AdyenSandbox};
 use crate::server::sandbox::ecpay::{EcpayConfig, EcpaySandbox};
 use crate::server::sandbox::linepay::{LinePayConfig, LinePaySandbox};
@@ -88,7 +88,9 @@ pub(super) async fn run(args: SandboxArgs) -> anyhow::Result<()> {
             };
             EcpaySandbox::new(config).router()
         }
-        "linepay" => LinePaySandbox::new(LinePayConfig { channel_id: account, channel_secret: secret_key }).router(),
+        "linepay" => {
+            LinePaySandbox::new(LinePayConfig { channel_id: account, channel_secret: secret_key }).router()
+        }
         "email" => {
             let config =
                 MailConfig { api_key: secret_key, key_retention: retention(chrono::Duration::hours(24))? };
