@@ -17,6 +17,7 @@ mod exports;
 mod group_commit;
 mod health;
 mod instances;
+mod keyless;
 mod languages;
 mod ledger_api;
 mod linepay;
