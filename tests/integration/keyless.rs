@@ -56,7 +56,8 @@ async fn the_refund_tool_goes_to_the_gateway_each_order_was_paid_through(engine:
     let tenant = TenantId::parse("acme").unwrap();
     let ecpay = EcpaySandbox::new(EcpayConfig::stage());
     let ecpay_url = serve(ecpay.router()).await;
-    let linepay_config = LinePayConfig { channel_id: "1656789012".into(), channel_secret: "channel-secret".into() };
+    let linepay_config =
+        LinePayConfig { channel_id: "1656789012".into(), channel_secret: "channel-secret".into() };
     let linepay = LinePaySandbox::new(linepay_config.clone());
     let linepay_url = serve(linepay.router()).await;
     let transaction = linepay.pay("TW2001", 450);
@@ -64,12 +65,25 @@ async fn the_refund_tool_goes_to_the_gateway_each_order_was_paid_through(engine:
     let admin = Actor::human("alex", Role::Admin);
     let connections = [
         ("ecpay", ProviderKind::Ecpay, ecpay_url, EcpayConfig::stage().secret(), Some("3002607".to_owned())),
-        ("linepay", ProviderKind::LinePay, linepay_url, linepay_config.channel_secret, Some(linepay_config.channel_id)),
+        (
+            "linepay",
+            ProviderKind::LinePay,
+            linepay_url,
+            linepay_config.channel_secret,
+            Some(linepay_config.channel_id),
+        ),
         ("orders", ProviderKind::Orders, shop_url, SHOP_KEY.to_owned(), None),
     ];
     for (name, kind, base_url, secret, account) in connections {
-        let connection =
-            NewConnection { name: name.into(), kind, base_url, secret, account, key_retention: None, description: None };
+        let connection = NewConnection {
+            name: name.into(),
+            kind,
+            base_url,
+            secret,
+            account,
+            key_retention: None,
+            description: None,
+        };
         app.ledger.set_provider_connection(&tenant, &admin, connection).await.unwrap();
     }
     app.ledger.set_tenant_language(&tenant, Language::ZhTw, "alex").await.unwrap();
@@ -102,7 +116,10 @@ async fn the_refund_tool_goes_to_the_gateway_each_order_was_paid_through(engine:
     let (status, answer) = app.post("/api/v1/tools/refund_item", &call).await;
     assert_eq!(status, 200, "{answer}");
     assert_eq!(answer["status"], "accepted", "ECPay accepts, and settles at its nightly close: {answer}");
-    assert!(answer["for_customer"].as_str().unwrap_or_default().contains("退款"), "told in Chinese: {answer}");
+    assert!(
+        answer["for_customer"].as_str().unwrap_or_default().contains("退款"),
+        "told in Chinese: {answer}"
+    );
     let recorded = app.ledger.reads().load_operation(&tenant, &op_id).await.unwrap().unwrap();
     assert_eq!(recorded.provider, "ecpay");
     let params = recorded.params.as_value();
