@@ -118,7 +118,7 @@ pub(crate) mod ssr {
                 webhook_url: format!("{origin}/webhooks/providers/{}/{}", admin.tenant, c.name),
                 webhook_secret_set: c.sealed_webhook_secret.is_some() || c.kind == ProviderKind::Ecpay,
                 signed_by_own_secret: c.kind == ProviderKind::Ecpay,
-                offer: offer_lines(c.kind, language),
+                offer: offer_lines(c.kind, c.key_retention, language),
                 name: c.name,
                 kind: c.kind.as_str().to_owned(),
                 base_url: c.base_url,
@@ -134,7 +134,7 @@ pub(crate) mod ssr {
                     },
                 ),
                 key_retention: match (c.kind, c.key_retention) {
-                    (ProviderKind::Orders, _) => None,
+                    (ProviderKind::Orders | ProviderKind::Ecpay | ProviderKind::LinePay, _) => None,
                     (ProviderKind::Http, _) => Some(t!(language, "admin-accounts-retention-per-kind")),
                     (_, Some(retention)) => Some(retention_words(retention, language)),
                     (kind, None) => Some(t!(

@@ -460,7 +460,10 @@ pub(crate) mod ssr {
             sender: sender_words(operation),
             offer: connector
                 .as_ref()
-                .map(|connector| crate::domain::gateway::offer_lines(connector.kind(), current_language()))
+                .map(|connector| {
+                    let retention = Some(operation.snapshot.key_retention);
+                    crate::domain::gateway::offer_lines(connector.kind(), retention, current_language())
+                })
                 .unwrap_or_default(),
             settling: connector.zip(capabilities).map(|(connector, capabilities)| {
                 settling(capabilities, connector.kind(), &operation.provider, current_language())

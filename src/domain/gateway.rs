@@ -151,10 +151,15 @@ impl ProviderKind {
     }
 }
 
-/// What `kind` offers, as lines a person reads (the admin and operation pages): its key, its
+/// What `kind` offers, as lines a person reads (the admin and operation pages): its key (remembered
+/// for `key_retention` where the account's contract says so, the kind's window otherwise), its
 /// lookup, its windows and its outcome model, each with its label; none for a kind that refunds
 /// nothing.
-pub fn offer_lines(kind: ProviderKind, language: Language) -> Vec<(String, String)> {
+pub fn offer_lines(
+    kind: ProviderKind,
+    key_retention: Option<Duration>,
+    language: Language,
+) -> Vec<(String, String)> {
     let Some(offer) = kind.offer() else { return Vec::new() };
     let key = match offer.key {
         KeyOffer::Header { header, max_len, retention } => t!(
@@ -162,7 +167,7 @@ pub fn offer_lines(kind: ProviderKind, language: Language) -> Vec<(String, Strin
             "gateway-key-header",
             header = header,
             max = max_len,
-            window = retention_words(retention, language)
+            window = retention_words(key_retention.unwrap_or(retention), language)
         ),
         KeyOffer::None => t!(language, "gateway-key-none"),
     };

@@ -44,13 +44,18 @@ impl Tools<'_> {
     pub async fn refund_item(&self, args: RefundArgs) -> Result<ToolAnswer, ToolError> {
         let customer_language = self.customer_language(args.locale.as_deref()).await?;
         let tenant = self.tenant;
-        let (order, item) = self.order_and_item(&args.order_id, &args.line_item_id).await?;
-        let Some((provider, kind)) = self.executor.directory().refund_provider_for(tenant, &order).await?
-        else {
-            return Err(ToolError::NotConnected(format!(
+        let not_connected = || {
+            ToolError::NotConnected(format!(
                 "no refund provider is connected for tenant {tenant}; nothing was recorded or sent"
-            )));
+            ))
         };
+        if self.executor.directory().refund_provider(tenant).await?.is_none() {
+            return Err(not_connected());
+        }
+        let (order, item) = self.order_and_item(&args.order_id, &args.line_item_id).await?;
+        let directory = self.executor.directory();
+        let (provider, kind) =
+            directory.refund_provider_for(tenant, &order).await?.ok_or_else(not_connected)?;
         let connector = self.connected(&provider, "refund").await?;
         let first = OpId::for_line_item("refund", &order.id, &item.id).map_err(invalid)?;
         let currency = Currency::parse(&order.currency).map_err(invalid)?;

@@ -103,7 +103,10 @@ fn ConnectionList(
                             </td>
                             <td>
                                 {if !c.offer.is_empty() {
-                                    view! { <OfferList offer=c.offer.clone()/> }.into_any()
+                                    view! {
+                                        {c.key_retention.clone().map(|retention| view! { <span>{retention}</span> })}
+                                        <OfferList offer=c.offer.clone()/>
+                                    }.into_any()
                                 } else if c.serves.is_empty() {
                                     view! { {c.key_retention.unwrap_or_else(|| t!(language, "none"))} }.into_any()
                                 } else {
