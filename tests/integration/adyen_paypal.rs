@@ -12,7 +12,7 @@ use chrono::Duration as ChronoDuration;
 use serde_json::{json, Value};
 use std::time::Duration;
 
-use crate::support::{python, run_client, Engine, TestApp};
+use crate::support::{python, run_client, serve, Engine, TestApp};
 use opledger::domain::connection::{ProviderKind, ORDERS_PROVIDER};
 use opledger::domain::ids::{Actor, TenantId};
 use opledger::domain::policy::Role;
@@ -86,13 +86,6 @@ async fn paypal_account(retention: ChronoDuration) -> (PayPalSandbox, String) {
     let sandbox = PayPalSandbox::new(config, paypal_orders());
     let url = serve(sandbox.router()).await;
     (sandbox, url)
-}
-
-async fn serve(router: axum::Router) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, router).await });
-    url
 }
 
 /// The application, whose tenant `acme` refunds through its own account at `kind`'s sandbox (the

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::support::{in_ci, Engine, TestApp};
+use crate::support::{in_ci, serve, Engine, TestApp};
 use opledger::domain::connection::ProviderKind;
 use opledger::domain::ids::{Actor, OpId, TenantId};
 use opledger::domain::machine::{AttemptOutcome, State};
@@ -33,13 +33,6 @@ const CHECK_CODE: &str = "59997889";
 
 fn acme() -> TenantId {
     TenantId::parse("acme").unwrap()
-}
-
-async fn serve(router: axum::Router) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, router).await });
-    url
 }
 
 /// The ids ECPay's payment notification gave a payment.

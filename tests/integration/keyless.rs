@@ -7,7 +7,7 @@
 use axum::{extract::Path, http::HeaderMap, routing::get, Json, Router};
 use serde_json::{json, Value};
 
-use crate::support::{Engine, TestApp};
+use crate::support::{serve, Engine, TestApp};
 use opledger::domain::connection::ProviderKind;
 use opledger::domain::ids::{Actor, OpId, TenantId};
 use opledger::domain::language::Language;
@@ -17,13 +17,6 @@ use opledger::server::sandbox::ecpay::{EcpayConfig, EcpaySandbox, NewPayment, Tr
 use opledger::server::sandbox::linepay::{LinePayConfig, LinePaySandbox};
 
 const SHOP_KEY: &str = "shop-key";
-
-async fn serve(router: Router) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, router).await });
-    url
-}
 
 /// The shop's orders endpoint: a card order paid at ECPay as `TW1043A`, a wallet order paid at
 /// LINE Pay as `transaction`.

@@ -15,7 +15,7 @@ use chrono::Duration as ChronoDuration;
 use serde_json::{json, Value};
 use std::time::Duration;
 
-use crate::support::{python, run_client, Engine, TestApp};
+use crate::support::{python, run_client, serve, Engine, TestApp};
 use opledger::domain::connection::ProviderKind;
 use opledger::domain::ids::{Actor, OpId, TenantId};
 use opledger::domain::params::CanonicalParams;
@@ -33,13 +33,6 @@ const CHANNEL_SECRET: &str = "a917ab6a2367b536f8e5a6e2977e06f4";
 
 fn acme() -> TenantId {
     TenantId::parse("acme").unwrap()
-}
-
-async fn serve(router: axum::Router) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, router).await });
-    url
 }
 
 /// The application, whose tenant `acme` refunds through its own LINE Pay channel at `base_url`;

@@ -628,6 +628,14 @@ pub fn refund_request(n: usize) -> RegisterRequest {
     }
 }
 
+/// Serves `router` on a free loopback port until the test ends; its address.
+pub async fn serve(router: axum::Router) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    url
+}
+
 /// The refunds the sandbox mounted in `app` has made.
 pub async fn sandbox_refunds(app: &TestApp) -> Vec<Value> {
     let response = app
