@@ -27,6 +27,7 @@ operation-span-hours = { $h } h
 operation-span-hours-minutes = { $h } h { $min } min
 operation-span-days = { $d } d
 operation-span-days-hours = { $d } d { $h } h
+operation-key-none = none: the provider takes no idempotency key, so it is never sent twice
 operation-key-not-sent = not sent yet
 operation-key-left = { $span } left
 operation-key-expired = expired: the provider no longer recognises this key

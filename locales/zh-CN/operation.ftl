@@ -26,6 +26,7 @@ operation-span-hours = { $h } 小时
 operation-span-hours-minutes = { $h } 小时 { $min } 分钟
 operation-span-days = { $d } 天
 operation-span-days-hours = { $d } 天 { $h } 小时
+operation-key-none = 没有：服务商不接受幂等键，所以绝不会发送两次
 operation-key-not-sent = 尚未发送
 operation-key-left = 剩余 { $span }
 operation-key-expired = 已过期：服务商已不再识别此幂等键

@@ -26,6 +26,7 @@ operation-span-hours = { $h } 小時
 operation-span-hours-minutes = { $h } 小時 { $min } 分鐘
 operation-span-days = { $d } 天
 operation-span-days-hours = { $d } 天 { $h } 小時
+operation-key-none = 沒有：服務商不接受冪等鍵，所以絕不會送兩次
 operation-key-not-sent = 尚未送出
 operation-key-left = 剩餘 { $span }
 operation-key-expired = 已過期：服務商已不再認得此冪等鍵

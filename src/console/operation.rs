@@ -277,9 +277,12 @@ pub(crate) mod ssr {
     }
 
     /// How long the provider still remembers the operation's idempotency key, in words, in the
-    /// language of the request.
+    /// language of the request; that it takes none, for a downstream without a key.
     pub fn key_validity(snapshot: &Snapshot, at: DateTime<Utc>) -> String {
         let language = current_language();
+        if snapshot.key_retention <= chrono::Duration::zero() {
+            return t!(language, "operation-key-none");
+        }
         match snapshot.key_expires_at() {
             None => t!(language, "operation-key-not-sent"),
             Some(expires) if expires > at => {
@@ -367,7 +370,13 @@ pub(crate) mod ssr {
             item: line_item.as_ref().map(|(name, _)| name.as_str()),
             provider: &item.provider,
         };
-        let told = tell(&described, item.state, snapshot.failure_reason.as_deref(), current_language());
+        let held = matches!(item.state, State::Planned | State::Approved)
+            && snapshot.last_failure == Some(crate::domain::failure::FailureClass::NotSent);
+        let told = if held {
+            crate::domain::wording::tell_held(&described, current_language())
+        } else {
+            tell(&described, item.state, snapshot.failure_reason.as_deref(), current_language())
+        };
         let connector =
             executor.directory().connector(&user.tenant, &operation.provider).await.ok().and_then(Result::ok);
         let capabilities = connector.as_ref().map(|connector| connector.capabilities(&operation.kind));
