@@ -212,7 +212,7 @@ impl Executor {
             Checked::Invalid { reason } => return Ok(SendCheck::Refused(reason)),
             Checked::Unavailable { reason } => {
                 return Ok(SendCheck::Unavailable(format!(
-                    "the provider's facts could not be read: {reason}"
+                    "the provider cannot be asked now: {reason}"
                 )))
             }
         };
