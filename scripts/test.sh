@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of opledger: unit and property tests, integration tests on SQLite and
 # PostgreSQL (debug build), then the release build the run command serves, a start-up smoke test of
-# it, the kill -9 test and the end-to-end tests in Chromium against it. With CI=true, a suite that
+# it, the agent clients (generated without drift, the OpenAPI contract, their tests and examples),
+# the kill -9 test and the end-to-end tests in Chromium against it. With CI=true, a suite that
 # cannot run fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -60,6 +61,28 @@ if [ "$(cat tests/ecpay/node_modules/.opledger-lock-hash 2>/dev/null)" != "$ecpa
   echo "$ecpay_hash" > tests/ecpay/node_modules/.opledger-lock-hash
 fi
 
+# The agent clients' virtual environment: the Python client (clients/python, installed as a user
+# installs it) with its test requirements and the agent frameworks of its examples; and the
+# TypeScript client's npm packages, from its lock file.
+agents=target/agent-clients
+agents_hash=$(cat clients/python/requirements-test.txt clients/python/examples/requirements.txt clients/python/pyproject.toml | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$agents/.opledger-requirements-hash" 2>/dev/null)" != "$agents_hash" ]; then
+  step "Installing the agent clients' test environment (clients/python and its requirements)"
+  rm -rf "$agents"
+  python3 -m venv "$agents"
+  "$agents/bin/pip" install --quiet --disable-pip-version-check \
+    -r clients/python/requirements-test.txt -r clients/python/examples/requirements.txt
+  echo "$agents_hash" > "$agents/.opledger-requirements-hash"
+fi
+# The client itself is installed again on every run, so that its tests run the code of this tree.
+"$agents/bin/pip" install --quiet --disable-pip-version-check --no-deps --force-reinstall ./clients/python
+ts_hash=$(sha256sum clients/typescript/package-lock.json | cut -d' ' -f1)
+if [ "$(cat clients/typescript/node_modules/.opledger-lock-hash 2>/dev/null)" != "$ts_hash" ]; then
+  step "Installing the TypeScript client's packages (clients/typescript)"
+  (cd clients/typescript && npm ci --no-fund --no-audit)
+  echo "$ts_hash" > clients/typescript/node_modules/.opledger-lock-hash
+fi
+
 step "Direction of dependencies in src/ (no import circles, no room using a room above it)"
 python3 scripts/check_layers.py
 
@@ -77,6 +100,12 @@ cargo leptos build --release
 
 step "Start-up smoke test: the release server serves / and its hashed bundle with --demo, then stops"
 python3 scripts/smoke.py --binary target/release/opledger --site-root target/site
+
+step "The clients are generated from the OpenAPI document the release server prints, with no drift (scripts/generate_clients.sh --check)"
+scripts/generate_clients.sh --check --binary target/release/opledger --python "$agents/bin/python"
+
+step "Agent clients against the release server: the OpenAPI contract (schemathesis), the Python client with the DBOS example killed mid-send, the TypeScript client and its example (scripts/agent_clients.py)"
+python3 scripts/agent_clients.py --binary target/release/opledger --python "$agents/bin/python"
 
 step "Kill -9 test: the release server killed at random moments under agents and faults (scripts/chaos.sh, short)"
 chaos_engines=sqlite

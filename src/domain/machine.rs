@@ -40,6 +40,7 @@ use super::policy::{is_own_request, Approval, ApprovalProblem, Role};
 
 /// Where an operation stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum State {
     Planned,

@@ -1,4 +1,5 @@
-//! The `opledger` binary: help, migrate, serve, and a clean stop on SIGTERM.
+//! The `opledger` binary: help, migrate, serve, a clean stop on SIGTERM, and the OpenAPI document
+//! it prints for the clients.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -26,6 +27,18 @@ fn help_explains_the_subcommands_and_their_settings() {
     ] {
         assert!(serve.contains(expected), "serve --help lacks {expected}: {serve}");
     }
+}
+
+#[tokio::test]
+async fn openapi_prints_the_document_the_server_serves() {
+    let output = opledger().arg("openapi").output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let printed: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let Some(app) = crate::support::TestApp::spawn(crate::support::Engine::Sqlite).await else { return };
+    let (status, served) = app.get_json("/api/v1/openapi.json").await;
+    assert_eq!(status, 200);
+    assert_eq!(printed, served, "the printed document is the one the server serves");
+    assert!(output.stdout.ends_with(b"}\n"), "one final newline, so that a checked-in copy diffs cleanly");
 }
 
 #[test]

@@ -312,6 +312,87 @@ async fn the_openapi_document_describes_every_route() {
     assert_eq!(doc["components"]["securitySchemes"]["bearer"]["scheme"], "bearer");
 }
 
+/// Each bound the OpenAPI document gives a field is the one the server holds to, so that a client
+/// generated from it refuses what the server refuses: a value past a bound is a 422 that records
+/// nothing, and the value at the bound goes through.
+#[tokio::test]
+async fn the_openapi_document_bounds_are_the_servers() {
+    let Some(app) = crate::support::TestApp::spawn(crate::support::Engine::Sqlite).await else { return };
+    let (_, doc) = app.get_json("/api/v1/openapi.json").await;
+    let register = &doc["components"]["schemas"]["RegisterBody"]["properties"];
+    assert_eq!(register["op_id"]["pattern"], "^[A-Za-z0-9._:-]+$", "{register}");
+    assert_eq!(register["op_id"]["maxLength"], 128);
+    assert_eq!(register["kind"]["pattern"], "^[a-z0-9_]+$");
+    assert_eq!((register["on_behalf_of"]["maxLength"].as_u64()), Some(200));
+    assert_eq!(
+        (register["key_retention_s"]["format"].as_str(), register["key_retention_s"]["minimum"].as_u64()),
+        (Some("uint32"), Some(1)),
+        "{register}"
+    );
+    let deadline = &doc["components"]["schemas"]["BeginBody"]["properties"]["send_deadline_s"];
+    assert_eq!((deadline["minimum"].as_u64(), deadline["maximum"].as_u64()), (Some(1), Some(600)), "{deadline}");
+    assert_eq!(
+        doc["components"]["schemas"]["RefundRequest"]["properties"]["locale"]["pattern"],
+        "^(en|zh-TW|zh-CN)$"
+    );
+    let states = doc["components"]["schemas"]["State"]["enum"].as_array().map(Vec::len);
+    assert_eq!(states, Some(opledger::domain::machine::State::ALL.len()), "every state is named");
+
+    let past_a_bound = [
+        ("op_id", json!("refund 1043 li_2")),
+        ("op_id", json!("r".repeat(129))),
+        ("kind", json!("Refund")),
+        ("provider", json!("")),
+        ("subject", json!("order:<1043>")),
+        ("on_behalf_of", json!("m".repeat(201))),
+        ("on_behalf_of", json!("maria\n")),
+        ("compensates", json!("pickup 1043")),
+        ("key_retention_s", json!(0)),
+        ("key_retention_s", json!(4_294_967_296_u64)),
+    ];
+    for (field, value) in past_a_bound {
+        let mut body = refund_1043(38000);
+        body.as_object_mut().unwrap().remove("requested_by");
+        body[field] = value;
+        let (status, answer) = app.register(&body).await;
+        assert_eq!((status, answer["error"]["code"].as_str()), (422, Some("invalid_request")), "{field}: {answer}");
+    }
+    assert_eq!(app.get_json(&format!("/api/v1/operations/{OP}")).await.0, 404, "nothing was recorded");
+
+    let mut at_the_bounds = refund_1043(38000);
+    at_the_bounds.as_object_mut().unwrap().remove("requested_by");
+    at_the_bounds["op_id"] = json!("r".repeat(128));
+    at_the_bounds["on_behalf_of"] = json!("m".repeat(200));
+    let (status, answer) = app.register(&at_the_bounds).await;
+    assert_eq!(status, 201, "{answer}");
+    let op = "r".repeat(128);
+    for seconds in [0, 601] {
+        let (status, answer) = app.begin_attempt_within(&op, seconds).await;
+        assert_eq!(status, 422, "send_deadline_s {seconds}: {answer}");
+    }
+    assert_eq!(app.begin_attempt_within(&op, 600).await.0, 201);
+
+    for locale in ["zh-tw", "", "en-US"] {
+        let call = json!({"order_id": "1043", "line_item_id": "li_2", "locale": locale});
+        let (status, answer) = app.post("/api/v1/tools/refund_item", &call).await;
+        assert_eq!(status, 422, "locale {locale:?}: {answer}");
+    }
+
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            let documented = |status: &str| operation["responses"][status].is_object();
+            if path != "/api/v1/openapi.json" {
+                for status in ["401", "403", "429", "503"] {
+                    assert!(documented(status), "{method} {path} documents {status}");
+                }
+            }
+            if method == "post" {
+                assert!(documented("413") && documented("422"), "{method} {path} documents 413 and 422");
+            }
+        }
+    }
+}
+
 #[tokio::test]
 async fn a_revoked_token_is_refused() {
     let Some(app) = crate::support::TestApp::spawn(crate::support::Engine::Sqlite).await else { return };

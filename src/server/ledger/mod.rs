@@ -77,11 +77,20 @@ fn action_is_refund(downstream: &Downstream) -> bool {
     downstream.action.as_deref() == Some("refund")
 }
 
-/// Refuses, before anything is recorded, a refund a gateway without a key could never be sent or
-/// looked up with: ECPay's without the payment's TradeNo and gwsr, above what was paid or in part
-/// for an installment order; LINE Pay's without its transaction id as text or in fractions of a
-/// dollar. The corrected request, under the same op id, is then recorded as if this one never came.
-fn check_gateway_refund(kind: Option<ProviderKind>, params: &serde_json::Value) -> Result<(), LedgerError> {
+/// Refuses, before anything is recorded, a refund that could never be sent or looked up as asked:
+/// any refund without its amount as money (`{"minor": 38000, "currency": "TWD"}`, which approval
+/// rules and the roll-up read); ECPay's without the payment's TradeNo and gwsr, above what was paid
+/// or in part for an installment order; LINE Pay's without its transaction id as text or in
+/// fractions of a dollar. The corrected request, under the same op id, is then recorded as if this
+/// one never came.
+fn check_refund(kind: Option<ProviderKind>, params: &CanonicalParams) -> Result<(), LedgerError> {
+    if params.money("amount").is_none() {
+        return Err(LedgerError::InvalidField {
+            field: "params.amount",
+            problem: "a refund names its amount as {\"minor\": whole minor units, \"currency\": \"TWD\"}".into(),
+        });
+    }
+    let params = params.as_value();
     let checked = match kind {
         Some(ProviderKind::Ecpay) => crate::domain::ecpay::refund_params(params).map(|_| ()),
         Some(ProviderKind::LinePay) => crate::domain::linepay::refund_params(params).map(|_| ()),
@@ -476,7 +485,7 @@ impl Ledger {
         let fingerprint = request.params.fingerprint();
         let downstream = self.downstream(tenant, &request.provider, &request.kind).await?;
         if action_is_refund(&downstream) {
-            check_gateway_refund(downstream.provider_kind, request.params.as_value())?;
+            check_refund(downstream.provider_kind, &request.params)?;
         }
         let action = downstream.action;
         let capabilities = downstream.capabilities;

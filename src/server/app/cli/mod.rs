@@ -1,5 +1,5 @@
 //! The command line: `opledger serve`, `migrate`, `reconcile`, `sandbox`, `demo`, `token`, `user`,
-//! `provider`, `sso`, `webhook`, `notify`, `template` and `audit`, with their options and environment variables.
+//! `provider`, `sso`, `webhook`, `notify`, `template`, `audit` and `openapi`, with their options and environment variables.
 //! Each subcommand's file holds its arguments and what it does; `options` holds the option groups
 //! several of them share.
 
@@ -7,6 +7,7 @@ mod audit;
 mod demo;
 mod migrate;
 mod notify;
+mod openapi;
 mod options;
 mod provider;
 mod reconcile;
@@ -86,6 +87,9 @@ pub enum Command {
     /// Manage a tenant's customer email templates, which agents send with send_customer_email.
     #[command(subcommand)]
     Template(template::TemplateCommand),
+    /// Print the ledger API's OpenAPI document (what GET /api/v1/openapi.json serves), from which
+    /// the Python and TypeScript clients in clients/ are generated.
+    Openapi,
 }
 
 /// Runs the subcommand the user chose.
@@ -104,5 +108,6 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Webhook(command) => webhook::run(command).await,
         Command::Notify(command) => notify::run(command).await,
         Command::Template(command) => template::run(command).await,
+        Command::Openapi => openapi::run(),
     }
 }

@@ -52,7 +52,7 @@ pub fn routes(limits: Arc<Limits>) -> ListedRouter<AppState> {
 #[openapi(
     info(title = "opledger ledger API", version = "1", description = "Record side-effecting operations before they are sent, report every attempt, and never do a thing twice."),
     paths(operations::register, operations::read_operation, operations::begin_attempt, operations::record_outcome, operations::cancel, operations::subject_operations, tools::refund_item, tools::create_aftersale, tools::schedule_pickup, tools::send_customer_email),
-    components(schemas(ErrorEnvelope, ErrorDetail, RegisterBody, OutcomeBody, OutcomeName, CancelBody, OperationView, AttemptRecord, KeyView, AttemptStarted, BeginBody, OperationAnswer, SubjectView,
+    components(schemas(crate::domain::machine::State, ErrorEnvelope, ErrorDetail, RegisterBody, OutcomeBody, OutcomeName, CancelBody, OperationView, AttemptRecord, KeyView, AttemptStarted, BeginBody, OperationAnswer, SubjectView,
         ToolAnswer, ToolStatus, LineItemArgs, RefundArgs, PickupArgs, EmailArgs)),
     modifiers(&BearerToken, &ScopeResponses),
     security(("bearer" = [])),
@@ -70,7 +70,8 @@ impl utoipa::Modify for BearerToken {
 }
 
 /// Says on every operation of the document which scope its token needs (from
-/// [`scopes::ROUTE_SCOPES`], the table the server enforces) and adds its 401 and 403 answers.
+/// [`scopes::ROUTE_SCOPES`], the table the server enforces) and adds the answers every call that
+/// takes a token may get: 401, 403, 429 and 503, and 413 for those with a body.
 struct ScopeResponses;
 
 impl utoipa::Modify for ScopeResponses {
@@ -102,12 +103,35 @@ impl utoipa::Modify for ScopeResponses {
                 responses.entry("403".into()).or_insert_with(|| {
                     error("The token lacks the scope this call needs (`insufficient_scope`, with `scope`)")
                 });
+                responses.entry("429".into()).or_insert_with(|| {
+                    let mut answer = error("Over the calls this token or address may make (`rate_limited`); `Retry-After` says when to come back");
+                    if let RefOr::T(response) = &mut answer {
+                        let seconds = utoipa::openapi::HeaderBuilder::new()
+                            .schema(utoipa::openapi::ObjectBuilder::new().schema_type(utoipa::openapi::Type::Integer))
+                            .description(Some("Seconds to wait before calling again"))
+                            .build();
+                        response.headers.insert("Retry-After".into(), seconds);
+                    }
+                    answer
+                });
+                responses.entry("503".into()).or_insert_with(|| {
+                    error("Nothing was done; try again: the operation is changing too often right now (`contended`), or the database cannot be reached (`internal`)")
+                });
+                if method == Method::POST {
+                    responses.entry("413".into()).or_insert_with(|| {
+                        error("The body is larger than 64 KiB (`body_too_large`)")
+                    });
+                }
             }
         }
     }
 }
 
 /// The OpenAPI 3 document of this API, generated from the handlers and types above.
+pub fn openapi_document() -> utoipa::openapi::OpenApi {
+    LedgerApiDoc::openapi()
+}
+
 async fn openapi() -> Json<utoipa::openapi::OpenApi> {
-    Json(LedgerApiDoc::openapi())
+    Json(openapi_document())
 }

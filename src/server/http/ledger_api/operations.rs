@@ -20,7 +20,7 @@ use super::extract::{ApiJson, Caller};
 use super::views::OperationView;
 use crate::domain::{
     failure::FailureClass,
-    ids::{AttemptNumber, OpId, TenantId},
+    ids::{check_subject, AttemptNumber, OpId, TenantId},
     machine::{cancel_message, AttemptOutcome, Command, State as OpState},
     operation::{AttemptReport, OperationHistory, RetryBudget},
     params::CanonicalParams,
@@ -35,21 +35,31 @@ use crate::server::ledger::{RegisterRequest, Registration};
 #[serde(deny_unknown_fields)]
 pub struct RegisterBody {
     /// Derived from the business intent, e.g. `refund-1043-li_2`; the idempotency key downstream.
+    #[schema(min_length = 1, max_length = 128, pattern = r"^[A-Za-z0-9._:-]+$")]
     op_id: String,
     /// What the operation does, e.g. `refund`, `create_aftersale`.
+    #[schema(min_length = 1, max_length = 64, pattern = r"^[a-z0-9_]+$")]
     kind: String,
-    /// The business object it concerns, e.g. `order:1043`.
+    /// The business object it concerns, e.g. `order:1043`: letters (any script), digits, spaces
+    /// and `-_.:/#@+`, 1 to 200 of them once spaces at either end are trimmed; never `<`, `>`,
+    /// `&`, quotes, a backslash or a control character.
+    #[schema(min_length = 1, pattern = r#"^[^<>&"'\\\u0000-\u001f\u007f-\u009f]+$"#)]
     subject: String,
     /// Who performs it, e.g. `stripe`.
+    #[schema(min_length = 1, max_length = 64, pattern = r"^[a-z0-9_]+$")]
     provider: String,
     /// Canonical parameters: integers only; money as `{"minor": 38000, "currency": "TWD"}`.
     #[schema(value_type = Object)]
     params: Value,
     /// The person on whose behalf the agent asks, recorded in the register event. The requester
-    /// four-eyes compares with the approver is always the token's own name, never this.
+    /// four-eyes compares with the approver is always the token's own name, never this. 1 to 200
+    /// characters, no control characters, not only spaces.
     #[serde(default, alias = "requested_by")]
+    #[schema(min_length = 1, max_length = 200, pattern = r"^[^\u0000-\u001f\u007f-\u009f]+$")]
     on_behalf_of: Option<String>,
+    /// The op id of the operation this one compensates (a refund for a refused pickup, say).
     #[serde(default)]
+    #[schema(min_length = 1, max_length = 128, pattern = r"^[A-Za-z0-9._:-]+$")]
     compensates: Option<String>,
     /// How long the provider remembers an idempotency key; default 86400 (Stripe's 24 hours). At
     /// most the window its connection declares (none for a downstream that honours no key), and
@@ -66,16 +76,19 @@ fn check_name(field: &str, value: &str) -> Result<String, ApiError> {
     if valid {
         Ok(value.to_owned())
     } else {
-        Err(ApiError::Invalid(format!(
-            "{field} must be 1 to 64 lowercase letters, digits or '_' (for example \"refund\"), got {value:?}"
-        )))
+        Err(ApiError::invalid_field(
+            field,
+            format!("must be 1 to 64 lowercase letters, digits or '_' (for example \"refund\"), got {value:?}"),
+        ))
     }
 }
 
+/// `value` as 1 to 200 characters without a control character and not only spaces, trimmed; its
+/// length is counted before trimming, so that the OpenAPI document's bounds are the server's.
 fn check_text(field: &str, value: &str) -> Result<String, ApiError> {
     let trimmed = value.trim();
-    if trimmed.is_empty() || trimmed.chars().count() > 200 || trimmed.chars().any(char::is_control) {
-        return Err(ApiError::Invalid(format!("{field} must be 1 to 200 printable characters")));
+    if trimmed.is_empty() || value.chars().count() > 200 || value.chars().any(char::is_control) {
+        return Err(ApiError::invalid_field(field, "must be 1 to 200 printable characters"));
     }
     Ok(trimmed.to_owned())
 }
@@ -83,11 +96,15 @@ fn check_text(field: &str, value: &str) -> Result<String, ApiError> {
 impl RegisterBody {
     /// The request of `requester`, the token's name.
     fn into_request(self, requester: &str) -> Result<RegisterRequest, ApiError> {
-        let op_id = OpId::parse(&self.op_id).map_err(ApiError::invalid)?;
-        let params = CanonicalParams::from_value(self.params).map_err(ApiError::invalid)?;
+        let op_id = OpId::parse(&self.op_id).map_err(|e| ApiError::invalid_field("op_id", e.problem))?;
+        let params = CanonicalParams::from_value(self.params).map_err(|e| {
+            let field = if e.field.is_empty() { "params".to_owned() } else { format!("params.{}", e.field) };
+            ApiError::InvalidField { message: format!("{field}: {}", e.problem), field }
+        })?;
+        check_subject(&self.subject).map_err(|e| ApiError::invalid_field("subject", e.problem))?;
         let compensates = self
             .compensates
-            .map(|c| OpId::parse(&c).map_err(|e| ApiError::Invalid(format!("compensates: {e}"))))
+            .map(|c| OpId::parse(&c).map_err(|e| ApiError::invalid_field("compensates", e.problem)))
             .transpose()?;
         let key_retention = self.key_retention_s.map(|seconds| Duration::seconds(i64::from(seconds)));
         Ok(RegisterRequest {
@@ -151,9 +168,9 @@ pub async fn register(
 /// or after `wait` seconds with the state unchanged: an agent whose refund waits for a manager
 /// hears the decision within about a second, in one call.
 #[utoipa::path(get, path = "/api/v1/operations/{op_id}", tag = "operations", params(
-    ("op_id" = String, Path),
+    ("op_id" = String, Path, min_length = 1, max_length = 128, pattern = r"^[A-Za-z0-9._:-]+$", description = "The operation's id, e.g. `refund-1043-li_2`; anything else names no operation"),
     ("wait" = Option<u32>, Query, minimum = 0, maximum = 60, description = "Seconds to wait for the state to change, 0 to 60; 0 or absent answers at once. The answer comes as soon as the state differs, else after the wait with the state unchanged (or at once when the server stops)."),
-    ("state" = Option<String>, Query, description = "The state the caller last saw, e.g. `pending_approval`: with `wait`, the answer comes at once when the state already differs from it. Absent, the wait is from the state at the start of the call."),
+    ("state" = Option<crate::domain::machine::State>, Query, description = "The state the caller last saw, e.g. `pending_approval`: with `wait`, the answer comes at once when the state already differs from it. Absent, the wait is from the state at the start of the call."),
 ), responses(
     (status = 200, body = OperationView),
     (status = 404, description = "No such operation in the token's tenant", body = ErrorEnvelope),
@@ -174,8 +191,10 @@ pub async fn read_operation(
 pub const MAX_WAIT_S: u32 = 60;
 
 /// A read's query: how long to wait for a change, and from which state. Both are read as text
-/// and checked here, so that a bad value is answered in the API's words, naming its field.
+/// and checked here, so that a bad value is answered in the API's words, naming its field; any
+/// other parameter is refused, as the OpenAPI document says.
 #[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ReadQuery {
     wait: Option<String>,
     state: Option<String>,
@@ -273,15 +292,17 @@ pub const MAX_SEND_DEADLINE_S: u32 = 600;
 pub struct BeginBody {
     /// How long its send may take, in seconds (1 to 600; 60 when left out): until then the
     /// operation is not looked up or re-sent by anyone else.
+    #[schema(minimum = 1, maximum = 600)]
     send_deadline_s: Option<u32>,
 }
 
 /// Record the operation as `submitted` before the caller sends it; answers the key to send with
 /// and until when the send is taken to be in flight.
-#[utoipa::path(post, path = "/api/v1/operations/{op_id}/attempts", tag = "operations", params(("op_id" = String, Path)), request_body(content = Option<BeginBody>, description = "Optional: how long the send may take"), responses(
+#[utoipa::path(post, path = "/api/v1/operations/{op_id}/attempts", tag = "operations", params(("op_id" = String, Path, min_length = 1, max_length = 128, pattern = r"^[A-Za-z0-9._:-]+$", description = "The operation's id, e.g. `refund-1043-li_2`; anything else names no operation")), request_body(content = Option<BeginBody>, description = "Optional: how long the send may take"), responses(
     (status = 201, body = AttemptStarted),
     (status = 409, description = "The state forbids a send: `awaiting_approval`, `already_succeeded`, `reconcile_first`, `attempt_open`…", body = ErrorEnvelope),
-    (status = 404, body = ErrorEnvelope),
+    (status = 404, description = "No such operation in the token's tenant", body = ErrorEnvelope),
+    (status = 422, description = "A body that is not `{\"send_deadline_s\": 1 to 600}` or empty", body = ErrorEnvelope),
 ))]
 pub async fn begin_attempt(
     State(state): State<AppState>,
@@ -302,9 +323,10 @@ pub async fn begin_attempt(
         None => DEFAULT_AGENT_SEND_DEADLINE_S,
         Some(seconds) if (1..=MAX_SEND_DEADLINE_S).contains(&seconds) => seconds,
         Some(_) => {
-            return Err(ApiError::Invalid(format!(
-                "send_deadline_s must be 1 to {MAX_SEND_DEADLINE_S} seconds"
-            )))
+            return Err(ApiError::invalid_field(
+                "send_deadline_s",
+                format!("must be 1 to {MAX_SEND_DEADLINE_S} seconds"),
+            ))
         }
     };
     let budget = RetryBudget { max_sends: 1, deadline: now() + Duration::seconds(i64::from(seconds)) };
@@ -407,10 +429,11 @@ impl OutcomeBody {
 
 /// Report how an attempt ended.
 #[utoipa::path(post, path = "/api/v1/operations/{op_id}/attempts/{attempt}/outcome", request_body = OutcomeBody, tag = "operations",
-    params(("op_id" = String, Path), ("attempt" = u32, Path)), responses(
+    params(("op_id" = String, Path, min_length = 1, max_length = 128, pattern = r"^[A-Za-z0-9._:-]+$", description = "The operation's id, e.g. `refund-1043-li_2`; anything else names no operation"), ("attempt" = u32, Path, minimum = 1, description = "The attempt's number, as the answer that began it gave it")), responses(
     (status = 200, body = OperationAnswer),
     (status = 409, description = "The attempt is closed or the state forbids it", body = ErrorEnvelope),
-    (status = 404, body = ErrorEnvelope),
+    (status = 404, description = "No such operation in the token's tenant", body = ErrorEnvelope),
+    (status = 422, description = "Malformed input (`attempt` not a number, `http_status`, `latency_ms` or `retry_after_s` out of bounds, an unknown field), naming the field", body = ErrorEnvelope),
 ))]
 pub async fn record_outcome(
     State(state): State<AppState>,
@@ -422,7 +445,7 @@ pub async fn record_outcome(
     let attempt = attempt
         .parse::<u32>()
         .map(AttemptNumber)
-        .map_err(|_| ApiError::Invalid(format!("attempt must be a positive number, got {attempt:?}")))?;
+        .map_err(|_| ApiError::invalid_field("attempt", format!("must be a positive number, got {attempt:?}")))?;
     let report = AttemptReport {
         http_status: body.http_status,
         latency_ms: body.latency_ms,
@@ -449,10 +472,11 @@ pub struct CancelBody {
 /// Stop further sends. On an operation in flight the stop is recorded, and the answer says that
 /// its result is still being confirmed.
 #[utoipa::path(post, path = "/api/v1/operations/{op_id}/cancel", request_body(content = Option<CancelBody>), tag = "operations",
-    params(("op_id" = String, Path)), responses(
+    params(("op_id" = String, Path, min_length = 1, max_length = 128, pattern = r"^[A-Za-z0-9._:-]+$", description = "The operation's id, e.g. `refund-1043-li_2`; anything else names no operation")), responses(
     (status = 200, body = OperationAnswer),
-    (status = 409, body = ErrorEnvelope),
-    (status = 404, body = ErrorEnvelope),
+    (status = 409, description = "The operation is settled or the state forbids a cancel", body = ErrorEnvelope),
+    (status = 404, description = "No such operation in the token's tenant", body = ErrorEnvelope),
+    (status = 422, description = "A body that is not `{\"reason\": text}` or empty", body = ErrorEnvelope),
 ))]
 pub async fn cancel(
     State(state): State<AppState>,
@@ -487,8 +511,9 @@ pub async fn cancel_operation(
 
 /// Every operation of one order (subject) with the roll-up: which completed, which did not, which
 /// are uncertain, the order's status and its net effect.
-#[utoipa::path(get, path = "/api/v1/subjects/{subject}/operations", tag = "orders", params(("subject" = String, Path)), responses(
-    (status = 200, body = SubjectView),
+#[utoipa::path(get, path = "/api/v1/subjects/{subject}/operations", tag = "orders", params(("subject" = String, Path, description = "The business object, e.g. `order:1043`")), responses(
+    (status = 200, description = "The order's operations, none when it has none", body = SubjectView),
+    (status = 422, description = "The operations cannot be rolled up (amounts in more than one currency)", body = ErrorEnvelope),
 ))]
 pub async fn subject_operations(
     State(state): State<AppState>,

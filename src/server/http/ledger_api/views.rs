@@ -32,6 +32,7 @@ pub struct OperationView {
     pub kind: String,
     pub subject: String,
     pub provider: String,
+    #[schema(value_type = crate::domain::machine::State)]
     pub state: String,
     pub message: String,
     #[schema(value_type = Object)]

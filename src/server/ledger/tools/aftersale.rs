@@ -30,6 +30,7 @@ pub struct LineItemArgs {
     /// The language to tell the customer in: "en", "zh-TW" (Traditional Chinese) or "zh-CN"
     /// (Simplified Chinese). Leave it out to use the shop's own.
     #[serde(default)]
+    #[schema(pattern = "^(en|zh-TW|zh-CN)$")]
     pub locale: Option<String>,
 }
 
@@ -43,10 +44,12 @@ pub struct PickupArgs {
     /// The line item's id in that order, e.g. "li_2".
     pub line_item_id: String,
     /// The pickup date, YYYY-MM-DD. Another date is another pickup.
+    #[schema(format = Date)]
     pub date: String,
     /// The language to tell the customer in: "en", "zh-TW" (Traditional Chinese) or "zh-CN"
     /// (Simplified Chinese). Leave it out to use the shop's own.
     #[serde(default)]
+    #[schema(pattern = "^(en|zh-TW|zh-CN)$")]
     pub locale: Option<String>,
 }
 

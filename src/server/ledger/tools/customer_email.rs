@@ -30,6 +30,7 @@ pub struct EmailArgs {
     /// The language to tell the customer in: "en", "zh-TW" (Traditional Chinese) or "zh-CN"
     /// (Simplified Chinese). Leave it out to use the shop's own.
     #[serde(default)]
+    #[schema(pattern = "^(en|zh-TW|zh-CN)$")]
     pub locale: Option<String>,
 }
 

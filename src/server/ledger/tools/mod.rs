@@ -91,12 +91,12 @@ impl<'a> Tools<'a> {
     }
 
     /// The language to tell the customer in: the call's `locale`, else the language its transport
-    /// asked for, else the one the tenant's admin set, else English. A `locale` that names no
-    /// language offered is refused, with the ones that are. What the model is told around that
-    /// sentence stays in English.
+    /// asked for, else the one the tenant's admin set, else English. A `locale` that is not exactly
+    /// the tag of a language offered (`en`, `zh-TW`, `zh-CN`) is refused, with the ones that are.
+    /// What the model is told around that sentence stays in English.
     async fn customer_language(&self, locale: Option<&str>) -> Result<Language, ToolError> {
-        if let Some(tag) = locale.map(str::trim).filter(|tag| !tag.is_empty()) {
-            return Language::parse(tag).ok_or_else(|| {
+        if let Some(tag) = locale {
+            return Language::ALL.into_iter().find(|language| language.tag() == tag).ok_or_else(|| {
                 invalid(format!(
                     "locale: {tag:?} is not a language customers are told things in ({}); leave it out to use the shop's own",
                     Language::ALL.map(Language::tag).join(", ")

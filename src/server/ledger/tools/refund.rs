@@ -30,10 +30,12 @@ pub struct RefundArgs {
     pub retry_after_failure: bool,
     /// With retry_after_failure: the op_id of the refund that failed, as the answer gave it.
     #[serde(default)]
+    #[schema(min_length = 1, max_length = 128, pattern = r"^[A-Za-z0-9._:-]+$")]
     pub failed_op_id: Option<String>,
     /// The language to tell the customer in: "en", "zh-TW" (Traditional Chinese) or "zh-CN"
     /// (Simplified Chinese). Leave it out to use the shop's own.
     #[serde(default)]
+    #[schema(pattern = "^(en|zh-TW|zh-CN)$")]
     pub locale: Option<String>,
 }
 
