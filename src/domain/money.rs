@@ -66,8 +66,12 @@ impl From<Currency> for String {
 
 /// An amount in minor units (cents, fen) of one currency.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Money {
+    /// Whole minor units: 38000 is TWD 380.00.
     pub minor: i64,
+    /// ISO 4217, e.g. `TWD`.
+    #[cfg_attr(feature = "ssr", schema(value_type = String, pattern = "^[A-Z]{3}$"))]
     pub currency: Currency,
 }
 

@@ -47,6 +47,7 @@ pub struct Fingerprint(String);
 /// One field that differs between the stored and the requested parameters. A field missing on one
 /// side is `None` there.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct FieldDiff {
     pub field: String,
     pub stored: Option<Value>,

@@ -129,8 +129,10 @@ impl Section {
 
 /// A manager's approval of one operation, bound to the fingerprint of the parameters they saw.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Approval {
     pub approver: String,
+    #[cfg_attr(feature = "ssr", schema(value_type = String))]
     pub fingerprint: Fingerprint,
     pub granted_at: DateTime<Utc>,
     pub expires_at: DateTime<Utc>,

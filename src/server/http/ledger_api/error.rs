@@ -7,7 +7,6 @@ use axum::{
     Json,
 };
 use serde::Serialize;
-use serde_json::{json, Map, Value};
 use utoipa::ToSchema;
 
 use super::views::OperationView;
@@ -97,19 +96,19 @@ impl From<ToolError> for ApiError {
 impl ApiError {
     /// The answer's status, stable code, sentence and details; a rate limit's answer, which also
     /// says when to come back, is made by [`too_many_api_calls`].
-    pub fn described(self) -> (StatusCode, String, String, Value) {
+    pub fn described(self) -> (StatusCode, String, String, ErrorDetails) {
         match self {
             ApiError::RateLimited(over) => (
                 StatusCode::TOO_MANY_REQUESTS,
                 "rate_limited".to_owned(),
                 format!("Too many calls with this token; try again in {} s.", over.retry_after_seconds()),
-                Value::Null,
+                ErrorDetails::default(),
             ),
             ApiError::Unauthorized => (
                 StatusCode::UNAUTHORIZED,
                 "unauthorized".to_owned(),
                 "Send a valid API token as `Authorization: Bearer <token>`.".to_owned(),
-                Value::Null,
+                ErrorDetails::default(),
             ),
             ApiError::MissingScope(scope) => (
                 StatusCode::FORBIDDEN,
@@ -118,7 +117,7 @@ impl ApiError {
                     "This token lacks the `{}` scope that this call needs; an admin can create a token with it.",
                     scope.as_str()
                 ),
-                json!({"scope": scope.as_str()}),
+                ErrorDetails { scope: Some(scope.as_str().to_owned()), ..ErrorDetails::default() },
             ),
             ApiError::NoScopeRule => {
                 tracing::error!("a route that takes an API token has no scope rule; the call was refused");
@@ -126,27 +125,27 @@ impl ApiError {
                     StatusCode::INTERNAL_SERVER_ERROR,
                     "internal".into(),
                     "The ledger could not complete the call; it has been logged.".into(),
-                    Value::Null,
+                    ErrorDetails::default(),
                 )
             }
             ApiError::NotFound => {
-                (StatusCode::NOT_FOUND, "not_found".into(), "No such operation.".into(), Value::Null)
+                (StatusCode::NOT_FOUND, "not_found".into(), "No such operation.".into(), ErrorDetails::default())
             }
             ApiError::NoSuchRoute => (
                 StatusCode::NOT_FOUND,
                 "no_such_route".into(),
                 "No such API route; see /api/v1/openapi.json.".into(),
-                Value::Null,
+                ErrorDetails::default(),
             ),
-            ApiError::Invalid(message) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_request".into(), message, Value::Null),
+            ApiError::Invalid(message) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_request".into(), message, ErrorDetails::default()),
             ApiError::InvalidField { field, message } => {
-                (StatusCode::UNPROCESSABLE_ENTITY, "invalid_request".into(), message, json!({"field": field}))
+                (StatusCode::UNPROCESSABLE_ENTITY, "invalid_request".into(), message, ErrorDetails { field: Some(field), ..ErrorDetails::default() })
             }
             ApiError::TooLarge => (
                 StatusCode::PAYLOAD_TOO_LARGE,
                 "body_too_large".into(),
                 format!("Request bodies are limited to {BODY_LIMIT_BYTES} bytes."),
-                Value::Null,
+                ErrorDetails::default(),
             ),
             ApiError::IdempotencyConflict { op_id, diff, stored } => (
                 StatusCode::CONFLICT,
@@ -155,25 +154,25 @@ impl ApiError {
                     "{op_id} is already recorded with other parameters; nothing was changed and nothing will be sent. \
                      A new intent needs a new op id."
                 ),
-                json!({"diff": diff, "stored": stored}),
+                ErrorDetails { diff: Some(diff), stored: Some(stored), ..ErrorDetails::default() },
             ),
             ApiError::Refused(rejection) => (
                 StatusCode::CONFLICT,
                 serde_json::to_value(rejection.code).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default(),
                 rejection.message,
-                Value::Null,
+                ErrorDetails::default(),
             ),
             ApiError::Contended => (
                 StatusCode::SERVICE_UNAVAILABLE,
                 "contended".into(),
                 "The operation is changing too often right now; try again.".into(),
-                Value::Null,
+                ErrorDetails::default(),
             ),
             ApiError::NotConnected(message) => {
-                (StatusCode::SERVICE_UNAVAILABLE, "provider_not_connected".into(), message, Value::Null)
+                (StatusCode::SERVICE_UNAVAILABLE, "provider_not_connected".into(), message, ErrorDetails::default())
             }
             ApiError::Unavailable(message) => {
-                (StatusCode::SERVICE_UNAVAILABLE, "provider_unavailable".into(), message, Value::Null)
+                (StatusCode::SERVICE_UNAVAILABLE, "provider_unavailable".into(), message, ErrorDetails::default())
             }
             ApiError::Internal(error) => {
                 tracing::error!(error = %cause_chain(&error), "ledger API call failed");
@@ -181,7 +180,7 @@ impl ApiError {
                     StoreError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
                     _ => StatusCode::INTERNAL_SERVER_ERROR,
                 };
-                (status, "internal".into(), "The ledger could not complete the call; it has been logged.".into(), Value::Null)
+                (status, "internal".into(), "The ledger could not complete the call; it has been logged.".into(), ErrorDetails::default())
             }
         }
     }
@@ -192,11 +191,7 @@ impl IntoResponse for ApiError {
         if let ApiError::RateLimited(over) = self {
             return too_many_api_calls(over);
         }
-        let (status, code, message, extra) = self.described();
-        let details = match extra {
-            Value::Object(fields) => fields,
-            _ => Map::new(),
-        };
+        let (status, code, message, details) = self.described();
         (status, Json(ErrorEnvelope { error: ErrorDetail { code, message, details } })).into_response()
     }
 }
@@ -219,6 +214,22 @@ pub struct ErrorDetail {
     /// A sentence for people.
     pub message: String,
     #[serde(flatten)]
-    #[schema(value_type = Object)]
-    pub details: Map<String, Value>,
+    pub details: ErrorDetails,
+}
+
+/// What some errors add to their code and sentence; each is present only with the codes it names.
+#[derive(Debug, Default, Serialize, ToSchema)]
+pub struct ErrorDetails {
+    /// With `invalid_request`, when one field is at fault: `op_id`, `params.amount`, `wait`…
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// With `insufficient_scope`: the scope the token lacks (`tools`, `read` or `write`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+    /// With `idempotency_conflict`: each parameter that differs, as stored and as requested.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff: Option<Vec<FieldDiff>>,
+    /// With `idempotency_conflict`: the operation as it is recorded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stored: Option<Box<OperationView>>,
 }

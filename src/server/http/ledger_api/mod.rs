@@ -12,7 +12,7 @@ use crate::server::http::limits::{limit_api_by_address, Limits};
 use crate::server::http::listed::ListedRouter;
 use crate::server::http::state::AppState;
 use crate::server::ledger::tools::{EmailArgs, LineItemArgs, PickupArgs, RefundArgs, ToolAnswer, ToolStatus};
-use error::{ApiError, ErrorDetail, ErrorEnvelope};
+use error::{ApiError, ErrorDetail, ErrorDetails, ErrorEnvelope};
 use operations::*;
 use std::sync::Arc;
 use views::{KeyView, OperationView};
@@ -52,7 +52,7 @@ pub fn routes(limits: Arc<Limits>) -> ListedRouter<AppState> {
 #[openapi(
     info(title = "opledger ledger API", version = "1", description = "Record side-effecting operations before they are sent, report every attempt, and never do a thing twice."),
     paths(operations::register, operations::read_operation, operations::begin_attempt, operations::record_outcome, operations::cancel, operations::subject_operations, tools::refund_item, tools::create_aftersale, tools::schedule_pickup, tools::send_customer_email),
-    components(schemas(crate::domain::machine::State, ErrorEnvelope, ErrorDetail, RegisterBody, OutcomeBody, OutcomeName, CancelBody, OperationView, AttemptRecord, KeyView, AttemptStarted, BeginBody, OperationAnswer, SubjectView,
+    components(schemas(crate::domain::machine::State, crate::domain::params::FieldDiff, crate::domain::money::Money, crate::domain::policy::Approval, ErrorEnvelope, ErrorDetail, ErrorDetails, RegisterBody, OutcomeBody, OutcomeName, CancelBody, OperationView, AttemptRecord, KeyView, AttemptStarted, BeginBody, OperationAnswer, SubjectView,
         ToolAnswer, ToolStatus, LineItemArgs, RefundArgs, PickupArgs, EmailArgs)),
     modifiers(&BearerToken, &ScopeResponses),
     security(("bearer" = [])),

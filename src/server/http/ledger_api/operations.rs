@@ -49,7 +49,7 @@ pub struct RegisterBody {
     #[schema(min_length = 1, max_length = 64, pattern = r"^[a-z0-9_]+$")]
     provider: String,
     /// Canonical parameters: integers only; money as `{"minor": 38000, "currency": "TWD"}`.
-    #[schema(value_type = Object)]
+    #[schema(value_type = HashMap<String, serde_json::Value>)]
     params: Value,
     /// The person on whose behalf the agent asks, recorded in the register event. The requester
     /// four-eyes compares with the approver is always the token's own name, never this. 1 to 200
@@ -65,7 +65,7 @@ pub struct RegisterBody {
     /// most the window its connection declares (none for a downstream that honours no key), and
     /// at most 45 days (3888000) for a provider opledger does not know.
     #[serde(default)]
-    #[schema(minimum = 1, maximum = 3888000)]
+    #[schema(minimum = 1, maximum = 3888000, format = "uint32")]
     key_retention_s: Option<u32>,
 }
 
@@ -570,7 +570,7 @@ pub struct SubjectView {
     pub subject: String,
     pub status_label: String,
     #[serde(flatten)]
-    #[schema(value_type = Object)]
+    #[schema(value_type = HashMap<String, serde_json::Value>)]
     pub rollup: OrderRollup,
     pub operations: Vec<OperationView>,
 }

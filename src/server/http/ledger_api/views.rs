@@ -35,10 +35,9 @@ pub struct OperationView {
     #[schema(value_type = crate::domain::machine::State)]
     pub state: String,
     pub message: String,
-    #[schema(value_type = Object)]
+    #[schema(value_type = HashMap<String, serde_json::Value>)]
     pub params: Value,
     pub fingerprint: String,
-    #[schema(value_type = Option<Object>)]
     pub amount: Option<Money>,
     pub idempotency_key: String,
     pub requested_by: String,
@@ -50,7 +49,6 @@ pub struct OperationView {
     pub failure_reason: Option<String>,
     pub failure: Option<String>,
     pub cancel_requested: bool,
-    #[schema(value_type = Option<Object>)]
     pub approval: Option<Approval>,
     pub key: KeyView,
     pub version: i64,
@@ -60,7 +58,7 @@ pub struct OperationView {
     /// `provider/type/id`, for example `stripe/refund/re_7f3a`.
     pub external_refs: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Vec<Object>>)]
+    #[schema(value_type = Option<Vec<HashMap<String, serde_json::Value>>>)]
     pub audit: Option<Vec<TrailEvent>>,
 }
 
