@@ -32,6 +32,17 @@ class OpledgerError(Exception):
         super().__init__(message)
         self.message = message
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Picklable with every attribute, for workflow engines and task queues that store errors.
+        return (_restore, (type(self), self.message, self.__dict__))
+
+
+def _restore(cls: type[OpledgerError], message: str, state: dict[str, Any]) -> OpledgerError:
+    error = cls.__new__(cls)
+    OpledgerError.__init__(error, message)
+    error.__dict__.update(state)
+    return error
+
 
 class InvalidRequest(OpledgerError):
     """The request could never be valid; nothing was recorded or sent. `field` names the culprit."""
