@@ -75,18 +75,22 @@ def summary(settled: Settled) -> dict[str, Any]:
 
 
 @DBOS.step()
-def send_refund(order_id: str, line_item_id: str, amount_minor: int, currency: str, payment_intent: str) -> dict:
+def send_refund(
+    order_id: str, line_item_id: str, amount_minor: int, currency: str, payment_intent: str
+) -> dict[str, Any]:
     return summary(refund(order_id, line_item_id, amount_minor, currency, payment_intent))
 
 
 @DBOS.step()
-def wait_for_ledger(op_id: str) -> dict:
+def wait_for_ledger(op_id: str) -> dict[str, Any]:
     # Still unknown after ten minutes: the ledger hands it to a person; the workflow fails, saying so.
     return summary(ledger.settled(op_id, timeout_s=600))
 
 
 @DBOS.workflow()
-def refund_line_item(order_id: str, line_item_id: str, amount_minor: int, currency: str, payment_intent: str) -> dict:
+def refund_line_item(
+    order_id: str, line_item_id: str, amount_minor: int, currency: str, payment_intent: str
+) -> dict[str, Any]:
     try:
         return send_refund(order_id, line_item_id, amount_minor, currency, payment_intent)
     except OutcomeUnknown:

@@ -121,6 +121,7 @@ class Operation:
 
     @property
     def attempt(self) -> int:
+        """The attempt's number, to report its outcome under."""
         return self._attempt().attempt
 
     @property
@@ -266,11 +267,9 @@ def _intent(
     for name, value in (("kind", kind), ("provider", provider)):
         if not isinstance(value, str) or not _NAME.fullmatch(value):
             raise InvalidRequest(name, f"must be 1 to 64 lowercase letters, digits or '_', got {value!r}")
-    for name, text in (("subject", subject), ("on_behalf_of", on_behalf_of)):
-        if text is None and name == "on_behalf_of":
-            continue
-        if not isinstance(text, str) or not text.strip() or len(text) > 200 or not text.isprintable():
-            raise InvalidRequest(name, f"must be 1 to 200 printable characters, got {text!r}")
+    _check_text("subject", subject)
+    if on_behalf_of is not None:
+        _check_text("on_behalf_of", on_behalf_of)
     if not isinstance(params, Mapping):
         raise InvalidRequest("params", "must be an object (a dict)")
     plain = _json(params, "params", 0)
@@ -280,6 +279,11 @@ def _intent(
     if on_behalf_of is not None:
         body["on_behalf_of"] = on_behalf_of
     return RegisterBody.from_dict(body)
+
+
+def _check_text(name: str, text: str) -> None:
+    if not isinstance(text, str) or not text.strip() or len(text) > 200 or not text.isprintable():
+        raise InvalidRequest(name, f"must be 1 to 200 printable characters, got {text!r}")
 
 
 def _json(value: Any, path: str, depth: int) -> Any:
@@ -398,7 +402,7 @@ def _existing(raw: dict[str, Any], console_url: str) -> Settled | None:
     """The result of an operation found in the ledger; None when it may be sent now."""
     state = _view(raw).state
     if state in _SETTLED:
-        return _settled(raw, raw.get("message", ""), None, sent_now=False)
+        return _settled(raw, raw["message"], None, sent_now=False)
     if state in _SENDABLE:
         return None
     raise _refusal(raw, console_url)
@@ -423,6 +427,27 @@ def _unrecorded(op: Operation, why: str) -> OutcomeUnknown:
 
 def _resolve(value: Callable[..., T] | T, args: tuple[Any, ...], kwargs: dict[str, Any]) -> T:
     return value(*args, **kwargs) if callable(value) else value
+
+
+def _intent_of_call(
+    kind: str,
+    provider: str,
+    op_id: Callable[..., str] | str,
+    subject: Callable[..., str] | str,
+    params: Callable[..., Mapping[str, Any]] | Mapping[str, Any],
+    on_behalf_of: Callable[..., str | None] | str | None,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> RegisterBody:
+    """The intent of one call of a decorated function, from the call's own arguments."""
+    return _intent(
+        kind,
+        _resolve(op_id, args, kwargs),
+        _resolve(subject, args, kwargs),
+        provider,
+        _resolve(params, args, kwargs),
+        _resolve(on_behalf_of, args, kwargs),
+    )
 
 
 def _poll_s(timeout: float, remaining: float) -> int:
@@ -526,15 +551,7 @@ class Ledger(_Base):
         def decorate(fn: Callable[..., Any]) -> Callable[..., Settled]:
             @functools.wraps(fn)
             def run(*args: Any, **kwargs: Any) -> Settled:
-                _check_deadline(send_deadline_s)
-                intent = _intent(
-                    kind,
-                    _resolve(op_id, args, kwargs),
-                    _resolve(subject, args, kwargs),
-                    provider,
-                    _resolve(params, args, kwargs),
-                    _resolve(on_behalf_of, args, kwargs),
-                )
+                intent = _intent_of_call(kind, provider, op_id, subject, params, on_behalf_of, args, kwargs)
                 op = self._open(intent, send_deadline_s)
                 if op.result is not None:
                     return op.result
@@ -718,15 +735,7 @@ class AsyncLedger(_Base):
         def decorate(fn: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Settled]]:
             @functools.wraps(fn)
             async def run(*args: Any, **kwargs: Any) -> Settled:
-                _check_deadline(send_deadline_s)
-                intent = _intent(
-                    kind,
-                    _resolve(op_id, args, kwargs),
-                    _resolve(subject, args, kwargs),
-                    provider,
-                    _resolve(params, args, kwargs),
-                    _resolve(on_behalf_of, args, kwargs),
-                )
+                intent = _intent_of_call(kind, provider, op_id, subject, params, on_behalf_of, args, kwargs)
                 op = await self._open(intent, send_deadline_s)
                 if op.result is not None:
                     return op.result
