@@ -1,0 +1,217 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.cancel_body import CancelBody
+from ...models.error_envelope import ErrorEnvelope
+from ...models.operation_answer import OperationAnswer
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    op_id: str,
+    *,
+    body: CancelBody | None | Unset = UNSET,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/api/v1/operations/{op_id}/cancel".format(
+            op_id=quote(str(op_id), safe=""),
+        ),
+    }
+
+    if isinstance(body, CancelBody):
+        _kwargs["json"] = body.to_dict()
+    else:
+        _kwargs["json"] = body
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> ErrorEnvelope | OperationAnswer | None:
+    if response.status_code == 200:
+        response_200 = OperationAnswer.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 401:
+        response_401 = ErrorEnvelope.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = ErrorEnvelope.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = ErrorEnvelope.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = ErrorEnvelope.from_dict(response.json())
+
+        return response_409
+
+    if response.status_code == 422:
+        response_422 = ErrorEnvelope.from_dict(response.json())
+
+        return response_422
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[ErrorEnvelope | OperationAnswer]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    op_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: CancelBody | None | Unset = UNSET,
+) -> Response[ErrorEnvelope | OperationAnswer]:
+    """Stop further sends. On an operation in flight the stop is recorded, and the answer says that
+    its result is still being confirmed.
+
+     Needs a token with the `write` scope.
+
+    Args:
+        op_id (str):
+        body (CancelBody | None | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorEnvelope | OperationAnswer]
+    """
+
+    kwargs = _get_kwargs(
+        op_id=op_id,
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    op_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: CancelBody | None | Unset = UNSET,
+) -> ErrorEnvelope | OperationAnswer | None:
+    """Stop further sends. On an operation in flight the stop is recorded, and the answer says that
+    its result is still being confirmed.
+
+     Needs a token with the `write` scope.
+
+    Args:
+        op_id (str):
+        body (CancelBody | None | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorEnvelope | OperationAnswer
+    """
+
+    return sync_detailed(
+        op_id=op_id,
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    op_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: CancelBody | None | Unset = UNSET,
+) -> Response[ErrorEnvelope | OperationAnswer]:
+    """Stop further sends. On an operation in flight the stop is recorded, and the answer says that
+    its result is still being confirmed.
+
+     Needs a token with the `write` scope.
+
+    Args:
+        op_id (str):
+        body (CancelBody | None | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorEnvelope | OperationAnswer]
+    """
+
+    kwargs = _get_kwargs(
+        op_id=op_id,
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    op_id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: CancelBody | None | Unset = UNSET,
+) -> ErrorEnvelope | OperationAnswer | None:
+    """Stop further sends. On an operation in flight the stop is recorded, and the answer says that
+    its result is still being confirmed.
+
+     Needs a token with the `write` scope.
+
+    Args:
+        op_id (str):
+        body (CancelBody | None | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorEnvelope | OperationAnswer
+    """
+
+    return (
+        await asyncio_detailed(
+            op_id=op_id,
+            client=client,
+            body=body,
+        )
+    ).parsed

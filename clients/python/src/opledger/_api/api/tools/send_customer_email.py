@@ -1,0 +1,192 @@
+from http import HTTPStatus
+from typing import Any
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.email_request import EmailRequest
+from ...models.error_envelope import ErrorEnvelope
+from ...models.tool_answer import ToolAnswer
+from ...types import Response
+
+
+def _get_kwargs(
+    *,
+    body: EmailRequest,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/api/v1/tools/send_customer_email",
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> ErrorEnvelope | ToolAnswer | None:
+    if response.status_code == 200:
+        response_200 = ToolAnswer.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 401:
+        response_401 = ErrorEnvelope.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = ErrorEnvelope.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 422:
+        response_422 = ErrorEnvelope.from_dict(response.json())
+
+        return response_422
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[ErrorEnvelope | ToolAnswer]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    body: EmailRequest,
+) -> Response[ErrorEnvelope | ToolAnswer]:
+    """Send one of the tenant's email templates to the customer of an order: the message is filled
+    from the order and recorded before it is sent; the same template about the same order is sent
+    once.
+
+     Needs a token with the `tools` scope.
+
+    Args:
+        body (EmailRequest): One of the tenant's email templates, to one order's customer.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorEnvelope | ToolAnswer]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient | Client,
+    body: EmailRequest,
+) -> ErrorEnvelope | ToolAnswer | None:
+    """Send one of the tenant's email templates to the customer of an order: the message is filled
+    from the order and recorded before it is sent; the same template about the same order is sent
+    once.
+
+     Needs a token with the `tools` scope.
+
+    Args:
+        body (EmailRequest): One of the tenant's email templates, to one order's customer.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorEnvelope | ToolAnswer
+    """
+
+    return sync_detailed(
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    body: EmailRequest,
+) -> Response[ErrorEnvelope | ToolAnswer]:
+    """Send one of the tenant's email templates to the customer of an order: the message is filled
+    from the order and recorded before it is sent; the same template about the same order is sent
+    once.
+
+     Needs a token with the `tools` scope.
+
+    Args:
+        body (EmailRequest): One of the tenant's email templates, to one order's customer.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorEnvelope | ToolAnswer]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient | Client,
+    body: EmailRequest,
+) -> ErrorEnvelope | ToolAnswer | None:
+    """Send one of the tenant's email templates to the customer of an order: the message is filled
+    from the order and recorded before it is sent; the same template about the same order is sent
+    once.
+
+     Needs a token with the `tools` scope.
+
+    Args:
+        body (EmailRequest): One of the tenant's email templates, to one order's customer.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorEnvelope | ToolAnswer
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            body=body,
+        )
+    ).parsed
