@@ -389,10 +389,7 @@ export class Ledger {
       const diff = Array.isArray(detail.extra.diff) ? (detail.extra.diff as FieldDiff[]) : [];
       throw new IdempotencyConflict(intent.opId, detail.message, diff, detail.extra.stored as OperationView | undefined);
     }
-    if (response.status === 422) {
-      const field = typeof detail.extra.field === "string" ? detail.extra.field : undefined;
-      throw new InvalidRequest(field, detail.message, { opId: intent.opId });
-    }
+    if (response.status === 422) throw invalidOf(detail, intent.opId);
     throw apiError(response.status, detail, intent.opId);
   }
 
@@ -413,6 +410,7 @@ export class Ledger {
     if (response.status === 409) {
       return { message: detail.message, operation: await this.read(opId, 0) };
     }
+    if (response.status === 422) throw invalidOf(detail, opId);
     throw apiError(response.status, detail, opId);
   }
 
@@ -512,6 +510,19 @@ function errorDetail(body: unknown): Detail {
 function apiError(status: number, detail: Detail, opId: string): ApiError {
   const message = detail.message || `The ledger answered ${status}.`;
   return new ApiError(status, detail.code || `http_${status}`, message, detail.extra, { opId });
+}
+
+/**
+ * A 422 as `InvalidRequest`: its field from `error.field`, else from the message's first words,
+ * which name it in most of the ledger's refusals (`op_id contains ' '…`, `params.amount.minor: …`).
+ */
+function invalidOf(detail: Detail, opId: string): InvalidRequest {
+  let field = typeof detail.extra.field === "string" ? detail.extra.field : undefined;
+  if (field === undefined) {
+    const named = /^([a-z][a-z0-9_]*(?:\.[a-z0-9_]+|\[\d+\])*)(?::| contains | must )/.exec(detail.message);
+    field = named?.[1];
+  }
+  return new InvalidRequest(field, detail.message || "The ledger refused the request as invalid.", { opId });
 }
 
 /** Checks an intent as the ledger would, before any HTTP call. */
