@@ -1,7 +1,8 @@
 /**
  * `Ledger.run` and friends against a real opledger server and its Stripe sandbox: a refund sent
  * once and only once (again, concurrently, after a timeout), an error before the send, input
- * refused before any call, and a conflicting intent. Refunds are counted at the sandbox, the
+ * refused before any call or by the ledger, a conflicting intent, and a refund the provider holds
+ * pending that fails there. Refunds are counted at the sandbox, the
  * ground truth of what was really created.
  */
 
@@ -13,6 +14,7 @@ import {
   InvalidRequest,
   Ledger,
   NotSent,
+  OperationFailed,
   OutcomeUnknown,
   type RunIntent,
 } from "@opledger/client";
@@ -195,7 +197,16 @@ test("bad input is refused before any call, and nothing is recorded", async () =
   await assert.rejects(counting.run({ ...intent, kind: "Refund" }, body), (e: unknown) => e instanceof InvalidRequest && e.field === "kind");
   assert.equal(calls, 0, "no HTTP call was made");
 
-  for (const opId of [spaced.opId, noAmount.opId]) {
+  // Refused by the ledger itself (422): the same error, naming the field, and nothing recorded.
+  const angled = { ...intent, opId: `${intent.opId}-angled`, subject: "order:<1043>" };
+  await assert.rejects(ledger.run(angled, body), (e: unknown) => {
+    assert.ok(e instanceof InvalidRequest, `expected InvalidRequest, got ${e}`);
+    assert.equal(e.field, "subject");
+    assert.match(e.message, /subject/);
+    return true;
+  });
+
+  for (const opId of [spaced.opId, noAmount.opId, angled.opId]) {
     await assert.rejects(counting.get(opId), (e: unknown) => {
       assert.ok(e instanceof ApiError, `expected ApiError, got ${e}`);
       assert.equal(e.status, 404);
@@ -226,4 +237,28 @@ test("the same op id with another amount is an IdempotencyConflict with the diff
   const stored = await ledger.get(intent.opId);
   assert.equal(stored.state, "planned");
   assert.deepEqual(stored.params, intent.params);
+});
+
+test("a refund the provider holds pending is accepted; when it fails there, settled says why", async () => {
+  const { intent, pi } = await refundIntent(3_000);
+  await fault(intent.opId, "pending", { ms: 2_000, then: "failed", failure_reason: "expired_or_canceled_card" });
+  const accepted = await ledger.run(intent, async (op) => {
+    op.markSent();
+    return stripeRefund(op, pi, 3_000);
+  });
+  assert.equal(accepted.state, "accepted");
+  assert.equal(accepted.sentNow, true);
+  assert.equal((accepted.value as { status: string }).status, "pending");
+  assert.match(accepted.message, /do not send it again/);
+
+  const moved = await ledger.wait(intent.opId, { timeoutS: 45 });
+  assert.equal(moved.state, "rejected");
+  assert.equal(moved.failure_reason, "expired_or_canceled_card");
+  await assert.rejects(ledger.settled(intent.opId, { timeoutS: 5 }), (e: unknown) => {
+    assert.ok(e instanceof OperationFailed, `expected OperationFailed, got ${e}`);
+    assert.equal(e.state, "rejected");
+    assert.equal(e.retryable, false);
+    return true;
+  });
+  assert.equal((await refundsFor(intent.opId)).length, 1);
 });
