@@ -33,12 +33,12 @@ if $check; then
     echo "error: clients/openapi.json differs from the server's document; run scripts/generate_clients.sh" >&2
     exit 1
   fi
-  clients/python/generate.sh --check --python "$python"
+  clients/python/generate.sh --check "$python"
   (cd clients/typescript && npm run --silent check-generated)
   echo "The clients match the server's OpenAPI document."
 else
   cp "$document" clients/openapi.json
-  clients/python/generate.sh --python "$python"
+  clients/python/generate.sh "$python"
   (cd clients/typescript && npm run --silent generate)
   echo "Generated clients/openapi.json, the Python client's models and the TypeScript client's types."
 fi

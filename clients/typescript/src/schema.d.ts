@@ -218,6 +218,15 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description A manager's approval of one operation, bound to the fingerprint of the parameters they saw. */
+        Approval: {
+            approver: string;
+            /** Format: date-time */
+            expires_at: string;
+            fingerprint: string;
+            /** Format: date-time */
+            granted_at: string;
+        };
         /** @description One send of an operation (also the ledger API's schema of an attempt). */
         AttemptRecord: {
             /**
@@ -289,7 +298,7 @@ export interface components {
             /** @description The template's name, as the admin page lists it, e.g. "refund_issued". */
             template: string;
         };
-        ErrorDetail: Record<string, never> & {
+        ErrorDetail: components["schemas"]["ErrorDetails"] & {
             /**
              * @description A stable code: `unauthorized` (no valid token: unknown, revoked, expired, or an old secret
              *     past its rotation's grace), `insufficient_scope` (with `scope`, the one the token lacks),
@@ -302,9 +311,28 @@ export interface components {
             /** @description A sentence for people. */
             message: string;
         };
+        /** @description What some errors add to their code and sentence; each is present only with the codes it names. */
+        ErrorDetails: {
+            /** @description With `idempotency_conflict`: each parameter that differs, as stored and as requested. */
+            diff?: components["schemas"]["FieldDiff"][] | null;
+            /** @description With `invalid_request`, when one field is at fault: `op_id`, `params.amount`, `wait`… */
+            field?: string | null;
+            /** @description With `insufficient_scope`: the scope the token lacks (`tools`, `read` or `write`). */
+            scope?: string | null;
+            stored?: null | components["schemas"]["OperationView"];
+        };
         /** @description Every error answer: `{"error": {"code", "message", ...details}}`. */
         ErrorEnvelope: {
             error: components["schemas"]["ErrorDetail"];
+        };
+        /**
+         * @description One field that differs between the stored and the requested parameters. A field missing on one
+         *     side is `None` there.
+         */
+        FieldDiff: {
+            field: string;
+            requested?: unknown;
+            stored?: unknown;
         };
         /**
          * @description The downstream idempotency key's validity, and what a re-send under it gets after the provider
@@ -331,6 +359,16 @@ export interface components {
             /** @description The order's id in the shop, e.g. "1043". */
             order_id: string;
         };
+        /** @description An amount in minor units (cents, fen) of one currency. */
+        Money: {
+            /** @description ISO 4217, e.g. `TWD`. */
+            currency: string;
+            /**
+             * Format: int64
+             * @description Whole minor units: 38000 is TWD 380.00.
+             */
+            minor: number;
+        };
         /** @description An operation after a change, with what it means for the caller. */
         OperationAnswer: {
             message: string;
@@ -341,10 +379,12 @@ export interface components {
          *     parameters and fingerprint, attempts, external ids and, when read alone, its audit trail.
          */
         OperationView: {
-            amount?: Record<string, never> | null;
-            approval?: Record<string, never> | null;
+            amount?: null | components["schemas"]["Money"];
+            approval?: null | components["schemas"]["Approval"];
             attempts: components["schemas"]["AttemptRecord"][];
-            audit?: Record<string, never>[] | null;
+            audit?: {
+                [key: string]: unknown;
+            }[] | null;
             cancel_requested: boolean;
             compensates?: string | null;
             /** Format: date-time */
@@ -363,7 +403,9 @@ export interface components {
             kind: string;
             message: string;
             op_id: string;
-            params: Record<string, never>;
+            params: {
+                [key: string]: unknown;
+            };
             provider: string;
             requested_by: string;
             /** @description The failed operation this one makes again, on purpose. */
@@ -399,7 +441,10 @@ export interface components {
         OutcomeName: "succeeded" | "accepted" | "failed_at_provider" | "rejected" | "invalid" | "forbidden" | "not_sent" | "unavailable" | "timeout" | "server_error";
         /** @description The pickup of one line item whose after-sale ticket exists. */
         PickupRequest: {
-            /** @description The pickup date, YYYY-MM-DD. Another date is another pickup. */
+            /**
+             * Format: date
+             * @description The pickup date, YYYY-MM-DD. Another date is another pickup.
+             */
             date: string;
             /** @description The line item's id in that order, e.g. "li_2". */
             line_item_id: string;
@@ -435,7 +480,7 @@ export interface components {
             /** @description The op id of the operation this one compensates (a refund for a refused pickup, say). */
             compensates?: string | null;
             /**
-             * Format: int32
+             * Format: uint32
              * @description How long the provider remembers an idempotency key; default 86400 (Stripe's 24 hours). At
              *     most the window its connection declares (none for a downstream that honours no key), and
              *     at most 45 days (3888000) for a provider opledger does not know.
@@ -452,7 +497,9 @@ export interface components {
             /** @description Derived from the business intent, e.g. `refund-1043-li_2`; the idempotency key downstream. */
             op_id: string;
             /** @description Canonical parameters: integers only; money as `{"minor": 38000, "currency": "TWD"}`. */
-            params: Record<string, never>;
+            params: {
+                [key: string]: unknown;
+            };
             /** @description Who performs it, e.g. `stripe`. */
             provider: string;
             /**
@@ -468,10 +515,12 @@ export interface components {
          */
         State: "planned" | "pending_approval" | "approved" | "denied" | "submitted" | "accepted" | "succeeded" | "rejected" | "unknown" | "needs_review" | "cancelled";
         /** @description One order's operations and roll-up. */
-        SubjectView: Record<string, never> & {
+        SubjectView: {
             operations: components["schemas"]["OperationView"][];
             status_label: string;
             subject: string;
+        } & {
+            [key: string]: unknown;
         };
         ToolAnswer: {
             external_id?: string | null;
@@ -556,8 +605,37 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The body is larger than 64 KiB (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Malformed input, naming the field */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Over the calls this token or address may make (`rate_limited`); `Retry-After` says when to come back */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before calling again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing was done; try again: the operation is changing too often right now (`contended`), or the database cannot be reached (`internal`) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -628,6 +706,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Over the calls this token or address may make (`rate_limited`); `Retry-After` says when to come back */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before calling again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing was done; try again: the operation is changing too often right now (`contended`), or the database cannot be reached (`internal`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     begin_attempt: {
@@ -691,8 +789,37 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The body is larger than 64 KiB (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description A body that is not `{"send_deadline_s": 1 to 600}` or empty */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Over the calls this token or address may make (`rate_limited`); `Retry-After` says when to come back */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before calling again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing was done; try again: the operation is changing too often right now (`contended`), or the database cannot be reached (`internal`) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -764,8 +891,37 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The body is larger than 64 KiB (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Malformed input (`attempt` not a number, `http_status`, `latency_ms` or `retry_after_s` out of bounds, an unknown field), naming the field */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Over the calls this token or address may make (`rate_limited`); `Retry-After` says when to come back */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before calling again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing was done; try again: the operation is changing too often right now (`contended`), or the database cannot be reached (`internal`) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -835,8 +991,37 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The body is larger than 64 KiB (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description A body that is not `{"reason": text}` or empty */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Over the calls this token or address may make (`rate_limited`); `Retry-After` says when to come back */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before calling again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing was done; try again: the operation is changing too often right now (`contended`), or the database cannot be reached (`internal`) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -894,6 +1079,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Over the calls this token or address may make (`rate_limited`); `Retry-After` says when to come back */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before calling again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing was done; try again: the operation is changing too often right now (`contended`), or the database cannot be reached (`internal`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     create_aftersale: {
@@ -935,8 +1140,37 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The body is larger than 64 KiB (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description No such order or line item */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Over the calls this token or address may make (`rate_limited`); `Retry-After` says when to come back */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before calling again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing was recorded or sent: the tenant has no connection for what the tool needs (`provider_not_connected`), or its shop could not be asked (`provider_unavailable`); the same call goes through once it is connected or answers */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -985,8 +1219,37 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The body is larger than 64 KiB (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description No such order or line item, or a retry that is not of a failed refund of this item */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Over the calls this token or address may make (`rate_limited`); `Retry-After` says when to come back */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before calling again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing was recorded or sent: the tenant has no connection for what the tool needs (`provider_not_connected`), or its shop could not be asked (`provider_unavailable`); the same call goes through once it is connected or answers */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1035,8 +1298,37 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The body is larger than 64 KiB (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description No such order or line item, a malformed date, or no after-sale ticket yet */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Over the calls this token or address may make (`rate_limited`); `Retry-After` says when to come back */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before calling again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing was recorded or sent: the tenant has no connection for what the tool needs (`provider_not_connected`), or its shop could not be asked (`provider_unavailable`); the same call goes through once it is connected or answers */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1085,8 +1377,37 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The body is larger than 64 KiB (`body_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description No such order or template, or the message could never be sent as filled in (the shop's customer address is not exactly one address, a header would hold a line break); `field` names the field at fault and nothing is recorded */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Over the calls this token or address may make (`rate_limited`); `Retry-After` says when to come back */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before calling again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing was recorded or sent: the tenant has no connection for what the tool needs (`provider_not_connected`), or its shop could not be asked (`provider_unavailable`); the same call goes through once it is connected or answers */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

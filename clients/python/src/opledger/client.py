@@ -345,7 +345,7 @@ def _error(response: Response[Any], op_id: str) -> OpledgerError:
     except (KeyError, TypeError, AttributeError):
         text = response.content.decode("utf-8", "replace")[:200]
         return ApiError(status, "http_error", text or f"HTTP {status}")
-    details = dict(detail.additional_properties)
+    details = {name: value for name, value in detail.to_dict().items() if name not in ("code", "message")}
     if detail.code == "idempotency_conflict":
         return IdempotencyConflict(op_id, details.get("diff") or [], details.get("stored") or {}, detail.message)
     if detail.code == "invalid_request":

@@ -1,18 +1,20 @@
 """Contains all the data models used in inputs/outputs"""
 
+from .approval import Approval
 from .attempt_record import AttemptRecord
 from .attempt_started import AttemptStarted
 from .begin_body import BeginBody
 from .cancel_body import CancelBody
 from .email_request import EmailRequest
 from .error_detail import ErrorDetail
+from .error_details import ErrorDetails
 from .error_envelope import ErrorEnvelope
+from .field_diff import FieldDiff
 from .key_view import KeyView
 from .line_item_request import LineItemRequest
+from .money import Money
 from .operation_answer import OperationAnswer
 from .operation_view import OperationView
-from .operation_view_amount_type_0 import OperationViewAmountType0
-from .operation_view_approval_type_0 import OperationViewApprovalType0
 from .operation_view_audit_type_0_item import OperationViewAuditType0Item
 from .operation_view_params import OperationViewParams
 from .outcome_body import OutcomeBody
@@ -27,19 +29,21 @@ from .tool_answer import ToolAnswer
 from .tool_status import ToolStatus
 
 __all__ = (
+    "Approval",
     "AttemptRecord",
     "AttemptStarted",
     "BeginBody",
     "CancelBody",
     "EmailRequest",
     "ErrorDetail",
+    "ErrorDetails",
     "ErrorEnvelope",
+    "FieldDiff",
     "KeyView",
     "LineItemRequest",
+    "Money",
     "OperationAnswer",
     "OperationView",
-    "OperationViewAmountType0",
-    "OperationViewApprovalType0",
     "OperationViewAuditType0Item",
     "OperationViewParams",
     "OutcomeBody",

@@ -11,10 +11,10 @@ from ..models.state import State, check_state
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.approval import Approval
     from ..models.attempt_record import AttemptRecord
     from ..models.key_view import KeyView
-    from ..models.operation_view_amount_type_0 import OperationViewAmountType0
-    from ..models.operation_view_approval_type_0 import OperationViewApprovalType0
+    from ..models.money import Money
     from ..models.operation_view_audit_type_0_item import OperationViewAuditType0Item
     from ..models.operation_view_params import OperationViewParams
 
@@ -46,8 +46,8 @@ class OperationView:
             subject (str):
             updated_at (datetime.datetime):
             version (int):
-            amount (None | OperationViewAmountType0 | Unset):
-            approval (None | OperationViewApprovalType0 | Unset):
+            amount (Money | None | Unset):
+            approval (Approval | None | Unset):
             audit (list[OperationViewAuditType0Item] | None | Unset):
             compensates (None | str | Unset):
             failure (None | str | Unset):
@@ -73,8 +73,8 @@ class OperationView:
     subject: str
     updated_at: datetime.datetime
     version: int
-    amount: None | OperationViewAmountType0 | Unset = UNSET
-    approval: None | OperationViewApprovalType0 | Unset = UNSET
+    amount: Money | None | Unset = UNSET
+    approval: Approval | None | Unset = UNSET
     audit: list[OperationViewAuditType0Item] | None | Unset = UNSET
     compensates: None | str | Unset = UNSET
     failure: None | str | Unset = UNSET
@@ -83,8 +83,8 @@ class OperationView:
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        from ..models.operation_view_amount_type_0 import OperationViewAmountType0
-        from ..models.operation_view_approval_type_0 import OperationViewApprovalType0
+        from ..models.approval import Approval
+        from ..models.money import Money
 
         attempts = []
         for attempts_item_data in self.attempts:
@@ -126,7 +126,7 @@ class OperationView:
         amount: dict[str, Any] | None | Unset
         if isinstance(self.amount, Unset):
             amount = UNSET
-        elif isinstance(self.amount, OperationViewAmountType0):
+        elif isinstance(self.amount, Money):
             amount = self.amount.to_dict()
         else:
             amount = self.amount
@@ -134,7 +134,7 @@ class OperationView:
         approval: dict[str, Any] | None | Unset
         if isinstance(self.approval, Unset):
             approval = UNSET
-        elif isinstance(self.approval, OperationViewApprovalType0):
+        elif isinstance(self.approval, Approval):
             approval = self.approval.to_dict()
         else:
             approval = self.approval
@@ -217,10 +217,10 @@ class OperationView:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.approval import Approval
         from ..models.attempt_record import AttemptRecord
         from ..models.key_view import KeyView
-        from ..models.operation_view_amount_type_0 import OperationViewAmountType0
-        from ..models.operation_view_approval_type_0 import OperationViewApprovalType0
+        from ..models.money import Money
         from ..models.operation_view_audit_type_0_item import (
             OperationViewAuditType0Item,
         )
@@ -266,7 +266,7 @@ class OperationView:
 
         version = d.pop("version")
 
-        def _parse_amount(data: object) -> None | OperationViewAmountType0 | Unset:
+        def _parse_amount(data: object) -> Money | None | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -274,16 +274,16 @@ class OperationView:
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                amount_type_0 = OperationViewAmountType0.from_dict(data)
+                amount_type_1 = Money.from_dict(data)
 
-                return amount_type_0
+                return amount_type_1
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(None | OperationViewAmountType0 | Unset, data)
+            return cast(Money | None | Unset, data)
 
         amount = _parse_amount(d.pop("amount", UNSET))
 
-        def _parse_approval(data: object) -> None | OperationViewApprovalType0 | Unset:
+        def _parse_approval(data: object) -> Approval | None | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -291,12 +291,12 @@ class OperationView:
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                approval_type_0 = OperationViewApprovalType0.from_dict(data)
+                approval_type_1 = Approval.from_dict(data)
 
-                return approval_type_0
+                return approval_type_1
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(None | OperationViewApprovalType0 | Unset, data)
+            return cast(Approval | None | Unset, data)
 
         approval = _parse_approval(d.pop("approval", UNSET))
 

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import datetime
 from collections.abc import Mapping
 from typing import Any, Self, TypeVar, cast
 
@@ -15,7 +16,7 @@ class PickupRequest:
     """The pickup of one line item whose after-sale ticket exists.
 
     Attributes:
-        date (str): The pickup date, YYYY-MM-DD. Another date is another pickup.
+        date (datetime.date): The pickup date, YYYY-MM-DD. Another date is another pickup.
         line_item_id (str): The line item's id in that order, e.g. "li_2".
         order_id (str): The order's id in the shop, e.g. "1043".
         locale (None | str | Unset): The language to tell the customer in: "en", "zh-TW" (Traditional Chinese) or "zh-
@@ -23,13 +24,13 @@ class PickupRequest:
             (Simplified Chinese). Leave it out to use the shop's own.
     """
 
-    date: str
+    date: datetime.date
     line_item_id: str
     order_id: str
     locale: None | str | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
-        date = self.date
+        date = self.date.isoformat()
 
         line_item_id = self.line_item_id
 
@@ -58,7 +59,7 @@ class PickupRequest:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        date = d.pop("date")
+        date = datetime.date.fromisoformat(d.pop("date"))
 
         line_item_id = d.pop("line_item_id")
 

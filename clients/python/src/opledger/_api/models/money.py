@@ -6,27 +6,52 @@ from typing import Any, Self, TypeVar
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-T = TypeVar("T", bound="OperationViewApprovalType0")
+T = TypeVar("T", bound="Money")
 
 
 @_attrs_define
-class OperationViewApprovalType0:
+class Money:
+    """An amount in minor units (cents, fen) of one currency.
+
+    Attributes:
+        currency (str): ISO 4217, e.g. `TWD`.
+        minor (int): Whole minor units: 38000 is TWD 380.00.
+    """
+
+    currency: str
+    minor: int
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        currency = self.currency
+
+        minor = self.minor
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "currency": currency,
+                "minor": minor,
+            }
+        )
 
         return field_dict
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        operation_view_approval_type_0 = cls()
+        currency = d.pop("currency")
 
-        operation_view_approval_type_0.additional_properties = d
-        return operation_view_approval_type_0
+        minor = d.pop("minor")
+
+        money = cls(
+            currency=currency,
+            minor=minor,
+        )
+
+        money.additional_properties = d
+        return money
 
     @property
     def additional_keys(self) -> list[str]:
