@@ -86,7 +86,10 @@ async def send_refund(order: str, line: str, amount_minor: int, currency: str, p
 
 async def ask_the_ledger(ctx: RunContextWrapper, params: dict, call_id: str) -> bool:
     """The tool's approval hook: records the intent and asks the tenant's policy."""
-    return await ledger.needs_approval(**refund_intent(**params))
+    try:
+        return await ledger.needs_approval(**refund_intent(**params))
+    except OpledgerError:
+        return False  # the tool then meets the same refusal and tells the model; it sends nothing
 
 
 @function_tool(needs_approval=ask_the_ledger)
@@ -109,7 +112,7 @@ async def refund_line_item(order: str, line: str, amount_minor: int, currency: s
             # once) or its answer was lost: never send again, wait for the ledger's result.
             settled = await ledger.settled(op_id, timeout_s=60)
     except OpledgerError as error:
-        return f"{op_id}: {error}"  # the ledger's words: denied, failed, or unknown (do not retry)
+        return str(error)  # the ledger's words: denied, failed, or unknown (do not retry), with the op id
     return f"{op_id} {settled.state} as {settled.external_id}: {settled.message}"
 
 

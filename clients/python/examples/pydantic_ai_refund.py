@@ -135,7 +135,7 @@ def refund_line_item(ctx: RunContext[None], order: str, line: str, amount_minor:
             # once) or its answer was lost: never send again, wait for the ledger's result.
             settled = ledger.settled(op_id, timeout_s=60)
     except OpledgerError as error:
-        return f"{op_id}: {error}"  # the ledger's words: denied, failed, or unknown (do not retry)
+        return str(error)  # the ledger's words: denied, failed, or unknown (do not retry), with the op id
     return f"{op_id} {settled.state} as {settled.external_id}: {settled.message}"
 
 
