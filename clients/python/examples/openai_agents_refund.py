@@ -112,8 +112,11 @@ async def refund_line_item(order: str, line: str, amount_minor: int, currency: s
             # once) or its answer was lost: never send again, wait for the ledger's result.
             settled = await ledger.settled(op_id, timeout_s=60)
     except OpledgerError as error:
-        return str(error)  # the ledger's words: denied, failed, or unknown (do not retry), with the op id
-    return f"{op_id} {settled.state} as {settled.external_id}: {settled.message}"
+        # The ledger's words (denied, failed, not sent, or unknown: do not retry), and what went wrong here.
+        cause = error.__cause__
+        return f"{error} ({cause})" if cause is not None and not isinstance(cause, OpledgerError) else str(error)
+    how = "sent now" if settled.sent_now else "found settled in the ledger, not sent again"
+    return f"{op_id} {settled.state} as {settled.external_id} ({how}): {settled.message}"
 
 
 def answer_with_the_tool_output(call: ModelCall) -> list:

@@ -135,8 +135,11 @@ def refund_line_item(ctx: RunContext[None], order: str, line: str, amount_minor:
             # once) or its answer was lost: never send again, wait for the ledger's result.
             settled = ledger.settled(op_id, timeout_s=60)
     except OpledgerError as error:
-        return str(error)  # the ledger's words: denied, failed, or unknown (do not retry), with the op id
-    return f"{op_id} {settled.state} as {settled.external_id}: {settled.message}"
+        # The ledger's words (denied, failed, not sent, or unknown: do not retry), and what went wrong here.
+        cause = error.__cause__
+        return f"{error} ({cause})" if cause is not None and not isinstance(cause, OpledgerError) else str(error)
+    how = "sent now" if settled.sent_now else "found settled in the ledger, not sent again"
+    return f"{op_id} {settled.state} as {settled.external_id} ({how}): {settled.message}"
 
 
 def wait_for_decision(op_id: str) -> dict:
