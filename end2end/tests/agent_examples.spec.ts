@@ -20,6 +20,7 @@ const EXAMPLES = path.resolve("../clients/python/examples");
 class ExampleRun {
   readonly lines: Record<string, unknown>[] = [];
   output = "";
+  closed = false;
   readonly exited: Promise<number | null>;
   private readonly child: ChildProcessWithoutNullStreams;
 
@@ -44,15 +45,28 @@ class ExampleRun {
       }
     });
     this.child.stderr.setEncoding("utf8").on("data", (chunk: string) => (this.output += chunk));
-    this.exited = new Promise((resolve) => this.child.on("exit", (code) => resolve(code)));
+    this.child.on("error", (error) => {
+      this.output += `${PYTHON}: ${error.message}\n`;
+      this.closed = true;
+    });
+    // "close": the process ended and its output is all read.
+    this.exited = new Promise((resolve) =>
+      this.child.on("close", (code) => {
+        this.closed = true;
+        resolve(code);
+      }),
+    );
   }
 
   /** The first JSON line that has `key`, once printed. */
   async line(key: string, timeout: number): Promise<Record<string, unknown>> {
-    await expect
-      .poll(() => this.lines.some((line) => key in line), { timeout, message: `a "${key}" line; the example said:\n${this.output}` })
-      .toBe(true);
-    return this.lines.find((line) => key in line)!;
+    const until = Date.now() + timeout;
+    for (;;) {
+      const found = this.lines.find((line) => key in line);
+      if (found) return found;
+      if (this.closed || Date.now() > until) throw new Error(`no "${key}" line from the example; it said:\n${this.output}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   }
 
   /** Its exit code, waiting at most `timeout` ms. */
@@ -137,7 +151,7 @@ async function runAndDecide(
       await expect(manager.locator(".page-head .badge").first()).toHaveText("denied");
     }
 
-    expect(await run.exit(60_000)).toBe(0);
+    expect(await run.exit(60_000), run.output).toBe(0);
     const last = await run.line("result", 1_000);
     expect(problems).toEqual([]);
     return { opId, last };
