@@ -25,6 +25,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 
+# The interpreter by its absolute path (not resolved: a virtual environment's python is a link).
+python="$(cd "$(dirname "$python")" && pwd)/$(basename "$python")"
 document=$(mktemp)
 trap 'rm -f "$document"' EXIT
 "$binary" openapi > "$document"

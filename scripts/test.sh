@@ -70,7 +70,7 @@ if [ "$(cat "$agents/.opledger-requirements-hash" 2>/dev/null)" != "$agents_hash
   step "Installing the agent clients' test environment (clients/python and its requirements)"
   rm -rf "$agents"
   python3 -m venv "$agents"
-  "$agents/bin/pip" install --quiet --disable-pip-version-check \
+  "$agents/bin/pip" install --quiet --disable-pip-version-check ./clients/python \
     -r clients/python/requirements-test.txt -r clients/python/examples/requirements.txt
   echo "$agents_hash" > "$agents/.opledger-requirements-hash"
 fi
