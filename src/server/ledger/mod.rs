@@ -476,7 +476,8 @@ impl Ledger {
         let at = now();
         let reason = Self::registration_reason(&retry);
         let retry_of = retry.map(|(failed, _)| failed);
-        let subject = check_subject(&request.subject).map_err(|e| LedgerError::Invalid(e.to_string()))?;
+        let subject = check_subject(&request.subject)
+            .map_err(|e| LedgerError::InvalidField { field: e.field, problem: e.problem })?;
         if let Some(parent) = &request.compensates {
             if self.store.load_operation(tenant, parent).await?.is_none() {
                 return Err(LedgerError::Invalid(format!("compensates: there is no operation {parent}")));

@@ -20,7 +20,7 @@ use super::extract::{ApiJson, Caller};
 use super::views::OperationView;
 use crate::domain::{
     failure::FailureClass,
-    ids::{check_subject, AttemptNumber, OpId, TenantId},
+    ids::{AttemptNumber, OpId, TenantId},
     machine::{cancel_message, AttemptOutcome, Command, State as OpState},
     operation::{AttemptReport, OperationHistory, RetryBudget},
     params::CanonicalParams,
@@ -101,7 +101,6 @@ impl RegisterBody {
             let field = if e.field.is_empty() { "params".to_owned() } else { format!("params.{}", e.field) };
             ApiError::InvalidField { message: format!("{field}: {}", e.problem), field }
         })?;
-        check_subject(&self.subject).map_err(|e| ApiError::invalid_field("subject", e.problem))?;
         let compensates = self
             .compensates
             .map(|c| OpId::parse(&c).map_err(|e| ApiError::invalid_field("compensates", e.problem)))
