@@ -1169,7 +1169,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Nothing was recorded or sent: the tenant has no connection for what the tool needs (`provider_not_connected`), or its shop could not be asked (`provider_unavailable`); the same call goes through once it is connected or answers */
+            /** @description Nothing was recorded or sent: the tenant has no connection for what the tool needs (`provider_not_connected`), its shop could not be asked (`provider_unavailable`), the operation is changing too often right now (`contended`), or the database cannot be reached (`internal`); the same call goes through once that is mended */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1248,7 +1248,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Nothing was recorded or sent: the tenant has no connection for what the tool needs (`provider_not_connected`), or its shop could not be asked (`provider_unavailable`); the same call goes through once it is connected or answers */
+            /** @description Nothing was recorded or sent: the tenant has no connection for what the tool needs (`provider_not_connected`), its shop could not be asked (`provider_unavailable`), the operation is changing too often right now (`contended`), or the database cannot be reached (`internal`); the same call goes through once that is mended */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1327,7 +1327,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Nothing was recorded or sent: the tenant has no connection for what the tool needs (`provider_not_connected`), or its shop could not be asked (`provider_unavailable`); the same call goes through once it is connected or answers */
+            /** @description Nothing was recorded or sent: the tenant has no connection for what the tool needs (`provider_not_connected`), its shop could not be asked (`provider_unavailable`), the operation is changing too often right now (`contended`), or the database cannot be reached (`internal`); the same call goes through once that is mended */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1406,7 +1406,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Nothing was recorded or sent: the tenant has no connection for what the tool needs (`provider_not_connected`), or its shop could not be asked (`provider_unavailable`); the same call goes through once it is connected or answers */
+            /** @description Nothing was recorded or sent: the tenant has no connection for what the tool needs (`provider_not_connected`), its shop could not be asked (`provider_unavailable`), the operation is changing too often right now (`contended`), or the database cannot be reached (`internal`); the same call goes through once that is mended */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -71,20 +71,21 @@ impl utoipa::Modify for BearerToken {
 
 /// Says on every operation of the document which scope its token needs (from
 /// [`scopes::ROUTE_SCOPES`], the table the server enforces) and adds the answers every call that
-/// takes a token may get: 401, 403, 429 and 503, and 413 for those with a body.
+/// takes a token may get: 401, 403, 429 and 503 (for a tool, also its provider's absence), and
+/// 413 for those with a body.
 struct ScopeResponses;
 
 impl utoipa::Modify for ScopeResponses {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
         use axum::http::Method;
         use scopes::{need_of, Need};
-        use utoipa::openapi::{content::Content, Ref, RefOr, ResponseBuilder};
-        let error = |description: &str| {
+        use crate::domain::api_token::Scope;
+        use utoipa::openapi::{content::Content, HeaderBuilder, ObjectBuilder, Ref, RefOr, ResponseBuilder, Type};
+        let answer = |description: &str| {
             let envelope = Content::new(Some(RefOr::Ref(Ref::from_schema_name("ErrorEnvelope"))));
-            RefOr::T(
-                ResponseBuilder::new().description(description).content("application/json", envelope).build(),
-            )
+            ResponseBuilder::new().description(description).content("application/json", envelope)
         };
+        let error = |description: &str| RefOr::T(answer(description).build());
         for (path, item) in openapi.paths.paths.iter_mut() {
             for (method, operation) in [(Method::GET, item.get.as_mut()), (Method::POST, item.post.as_mut())]
             {
@@ -104,18 +105,16 @@ impl utoipa::Modify for ScopeResponses {
                     error("The token lacks the scope this call needs (`insufficient_scope`, with `scope`)")
                 });
                 responses.entry("429".into()).or_insert_with(|| {
-                    let mut answer = error("Over the calls this token or address may make (`rate_limited`); `Retry-After` says when to come back");
-                    if let RefOr::T(response) = &mut answer {
-                        let seconds = utoipa::openapi::HeaderBuilder::new()
-                            .schema(utoipa::openapi::ObjectBuilder::new().schema_type(utoipa::openapi::Type::Integer))
-                            .description(Some("Seconds to wait before calling again"))
-                            .build();
-                        response.headers.insert("Retry-After".into(), seconds);
-                    }
-                    answer
+                    let seconds = HeaderBuilder::new()
+                        .schema(ObjectBuilder::new().schema_type(Type::Integer))
+                        .description(Some("Seconds to wait before calling again"))
+                        .build();
+                    let limited = answer("Over the calls this token or address may make (`rate_limited`); `Retry-After` says when to come back");
+                    RefOr::T(limited.header("Retry-After", seconds).build())
                 });
-                responses.entry("503".into()).or_insert_with(|| {
-                    error("Nothing was done; try again: the operation is changing too often right now (`contended`), or the database cannot be reached (`internal`)")
+                responses.entry("503".into()).or_insert_with(|| match scope {
+                    Scope::Tools => error("Nothing was recorded or sent: the tenant has no connection for what the tool needs (`provider_not_connected`), its shop could not be asked (`provider_unavailable`), the operation is changing too often right now (`contended`), or the database cannot be reached (`internal`); the same call goes through once that is mended"),
+                    _ => error("Nothing was done; try again: the operation is changing too often right now (`contended`), or the database cannot be reached (`internal`)"),
                 });
                 if method == Method::POST {
                     responses.entry("413".into()).or_insert_with(|| {

@@ -31,7 +31,6 @@ fn tools_for<'a>(state: &'a AppState, caller: &'a Caller, headers: &HeaderMap) -
 #[utoipa::path(post, path = "/api/v1/tools/refund_item", request_body = RefundArgs, tag = "tools", responses(
     (status = 200, body = ToolAnswer),
     (status = 422, description = "No such order or line item, or a retry that is not of a failed refund of this item", body = ErrorEnvelope),
-    (status = 503, description = "Nothing was recorded or sent: the tenant has no connection for what the tool needs (`provider_not_connected`), or its shop could not be asked (`provider_unavailable`); the same call goes through once it is connected or answers", body = ErrorEnvelope),
 ))]
 pub async fn refund_item(
     State(state): State<AppState>,
@@ -46,7 +45,6 @@ pub async fn refund_item(
 #[utoipa::path(post, path = "/api/v1/tools/create_aftersale", request_body = LineItemArgs, tag = "tools", responses(
     (status = 200, body = ToolAnswer),
     (status = 422, description = "No such order or line item", body = ErrorEnvelope),
-    (status = 503, description = "Nothing was recorded or sent: the tenant has no connection for what the tool needs (`provider_not_connected`), or its shop could not be asked (`provider_unavailable`); the same call goes through once it is connected or answers", body = ErrorEnvelope),
 ))]
 pub async fn create_aftersale(
     State(state): State<AppState>,
@@ -61,7 +59,6 @@ pub async fn create_aftersale(
 #[utoipa::path(post, path = "/api/v1/tools/schedule_pickup", request_body = PickupArgs, tag = "tools", responses(
     (status = 200, body = ToolAnswer),
     (status = 422, description = "No such order or line item, a malformed date, or no after-sale ticket yet", body = ErrorEnvelope),
-    (status = 503, description = "Nothing was recorded or sent: the tenant has no connection for what the tool needs (`provider_not_connected`), or its shop could not be asked (`provider_unavailable`); the same call goes through once it is connected or answers", body = ErrorEnvelope),
 ))]
 pub async fn schedule_pickup(
     State(state): State<AppState>,
@@ -78,7 +75,6 @@ pub async fn schedule_pickup(
 #[utoipa::path(post, path = "/api/v1/tools/send_customer_email", request_body = EmailArgs, tag = "tools", responses(
     (status = 200, body = ToolAnswer),
     (status = 422, description = "No such order or template, or the message could never be sent as filled in (the shop's customer address is not exactly one address, a header would hold a line break); `field` names the field at fault and nothing is recorded", body = ErrorEnvelope),
-    (status = 503, description = "Nothing was recorded or sent: the tenant has no connection for what the tool needs (`provider_not_connected`), or its shop could not be asked (`provider_unavailable`); the same call goes through once it is connected or answers", body = ErrorEnvelope),
 ))]
 pub async fn send_customer_email(
     State(state): State<AppState>,
