@@ -84,9 +84,13 @@ test("the manager hears of an agent's refund by e-mail in zh-TW, approves it fro
   const manager = await browser.newPage({ locale: "en-US" });
   const problems = watchErrors(manager);
   await signIn(manager, USERS.manager, "/");
+  // The language form posts and comes back to "/": the page it comes back to is waited for until it
+  // is interactive, so that no navigation of the switch is still under way when the test moves on.
+  await waitInteractive(manager);
   await manager.getByTestId("language-menu").locator("summary").click();
   await manager.getByTestId("language-zh-TW").click();
   await expect(manager.locator("html")).toHaveAttribute("lang", "zh-TW");
+  await waitInteractive(manager);
 
   try {
     const opId = `refund-e2e-${Date.now()}`;
