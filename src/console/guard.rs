@@ -47,6 +47,10 @@ pub fn refused(error: LedgerError, op_id: &str, user: &SignedIn) -> AppError {
         LedgerError::Invalid(message) => AppError::Invalid(message),
         invalid @ LedgerError::InvalidField { .. } => AppError::Invalid(invalid.to_string()),
         LedgerError::Contended => AppError::Invalid("The operation is changing right now; try again.".into()),
+        LedgerError::Unavailable(message) => {
+            tracing::warn!(%op_id, "unavailable: {message}");
+            AppError::Unavailable
+        }
         LedgerError::Store(error) => unavailable(error),
     }
 }

@@ -6,6 +6,7 @@
 //! the server and for the browser, so the console and the ledger ask the same functions.
 
 pub mod api_token;
+pub mod archive;
 pub mod audit;
 pub mod compensation;
 pub mod connection;

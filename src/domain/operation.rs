@@ -162,7 +162,7 @@ pub struct RetryBudget {
 }
 
 /// One send of an operation (also the ledger API's schema of an attempt).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct AttemptRecord {
     pub number: u32,

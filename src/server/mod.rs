@@ -7,6 +7,7 @@
 //! are leaves that anything may use.
 
 pub mod app;
+pub mod archive;
 pub mod clock;
 pub mod demo;
 pub mod egress;

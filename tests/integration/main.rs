@@ -31,6 +31,7 @@ mod pages;
 mod people;
 mod provider_outcomes;
 mod reconcile;
+mod retention;
 mod sandbox;
 mod security;
 mod sso;

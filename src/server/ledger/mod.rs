@@ -23,6 +23,7 @@ pub mod provider_events;
 mod recent;
 pub mod reconciler;
 pub mod requests;
+pub mod retention;
 pub mod secrets;
 pub mod sso;
 pub mod templates;
@@ -87,7 +88,8 @@ fn check_refund(kind: Option<ProviderKind>, params: &CanonicalParams) -> Result<
     if params.money("amount").is_none() {
         return Err(LedgerError::InvalidField {
             field: "params.amount",
-            problem: "a refund names its amount as {\"minor\": whole minor units, \"currency\": \"TWD\"}".into(),
+            problem: "a refund names its amount as {\"minor\": whole minor units, \"currency\": \"TWD\"}"
+                .into(),
         });
     }
     let params = params.as_value();
@@ -110,6 +112,13 @@ fn params_field(name: &str) -> &'static str {
         "transaction" => "params.transaction",
         _ => "params",
     }
+}
+
+/// What a refused conflicting request asked for.
+struct Refused {
+    op_id: OpId,
+    params: CanonicalParams,
+    requested_by: String,
 }
 
 /// How often a command is re-decided after losing a race before the caller is told to retry.
@@ -168,6 +177,9 @@ pub enum LedgerError {
     InvalidField { field: &'static str, problem: String },
     #[error("the operation is changing too often to decide; try again")]
     Contended,
+    /// What the answer needs is in the archive, which cannot be read now; nothing changed.
+    #[error("{0}")]
+    Unavailable(String),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -561,35 +573,66 @@ impl Ledger {
                 Ok(Registration::Existing(stored))
             }
             Registered::Existing(stored) => {
-                let diff = stored.operation.params.diff(&request.params);
-                let conflict = NewConflict {
-                    tenant: tenant.clone(),
-                    op_id: request.op_id.clone(),
-                    requested: request.params,
-                    stored_fingerprint: stored.operation.snapshot.fingerprint.clone(),
-                    diff: diff.clone(),
+                let refused = Refused {
+                    op_id: request.op_id,
+                    params: request.params,
                     requested_by: request.requested_by,
-                    at,
                 };
-                let state = stored.operation.snapshot.state;
-                let reason = Some("the same op id was requested with other parameters".to_owned());
-                let refused =
-                    OperationStep { at, action: "refuse_conflict", from: Some(state), to: state, reason };
-                let audit = Self::operation_entry(
-                    tenant,
-                    actor,
-                    &request.op_id,
-                    refused,
-                    json!({
-                        "stored_fingerprint": stored.operation.snapshot.fingerprint.as_str(),
-                        "requested_fingerprint": fingerprint.as_str(),
-                        "diff": diff,
-                    }),
-                );
-                self.store.record_conflict(conflict, audit).await?;
-                Ok(Registration::Conflict { stored, diff })
+                self.refuse_conflict(tenant, actor, refused, stored, at).await
+            }
+            Registered::Archived(key) => {
+                let archived = self.read_archived(key).await?;
+                let stored = archived.operation.history().map_err(|e| StoreError::Corrupt(e.to_string()))?;
+                if stored.operation.snapshot.fingerprint == fingerprint {
+                    return Ok(Registration::Existing(stored));
+                }
+                let refused = Refused {
+                    op_id: request.op_id,
+                    params: request.params,
+                    requested_by: request.requested_by,
+                };
+                self.refuse_conflict(tenant, actor, refused, stored, at).await
             }
         }
+    }
+
+    /// Refuses `request`, which reuses the op id of `stored` with other parameters: the refusal is
+    /// kept for review with its audit entry, and nothing else changes.
+    async fn refuse_conflict(
+        &self,
+        tenant: &TenantId,
+        actor: &Actor,
+        request: Refused,
+        stored: OperationHistory,
+        at: chrono::DateTime<chrono::Utc>,
+    ) -> Result<Registration, LedgerError> {
+        let fingerprint = request.params.fingerprint();
+        let diff = stored.operation.params.diff(&request.params);
+        let conflict = NewConflict {
+            tenant: tenant.clone(),
+            op_id: request.op_id.clone(),
+            requested: request.params,
+            stored_fingerprint: stored.operation.snapshot.fingerprint.clone(),
+            diff: diff.clone(),
+            requested_by: request.requested_by,
+            at,
+        };
+        let state = stored.operation.snapshot.state;
+        let reason = Some("the same op id was requested with other parameters".to_owned());
+        let refused = OperationStep { at, action: "refuse_conflict", from: Some(state), to: state, reason };
+        let audit = Self::operation_entry(
+            tenant,
+            actor,
+            &request.op_id,
+            refused,
+            json!({
+                "stored_fingerprint": stored.operation.snapshot.fingerprint.as_str(),
+                "requested_fingerprint": fingerprint.as_str(),
+                "diff": diff,
+            }),
+        );
+        self.store.record_conflict(conflict, audit).await?;
+        Ok(Registration::Conflict { stored, diff })
     }
 
     /// What an operation at `provider` of `tenant` is recorded against: the kind of the provider's

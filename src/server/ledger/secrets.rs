@@ -27,6 +27,8 @@ pub enum SecretKeyError {
 #[derive(Clone)]
 pub struct SecretBox {
     cipher: XChaCha20Poly1305,
+    /// The archive's signing key, derived from the same server key.
+    signer: crate::server::archive::signing::ArchiveSigner,
 }
 
 impl std::fmt::Debug for SecretBox {
@@ -44,7 +46,8 @@ impl SecretBox {
     pub fn from_hex(key: &str) -> Result<SecretBox, SecretKeyError> {
         let bytes = hex::decode(key.trim()).map_err(|_| SecretKeyError::Malformed)?;
         let cipher = XChaCha20Poly1305::new_from_slice(&bytes).map_err(|_| SecretKeyError::Malformed)?;
-        Ok(SecretBox { cipher })
+        let signer = crate::server::archive::signing::ArchiveSigner::derived_from(&bytes);
+        Ok(SecretBox { cipher, signer })
     }
 
     /// `secret` sealed for the connection `name` of `tenant`: nonce and ciphertext, in hex.
@@ -58,6 +61,11 @@ impl SecretBox {
         let mut out = nonce.to_vec();
         out.extend(sealed);
         hex::encode(out)
+    }
+
+    /// Signs the archive's manifests with the key derived from the server's.
+    pub fn archive_signer(&self) -> &crate::server::archive::signing::ArchiveSigner {
+        &self.signer
     }
 
     /// The secret that `seal` sealed for the connection `name` of `tenant`.

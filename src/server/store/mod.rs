@@ -4,6 +4,7 @@
 //! database URL. All SQL lives below this module; each engine has its own migrations folder with
 //! the same numbering and meaning.
 
+pub mod archive;
 pub mod gateway;
 mod group_commit;
 pub mod notify;
@@ -374,7 +375,9 @@ pub trait Reads: Send + Sync {
 /// The writes. Only the ledger service holds a `Store` (start-up hands it over after migrating),
 /// so every audited change passes through it.
 #[async_trait]
-pub trait Store: Reads + Sessions + sso::SsoStore + notify::NotifyStore + gateway::GatewayStore {
+pub trait Store:
+    Reads + Sessions + sso::SsoStore + notify::NotifyStore + gateway::GatewayStore + archive::ArchiveStore
+{
     /// Applies the migrations this build knows and the database has not seen.
     async fn migrate(&self) -> Result<(), StoreError>;
 

@@ -71,6 +71,8 @@ impl NewOperation {
 pub enum Registered {
     Created(OperationHistory),
     Existing(OperationHistory),
+    /// The op id is an archived operation's: its key, with where its history is.
+    Archived(super::archive::ArchivedKey),
 }
 
 /// A refused request: the same op id with other parameters.

@@ -171,8 +171,13 @@ macro_rules! store_writes {
                 rest.extend(audit_pending_insert(&new.tenant, std::slice::from_ref(&audit)));
                 let Some(GuardedRow { row: inserted, .. }) = write_guarded(self, operation_insert(&new), rest).await? else {
                     let mut connection = self.pool.acquire().await?;
-                    let existing = history_in(&mut connection, &new.tenant, &new.op_id).await?.ok_or(StoreError::NotFound)?;
-                    return Ok(Registered::Existing(existing));
+                    if let Some(existing) = history_in(&mut connection, &new.tenant, &new.op_id).await? {
+                        return Ok(Registered::Existing(existing));
+                    }
+                    drop(connection);
+                    use $crate::server::store::archive::ArchiveStore;
+                    let key = self.archived_key(&new.tenant, &new.op_id).await?.ok_or(StoreError::NotFound)?;
+                    return Ok(Registered::Archived(key));
                 };
                 // A new operation has no attempts and no external ids yet; its trail is the entry
                 // just recorded, waiting for the sealer.

@@ -1,10 +1,11 @@
-//! `opledger audit export` and `audit verify`: a tenant's audit chain written out as JSON Lines,
-//! and an exported chain checked offline.
+//! `opledger audit export`, `audit verify`, `audit verify-archive` and `audit public-key`: a
+//! tenant's audit chain written out as JSON Lines, an exported chain or an archive folder checked
+//! offline, and the key the archive's manifests are signed with.
 
 use anyhow::Context;
 use clap::Subcommand;
 
-use super::options::{open_store, parse_tenant, DatabaseArgs};
+use super::options::{open_store, parse_tenant, DatabaseArgs, SecretArgs};
 use crate::domain::audit::{AuditRecord, ChainVerifier, GENESIS_HASH};
 use crate::domain::ids::TenantId;
 use crate::server::ledger::Ledger;
@@ -32,6 +33,23 @@ pub enum AuditCommand {
         #[arg(long)]
         partial: bool,
     },
+    /// Check an archive folder offline (a bucket once copied down with `aws s3 sync`): each
+    /// manifest's signature, each file's SHA-256 and row count, each audit record's hash and the
+    /// span of the chain the manifest states. Exits 0 when everything holds, 1 naming the first
+    /// file that does not. Needs no database.
+    VerifyArchive {
+        /// The archive folder.
+        folder: std::path::PathBuf,
+        /// The server's archive signing key (`opledger audit public-key`): every manifest must be
+        /// signed by it. Without it, each manifest is checked against the key it names.
+        #[arg(long)]
+        public_key: Option<String>,
+    },
+    /// Print the public key the archive's manifests are signed with, derived from OPLEDGER_SECRET_KEY.
+    PublicKey {
+        #[command(flatten)]
+        secret: SecretArgs,
+    },
 }
 
 pub(super) async fn run(command: AuditCommand) -> anyhow::Result<()> {
@@ -53,6 +71,30 @@ pub(super) async fn run(command: AuditCommand) -> anyhow::Result<()> {
                 out.write_all(&lines)?;
             }
             out.flush()?;
+            Ok(())
+        }
+        AuditCommand::VerifyArchive { folder, public_key } => {
+            let check = crate::server::archive::verify::verify_folder(&folder, public_key.as_deref())
+                .map_err(|why| anyhow::anyhow!("the archive does not hold: {why}"))?;
+            println!(
+                "OK: {} files, {} operations, {} audit records; signed by {}",
+                check.files,
+                check.operations,
+                check.audit_records,
+                if check.keys.is_empty() {
+                    "no key (the archive is empty)".to_owned()
+                } else {
+                    check.keys.join(", ")
+                }
+            );
+            Ok(())
+        }
+        AuditCommand::PublicKey { secret } => {
+            let key = secret
+                .secret_key
+                .context("no OPLEDGER_SECRET_KEY is set: the archive's key is derived from it")?;
+            let secrets = crate::server::ledger::secrets::SecretBox::from_hex(&key)?;
+            println!("{}", secrets.archive_signer().public_key());
             Ok(())
         }
         AuditCommand::Verify { file, partial } => {

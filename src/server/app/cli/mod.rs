@@ -1,5 +1,5 @@
 //! The command line: `opledger serve`, `migrate`, `reconcile`, `sandbox`, `demo`, `token`, `user`,
-//! `provider`, `sso`, `webhook`, `notify`, `template`, `audit` and `openapi`, with their options and environment variables.
+//! `provider`, `sso`, `webhook`, `notify`, `template`, `retention`, `audit` and `openapi`, with their options and environment variables.
 //! Each subcommand's file holds its arguments and what it does; `options` holds the option groups
 //! several of them share.
 
@@ -11,6 +11,7 @@ mod openapi;
 mod options;
 mod provider;
 mod reconcile;
+mod retention;
 mod sandbox;
 mod serve;
 mod sso;
@@ -55,9 +56,14 @@ pub enum Command {
     /// Settle unknown results: look them up at the provider, re-send with the same key while it is
     /// remembered, hand the rest to a person.
     Reconcile(reconcile::ReconcileArgs),
-    /// Export a tenant's audit history, or verify an exported history offline.
+    /// Export a tenant's audit history, verify an exported history or an archive offline, print the
+    /// archive's signing key.
     #[command(subcommand)]
     Audit(audit::AuditCommand),
+    /// Keep a tenant's closed operations hot for some days, then move them to its archive (Parquet
+    /// files with signed manifests, in a folder or an S3 bucket).
+    #[command(subcommand)]
+    Retention(retention::RetentionCommand),
     /// Manage the API tokens that agents and tools use for the ledger API.
     #[command(subcommand)]
     Token(token::TokenCommand),
@@ -100,6 +106,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Sandbox(args) => sandbox::run(args).await,
         Command::Reconcile(args) => reconcile::run(args).await,
         Command::Audit(command) => audit::run(command).await,
+        Command::Retention(command) => retention::run(command).await,
         Command::Token(command) => token::run(command).await,
         Command::Demo(database) => demo::run(database).await,
         Command::User(command) => user::run(command).await,

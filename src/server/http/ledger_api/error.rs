@@ -78,6 +78,7 @@ impl From<LedgerError> for ApiError {
             LedgerError::Invalid(message) => ApiError::Invalid(message),
             LedgerError::InvalidField { field, problem } => ApiError::invalid_field(field, problem),
             LedgerError::Contended => ApiError::Contended,
+            LedgerError::Unavailable(message) => ApiError::Unavailable(message),
             LedgerError::Store(store) => ApiError::Internal(store),
         }
     }

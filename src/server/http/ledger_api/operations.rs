@@ -28,7 +28,9 @@ use crate::domain::{
 };
 use crate::server::clock::now;
 use crate::server::http::state::AppState;
+use crate::server::ledger::LedgerError;
 use crate::server::ledger::{RegisterRequest, Registration};
+use crate::server::store::StoreError;
 
 /// A request to record an operation before anything is sent.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -78,7 +80,9 @@ fn check_name(field: &str, value: &str) -> Result<String, ApiError> {
     } else {
         Err(ApiError::invalid_field(
             field,
-            format!("must be 1 to 64 lowercase letters, digits or '_' (for example \"refund\"), got {value:?}"),
+            format!(
+                "must be 1 to 64 lowercase letters, digits or '_' (for example \"refund\"), got {value:?}"
+            ),
         ))
     }
 }
@@ -131,7 +135,12 @@ pub async fn history(
     tenant: &TenantId,
     op_id: &OpId,
 ) -> Result<OperationHistory, ApiError> {
-    state.ledger.reads().operation_history(tenant, op_id).await?.ok_or(ApiError::NotFound)
+    if let Some(hot) = state.ledger.reads().operation_history(tenant, op_id).await? {
+        return Ok(hot);
+    }
+    let archived = state.ledger.archived_history(tenant, op_id).await.map_err(LedgerError::from)?;
+    let archived = archived.ok_or(ApiError::NotFound)?;
+    archived.operation.history().map_err(|error| ApiError::Internal(StoreError::Corrupt(error.to_string())))
 }
 
 /// Record an operation before anything is sent.
@@ -441,10 +450,9 @@ pub async fn record_outcome(
     ApiJson(body): ApiJson<OutcomeBody>,
 ) -> Result<Json<OperationAnswer>, ApiError> {
     let op_id = op_id_of(&op_id)?;
-    let attempt = attempt
-        .parse::<u32>()
-        .map(AttemptNumber)
-        .map_err(|_| ApiError::invalid_field("attempt", format!("must be a positive number, got {attempt:?}")))?;
+    let attempt = attempt.parse::<u32>().map(AttemptNumber).map_err(|_| {
+        ApiError::invalid_field("attempt", format!("must be a positive number, got {attempt:?}"))
+    })?;
     let report = AttemptReport {
         http_status: body.http_status,
         latency_ms: body.latency_ms,

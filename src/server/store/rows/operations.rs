@@ -161,8 +161,10 @@ const INSERT_OPERATION: &str = "insert into operations (tenant, op_id, kind, sub
     compensates, version, created_at_us, updated_at_us, state, key_first_sent_at_us, approved_by, \
     approved_fingerprint, approval_granted_at_us, approval_expires_at_us, open_attempt, last_attempt, \
     last_failure, cancel_requested, failure_reason, server_sends, retry_of, action, after_5xx) \
-    values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 1, $14, $14, $15, $16, $17, $18, $19, \
-    $20, $21, $22, $23, $24, $25, $26, $27, $28, $29) on conflict (tenant, op_id) do nothing returning ";
+    select $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 1, $14, $14, $15, $16, $17, $18, $19, \
+    $20, $21, $22, $23, $24, $25, $26, $27, $28, $29 \
+    where not exists (select 1 from archived_operations k where k.tenant = $1 and k.op_id = $2) \
+    on conflict (tenant, op_id) do nothing returning ";
 
 const UPDATE_OPERATION: &str = "update operations set state = $1, key_first_sent_at_us = $2, \
     approved_by = $3, approved_fingerprint = $4, approval_granted_at_us = $5, approval_expires_at_us = $6, \
@@ -172,7 +174,8 @@ const UPDATE_OPERATION: &str = "update operations set state = $1, key_first_sent
     accepted_at_us = case when $1 = 'accepted' then coalesce(accepted_at_us, $12) else accepted_at_us end \
     where tenant = $13 and op_id = $14 and version = $15 returning ";
 
-/// Records `new`, unless its op id is taken, returning the row it wrote ([`OPERATION_COLUMNS`]).
+/// Records `new`, unless its op id is taken, by a hot operation or an archived one, returning the
+/// row it wrote ([`OPERATION_COLUMNS`]).
 pub(in crate::server::store) fn operation_insert(new: &NewOperation) -> QueryText {
     let amount = new.params.money("amount");
     let mut values = vec![

@@ -1,0 +1,315 @@
+//! Retention: each tenant says how many days it keeps closed operations hot and where its archive
+//! is; a sweep moves what is due there. A sweep holds the tenant's lease (another instance's sweep
+//! waits for it), first finishes what a stopped sweep left (removes a file it never sealed, deletes
+//! the hot rows of operations whose keys it committed), then, a batch at a time: reads the
+//! operations closed before the cutoff, writes their Parquet file and signed manifest, reads the
+//! file back and checks its SHA-256, commits the manifest with the operations' keys, and only then
+//! deletes their hot rows. An archive that cannot be reached stops the sweep before anything is
+//! deleted; killed at any point, a sweep run again loses nothing and archives nothing twice.
+
+use bytes::Bytes;
+use chrono::{DateTime, Duration, Utc};
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use super::{Ledger, LedgerError};
+use crate::domain::archive::{
+    chain_span, check_retention_days, ArchiveLocation, ArchivedOperation, Manifest, MANIFEST_FORMAT,
+};
+use crate::domain::ids::{Actor, OpId, TenantId};
+use crate::server::archive::{file, manifest_path, Archive, ArchiveError};
+use crate::server::clock::now;
+use crate::server::store::archive::{ArchivedKey, RetentionPolicy};
+use crate::server::store::StoreError;
+
+/// How long a sweep's lease lasts without progress: another instance takes over after it.
+const SWEEP_LEASE: Duration = Duration::minutes(5);
+
+/// How many operations one archive file holds, unless the caller says otherwise.
+pub const DEFAULT_BATCH: u32 = 2_000;
+
+/// Why retention could not do what was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum RetentionError {
+    #[error("{field}: {problem}")]
+    Invalid { field: &'static str, problem: String },
+    #[error("the tenant has no retention set: set one first (opledger retention set)")]
+    NoPolicy,
+    #[error("no OPLEDGER_SECRET_KEY is set: the archive's manifests are signed with a key derived from it")]
+    NoSigningKey,
+    #[error("another sweep of this tenant is running (held by {0}); it is not started twice")]
+    Busy(String),
+    #[error(transparent)]
+    Archive(#[from] ArchiveError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<RetentionError> for LedgerError {
+    fn from(error: RetentionError) -> Self {
+        match error {
+            RetentionError::Invalid { field, problem } => LedgerError::InvalidField { field, problem },
+            RetentionError::Store(error) => LedgerError::Store(error),
+            RetentionError::Archive(error) => LedgerError::Unavailable(format!(
+                "the operation is archived and its archive cannot be read now: {error}"
+            )),
+            other => LedgerError::Invalid(other.to_string()),
+        }
+    }
+}
+
+/// What a sweep did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SweepReport {
+    /// Operations archived by this sweep.
+    pub archived: u64,
+    /// Archive files it wrote.
+    pub files: u64,
+    /// Unsealed files of a stopped sweep that it removed.
+    pub abandoned_files: u64,
+}
+
+/// An archived operation read back from its file.
+#[derive(Debug, Clone)]
+pub struct ArchivedHistory {
+    pub key: ArchivedKey,
+    pub operation: ArchivedOperation,
+}
+
+impl Ledger {
+    /// Sets `tenant`'s retention: closed operations leave the hot tables `days` after they closed,
+    /// for the archive at `archive_url`. Refused, changing nothing, for a retention outside 1 to
+    /// 36500 days, an archive URL that is not one, or an endpoint the egress policy refuses.
+    pub async fn set_retention(
+        &self,
+        tenant: &TenantId,
+        actor: &Actor,
+        days: i64,
+        archive_url: &str,
+    ) -> Result<RetentionPolicy, RetentionError> {
+        let days = check_retention_days(days)
+            .map_err(|problem| RetentionError::Invalid { field: "days", problem })?;
+        ArchiveLocation::parse(archive_url)
+            .map_err(|problem| RetentionError::Invalid { field: "archive_url", problem })?;
+        Archive::open(archive_url, self.egress()).await.map_err(|error| match error {
+            ArchiveError::Refused(problem) => RetentionError::Invalid { field: "archive_url", problem },
+            other => RetentionError::Archive(other),
+        })?;
+        let policy = RetentionPolicy {
+            tenant: tenant.clone(),
+            days,
+            archive_url: archive_url.trim().to_owned(),
+            updated_by: actor.name.clone(),
+            updated_at: now(),
+        };
+        let evidence = json!({"days": days, "archive_url": policy.archive_url});
+        let audit = Self::action_entry(tenant, actor, "set_retention", evidence);
+        self.store.set_retention_policy(policy.clone(), audit).await?;
+        Ok(policy)
+    }
+
+    /// Ends `tenant`'s retention: nothing more is archived.
+    pub async fn remove_retention(&self, tenant: &TenantId, actor: &Actor) -> Result<(), RetentionError> {
+        let audit = Self::action_entry(tenant, actor, "remove_retention", json!({}));
+        match self.store.remove_retention_policy(tenant, audit).await {
+            Err(StoreError::NotFound) => Err(RetentionError::NoPolicy),
+            other => Ok(other?),
+        }
+    }
+
+    /// `tenant`'s retention, if it set one.
+    pub async fn retention(&self, tenant: &TenantId) -> Result<Option<RetentionPolicy>, StoreError> {
+        self.store.retention_policy(tenant).await
+    }
+
+    /// Archives `tenant`'s operations closed before `now` less its retention, `batch` to a file,
+    /// as `holder` (the instance's name), telling `progress` the count archived after each file.
+    /// With `take_over`, the lease of a sweep that stopped without releasing it is taken at once;
+    /// should that sweep still run, an operation is still sealed in one file only.
+    pub async fn sweep(
+        &self,
+        tenant: &TenantId,
+        holder: &str,
+        now: DateTime<Utc>,
+        batch: u32,
+        take_over: bool,
+        mut progress: impl FnMut(u64),
+    ) -> Result<SweepReport, RetentionError> {
+        let policy = self.store.retention_policy(tenant).await?.ok_or(RetentionError::NoPolicy)?;
+        let signer = self.secrets.as_ref().ok_or(RetentionError::NoSigningKey)?.archive_signer().clone();
+        let archive = Archive::open(&policy.archive_url, self.egress()).await?;
+        if !self.store.take_sweep_lease(tenant, holder, now, now + SWEEP_LEASE, take_over).await? {
+            let holder =
+                self.store.sweep_status(tenant).await?.and_then(|status| status.holder).unwrap_or_default();
+            return Err(RetentionError::Busy(holder));
+        }
+        let mut report = SweepReport::default();
+        let swept = self
+            .sweep_holding(
+                tenant,
+                holder,
+                now,
+                batch.max(1),
+                &policy,
+                &archive,
+                &signer,
+                &mut report,
+                &mut progress,
+            )
+            .await;
+        let error = swept.as_ref().err().map(ToString::to_string);
+        self.store.end_sweep(tenant, holder, super::now(), report.archived, error).await?;
+        swept.map(|()| report)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn sweep_holding(
+        &self,
+        tenant: &TenantId,
+        holder: &str,
+        now: DateTime<Utc>,
+        batch: u32,
+        policy: &RetentionPolicy,
+        archive: &Archive,
+        signer: &crate::server::archive::signing::ArchiveSigner,
+        report: &mut SweepReport,
+        progress: &mut impl FnMut(u64),
+    ) -> Result<(), RetentionError> {
+        for unfinished in self.store.unfinished_archives(tenant).await? {
+            let left = Archive::open(&unfinished.location, self.egress()).await?;
+            left.remove(&manifest_path(&unfinished.object_path)).await?;
+            left.remove(&unfinished.object_path).await?;
+            self.store.drop_archive(tenant, &unfinished.id).await?;
+            report.abandoned_files += 1;
+        }
+        while self.store.remove_archived(tenant, batch).await? > 0 {}
+        self.seal_audit(Some(tenant)).await?;
+        let cutoff = now - Duration::days(i64::from(policy.days));
+        loop {
+            let operations = self.store.archivable(tenant, cutoff, batch).await?;
+            if operations.is_empty() {
+                return Ok(());
+            }
+            let id = format!(
+                "{}-{}",
+                super::now().format("%Y%m%dT%H%M%S%.6fZ"),
+                &uuid::Uuid::new_v4().simple().to_string()[..8]
+            );
+            let closed_to = operations.iter().map(|operation| operation.closed_at).max().unwrap_or(now);
+            let object_path = format!("{tenant}/operations/{}/{id}.parquet", closed_to.format("%Y/%m"));
+            self.store
+                .claim_archive(crate::server::store::archive::ArchiveRecord {
+                    tenant: tenant.clone(),
+                    id: id.clone(),
+                    location: policy.archive_url.clone(),
+                    object_path: object_path.clone(),
+                    sealed: false,
+                    operations: operations.len() as u64,
+                    manifest: None,
+                    created_at: super::now(),
+                })
+                .await?;
+            let written = self.write_file(archive, signer, tenant, &id, &object_path, &operations).await;
+            let signed = match written {
+                Ok(signed) => signed,
+                Err(error) => {
+                    self.abandon(archive, tenant, &id, &object_path).await;
+                    return Err(error);
+                }
+            };
+            let evidence = json!({
+                "archive": id,
+                "object": object_path,
+                "operations": operations.len(),
+                "sha256": signed.manifest.sha256,
+                "closed_before": cutoff,
+            });
+            let audit = Self::action_entry(tenant, &Actor::system(holder), "archive_operations", evidence);
+            if let Err(error) = self.store.seal_archive(tenant, &id, &signed, &operations, audit).await {
+                self.abandon(archive, tenant, &id, &object_path).await;
+                return Err(error.into());
+            }
+            report.files += 1;
+            report.archived += operations.len() as u64;
+            while self.store.remove_archived(tenant, batch).await? > 0 {}
+            progress(report.archived);
+            if !self.store.sweep_progress(tenant, holder, report.archived, super::now() + SWEEP_LEASE).await?
+            {
+                return Err(RetentionError::Busy("another instance, after this one's lease ran out".into()));
+            }
+        }
+    }
+
+    /// Writes the file of `operations` and its signed manifest, and reads the file back to check it.
+    async fn write_file(
+        &self,
+        archive: &Archive,
+        signer: &crate::server::archive::signing::ArchiveSigner,
+        tenant: &TenantId,
+        id: &str,
+        object_path: &str,
+        operations: &[ArchivedOperation],
+    ) -> Result<crate::domain::archive::SignedManifest, RetentionError> {
+        let bytes = file::write(operations)?;
+        let sha256 = hex::encode(Sha256::digest(&bytes));
+        let manifest = Manifest {
+            format: MANIFEST_FORMAT.to_owned(),
+            tenant: tenant.clone(),
+            archive_id: id.to_owned(),
+            object: object_path.to_owned(),
+            operations: operations.len() as u64,
+            chain: chain_span(operations),
+            closed_from: operations.iter().map(|operation| operation.closed_at).min().unwrap_or_default(),
+            closed_to: operations.iter().map(|operation| operation.closed_at).max().unwrap_or_default(),
+            sha256: sha256.clone(),
+            created_at: super::now(),
+            public_key: String::new(),
+        };
+        let signed = signer.sign(manifest);
+        archive.put(object_path, bytes).await?;
+        let manifest_text = serde_json::to_vec_pretty(&signed).expect("a manifest is plain data");
+        archive.put(&manifest_path(object_path), Bytes::from(manifest_text)).await?;
+        let read_back = archive.get(object_path).await?;
+        if hex::encode(Sha256::digest(&read_back)) != sha256 {
+            return Err(
+                ArchiveError::Corrupt(format!("{object_path} did not read back as it was written")).into()
+            );
+        }
+        Ok(signed)
+    }
+
+    /// Removes a file that will not be sealed, as far as the archive can be reached; a file left
+    /// behind is removed by the next sweep, which finds its claim.
+    async fn abandon(&self, archive: &Archive, tenant: &TenantId, id: &str, object_path: &str) {
+        let removed = async {
+            archive.remove(&manifest_path(object_path)).await?;
+            archive.remove(object_path).await?;
+            self.store.drop_archive(tenant, id).await.map_err(RetentionError::from)
+        };
+        if let Err(error) = removed.await {
+            tracing::warn!(%tenant, archive = id, %error, "an unsealed archive file is left for the next sweep to remove");
+        }
+    }
+
+    /// The archived operation `op_id` of `tenant`, read back from its file; `None` when it was never
+    /// archived.
+    pub async fn archived_history(
+        &self,
+        tenant: &TenantId,
+        op_id: &OpId,
+    ) -> Result<Option<ArchivedHistory>, RetentionError> {
+        let Some(key) = self.store.archived_key(tenant, op_id).await? else { return Ok(None) };
+        self.read_archived(key).await.map(Some)
+    }
+
+    /// The operation `key` names, read from its file.
+    pub(super) async fn read_archived(&self, key: ArchivedKey) -> Result<ArchivedHistory, RetentionError> {
+        let archive = Archive::open(&key.location, self.egress()).await?;
+        let operations = file::read(archive.get(&key.object_path).await?)?;
+        let operation = operations
+            .into_iter()
+            .find(|operation| operation.op_id == key.op_id)
+            .ok_or_else(|| ArchiveError::Missing(format!("{} in {}", key.op_id, key.object_path)))?;
+        Ok(ArchivedHistory { key, operation })
+    }
+}

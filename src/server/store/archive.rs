@@ -1,0 +1,684 @@
+//! What retention keeps, on both engines: each tenant's retention policy, the sweep's lease and
+//! progress, the archive files with their manifests, and the keys of archived operations (with the
+//! order and external ids the console searches by), which stay for ever. The hot rows of an
+//! operation leave only after its key is committed, in a later transaction, so that a registration
+//! that races a sweep finds either the hot operation or its key, never neither.
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+
+use super::StoreError;
+use crate::domain::archive::{ArchivedOperation, SignedManifest};
+use crate::domain::audit::AuditEntry;
+use crate::domain::ids::{OpId, TenantId};
+use crate::domain::machine::State;
+use crate::domain::params::Fingerprint;
+
+/// A tenant's retention: closed operations are archived `days` after they closed, to `archive_url`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RetentionPolicy {
+    pub tenant: TenantId,
+    pub days: u32,
+    pub archive_url: String,
+    pub updated_by: String,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// Where the last sweep of a tenant got, and who sweeps it now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SweepStatus {
+    pub holder: Option<String>,
+    pub lease_until: Option<DateTime<Utc>>,
+    pub started_at: Option<DateTime<Utc>>,
+    pub finished_at: Option<DateTime<Utc>>,
+    /// Operations the last sweep archived (so far, while it runs).
+    pub archived: u64,
+    pub last_error: Option<String>,
+}
+
+/// An archive file as the ledger knows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArchiveRecord {
+    pub tenant: TenantId,
+    pub id: String,
+    /// The archive URL it was written to (a tenant may change its archive; each file keeps its own).
+    pub location: String,
+    pub object_path: String,
+    /// `writing` until its manifest is committed, then `sealed`.
+    pub sealed: bool,
+    pub operations: u64,
+    pub manifest: Option<SignedManifest>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// The key an archived operation leaves in the hot database, with where its history went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArchivedKey {
+    pub tenant: TenantId,
+    pub op_id: OpId,
+    pub kind: String,
+    pub subject: String,
+    pub provider: String,
+    pub fingerprint: Fingerprint,
+    pub state: State,
+    pub created_at: DateTime<Utc>,
+    pub closed_at: DateTime<Utc>,
+    pub archive_id: String,
+    pub location: String,
+    pub object_path: String,
+}
+
+#[async_trait]
+pub trait ArchiveStore: Send + Sync {
+    /// The tenant's retention, if it set one.
+    async fn retention_policy(&self, tenant: &TenantId) -> Result<Option<RetentionPolicy>, StoreError>;
+
+    /// Sets (or replaces) the tenant's retention, with its audit entry.
+    async fn set_retention_policy(
+        &self,
+        policy: RetentionPolicy,
+        audit: AuditEntry,
+    ) -> Result<(), StoreError>;
+
+    /// Ends the tenant's retention: nothing more is archived; what was archived stays archived.
+    async fn remove_retention_policy(&self, tenant: &TenantId, audit: AuditEntry) -> Result<(), StoreError>;
+
+    /// Takes the tenant's sweep lease for `holder` until `until`, unless another holder has it
+    /// beyond `now` (or whatever it holds, when `take_over`); `true` when taken (or renewed). A new
+    /// lease starts the progress from zero.
+    async fn take_sweep_lease(
+        &self,
+        tenant: &TenantId,
+        holder: &str,
+        now: DateTime<Utc>,
+        until: DateTime<Utc>,
+        take_over: bool,
+    ) -> Result<bool, StoreError>;
+
+    /// Records the sweep's progress and renews `holder`'s lease until `until`; `false` when the
+    /// lease is no longer `holder`'s.
+    async fn sweep_progress(
+        &self,
+        tenant: &TenantId,
+        holder: &str,
+        archived: u64,
+        until: DateTime<Utc>,
+    ) -> Result<bool, StoreError>;
+
+    /// Ends `holder`'s sweep at `at`, releasing the lease, with the error that stopped it if one did.
+    async fn end_sweep(
+        &self,
+        tenant: &TenantId,
+        holder: &str,
+        at: DateTime<Utc>,
+        archived: u64,
+        error: Option<String>,
+    ) -> Result<(), StoreError>;
+
+    /// The tenant's last or running sweep.
+    async fn sweep_status(&self, tenant: &TenantId) -> Result<Option<SweepStatus>, StoreError>;
+
+    /// Up to `limit` of the tenant's operations that may be archived now: closed before
+    /// `closed_before`, every audit entry of theirs sealed, none compensated by an operation still
+    /// hot, and not archived already; oldest closed first, each with everything recorded about it.
+    async fn archivable(
+        &self,
+        tenant: &TenantId,
+        closed_before: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<ArchivedOperation>, StoreError>;
+
+    /// Records that the archive file `record` is being written (`writing`).
+    async fn claim_archive(&self, record: ArchiveRecord) -> Result<(), StoreError>;
+
+    /// Seals the archive file `id` with its manifest and commits the keys of its operations, with
+    /// the audit entry; refused with [`StoreError::Conflict`] when one of them is archived already
+    /// (another sweep got there first).
+    async fn seal_archive(
+        &self,
+        tenant: &TenantId,
+        id: &str,
+        manifest: &SignedManifest,
+        operations: &[ArchivedOperation],
+        audit: AuditEntry,
+    ) -> Result<(), StoreError>;
+
+    /// The tenant's archive files still `writing`: left by a sweep that stopped.
+    async fn unfinished_archives(&self, tenant: &TenantId) -> Result<Vec<ArchiveRecord>, StoreError>;
+
+    /// Forgets an archive file that was never sealed.
+    async fn drop_archive(&self, tenant: &TenantId, id: &str) -> Result<(), StoreError>;
+
+    /// Deletes the hot rows of up to `limit` operations whose key is archived; how many it deleted.
+    async fn remove_archived(&self, tenant: &TenantId, limit: u32) -> Result<u64, StoreError>;
+
+    /// The key of an archived operation, with where its history is.
+    async fn archived_key(&self, tenant: &TenantId, op_id: &OpId) -> Result<Option<ArchivedKey>, StoreError>;
+
+    /// The archived operations whose op id, order or external id is exactly `term`, newest closed
+    /// first, at most `limit`.
+    async fn find_archived(
+        &self,
+        tenant: &TenantId,
+        term: &str,
+        limit: u32,
+    ) -> Result<Vec<ArchivedKey>, StoreError>;
+
+    /// The tenant's archive files, oldest first.
+    async fn archives(&self, tenant: &TenantId) -> Result<Vec<ArchiveRecord>, StoreError>;
+}
+
+/// The closed states, as SQL text.
+pub(super) const CLOSED_STATES: &str = "('succeeded', 'rejected', 'denied', 'cancelled')";
+
+pub(super) fn corrupt(what: &'static str) -> impl Fn(String) -> StoreError {
+    move |problem| StoreError::Corrupt(format!("{what}: {problem}"))
+}
+
+pub(super) const ARCHIVE_COLUMNS: &str =
+    "tenant, id, location, object_path, status, operations, manifest, created_at_us";
+
+pub(super) type ArchiveRow = (String, String, String, String, String, i64, Option<String>, i64);
+
+pub(super) fn archive_record(row: ArchiveRow) -> Result<ArchiveRecord, StoreError> {
+    let (tenant, id, location, object_path, status, operations, manifest, created_at) = row;
+    Ok(ArchiveRecord {
+        tenant: TenantId::parse(&tenant).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+        id,
+        location,
+        object_path,
+        sealed: status == "sealed",
+        operations: u64::try_from(operations).map_err(|e| corrupt("an archive's rows")(e.to_string()))?,
+        manifest: manifest
+            .map(|text| serde_json::from_str(&text))
+            .transpose()
+            .map_err(|e| corrupt("a manifest")(e.to_string()))?,
+        created_at: super::notify::time(created_at)?,
+    })
+}
+
+pub(super) const KEY_COLUMNS: &str =
+    "k.tenant, k.op_id, k.kind, k.subject, k.provider, k.fingerprint, k.state, \
+    k.created_at_us, k.closed_at_us, k.archive_id, a.location, a.object_path";
+
+#[derive(sqlx::FromRow)]
+pub(super) struct KeyRow {
+    tenant: String,
+    op_id: String,
+    kind: String,
+    subject: String,
+    provider: String,
+    fingerprint: String,
+    state: String,
+    created_at_us: i64,
+    closed_at_us: i64,
+    archive_id: String,
+    location: String,
+    object_path: String,
+}
+
+impl KeyRow {
+    pub(super) fn into_key(self) -> Result<ArchivedKey, StoreError> {
+        Ok(ArchivedKey {
+            tenant: TenantId::parse(&self.tenant).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+            op_id: OpId::parse(&self.op_id).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+            kind: self.kind,
+            subject: self.subject,
+            provider: self.provider,
+            fingerprint: Fingerprint::from_stored(self.fingerprint),
+            state: State::parse(&self.state)
+                .ok_or_else(|| corrupt("an archived state")(self.state.clone()))?,
+            created_at: super::notify::time(self.created_at_us)?,
+            closed_at: super::notify::time(self.closed_at_us)?,
+            archive_id: self.archive_id,
+            location: self.location,
+            object_path: self.object_path,
+        })
+    }
+}
+
+macro_rules! store_archive {
+    ($store:ty, $db:ty, $begin:path) => {
+        #[async_trait::async_trait]
+        impl $crate::server::store::archive::ArchiveStore for $store {
+            async fn retention_policy(
+                &self,
+                tenant: &TenantId,
+            ) -> Result<Option<$crate::server::store::archive::RetentionPolicy>, StoreError> {
+                let row: Option<(i64, String, String, i64)> = sqlx::query_as(
+                    "select days, archive_url, updated_by, updated_at_us from retention_policies where tenant = $1",
+                )
+                .bind(tenant.as_str())
+                .fetch_optional(&self.pool)
+                .await?;
+                let Some((days, archive_url, updated_by, updated_at)) = row else { return Ok(None) };
+                Ok(Some($crate::server::store::archive::RetentionPolicy {
+                    tenant: tenant.clone(),
+                    days: u32::try_from(days).map_err(|_| StoreError::Corrupt("retention days".into()))?,
+                    archive_url,
+                    updated_by,
+                    updated_at: $crate::server::store::notify::time(updated_at)?,
+                }))
+            }
+
+            async fn set_retention_policy(
+                &self,
+                policy: $crate::server::store::archive::RetentionPolicy,
+                audit: AuditEntry,
+            ) -> Result<(), StoreError> {
+                let mut tx = $begin(self).await?;
+                sqlx::query(
+                    "insert into retention_policies (tenant, days, archive_url, updated_by, updated_at_us) \
+                     values ($1, $2, $3, $4, $5) on conflict (tenant) do update set days = excluded.days, \
+                     archive_url = excluded.archive_url, updated_by = excluded.updated_by, \
+                     updated_at_us = excluded.updated_at_us",
+                )
+                .bind(policy.tenant.as_str())
+                .bind(i64::from(policy.days))
+                .bind(&policy.archive_url)
+                .bind(&policy.updated_by)
+                .bind(micros(policy.updated_at))
+                .execute(&mut *tx)
+                .await?;
+                append_audit(&mut tx, &policy.tenant, vec![audit]).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn remove_retention_policy(&self, tenant: &TenantId, audit: AuditEntry) -> Result<(), StoreError> {
+                let mut tx = $begin(self).await?;
+                let removed = sqlx::query("delete from retention_policies where tenant = $1")
+                    .bind(tenant.as_str())
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                if removed == 0 {
+                    return Err(StoreError::NotFound);
+                }
+                append_audit(&mut tx, tenant, vec![audit]).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn take_sweep_lease(
+                &self,
+                tenant: &TenantId,
+                holder: &str,
+                now: chrono::DateTime<chrono::Utc>,
+                until: chrono::DateTime<chrono::Utc>,
+                take_over: bool,
+            ) -> Result<bool, StoreError> {
+                let mut tx = $begin(self).await?;
+                let taken = sqlx::query(
+                    "insert into retention_sweeps (tenant, holder, lease_until_us, started_at_us, finished_at_us, archived, last_error) \
+                     values ($1, $2, $3, $4, null, 0, null) \
+                     on conflict (tenant) do update set holder = excluded.holder, lease_until_us = excluded.lease_until_us, \
+                     started_at_us = excluded.started_at_us, finished_at_us = null, archived = 0, last_error = null \
+                     where retention_sweeps.holder is null or retention_sweeps.holder = excluded.holder \
+                     or retention_sweeps.lease_until_us < $5",
+                )
+                .bind(tenant.as_str())
+                .bind(holder)
+                .bind(micros(until))
+                .bind(micros(now))
+                .bind(if take_over { i64::MAX } else { micros(now) })
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+                tx.commit().await?;
+                Ok(taken == 1)
+            }
+
+            async fn sweep_progress(
+                &self,
+                tenant: &TenantId,
+                holder: &str,
+                archived: u64,
+                until: chrono::DateTime<chrono::Utc>,
+            ) -> Result<bool, StoreError> {
+                let mut tx = $begin(self).await?;
+                let renewed = sqlx::query(
+                    "update retention_sweeps set archived = $1, lease_until_us = $2 where tenant = $3 and holder = $4",
+                )
+                .bind(i64::try_from(archived).unwrap_or(i64::MAX))
+                .bind(micros(until))
+                .bind(tenant.as_str())
+                .bind(holder)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+                tx.commit().await?;
+                Ok(renewed == 1)
+            }
+
+            async fn end_sweep(
+                &self,
+                tenant: &TenantId,
+                holder: &str,
+                at: chrono::DateTime<chrono::Utc>,
+                archived: u64,
+                error: Option<String>,
+            ) -> Result<(), StoreError> {
+                let mut tx = $begin(self).await?;
+                sqlx::query(
+                    "update retention_sweeps set holder = null, lease_until_us = null, finished_at_us = $1, \
+                     archived = $2, last_error = $3 where tenant = $4 and holder = $5",
+                )
+                .bind(micros(at))
+                .bind(i64::try_from(archived).unwrap_or(i64::MAX))
+                .bind(error)
+                .bind(tenant.as_str())
+                .bind(holder)
+                .execute(&mut *tx)
+                .await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn sweep_status(
+                &self,
+                tenant: &TenantId,
+            ) -> Result<Option<$crate::server::store::archive::SweepStatus>, StoreError> {
+                type Row = (Option<String>, Option<i64>, Option<i64>, Option<i64>, i64, Option<String>);
+                let row: Option<Row> = sqlx::query_as(
+                    "select holder, lease_until_us, started_at_us, finished_at_us, archived, last_error \
+                     from retention_sweeps where tenant = $1",
+                )
+                .bind(tenant.as_str())
+                .fetch_optional(&self.pool)
+                .await?;
+                let Some((holder, lease_until, started_at, finished_at, archived, last_error)) = row else {
+                    return Ok(None);
+                };
+                let time = |us: Option<i64>| us.map($crate::server::store::notify::time).transpose();
+                Ok(Some($crate::server::store::archive::SweepStatus {
+                    holder,
+                    lease_until: time(lease_until)?,
+                    started_at: time(started_at)?,
+                    finished_at: time(finished_at)?,
+                    archived: u64::try_from(archived).unwrap_or(0),
+                    last_error,
+                }))
+            }
+
+            async fn archivable(
+                &self,
+                tenant: &TenantId,
+                closed_before: chrono::DateTime<chrono::Utc>,
+                limit: u32,
+            ) -> Result<Vec<$crate::domain::archive::ArchivedOperation>, StoreError> {
+                use $crate::server::store::archive::{corrupt, CLOSED_STATES};
+                let mut connection = self.pool.acquire().await?;
+                let ids: Vec<(String,)> = sqlx::query_as(&format!(
+                    "select o.op_id from operations o where o.tenant = $1 and o.state in {CLOSED_STATES} \
+                     and o.updated_at_us < $2 \
+                     and not exists (select 1 from operations c where c.tenant = o.tenant and c.compensates = o.op_id) \
+                     and not exists (select 1 from audit_pending p where p.tenant = o.tenant and p.op_id = o.op_id) \
+                     and not exists (select 1 from archived_operations k where k.tenant = o.tenant and k.op_id = o.op_id) \
+                     order by o.updated_at_us, o.op_id limit $3"
+                ))
+                .bind(tenant.as_str())
+                .bind(micros(closed_before))
+                .bind(i64::from(limit))
+                .fetch_all(&mut *connection)
+                .await?;
+                let mut archived = Vec::with_capacity(ids.len());
+                for (op_id,) in ids {
+                    let op_id = OpId::parse(&op_id).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+                    let Some(history) = history_in(&mut connection, tenant, &op_id).await? else { continue };
+                    let trail: Vec<AuditRow> = sqlx::query_as(&format!(
+                        "select {AUDIT_COLUMNS} from audit_events where tenant = $1 and op_id = $2 order by seq"
+                    ))
+                    .bind(tenant.as_str())
+                    .bind(op_id.as_str())
+                    .fetch_all(&mut *connection)
+                    .await?;
+                    let trail = trail.into_iter().map(AuditRow::into_record).collect::<Result<Vec<_>, _>>()?;
+                    type ApprovalRow = (String, String, String, String, i64, Option<i64>);
+                    let approvals: Vec<ApprovalRow> = sqlx::query_as(
+                        "select decision, decided_by, fingerprint, reason, decided_at_us, expires_at_us \
+                         from approvals where tenant = $1 and op_id = $2 order by id",
+                    )
+                    .bind(tenant.as_str())
+                    .bind(op_id.as_str())
+                    .fetch_all(&mut *connection)
+                    .await?;
+                    let approvals = approvals
+                        .into_iter()
+                        .map(|(decision, decided_by, fingerprint, reason, decided_at, expires_at)| {
+                            serde_json::json!({
+                                "decision": decision, "decided_by": decided_by, "fingerprint": fingerprint,
+                                "reason": reason, "decided_at_us": decided_at, "expires_at_us": expires_at,
+                            })
+                        })
+                        .collect();
+                    type ConflictRow = (String, String, String, String, String, i64);
+                    let conflicts: Vec<ConflictRow> = sqlx::query_as(
+                        "select requested_params, requested_fingerprint, stored_fingerprint, diff, requested_by, \
+                         received_at_us from conflicts where tenant = $1 and op_id = $2 order by id",
+                    )
+                    .bind(tenant.as_str())
+                    .bind(op_id.as_str())
+                    .fetch_all(&mut *connection)
+                    .await?;
+                    let conflicts = conflicts
+                        .into_iter()
+                        .map(|(params, requested, stored, diff, by, at)| {
+                            let parse = |text: &str| serde_json::from_str::<serde_json::Value>(text);
+                            Ok(serde_json::json!({
+                                "requested_params": parse(&params).map_err(|e| corrupt("a conflict")(e.to_string()))?,
+                                "requested_fingerprint": requested, "stored_fingerprint": stored,
+                                "diff": parse(&diff).map_err(|e| corrupt("a conflict")(e.to_string()))?,
+                                "requested_by": by, "received_at_us": at,
+                            }))
+                        })
+                        .collect::<Result<Vec<_>, StoreError>>()?;
+                    let operation = history.operation;
+                    archived.push($crate::domain::archive::ArchivedOperation {
+                        tenant: operation.tenant,
+                        op_id: operation.op_id,
+                        kind: operation.kind,
+                        subject: operation.subject,
+                        provider: operation.provider,
+                        params: operation.params.as_value().clone(),
+                        idempotency_key: operation.idempotency_key,
+                        compensates: operation.compensates,
+                        retry_of: operation.retry_of,
+                        action: operation.action,
+                        server_sends: operation.server_sends,
+                        snapshot: operation.snapshot,
+                        accepted_at: operation.accepted_at,
+                        version: operation.version,
+                        created_at: operation.created_at,
+                        closed_at: operation.updated_at,
+                        attempts: history.attempts,
+                        external_refs: history.external_refs.iter().map(Into::into).collect(),
+                        approvals,
+                        conflicts,
+                        trail,
+                    });
+                }
+                Ok(archived)
+            }
+
+            async fn claim_archive(&self, record: $crate::server::store::archive::ArchiveRecord) -> Result<(), StoreError> {
+                let mut tx = $begin(self).await?;
+                sqlx::query(
+                    "insert into archives (tenant, id, location, object_path, status, operations, manifest, created_at_us) \
+                     values ($1, $2, $3, $4, 'writing', $5, null, $6)",
+                )
+                .bind(record.tenant.as_str())
+                .bind(&record.id)
+                .bind(&record.location)
+                .bind(&record.object_path)
+                .bind(i64::try_from(record.operations).unwrap_or(i64::MAX))
+                .bind(micros(record.created_at))
+                .execute(&mut *tx)
+                .await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn seal_archive(
+                &self,
+                tenant: &TenantId,
+                id: &str,
+                manifest: &$crate::domain::archive::SignedManifest,
+                operations: &[$crate::domain::archive::ArchivedOperation],
+                audit: AuditEntry,
+            ) -> Result<(), StoreError> {
+                let text = serde_json::to_string(manifest).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+                let mut tx = $begin(self).await?;
+                let sealed = sqlx::query(
+                    "update archives set status = 'sealed', manifest = $1 where tenant = $2 and id = $3 and status = 'writing'",
+                )
+                .bind(&text)
+                .bind(tenant.as_str())
+                .bind(id)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+                if sealed == 0 {
+                    return Err(StoreError::Conflict(format!("the archive file {id} is no longer being written")));
+                }
+                for operation in operations {
+                    sqlx::query(
+                        "insert into archived_operations (tenant, op_id, kind, subject, provider, fingerprint, state, \
+                         created_at_us, closed_at_us, archive_id) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+                    )
+                    .bind(tenant.as_str())
+                    .bind(operation.op_id.as_str())
+                    .bind(&operation.kind)
+                    .bind(&operation.subject)
+                    .bind(&operation.provider)
+                    .bind(operation.snapshot.fingerprint.as_str())
+                    .bind(operation.snapshot.state.as_str())
+                    .bind(micros(operation.created_at))
+                    .bind(micros(operation.closed_at))
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(|e| StoreError::from_unique(e, "an operation of this file was archived by another sweep"))?;
+                    for reference in &operation.external_refs {
+                        sqlx::query(
+                            "insert into archived_refs (tenant, provider, external_id, op_id) values ($1, $2, $3, $4) \
+                             on conflict (tenant, provider, external_id) do nothing",
+                        )
+                        .bind(tenant.as_str())
+                        .bind(&reference.provider)
+                        .bind(&reference.external_id)
+                        .bind(operation.op_id.as_str())
+                        .execute(&mut *tx)
+                        .await?;
+                    }
+                }
+                append_audit(&mut tx, tenant, vec![audit]).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn unfinished_archives(
+                &self,
+                tenant: &TenantId,
+            ) -> Result<Vec<$crate::server::store::archive::ArchiveRecord>, StoreError> {
+                use $crate::server::store::archive::{archive_record, ArchiveRow, ARCHIVE_COLUMNS};
+                let rows: Vec<ArchiveRow> = sqlx::query_as(&format!(
+                    "select {ARCHIVE_COLUMNS} from archives where tenant = $1 and status = 'writing' order by created_at_us, id"
+                ))
+                .bind(tenant.as_str())
+                .fetch_all(&self.pool)
+                .await?;
+                rows.into_iter().map(archive_record).collect()
+            }
+
+            async fn drop_archive(&self, tenant: &TenantId, id: &str) -> Result<(), StoreError> {
+                let mut tx = $begin(self).await?;
+                sqlx::query("delete from archives where tenant = $1 and id = $2 and status = 'writing'")
+                    .bind(tenant.as_str())
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn remove_archived(&self, tenant: &TenantId, limit: u32) -> Result<u64, StoreError> {
+                let mut tx = $begin(self).await?;
+                let ids: Vec<(String,)> = sqlx::query_as(
+                    "select o.op_id from operations o join archived_operations k \
+                     on k.tenant = o.tenant and k.op_id = o.op_id where o.tenant = $1 \
+                     order by (o.compensates is null), o.op_id limit $2",
+                )
+                .bind(tenant.as_str())
+                .bind(i64::from(limit))
+                .fetch_all(&mut *tx)
+                .await?;
+                for (op_id,) in &ids {
+                    for table in ["attempts", "external_refs", "conflicts", "approvals", "send_baselines", "operations"] {
+                        sqlx::query(&format!("delete from {table} where tenant = $1 and op_id = $2"))
+                            .bind(tenant.as_str())
+                            .bind(op_id)
+                            .execute(&mut *tx)
+                            .await?;
+                    }
+                }
+                tx.commit().await?;
+                Ok(ids.len() as u64)
+            }
+
+            async fn archived_key(
+                &self,
+                tenant: &TenantId,
+                op_id: &OpId,
+            ) -> Result<Option<$crate::server::store::archive::ArchivedKey>, StoreError> {
+                use $crate::server::store::archive::{KeyRow, KEY_COLUMNS};
+                let row: Option<KeyRow> = sqlx::query_as(&format!(
+                    "select {KEY_COLUMNS} from archived_operations k join archives a \
+                     on a.tenant = k.tenant and a.id = k.archive_id where k.tenant = $1 and k.op_id = $2"
+                ))
+                .bind(tenant.as_str())
+                .bind(op_id.as_str())
+                .fetch_optional(&self.pool)
+                .await?;
+                row.map(KeyRow::into_key).transpose()
+            }
+
+            async fn find_archived(
+                &self,
+                tenant: &TenantId,
+                term: &str,
+                limit: u32,
+            ) -> Result<Vec<$crate::server::store::archive::ArchivedKey>, StoreError> {
+                use $crate::server::store::archive::{KeyRow, KEY_COLUMNS};
+                let rows: Vec<KeyRow> = sqlx::query_as(&format!(
+                    "select {KEY_COLUMNS} from archived_operations k join archives a \
+                     on a.tenant = k.tenant and a.id = k.archive_id where k.tenant = $1 and (k.op_id = $2 or k.subject = $2 \
+                     or k.op_id in (select r.op_id from archived_refs r where r.tenant = $1 and r.external_id = $2)) \
+                     order by k.closed_at_us desc, k.op_id limit $3"
+                ))
+                .bind(tenant.as_str())
+                .bind(term)
+                .bind(i64::from(limit))
+                .fetch_all(&self.pool)
+                .await?;
+                rows.into_iter().map(KeyRow::into_key).collect()
+            }
+
+            async fn archives(
+                &self,
+                tenant: &TenantId,
+            ) -> Result<Vec<$crate::server::store::archive::ArchiveRecord>, StoreError> {
+                use $crate::server::store::archive::{archive_record, ArchiveRow, ARCHIVE_COLUMNS};
+                let rows: Vec<ArchiveRow> = sqlx::query_as(&format!(
+                    "select {ARCHIVE_COLUMNS} from archives where tenant = $1 order by created_at_us, id"
+                ))
+                .bind(tenant.as_str())
+                .fetch_all(&self.pool)
+                .await?;
+                rows.into_iter().map(archive_record).collect()
+            }
+        }
+    };
+}
+
+pub(super) use store_archive;

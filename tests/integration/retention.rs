@@ -1,0 +1,391 @@
+//! Retention and the archive (docs/retention.md) on both engines: an archived op id is answered as
+//! before (its outcome, or a 409 with the diff); an open operation is never archived; a sweep killed
+//! at any point and run again loses nothing and archives nothing twice; two sweeps at once archive
+//! each operation once; a changed file or manifest fails `verify-archive`; an archive in an
+//! S3-compatible bucket (moto's server) works like a folder; DuckDB reads the files; and bad input
+//! (0 days, an unreachable bucket, an endpoint the egress policy refuses) changes nothing.
+
+use chrono::Duration;
+use opledger::domain::ids::{Actor, TenantId};
+use opledger::domain::policy::Role;
+use opledger::server::archive::{file, verify::verify_folder};
+use opledger::server::ledger::retention::{RetentionError, SweepReport};
+use opledger::server::ledger::secrets::SecretBox;
+use opledger::server::ledger::Ledger;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::support::{TestApp, SECRET_KEY};
+
+fn acme() -> TenantId {
+    TenantId::parse("acme").unwrap()
+}
+
+fn admin() -> Actor {
+    Actor::human("ada.admin", Role::Admin)
+}
+
+/// A refund of TWD `minor` on order `n`.
+fn refund(n: usize, minor: i64) -> Value {
+    json!({
+        "op_id": format!("refund-{n}-li_1"),
+        "kind": "refund",
+        "subject": format!("order:{n}"),
+        "provider": "stripe",
+        "params": {"payment_intent": format!("pi_{n}"), "amount": {"minor": minor, "currency": "TWD"}},
+        "requested_by": "agent-7"
+    })
+}
+
+/// Registers refund `n` and reports it succeeded (as `re_<n>`); its op id.
+async fn succeeded(app: &TestApp, n: usize) -> String {
+    let (status, answer) = app.register(&refund(n, 500)).await;
+    assert_eq!(status, 201, "{answer}");
+    let op_id = format!("refund-{n}-li_1");
+    let (status, answer) = app.begin_attempt(&op_id).await;
+    assert_eq!(status, 201, "{answer}");
+    let outcome = json!({"outcome": "succeeded", "http_status": 200, "external_id": format!("re_{n}")});
+    let (status, answer) = app.report(&op_id, 1, &outcome).await;
+    assert_eq!(status, 200, "{answer}");
+    op_id
+}
+
+async fn keep_a_day(app: &TestApp, archive: &str) {
+    app.ledger.set_retention(&acme(), &admin(), 1, archive).await.expect("the retention is set");
+}
+
+/// A sweep as if it ran two days from now.
+async fn sweep_later(ledger: &Ledger, holder: &str, batch: u32) -> Result<SweepReport, RetentionError> {
+    let later = opledger::server::clock::now() + Duration::days(2);
+    ledger.sweep(&acme(), holder, later, batch, false, |_| {}).await
+}
+
+/// Every operation in the archive folder, by op id, with how many files hold it.
+fn archived_in(folder: &Path) -> BTreeMap<String, usize> {
+    let mut found = BTreeMap::new();
+    let mut stack = vec![folder.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|ext| ext == "parquet") {
+                for operation in file::read(std::fs::read(&path).unwrap().into()).unwrap() {
+                    *found.entry(operation.op_id.to_string()).or_insert(0) += 1;
+                }
+            }
+        }
+    }
+    found
+}
+
+fn folder_url(folder: &Path) -> String {
+    format!("file://{}", folder.display())
+}
+
+crate::engine_tests! {
+    an_archived_op_id_is_answered_as_before_archiving(app) {
+        let op_id = succeeded(&app, 1043).await;
+        let (_, before) = app.get_json(&format!("/api/v1/operations/{op_id}")).await;
+        let archive = tempfile::tempdir().unwrap();
+        keep_a_day(&app, &folder_url(archive.path())).await;
+
+        let now = opledger::server::clock::now();
+        let report = app.ledger.sweep(&acme(), "test", now, 100, false, |_| {}).await.unwrap();
+        assert_eq!(report.archived, 0, "closed a moment ago: not due for a day");
+        let report = sweep_later(&app.ledger, "test", 100).await.unwrap();
+        assert_eq!((report.archived, report.files), (1, 1));
+        assert_eq!(app.number("select count(*) from operations where op_id = 'refund-1043-li_1'").await, 0, "the hot row left");
+        assert_eq!(app.number("select count(*) from attempts where op_id = 'refund-1043-li_1'").await, 0);
+        assert_eq!(app.number("select count(*) from archived_operations where op_id = 'refund-1043-li_1'").await, 1);
+
+        let (status, again) = app.register(&refund(1043, 500)).await;
+        assert_eq!(status, 200, "the same intent is answered with its outcome: {again}");
+        for field in ["state", "fingerprint", "idempotency_key", "external_refs", "attempts", "created_at", "version", "amount"] {
+            assert_eq!(again[field], before[field], "{field}");
+        }
+        assert_eq!(again["state"], "succeeded");
+        let (status, read) = app.get_json(&format!("/api/v1/operations/{op_id}")).await;
+        assert_eq!(status, 200, "{read}");
+        assert_eq!(read["external_refs"], json!(["stripe/refund/re_1043"]));
+
+        let (status, refused) = app.register(&refund(1043, 900)).await;
+        assert_eq!(status, 409, "{refused}");
+        assert_eq!(refused["error"]["code"], "idempotency_conflict");
+        assert_eq!(refused["error"]["diff"][0]["field"], "amount");
+        assert_eq!(refused["error"]["diff"][0]["stored"]["minor"], 500);
+        assert_eq!(app.number("select count(*) from operations").await, 0, "no new operation under the archived op id");
+        assert_eq!(app.number("select count(*) from conflicts where op_id = 'refund-1043-li_1'").await, 1, "kept for review");
+        let (status, _) = app.begin_attempt(&op_id).await;
+        assert_ne!(status, 200, "nothing is sent for an archived operation");
+
+        let (status, other) = app.get_as(&app.other_token, &format!("/api/v1/operations/{op_id}")).await;
+        assert_eq!(status, 404, "another tenant sees nothing: {other}");
+    }
+
+    an_open_operation_is_never_archived(app) {
+        let closed = succeeded(&app, 1).await;
+        app.register(&refund(2, 500)).await;
+        app.register(&refund(3, 500)).await;
+        app.begin_attempt("refund-3-li_1").await;
+        app.register(&refund(4, 500)).await;
+        app.begin_attempt("refund-4-li_1").await;
+        app.report("refund-4-li_1", 1, &json!({"outcome": "timeout"})).await;
+        app.hold_large_refunds().await;
+        app.register(&refund(5, 500_000)).await;
+        app.register(&refund(6, 500)).await;
+        app.begin_attempt("refund-6-li_1").await;
+        app.report("refund-6-li_1", 1, &json!({"outcome": "accepted", "external_id": "re_6"})).await;
+        let open = ["refund-2-li_1", "refund-3-li_1", "refund-4-li_1", "refund-5-li_1", "refund-6-li_1"];
+        let archive = tempfile::tempdir().unwrap();
+        keep_a_day(&app, &folder_url(archive.path())).await;
+        app.tamper("update operations set updated_at_us = updated_at_us - 86400000000000").await;
+        let report = sweep_later(&app.ledger, "test", 100).await.unwrap();
+        assert_eq!(report.archived, 1);
+        assert_eq!(archived_in(archive.path()).into_keys().collect::<Vec<_>>(), [closed]);
+        for op_id in open {
+            let (status, read) = app.get_json(&format!("/api/v1/operations/{op_id}")).await;
+            assert_eq!(status, 200, "{op_id}: {read}");
+            assert!(["planned", "submitted", "unknown", "pending_approval", "accepted"].contains(&read["state"].as_str().unwrap()), "{read}");
+            let hot = app.number(&format!("select count(*) from operations where op_id = '{op_id}'")).await;
+            assert_eq!(hot, 1, "{op_id} stays hot");
+        }
+    }
+
+    a_sweep_killed_at_any_point_and_run_again_loses_nothing_and_duplicates_nothing(app) {
+        const OPERATIONS: usize = 40;
+        let mut closed = Vec::new();
+        for n in 0..OPERATIONS {
+            closed.push(succeeded(&app, 100 + n).await);
+        }
+        let archive = tempfile::tempdir().unwrap();
+        keep_a_day(&app, &folder_url(archive.path())).await;
+        app.tamper("update operations set updated_at_us = updated_at_us - 172800000000").await;
+        let sweep = |take_over: bool| {
+            let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_opledger"));
+            command
+                .args(["retention", "sweep", "--tenant", "acme", "--batch", "1"])
+                .env("OPLEDGER_DATABASE_URL", app.database.url())
+                .env("OPLEDGER_SECRET_KEY", SECRET_KEY)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null());
+            if take_over {
+                command.arg("--take-over");
+            }
+            command
+        };
+        for delay_ms in [150, 300, 450, 600] {
+            let mut child = sweep(true).spawn().unwrap();
+            tokio::time::sleep(std::time::Duration::from_millis(delay_ms)).await;
+            child.kill().unwrap();
+            child.wait().unwrap();
+        }
+        let refused = sweep(false).output().unwrap();
+        let finished = if refused.status.success() { refused } else { sweep(true).output().unwrap() };
+        assert!(finished.status.success(), "{}", String::from_utf8_lossy(&finished.stderr));
+
+        let found = archived_in(archive.path());
+        assert_eq!(found.len(), OPERATIONS, "every operation is archived");
+        assert!(found.values().all(|&files| files == 1), "each in one file only: {found:?}");
+        assert_eq!(found.into_keys().collect::<Vec<_>>(), { let mut sorted = closed.clone(); sorted.sort(); sorted });
+        assert_eq!(app.number("select count(*) from operations").await, 0);
+        assert_eq!(app.number("select count(*) from archived_operations").await, OPERATIONS as i64);
+        assert_eq!(app.number("select count(*) from archives where status <> 'sealed'").await, 0);
+        let check = verify_folder(archive.path(), None).expect("the archive holds, with no file left unsealed");
+        assert_eq!(check.operations, OPERATIONS as u64);
+        for op_id in closed {
+            let (status, again) = app.register(&refund(op_id[7..].split('-').next().unwrap().parse().unwrap(), 500)).await;
+            assert_eq!((status, again["state"].as_str()), (200, Some("succeeded")), "{op_id}");
+        }
+    }
+
+    two_sweeps_at_once_archive_each_operation_once(app) {
+        const OPERATIONS: usize = 30;
+        for n in 0..OPERATIONS {
+            succeeded(&app, 200 + n).await;
+        }
+        let archive = tempfile::tempdir().unwrap();
+        keep_a_day(&app, &folder_url(archive.path())).await;
+        let other = Ledger::new(opledger::server::store::connect(app.database.url()).await.unwrap())
+            .with_secrets(SecretBox::from_hex(SECRET_KEY).unwrap());
+        let (first, second) = tokio::join!(sweep_later(&app.ledger, "instance-a", 2), sweep_later(&other, "instance-b", 2));
+        let archived: u64 = [&first, &second].iter().filter_map(|result| result.as_ref().ok()).map(|report| report.archived).sum();
+        for result in [&first, &second] {
+            assert!(matches!(result, Ok(_) | Err(RetentionError::Busy(_))), "{result:?}");
+        }
+        assert_eq!(archived, OPERATIONS as u64);
+        let found = archived_in(archive.path());
+        assert_eq!(found.len(), OPERATIONS);
+        assert!(found.values().all(|&files| files == 1), "{found:?}");
+
+        // Even a sweep that took the lease over while another ran seals each operation once.
+        for n in 0..OPERATIONS {
+            succeeded(&app, 300 + n).await;
+        }
+        let later = opledger::server::clock::now() + Duration::days(2);
+        let tenant = acme();
+        let (first, second) = tokio::join!(
+            app.ledger.sweep(&tenant, "instance-a", later, 1, true, |_| {}),
+            other.sweep(&tenant, "instance-b", later, 1, true, |_| {}),
+        );
+        for result in [first, second] {
+            assert!(matches!(result, Ok(_) | Err(RetentionError::Busy(_)) | Err(RetentionError::Store(_))), "{result:?}");
+        }
+        sweep_later(&app.ledger, "instance-c", 100).await.unwrap();
+        let found = archived_in(archive.path());
+        assert_eq!(found.len(), 2 * OPERATIONS);
+        assert!(found.values().all(|&files| files == 1), "{found:?}");
+        assert_eq!(app.number("select count(*) from operations").await, 0);
+        verify_folder(archive.path(), None).expect("the archive holds");
+    }
+
+    a_changed_archive_file_or_manifest_fails_verify_archive(app) {
+        for n in 0..3 {
+            succeeded(&app, 400 + n).await;
+        }
+        let archive = tempfile::tempdir().unwrap();
+        keep_a_day(&app, &folder_url(archive.path())).await;
+        sweep_later(&app.ledger, "test", 100).await.unwrap();
+        let key = SecretBox::from_hex(SECRET_KEY).unwrap().archive_signer().public_key();
+        let check = verify_folder(archive.path(), Some(&key)).unwrap();
+        assert_eq!((check.files, check.operations), (1, 3));
+        assert!(check.audit_records >= 9, "register, begin and outcome of each: {check:?}");
+
+        let verify = |folder: &Path, key: Option<&str>| {
+            let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_opledger"));
+            command.args(["audit", "verify-archive"]).arg(folder);
+            if let Some(key) = key {
+                command.args(["--public-key", key]);
+            }
+            command.output().unwrap()
+        };
+        let passed = verify(archive.path(), Some(&key));
+        assert!(passed.status.success(), "{}", String::from_utf8_lossy(&passed.stderr));
+        assert!(String::from_utf8_lossy(&passed.stdout).starts_with("OK: 1 files, 3 operations"));
+
+        let parquet = walk(archive.path(), ".parquet");
+        let manifest = walk(archive.path(), ".manifest.json");
+        let original = std::fs::read(&parquet).unwrap();
+        let mut changed = original.clone();
+        let middle = changed.len() / 2;
+        changed[middle] ^= 0x01;
+        std::fs::write(&parquet, &changed).unwrap();
+        let failed = verify(archive.path(), None);
+        assert_eq!(failed.status.code(), Some(1));
+        assert!(String::from_utf8_lossy(&failed.stderr).contains("the file was changed"), "{}", String::from_utf8_lossy(&failed.stderr));
+        std::fs::write(&parquet, &original).unwrap();
+
+        let text = std::fs::read_to_string(&manifest).unwrap();
+        let mut signed: Value = serde_json::from_str(&text).unwrap();
+        signed["manifest"]["operations"] = json!(2);
+        std::fs::write(&manifest, serde_json::to_string(&signed).unwrap()).unwrap();
+        assert!(verify_folder(archive.path(), None).unwrap_err().contains("signature does not match"));
+        std::fs::write(&manifest, &text).unwrap();
+
+        let other_key = SecretBox::from_hex(&"ab".repeat(32)).unwrap().archive_signer().public_key();
+        assert!(verify_folder(archive.path(), Some(&other_key)).unwrap_err().contains("not by the pinned key"));
+        std::fs::remove_file(&manifest).unwrap();
+        assert!(verify_folder(archive.path(), None).unwrap_err().contains("no manifest"));
+    }
+
+    bad_input_is_refused_and_changes_nothing(app) {
+        succeeded(&app, 500).await;
+        let archive = tempfile::tempdir().unwrap();
+        let url = folder_url(archive.path());
+        for (days, field) in [(0, "days"), (-1, "days"), (36_501, "days")] {
+            let refused = app.ledger.set_retention(&acme(), &admin(), days, &url).await.unwrap_err();
+            assert!(matches!(&refused, RetentionError::Invalid { field: f, .. } if *f == field), "{refused}");
+        }
+        for bad in ["relative/folder", "https://example.com/archive", "s3://shop?endpoint=http://10.1.2.3:9000", "s3://shop?endpoint=http://169.254.169.254"] {
+            let refused = app.ledger.set_retention(&acme(), &admin(), 30, bad).await.unwrap_err();
+            assert!(matches!(&refused, RetentionError::Invalid { field: "archive_url", .. }), "{bad}: {refused}");
+        }
+        assert_eq!(app.ledger.retention(&acme()).await.unwrap(), None, "nothing was set");
+        assert!(matches!(sweep_later(&app.ledger, "test", 10).await, Err(RetentionError::NoPolicy)));
+
+        let closed_port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        std::env::set_var("AWS_ACCESS_KEY_ID", "testing");
+        std::env::set_var("AWS_SECRET_ACCESS_KEY", "testing");
+        let unreachable = format!("s3://shop-archive/ledger?endpoint=http://127.0.0.1:{closed_port}");
+        app.ledger.set_retention(&acme(), &admin(), 1, &unreachable).await.expect("a bucket is not reached when it is set");
+        let stopped = sweep_later(&app.ledger, "test", 10).await.unwrap_err();
+        assert!(matches!(stopped, RetentionError::Archive(_)), "{stopped}");
+        assert_eq!(app.number("select count(*) from operations").await, 1, "nothing is deleted");
+        assert_eq!(app.number("select count(*) from archived_operations").await, 0);
+        assert_eq!(app.number("select count(*) from archives where status = 'sealed'").await, 0);
+        let (status, read) = app.get_json("/api/v1/operations/refund-500-li_1").await;
+        assert_eq!((status, read["state"].as_str()), (200, Some("succeeded")));
+    }
+
+    a_bucket_archive_works_like_a_folder_and_duckdb_reads_the_files(app) {
+        let Some(python) = crate::support::python("moto") else { return };
+        for n in 0..4 {
+            succeeded(&app, 600 + n).await;
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let mut moto = std::process::Command::new(&python)
+            .args(["-m", "moto.server", "-H", "127.0.0.1", "-p", &port.to_string()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let endpoint = format!("http://127.0.0.1:{port}");
+        let client = reqwest::Client::new();
+        let mut created = false;
+        for _ in 0..100 {
+            if let Ok(response) = client.put(format!("{endpoint}/shop-archive")).send().await {
+                created = response.status().is_success();
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        assert!(created, "moto's server makes the bucket");
+        std::env::set_var("AWS_ACCESS_KEY_ID", "testing");
+        std::env::set_var("AWS_SECRET_ACCESS_KEY", "testing");
+        keep_a_day(&app, &format!("s3://shop-archive/ledger?endpoint={endpoint}")).await;
+        let report = sweep_later(&app.ledger, "test", 3).await.unwrap();
+        assert_eq!((report.archived, report.files), (4, 2));
+        let listing = client.get(format!("{endpoint}/shop-archive?list-type=2&prefix=ledger/acme/")).send().await.unwrap().text().await.unwrap();
+        assert_eq!(listing.matches(".parquet.manifest.json</Key>").count(), 2, "{listing}");
+        let (status, read) = app.get_json("/api/v1/operations/refund-601-li_1").await;
+        assert_eq!((status, read["state"].as_str()), (200, Some("succeeded")), "read back from the bucket: {read}");
+        let (status, again) = app.register(&refund(602, 500)).await;
+        assert_eq!((status, again["state"].as_str()), (200, Some("succeeded")));
+        moto.kill().unwrap();
+        moto.wait().unwrap();
+        let (status, away) = app.get_json("/api/v1/operations/refund-601-li_1").await;
+        assert_eq!(status, 503, "the archive is away: try again, not gone: {away}");
+
+        let folder = tempfile::tempdir().unwrap();
+        for n in 0..3 {
+            succeeded(&app, 700 + n).await;
+        }
+        keep_a_day(&app, &folder_url(folder.path())).await;
+        sweep_later(&app.ledger, "test", 100).await.unwrap();
+        let printed = crate::support::run_client(python, "duckdb_archive.py", vec![folder.path().display().to_string()], String::new()).await;
+        let read: Value = serde_json::from_str(printed.trim()).unwrap();
+        assert_eq!(read["operations"], 3, "{read}");
+        assert_eq!(read["states"], json!({"succeeded": 3}));
+        assert_eq!(read["op_ids"], json!(["refund-700-li_1", "refund-701-li_1", "refund-702-li_1"]));
+        assert_eq!(read["amounts"], json!([500, 500, 500]));
+    }
+}
+
+/// The one file under `folder` whose name ends with `suffix`.
+fn walk(folder: &Path, suffix: &str) -> std::path::PathBuf {
+    let mut stack = vec![folder.to_path_buf()];
+    let mut found = Vec::new();
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.to_string_lossy().ends_with(suffix) {
+                found.push(path);
+            }
+        }
+    }
+    assert_eq!(found.len(), 1, "{found:?}");
+    found.pop().unwrap()
+}
