@@ -154,7 +154,7 @@ crate::engine_tests! {
     }
 
     a_sweep_killed_at_any_point_and_run_again_loses_nothing_and_duplicates_nothing(app) {
-        const OPERATIONS: usize = 40;
+        const OPERATIONS: usize = 60;
         let mut closed = Vec::new();
         for n in 0..OPERATIONS {
             closed.push(succeeded(&app, 100 + n).await);
@@ -175,7 +175,7 @@ crate::engine_tests! {
             }
             command
         };
-        for delay_ms in [150, 300, 450, 600] {
+        for delay_ms in [110, 140, 170, 200, 230] {
             let mut child = sweep(true).spawn().unwrap();
             tokio::time::sleep(std::time::Duration::from_millis(delay_ms)).await;
             child.kill().unwrap();
@@ -388,4 +388,28 @@ fn walk(folder: &Path, suffix: &str) -> std::path::PathBuf {
     }
     assert_eq!(found.len(), 1, "{found:?}");
     found.pop().unwrap()
+}
+
+/// `serve --sweep-every` archives what is due for every tenant with a retention, by itself.
+#[tokio::test]
+async fn the_server_sweeps_by_itself() {
+    let Some(app) = TestApp::spawn_with(crate::support::Engine::Sqlite, |settings| {
+        settings.sweep_every = Some(std::time::Duration::from_millis(300));
+    })
+    .await
+    else {
+        return;
+    };
+    succeeded(&app, 800).await;
+    let archive = tempfile::tempdir().unwrap();
+    keep_a_day(&app, &folder_url(archive.path())).await;
+    app.tamper("update operations set updated_at_us = updated_at_us - 172800000000").await;
+    for _ in 0..100 {
+        if app.number("select count(*) from archived_operations").await == 1 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(archived_in(archive.path()).into_keys().collect::<Vec<_>>(), ["refund-800-li_1"]);
+    assert_eq!(app.number("select count(*) from operations").await, 0);
 }

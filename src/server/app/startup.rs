@@ -88,6 +88,8 @@ pub struct Settings {
     pub webhook_retry_after: std::time::Duration,
     /// How often notifications are written and sent; `None` sends none from this process.
     pub notify_every: Option<std::time::Duration>,
+    /// How often tenants' retention is swept; `None` archives nothing from this process.
+    pub sweep_every: Option<std::time::Duration>,
     /// How long a notification waits after its first failed attempt (doubled after each).
     pub notify_retry_after: std::time::Duration,
     /// The console's address as people reach it, which notifications link to; `http://` and the
@@ -126,6 +128,7 @@ impl Settings {
             deliver_webhooks_every: None,
             webhook_retry_after: std::time::Duration::from_secs(5),
             notify_every: None,
+            sweep_every: None,
             notify_retry_after: std::time::Duration::from_secs(5),
             public_url: None,
         }
@@ -162,6 +165,7 @@ pub struct Application {
     reconciler: Option<(Reconciler, std::time::Duration)>,
     webhooks: Option<(WebhookDispatcher, std::time::Duration)>,
     notifier: Option<(Notifier, std::time::Duration)>,
+    sweep_every: Option<std::time::Duration>,
     metrics_listener: Option<TcpListener>,
     demo: Option<DemoSeed>,
     /// Cancelled when the shutdown signal comes: background tasks and waiting requests end.
@@ -335,6 +339,7 @@ impl Application {
             reconciler,
             webhooks,
             notifier,
+            sweep_every: settings.sweep_every,
             metrics_listener,
             demo: demo_seed,
             stop,
@@ -371,6 +376,9 @@ impl Application {
             stop.clone(),
         ));
         let sealer = tokio::spawn(self.ledger.clone().seal_until(stop.clone()));
+        if let Some(every) = self.sweep_every {
+            tokio::spawn(self.ledger.clone().sweep_until(every, stop.clone()));
+        }
         if let Some((reconciler, every)) = self.reconciler {
             tokio::spawn(reconciler.run_until(every, stop.clone()));
         }

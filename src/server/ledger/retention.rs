@@ -291,6 +291,40 @@ impl Ledger {
         }
     }
 
+    /// Sweeps every tenant that set a retention, a minute after the server starts (or `every`, when
+    /// shorter) and then every `every`, until `stop`. A sweep another instance holds is left to it; one that stops on an
+    /// error is logged and tried again at the next pass.
+    pub async fn sweep_until(self, every: std::time::Duration, stop: tokio_util::sync::CancellationToken) {
+        let holder = format!("serve-{}", std::process::id());
+        let mut wait = every.min(std::time::Duration::from_secs(60));
+        loop {
+            tokio::select! {
+                () = stop.cancelled() => return,
+                () = tokio::time::sleep(wait) => {}
+            }
+            wait = every;
+            let tenants = match self.store.tenants().await {
+                Ok(tenants) => tenants,
+                Err(error) => {
+                    tracing::warn!(%error, "the retention sweep could not list the tenants");
+                    continue;
+                }
+            };
+            for tenant in tenants {
+                if !matches!(self.store.retention_policy(&tenant).await, Ok(Some(_))) {
+                    continue;
+                }
+                match self.sweep(&tenant, &holder, now(), DEFAULT_BATCH, false, |_| {}).await {
+                    Ok(report) if report.archived > 0 => {
+                        tracing::info!(%tenant, archived = report.archived, files = report.files, "archived closed operations")
+                    }
+                    Ok(_) | Err(RetentionError::Busy(_)) => {}
+                    Err(error) => tracing::warn!(%tenant, %error, "the retention sweep stopped"),
+                }
+            }
+        }
+    }
+
     /// The archived operation `op_id` of `tenant`, read back from its file; `None` when it was never
     /// archived.
     pub async fn archived_history(

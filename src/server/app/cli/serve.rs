@@ -88,6 +88,11 @@ pub struct ServeArgs {
     #[arg(long, env = "OPLEDGER_WEBHOOK_RETRY_AFTER", default_value = "5s", value_parser = humantime::parse_duration)]
     pub webhook_retry_after: std::time::Duration,
 
+    /// How often closed operations due under their tenant's retention are archived (the first pass
+    /// a minute after start, or sooner when this is shorter); 0s archives nothing from this instance.
+    #[arg(long, env = "OPLEDGER_SWEEP_EVERY", default_value = "1h", value_parser = humantime::parse_duration)]
+    pub sweep_every: std::time::Duration,
+
     /// How often notifications are written and sent (for example 1s); 0s sends none from this instance.
     #[arg(long, env = "OPLEDGER_NOTIFY_EVERY", default_value = "1s", value_parser = humantime::parse_duration)]
     pub notify_every: std::time::Duration,
@@ -142,6 +147,7 @@ pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
             .then_some(args.deliver_webhooks_every),
         webhook_retry_after: args.webhook_retry_after,
         notify_every: (!args.notify_every.is_zero()).then_some(args.notify_every),
+        sweep_every: (!args.sweep_every.is_zero()).then_some(args.sweep_every),
         notify_retry_after: args.notify_retry_after,
         public_url: args.public_url,
         ..Settings::new(&args.database.database_url, args.addr)
