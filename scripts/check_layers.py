@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks the direction of dependencies in src/: no import circles between modules, and every room
-uses only rooms below it (domain <- store and providers <- notification channels <- ledger <- http
+uses only rooms below it (domain <- store, providers and the archive <- notification channels <- ledger <- http
 and console <- app).
 
 It reads every `use` statement and every `crate::`, `super::` and `self::` path in the code (comments
@@ -25,6 +25,7 @@ ROOMS = {
     "crate::server::metrics": 0,
     "crate::server::store": 1,
     "crate::server::providers": 1,
+    "crate::server::archive": 1,
     "crate::server::notify": 2,
     "crate::server::ledger": 3,
     "crate::server::sandbox": 3,

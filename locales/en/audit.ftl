@@ -55,3 +55,6 @@ audit-action-set-provider-webhook-secret = set provider webhook secret
 audit-action-remove-provider-connection = remove provider connection
 audit-action-set-email-template = set email template
 audit-action-remove-email-template = remove email template
+audit-action-set-retention = set retention
+audit-action-remove-retention = end retention
+audit-action-archive-operations = archive operations

@@ -55,3 +55,6 @@ audit-action-set-provider-webhook-secret = 设置服务商 Webhook 密钥
 audit-action-remove-provider-connection = 删除服务商连接
 audit-action-set-email-template = 设置邮件模板
 audit-action-remove-email-template = 删除邮件模板
+audit-action-set-retention = 设置保留期限
+audit-action-remove-retention = 停止归档
+audit-action-archive-operations = 归档操作

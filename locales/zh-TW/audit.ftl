@@ -55,3 +55,6 @@ audit-action-set-provider-webhook-secret = 設定服務商 Webhook 密鑰
 audit-action-remove-provider-connection = 移除服務商連線
 audit-action-set-email-template = 設定 Email 範本
 audit-action-remove-email-template = 移除 Email 範本
+audit-action-set-retention = 設定保存期限
+audit-action-remove-retention = 停止封存
+audit-action-archive-operations = 封存作業

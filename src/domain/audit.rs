@@ -17,7 +17,7 @@ use super::params::canonical_json;
 /// Every action the audit trail records besides the state machine's commands
 /// ([`super::machine::CommandKind`]): an operation registered, a conflicting request refused, and
 /// the admin's changes.
-pub const OTHER_AUDIT_ACTIONS: [&str; 14] = [
+pub const OTHER_AUDIT_ACTIONS: [&str; 17] = [
     "register",
     "refuse_conflict",
     "add_user",
@@ -32,6 +32,9 @@ pub const OTHER_AUDIT_ACTIONS: [&str; 14] = [
     "remove_provider_connection",
     "set_email_template",
     "remove_email_template",
+    "set_retention",
+    "remove_retention",
+    "archive_operations",
 ];
 
 /// The `prev_hash` of a tenant's first record.

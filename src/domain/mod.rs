@@ -1,6 +1,7 @@
 //! The pure domain of opledger: ids, money, API tokens' scopes and expiry, canonical parameters, the operation state machine,
 //! failure classes, the declarative description of a tenant's own HTTP API, roles and approval rules, the rules of signing in through a tenant's identity provider, the order roll-up, webhook events, and operations in
-//! plain words, notification rules and what a notification says on each channel.
+//! plain words, notification rules and what a notification says on each channel, and retention's
+//! rules with the archive's manifests.
 //!
 //! Nothing here performs I/O or reads a clock: time is always passed in. The module compiles for
 //! the server and for the browser, so the console and the ledger ask the same functions.

@@ -1,5 +1,6 @@
 //! Everything that runs only on the server, arranged by role, with dependencies running one way:
-//! [`store`] and [`providers`] know only the domain; [`ledger`] (the one service every audited
+//! [`store`], [`providers`] and [`archive`] (the Parquet files retention writes) know only the
+//! domain; [`ledger`] (the one service every audited
 //! write passes through, with the executor and the reconciler) builds on them; [`http`] (sessions,
 //! the shared request state, the agents' API) and [`demo`] build on the ledger; the console's
 //! server functions (in `crate::console`) build on those; [`app`] wires everything together.

@@ -1,5 +1,5 @@
 //! The ledger's durable store: traits named by intent ([`Reads`], the read handle; [`Store`], the
-//! writes only the ledger service makes; [`Sessions`]; [`sso::SsoStore`] and [`notify::NotifyStore`]), with one backend per engine
+//! writes only the ledger service makes; [`Sessions`]; [`sso::SsoStore`], [`notify::NotifyStore`] and [`archive::ArchiveStore`]), with one backend per engine
 //! (SQLite, the embedded default; PostgreSQL, for several instances), chosen by the scheme of the
 //! database URL. All SQL lives below this module; each engine has its own migrations folder with
 //! the same numbering and meaning.

@@ -43,6 +43,9 @@ fn action_words(action: &str, language: Language) -> String {
         "remove_provider_connection" => t!(language, "audit-action-remove-provider-connection"),
         "set_email_template" => t!(language, "audit-action-set-email-template"),
         "remove_email_template" => t!(language, "audit-action-remove-email-template"),
+        "set_retention" => t!(language, "audit-action-set-retention"),
+        "remove_retention" => t!(language, "audit-action-remove-retention"),
+        "archive_operations" => t!(language, "audit-action-archive-operations"),
         other => other.replace('_', " "),
     }
 }
