@@ -16,7 +16,7 @@ use crate::ui::components::layout::Layout;
 use crate::ui::components::widgets::ViewerResource;
 use crate::ui::pages::{
     account::AccountPage,
-    admin::{AdminAccess, AdminNotifications, AdminPeople, AdminPolicy, AdminProviders, AdminWebhooks},
+    admin::{AdminAccess, AdminNotifications, AdminPeople, AdminPolicy, AdminProviders, AdminRetention, AdminWebhooks},
     approvals::Approvals,
     audit::Audit,
     bulk::{BulkPage, BulkRunPage},
@@ -103,6 +103,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/admin/policy") view=AdminPolicy ssr=SsrMode::Async/>
                     <Route path=path!("/admin/webhooks") view=AdminWebhooks ssr=SsrMode::Async/>
                     <Route path=path!("/admin/notifications") view=AdminNotifications ssr=SsrMode::Async/>
+                    <Route path=path!("/admin/retention") view=AdminRetention ssr=SsrMode::Async/>
                     <Route path=path!("/approvals") view=Approvals ssr=SsrMode::Async/>
                     <Route path=path!("/bulk") view=BulkPage ssr=SsrMode::Async/>
                     <Route path=path!("/bulk/:id") view=BulkRunPage ssr=SsrMode::Async/>

@@ -47,3 +47,4 @@ search-page-people = People
 search-page-in-audit = (what they did, in the audit trail)
 search-page-external-id = external id
 search-page-too-long = Search for at most { $longest } characters of an order, op id, external id or name.
+search-page-archived = archived

@@ -123,3 +123,5 @@ operation-audit-reason = Reason and evidence
 operation-audit-sealing = sealing…
 operation-audit-actor-role = { $actor } ({ $role })
 operation-audit-details = Details
+operation-archived-badge = archived
+operation-archived = Archived: it closed { $closed }, and its history is read from { $file } in the tenant's archive. Nothing can be done to it any more; the same intent sent again is still answered with this outcome.

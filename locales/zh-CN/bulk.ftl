@@ -43,3 +43,4 @@ search-page-people = 人员
 search-page-in-audit = （其在审计日志中的操作记录）
 search-page-external-id = 外部 ID
 search-page-too-long = 搜索内容最多 { $longest } 个字符，可以是订单、操作 ID、外部 ID 或人名。
+search-page-archived = 已归档

@@ -122,3 +122,5 @@ operation-audit-reason = 原因与证据
 operation-audit-sealing = 封存中…
 operation-audit-actor-role = { $actor }（{ $role }）
 operation-audit-details = 详情
+operation-archived-badge = 已归档
+operation-archived = 已归档：此操作于 { $closed } 结束，历史从租户归档中的 { $file } 读取。已无法再对它执行任何操作；同一意图再次发来时，仍会得到这个结果。

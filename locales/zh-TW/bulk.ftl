@@ -43,3 +43,4 @@ search-page-people = 人員
 search-page-in-audit = （他在稽核紀錄中做過的動作）
 search-page-external-id = 外部 ID
 search-page-too-long = 搜尋內容最多 { $longest } 個字元，可以是訂單、操作 ID、外部 ID 或人名。
+search-page-archived = 已封存

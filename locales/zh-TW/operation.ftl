@@ -122,3 +122,5 @@ operation-audit-reason = 原因與證據
 operation-audit-sealing = 封存中…
 operation-audit-actor-role = { $actor }（{ $role }）
 operation-audit-details = 詳細資料
+operation-archived-badge = 已封存
+operation-archived = 已封存：此作業於 { $closed } 結束，歷程自租戶封存中的 { $file } 讀取。已無法再對它做任何動作；同一意圖再次送來時，仍會得到這個結果。

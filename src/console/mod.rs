@@ -29,6 +29,7 @@ pub mod orders;
 pub mod overview;
 pub mod people;
 pub mod reconcile;
+pub mod retention;
 pub mod search;
 pub mod shell;
 pub mod sso;

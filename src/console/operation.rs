@@ -73,10 +73,22 @@ pub struct ApprovalView {
     pub matches_params: bool,
 }
 
+/// Where an archived operation's history was read from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArchivedFrom {
+    /// The archive file's path within the archive.
+    pub object_path: String,
+    /// When it closed, from which its retention was counted.
+    pub closed_at: DateTime<Utc>,
+}
+
 /// Everything recorded about one operation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OperationDetail {
     pub row: OperationRow,
+    /// Set when the operation was archived: the page is read from its archive file, and nothing
+    /// can be done to it.
+    pub archived: Option<ArchivedFrom>,
     /// How it stands in words, and what to tell the customer.
     pub told: Told,
     pub params: String,
@@ -297,6 +309,28 @@ pub(crate) mod ssr {
         AppError::NotFound(t!(current_language(), "operation-not-found", op_id = op_id, tenant = tenant))
     }
 
+    /// The archived operation `op_id`, read from its archive file, with where it was read from and
+    /// how many conflicting requests its file keeps; `None` when it was never archived.
+    async fn archived_history(
+        user: &SignedIn,
+        op_id: &OpId,
+    ) -> Result<Option<(crate::domain::operation::OperationHistory, (ArchivedFrom, usize))>, AppError> {
+        let archived = match expect_context::<AppState>().ledger.archived_history(&user.tenant, op_id).await {
+            Ok(archived) => archived,
+            Err(error) => {
+                tracing::warn!(tenant = %user.tenant, %op_id, %error, "an archived operation could not be read");
+                return Err(AppError::Unavailable);
+            }
+        };
+        let Some(archived) = archived else { return Ok(None) };
+        let history = archived.operation.history().map_err(|error| {
+            tracing::warn!(tenant = %user.tenant, %op_id, %error, "an archived operation does not read back");
+            AppError::Unavailable
+        })?;
+        let from = ArchivedFrom { object_path: archived.key.object_path, closed_at: archived.key.closed_at };
+        Ok(Some((history, (from, archived.operation.conflicts.len()))))
+    }
+
     pub fn dashboard_link(provider: &str, external_id: &str) -> Option<String> {
         (provider == "stripe" && external_id.starts_with("re_"))
             .then(|| format!("https://dashboard.stripe.com/refunds/{external_id}"))
@@ -307,11 +341,13 @@ pub(crate) mod ssr {
         let op_id = OpId::parse(op_id).map_err(|_| not_found())?;
         let store = reads();
         let executor = expect_context::<AppState>().executor.clone();
-        let history = store
-            .operation_history(&user.tenant, &op_id)
-            .await
-            .map_err(unavailable)?
-            .ok_or_else(not_found)?;
+        let (history, archived) = match store.operation_history(&user.tenant, &op_id).await.map_err(unavailable)? {
+            Some(history) => (history, None),
+            None => {
+                let (history, archived) = archived_history(user, &op_id).await?.ok_or_else(not_found)?;
+                (history, Some(archived))
+            }
+        };
         let operation = &history.operation;
         let snapshot = &operation.snapshot;
         let at = now();
@@ -334,7 +370,8 @@ pub(crate) mod ssr {
             .filter(|s| s.compensates.as_ref() == Some(&operation.op_id))
             .map(linked)
             .collect();
-        let conflicts = store.conflicts_of(&user.tenant, &op_id).await.map_err(unavailable)?.len();
+        let conflicts = store.conflicts_of(&user.tenant, &op_id).await.map_err(unavailable)?.len()
+            + archived.as_ref().map_or(0, |(_, conflicts)| *conflicts);
         let key_expires_at = snapshot.key_expires_at();
         let item = OperationListItem {
             op_id: operation.op_id.clone(),
@@ -352,7 +389,7 @@ pub(crate) mod ssr {
             updated_at: operation.updated_at,
         };
         let actor = Actor::human(&user.name, user.role);
-        let offered = compensations_for(user, &item, &siblings);
+        let offered = if archived.is_some() { Vec::new() } else { compensations_for(user, &item, &siblings) };
         let line_item = if offered.is_empty() {
             None
         } else {
@@ -383,13 +420,14 @@ pub(crate) mod ssr {
         let asked = capabilities.is_none_or(|capabilities| capabilities.lookup);
         let actions: Vec<CommandKind> = allowed_commands(snapshot, &actor, at)
             .into_iter()
-            .filter(|action| asked || *action != CommandKind::ConfirmFound)
+            .filter(|action| archived.is_none() && (asked || *action != CommandKind::ConfirmFound))
             .collect();
         let key_validity_now = key_validity(snapshot, at);
         let consequences = consequences_of(&actions, &described, &key_validity_now);
         let compensations = offers(offered, &described, line_item.as_ref().map(|(_, paid)| *paid));
         let retried_by = siblings.iter().find(|s| s.retry_of.as_ref() == Some(&operation.op_id));
-        let retry = (operation.make_again_refusal().is_none()
+        let retry = (archived.is_none()
+            && operation.make_again_refusal().is_none()
             && retried_by.is_none()
             && user.role.acts_on_operations())
         .then(|| retry_consequence(&described, current_language()));
@@ -401,6 +439,7 @@ pub(crate) mod ssr {
         let retried_by = retried_by.map(linked);
         Ok(OperationDetail {
             row: row(item),
+            archived: archived.map(|(from, _)| from),
             told,
             params: serde_json::to_string_pretty(operation.params.as_value()).unwrap_or_default(),
             fingerprint: snapshot.fingerprint.to_string(),

@@ -1,6 +1,7 @@
 //! The console's one search box: what starts with the words typed, across the tenant's orders
 //! (`1043`, `#1043` and `order:1043` all find order 1043), op ids (`refund-1043`), external ids
-//! (`re_00…`) and people, each found through its own index.
+//! (`re_00…`) and people, each found through its own index; and archived operations whose op id,
+//! order or external id is exactly what was typed, through the keys retention keeps.
 
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -16,6 +17,9 @@ pub struct FoundOperation {
     pub kind: Option<String>,
     /// The external id that matched, when it was one.
     pub external_id: Option<String>,
+    /// Its history is in the archive: found by its exact op id, order or external id.
+    #[serde(default)]
+    pub archived: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -96,14 +100,32 @@ pub(crate) mod ssr {
                 state: Some(state),
                 kind: Some(kind),
                 external_id: None,
+                archived: false,
             })
             .chain(hits.external_ids.into_iter().map(|(external_id, op_id)| FoundOperation {
                 op_id: op_id.to_string(),
                 state: None,
                 kind: None,
                 external_id: Some(external_id),
+                archived: false,
             }))
             .collect();
+        let ledger = &expect_context::<crate::server::http::state::AppState>().ledger;
+        for term in subject_prefixes {
+            let archived = ledger.find_archived(&user.tenant, term, SEARCH_LIMIT).await.map_err(unavailable)?;
+            for key in archived {
+                if results.operations.iter().any(|found| found.op_id == key.op_id.as_str()) {
+                    continue;
+                }
+                results.operations.push(FoundOperation {
+                    op_id: key.op_id.to_string(),
+                    state: Some(key.state),
+                    kind: Some(key.kind),
+                    external_id: None,
+                    archived: true,
+                });
+            }
+        }
         results.people = hits.people;
         Ok(results)
     }

@@ -82,7 +82,8 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
             | "/admin/providers"
             | "/admin/policy"
             | "/admin/webhooks"
-            | "/admin/notifications",
+            | "/admin/notifications"
+            | "/admin/retention",
         ) => Page(ADMIN),
         ("GET", "/live/operations" | "/operations/export.csv" | "/operations/export.jsonl") => {
             Download(EVERYONE)
@@ -118,7 +119,8 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
             | "/rpc/api_tokens"
             | "/rpc/sso_settings"
             | "/rpc/two_factor_requirement"
-            | "/rpc/notification_settings",
+            | "/rpc/notification_settings"
+            | "/rpc/retention",
         ) => Reads(ADMIN),
         ("POST", "/rpc/act" | "/rpc/compensate" | "/rpc/start_bulk" | "/rpc/retry_after_failure") => {
             Changes(OPERATORS)
@@ -159,7 +161,10 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
             | "/rpc/remove_notify_destination"
             | "/rpc/add_notify_rule"
             | "/rpc/remove_notify_rule"
-            | "/rpc/resend_notification",
+            | "/rpc/resend_notification"
+            | "/rpc/set_retention"
+            | "/rpc/remove_retention"
+            | "/rpc/sweep_now",
         ) => Changes(ADMIN),
         _ => return None,
     })
@@ -209,6 +214,8 @@ fn arguments<'a>(csrf: &'a str) -> Vec<(&'static str, &'a str)> {
         ("grace_hours", "0"),
         ("code", "000000"),
         ("required", "off"),
+        ("days", "30"),
+        ("archive_url", "relative/not-an-archive"),
     ]
 }
 

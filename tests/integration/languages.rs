@@ -174,6 +174,7 @@ async fn the_admin_and_sign_in_pages_speak_the_browsers_language(engine: Engine)
         "/admin/policy",
         "/admin/webhooks",
         "/admin/notifications",
+        "/admin/retention",
     ] {
         html.push_str(&page_in(&admin, page, "zh-TW").await);
     }
@@ -188,11 +189,12 @@ async fn the_admin_and_sign_in_pages_speak_the_browsers_language(engine: Engine)
         "依瀏覽器設定",
         "登入與存取",
         "主控台工作階段",
+        "保存期限與封存",
     ] {
         assert!(html.contains(words), "the admin page in Traditional Chinese has {words}");
     }
     for english in
-        ["Approval policy", "Provider accounts", "Customers' language", "Add a user", "Sign-in and access"]
+        ["Approval policy", "Provider accounts", "Customers' language", "Add a user", "Sign-in and access", "Retention and the archive"]
     {
         assert!(!html.contains(english), "and not {english}");
     }

@@ -318,6 +318,60 @@ crate::engine_tests! {
         assert_eq!((status, read["state"].as_str()), (200, Some("succeeded")));
     }
 
+    the_console_sets_retention_and_opens_archived_operations_read_only(app) {
+        let op_id = succeeded(&app, 900).await;
+        let admin = app.signed_in("ada.admin", Role::Admin).await;
+        let csrf = admin.csrf().await;
+        let empty = admin.page("/admin/retention", 200).await;
+        assert!(empty.contains("Every operation stays in the hot tables"), "{empty}");
+        let (status, refused) = admin.call("set_retention", &[("csrf", &csrf), ("days", "0"), ("archive_url", "/tmp/x")]).await;
+        assert_eq!(status, 422, "{refused}");
+        assert!(refused.contains("Days after closing"), "{refused}");
+        let (status, refused) = admin.call("set_retention", &[("csrf", &csrf), ("days", "30"), ("archive_url", "s3://shop?endpoint=http://10.1.2.3")]).await;
+        assert_eq!(status, 422, "{refused}");
+        assert!(refused.contains("Archive:") && !refused.contains("sqlx"), "{refused}");
+        assert_eq!(app.ledger.retention(&acme()).await.unwrap(), None, "nothing was set");
+        let archive = tempfile::tempdir().unwrap();
+        let url = folder_url(archive.path());
+        let (status, saved) = admin.call("set_retention", &[("csrf", &csrf), ("days", "1"), ("archive_url", &url)]).await;
+        assert_eq!(status, 200, "{saved}");
+        let support = app.signed_in("sam.support", Role::Support).await;
+        let (status, _) = support.call("set_retention", &[("csrf", &support.csrf().await), ("days", "1"), ("archive_url", &url)]).await;
+        assert_eq!(status, 403, "only an admin sets it");
+
+        sweep_later(&app.ledger, "test", 100).await.unwrap();
+        let page = admin.page("/admin/retention", 200).await;
+        assert!(page.contains("archived 1 days after") || page.contains("archived 1 days"), "{page}");
+        assert!(page.contains("data-testid=\"archive-files\""), "{page}");
+        assert!(page.contains(".parquet"), "{page}");
+        assert!(page.contains("The last sweep archived 1 operations"), "{page}");
+
+        let operation = support.page(&format!("/operations/{op_id}"), 200).await;
+        assert!(operation.contains("data-testid=\"archived\""), "{operation}");
+        assert!(operation.contains("re_900"), "its external id, from the archive: {operation}");
+        assert!(!operation.contains("name=\"action\"") && !operation.contains("name=\"compensation\""), "nothing can be done to it: {operation}");
+        assert!(operation.contains("None: in this state your role has nothing to do here."), "{operation}");
+        let search = support.page(&format!("/search?q={op_id}"), 200).await;
+        assert!(search.contains("data-testid=\"found-archived\""), "{search}");
+        let by_order = support.page("/search?q=900", 200).await;
+        assert!(by_order.contains(&op_id) && by_order.contains("found-archived"), "{by_order}");
+        let by_refund = support.page("/search?q=re_900", 200).await;
+        assert!(by_refund.contains(&op_id), "{by_refund}");
+        app.add_user("globex", "gus", Role::Admin).await;
+        let other = app.console();
+        other.sign_in("gus", crate::support::PASSWORD, "/").await;
+        let hidden = other.page(&format!("/search?q={op_id}"), 200).await;
+        assert!(!hidden.contains("found-archived"), "another tenant finds nothing: {hidden}");
+
+        let (status, refused) = admin.call("remove_retention", &[("csrf", &csrf)]).await;
+        assert_eq!(status, 422, "unconfirmed: {refused}");
+        let (status, _) = admin.call("remove_retention", &[("csrf", &csrf), ("confirmed", "yes")]).await;
+        assert_eq!(status, 200);
+        assert_eq!(app.ledger.retention(&acme()).await.unwrap(), None);
+        let (status, again) = app.register(&refund(900, 500)).await;
+        assert_eq!((status, again["state"].as_str()), (200, Some("succeeded")), "its key outlives the retention");
+    }
+
     a_bucket_archive_works_like_a_folder_and_duckdb_reads_the_files(app) {
         let Some(python) = crate::support::python("moto") else { return };
         for n in 0..4 {

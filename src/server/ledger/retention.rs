@@ -19,7 +19,7 @@ use crate::domain::archive::{
 use crate::domain::ids::{Actor, OpId, TenantId};
 use crate::server::archive::{file, manifest_path, Archive, ArchiveError};
 use crate::server::clock::now;
-use crate::server::store::archive::{ArchivedKey, RetentionPolicy};
+use crate::server::store::archive::{ArchiveRecord, ArchivedKey, RetentionPolicy, SweepStatus};
 use crate::server::store::StoreError;
 
 /// How long a sweep's lease lasts without progress: another instance takes over after it.
@@ -117,6 +117,19 @@ impl Ledger {
         }
     }
 
+    /// `tenant`'s last or running sweep and its archive files, oldest first.
+    pub async fn retention_status(
+        &self,
+        tenant: &TenantId,
+    ) -> Result<(Option<SweepStatus>, Vec<ArchiveRecord>), StoreError> {
+        Ok((self.store.sweep_status(tenant).await?, self.store.archives(tenant).await?))
+    }
+
+    /// The public key the archive's manifests are signed with; `None` without a server key.
+    pub fn archive_public_key(&self) -> Option<String> {
+        self.secrets.as_ref().map(|secrets| secrets.archive_signer().public_key())
+    }
+
     /// `tenant`'s retention, if it set one.
     pub async fn retention(&self, tenant: &TenantId) -> Result<Option<RetentionPolicy>, StoreError> {
         self.store.retention_policy(tenant).await
@@ -138,7 +151,9 @@ impl Ledger {
         let policy = self.store.retention_policy(tenant).await?.ok_or(RetentionError::NoPolicy)?;
         let signer = self.secrets.as_ref().ok_or(RetentionError::NoSigningKey)?.archive_signer().clone();
         let archive = Archive::open(&policy.archive_url, self.egress()).await?;
-        if !self.store.take_sweep_lease(tenant, holder, now, now + SWEEP_LEASE, take_over).await? {
+        // The lease runs on the clock, whatever `now` the cutoff is counted from.
+        let clock = super::now();
+        if !self.store.take_sweep_lease(tenant, holder, clock, clock + SWEEP_LEASE, take_over).await? {
             let holder =
                 self.store.sweep_status(tenant).await?.and_then(|status| status.holder).unwrap_or_default();
             return Err(RetentionError::Busy(holder));
@@ -176,6 +191,14 @@ impl Ledger {
         progress: &mut impl FnMut(u64),
     ) -> Result<(), RetentionError> {
         for unfinished in self.store.unfinished_archives(tenant).await? {
+            // Abandoned first, so that a sweep still writing it can no longer seal it; one that
+            // sealed it meanwhile keeps it.
+            let ours = self.store.abandon_archive(tenant, &unfinished.id).await?;
+            let abandoned = ours
+                || self.store.unfinished_archives(tenant).await?.iter().any(|left| left.id == unfinished.id);
+            if !abandoned {
+                continue;
+            }
             let left = Archive::open(&unfinished.location, self.egress()).await?;
             left.remove(&manifest_path(&unfinished.object_path)).await?;
             left.remove(&unfinished.object_path).await?;
@@ -198,7 +221,7 @@ impl Ledger {
             let closed_to = operations.iter().map(|operation| operation.closed_at).max().unwrap_or(now);
             let object_path = format!("{tenant}/operations/{}/{id}.parquet", closed_to.format("%Y/%m"));
             self.store
-                .claim_archive(crate::server::store::archive::ArchiveRecord {
+                .claim_archive(ArchiveRecord {
                     tenant: tenant.clone(),
                     id: id.clone(),
                     location: policy.archive_url.clone(),
@@ -279,9 +302,15 @@ impl Ledger {
     }
 
     /// Removes a file that will not be sealed, as far as the archive can be reached; a file left
-    /// behind is removed by the next sweep, which finds its claim.
+    /// behind is removed by the next sweep, which finds its claim. A file sealed meanwhile (its
+    /// claim no longer `writing`) is never removed.
     async fn abandon(&self, archive: &Archive, tenant: &TenantId, id: &str, object_path: &str) {
         let removed = async {
+            let ours = self.store.abandon_archive(tenant, id).await?;
+            let abandoned = ours || self.store.unfinished_archives(tenant).await?.iter().any(|left| left.id == id);
+            if !abandoned {
+                return Ok(());
+            }
             archive.remove(&manifest_path(object_path)).await?;
             archive.remove(object_path).await?;
             self.store.drop_archive(tenant, id).await.map_err(RetentionError::from)
@@ -323,6 +352,11 @@ impl Ledger {
                 }
             }
         }
+    }
+
+    /// `tenant`'s archived operations whose op id, order or external id is exactly `term`.
+    pub async fn find_archived(&self, tenant: &TenantId, term: &str, limit: u32) -> Result<Vec<ArchivedKey>, StoreError> {
+        self.store.find_archived(tenant, term, limit).await
     }
 
     /// The archived operation `op_id` of `tenant`, read back from its file; `None` when it was never

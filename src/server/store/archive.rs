@@ -44,7 +44,7 @@ pub struct ArchiveRecord {
     /// The archive URL it was written to (a tenant may change its archive; each file keeps its own).
     pub location: String,
     pub object_path: String,
-    /// `writing` until its manifest is committed, then `sealed`.
+    /// `writing` until its manifest is committed, then `sealed` (or `abandoned`, on its way out).
     pub sealed: bool,
     pub operations: u64,
     pub manifest: Option<SignedManifest>,
@@ -143,10 +143,15 @@ pub trait ArchiveStore: Send + Sync {
         audit: AuditEntry,
     ) -> Result<(), StoreError>;
 
-    /// The tenant's archive files still `writing`: left by a sweep that stopped.
+    /// The tenant's archive files not sealed: left by a sweep that stopped, or being written by
+    /// another.
     async fn unfinished_archives(&self, tenant: &TenantId) -> Result<Vec<ArchiveRecord>, StoreError>;
 
-    /// Forgets an archive file that was never sealed.
+    /// Marks an archive file still `writing` as abandoned, so that it can no longer be sealed;
+    /// `false` when it was sealed (or abandoned) first. Only then may its objects be removed.
+    async fn abandon_archive(&self, tenant: &TenantId, id: &str) -> Result<bool, StoreError>;
+
+    /// Forgets an abandoned archive file once its objects are removed.
     async fn drop_archive(&self, tenant: &TenantId, id: &str) -> Result<(), StoreError>;
 
     /// Deletes the hot rows of up to `limit` operations whose key is archived; how many it deleted.
@@ -583,7 +588,7 @@ macro_rules! store_archive {
             ) -> Result<Vec<$crate::server::store::archive::ArchiveRecord>, StoreError> {
                 use $crate::server::store::archive::{archive_record, ArchiveRow, ARCHIVE_COLUMNS};
                 let rows: Vec<ArchiveRow> = sqlx::query_as(&format!(
-                    "select {ARCHIVE_COLUMNS} from archives where tenant = $1 and status = 'writing' order by created_at_us, id"
+                    "select {ARCHIVE_COLUMNS} from archives where tenant = $1 and status <> 'sealed' order by created_at_us, id"
                 ))
                 .bind(tenant.as_str())
                 .fetch_all(&self.pool)
@@ -591,9 +596,23 @@ macro_rules! store_archive {
                 rows.into_iter().map(archive_record).collect()
             }
 
+            async fn abandon_archive(&self, tenant: &TenantId, id: &str) -> Result<bool, StoreError> {
+                let mut tx = $begin(self).await?;
+                let abandoned = sqlx::query(
+                    "update archives set status = 'abandoned' where tenant = $1 and id = $2 and status = 'writing'",
+                )
+                .bind(tenant.as_str())
+                .bind(id)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+                tx.commit().await?;
+                Ok(abandoned == 1)
+            }
+
             async fn drop_archive(&self, tenant: &TenantId, id: &str) -> Result<(), StoreError> {
                 let mut tx = $begin(self).await?;
-                sqlx::query("delete from archives where tenant = $1 and id = $2 and status = 'writing'")
+                sqlx::query("delete from archives where tenant = $1 and id = $2 and status = 'abandoned'")
                     .bind(tenant.as_str())
                     .bind(id)
                     .execute(&mut *tx)

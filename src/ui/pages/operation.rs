@@ -105,7 +105,13 @@ fn page_head(detail: &OperationDetail) -> AnyView {
             <h1 class="mono" data-testid="op-id">{row.op_id.clone()}</h1>
             <StateBadge state=row.state/>
             {detail.cancel_requested.then(|| view! { <span class="badge">{t!(language, "operation-stop-requested")}</span> })}
+            {detail.archived.is_some().then(|| view! { <span class="badge">{t!(language, "operation-archived-badge")}</span> })}
         </div>
+        {detail.archived.clone().map(|from| {
+            let words = t!(language, "operation-archived", closed = slot(0), file = slot(1));
+            let parts = vec![view! { <Time at=from.closed_at/> }.into_any(), view! { <code>{from.object_path}</code> }.into_any()];
+            view! { <p class="lede" data-testid="archived">{with_views(words, parts)}</p> }
+        })}
         <section class="told" data-testid="told">
             <p class="story-status">{detail.told.status.clone()}</p>
             <p class="say"><span class="say-label">{t!(language, "operation-tell-customer")}</span><q data-testid="say">{detail.told.for_customer.clone()}</q></p>

@@ -101,6 +101,7 @@ fn FoundRow(found: FoundOperation) -> impl IntoView {
             <a class="mono" href=href>{found.op_id.clone()}</a>
             {found.kind.map(|kind| view! { " "<span class="muted">{kind}</span> })}
             {found.external_id.map(|id| view! { " "<span class="muted">{t!(language, "search-page-external-id")}" "</span><code>{id}</code> })}
+            {found.archived.then(|| view! { " "<span class="badge" data-testid="found-archived">{t!(language, "search-page-archived")}</span> })}
         </li>
     }
 }

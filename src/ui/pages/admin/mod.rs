@@ -12,6 +12,7 @@ mod notifications;
 mod people;
 mod policy;
 mod providers;
+mod retention;
 mod sso;
 mod tokens;
 mod webhooks;
@@ -21,6 +22,7 @@ pub use notifications::AdminNotifications;
 pub use people::AdminPeople;
 pub use policy::AdminPolicy;
 pub use providers::AdminProviders;
+pub use retention::AdminRetention;
 pub use webhooks::AdminWebhooks;
 
 use chrono::{DateTime, Utc};
@@ -92,16 +94,18 @@ enum AdminTab {
     Policy,
     Webhooks,
     Notifications,
+    Retention,
 }
 
 impl AdminTab {
-    const ALL: [AdminTab; 6] = [
+    const ALL: [AdminTab; 7] = [
         AdminTab::People,
         AdminTab::Access,
         AdminTab::Providers,
         AdminTab::Policy,
         AdminTab::Webhooks,
         AdminTab::Notifications,
+        AdminTab::Retention,
     ];
 
     fn path(self) -> &'static str {
@@ -112,6 +116,7 @@ impl AdminTab {
             AdminTab::Policy => "/admin/policy",
             AdminTab::Webhooks => "/admin/webhooks",
             AdminTab::Notifications => "/admin/notifications",
+            AdminTab::Retention => "/admin/retention",
         }
     }
 
@@ -123,6 +128,7 @@ impl AdminTab {
             AdminTab::Policy => t!(language, "admin-tab-policy"),
             AdminTab::Webhooks => t!(language, "admin-tab-webhooks"),
             AdminTab::Notifications => t!(language, "admin-tab-notifications"),
+            AdminTab::Retention => t!(language, "admin-tab-retention"),
         }
     }
 }
