@@ -1,13 +1,19 @@
 admin-tab-retention = Retention
 admin-retention-heading = Retention and the archive
 admin-retention-intro = Closed operations (succeeded, rejected, denied, cancelled) leave the hot tables some days after they closed, for Parquet files with signed manifests in the tenant's archive. Their op ids stay: the same intent sent again is still answered with its outcome, and other parameters are still refused. Open operations are never archived.
-admin-retention-current = Closed operations are archived { $days } days after they closed, to { $archive }. Set by { $name } { $time }.
+admin-retention-current = Closed operations are archived { $days ->
+    [one] { $days } day
+   *[other] { $days } days
+} after they closed, to { $archive }. Set by { $name } { $time }.
 admin-retention-empty = Every operation stays in the hot tables. Set a number of days and an archive below to archive closed operations.
 admin-retention-days = Days after closing
 admin-retention-archive = Archive
 admin-retention-archive-help = An absolute folder on the server (file:///var/lib/opledger/archive) or an S3-compatible bucket (s3://bucket/prefix, with ?endpoint=https://… for a store other than AWS); a bucket's credentials come from the server's AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.
 admin-retention-save = Save retention
-admin-retention-saved = Closed operations will be archived { $days } days after they closed, to { $archive }.
+admin-retention-saved = Closed operations will be archived { $days ->
+    [one] { $days } day
+   *[other] { $days } days
+} after they closed, to { $archive }.
 admin-retention-bad-days = Days after closing: { $problem }
 admin-retention-bad-archive = Archive: { $problem }
 admin-retention-none-set = This tenant has no retention yet; save one first.
@@ -17,8 +23,14 @@ admin-retention-busy = A sweep of this tenant is running already; its progress s
 admin-retention-unreachable = The archive could not be reached, so nothing was archived or deleted: { $problem }
 admin-retention-sweep-now = Sweep now
 admin-retention-sweep-started = Sweeping: reload this page to see how many operations are archived so far.
-admin-retention-sweep-running = A sweep is running: { $archived } operations archived so far.
-admin-retention-sweep-ended = The last sweep archived { $archived } operations and ended { $time }.
+admin-retention-sweep-running = A sweep is running: { $archived ->
+    [one] { $archived } operation
+   *[other] { $archived } operations
+} archived so far.
+admin-retention-sweep-ended = The last sweep archived { $archived ->
+    [one] { $archived } operation
+   *[other] { $archived } operations
+} and ended { $time }.
 admin-retention-sweep-never = No sweep has ended yet.
 admin-retention-sweep-stopped = It stopped before the end, and will go on at the next sweep: { $problem }
 admin-retention-remove = Stop archiving

@@ -211,6 +211,9 @@ impl Ledger {
         loop {
             let operations = self.store.archivable(tenant, cutoff, batch).await?;
             if operations.is_empty() {
+                if report.archived > 0 {
+                    self.store.reclaim_space().await?;
+                }
                 return Ok(());
             }
             let id = format!(

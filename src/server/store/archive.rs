@@ -157,6 +157,10 @@ pub trait ArchiveStore: Send + Sync {
     /// Deletes the hot rows of up to `limit` operations whose key is archived; how many it deleted.
     async fn remove_archived(&self, tenant: &TenantId, limit: u32) -> Result<u64, StoreError>;
 
+    /// Gives the space that deleted rows left back to the file system where the engine needs to
+    /// be asked (SQLite's incremental vacuum; PostgreSQL's autovacuum needs nothing).
+    async fn reclaim_space(&self) -> Result<(), StoreError>;
+
     /// The key of an archived operation, with where its history is.
     async fn archived_key(&self, tenant: &TenantId, op_id: &OpId) -> Result<Option<ArchivedKey>, StoreError>;
 
@@ -243,7 +247,7 @@ impl KeyRow {
 }
 
 macro_rules! store_archive {
-    ($store:ty, $db:ty, $begin:path) => {
+    ($store:ty, $db:ty, $backend:expr, $begin:path) => {
         #[async_trait::async_trait]
         impl $crate::server::store::archive::ArchiveStore for $store {
             async fn retention_policy(
@@ -643,6 +647,13 @@ macro_rules! store_archive {
                 }
                 tx.commit().await?;
                 Ok(ids.len() as u64)
+            }
+
+            async fn reclaim_space(&self) -> Result<(), StoreError> {
+                if $backend == Backend::Sqlite {
+                    sqlx::query("pragma incremental_vacuum").execute(&self.writes).await?;
+                }
+                Ok(())
             }
 
             async fn archived_key(

@@ -6,7 +6,7 @@
 
 use super::group_commit::{GroupTx, GroupWriter};
 use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+    SqliteAutoVacuum, SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
 use std::{str::FromStr, time::Duration};
 
@@ -27,6 +27,9 @@ impl SqliteStore {
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Full)
             .foreign_keys(true)
+            // A new database gives the pages that archived rows leave back to the file system
+            // when a sweep asks (`pragma incremental_vacuum`); one made before keeps them for new rows.
+            .auto_vacuum(SqliteAutoVacuum::Incremental)
             .busy_timeout(Duration::from_secs(10));
         let pool = SqlitePoolOptions::new()
             .max_connections(8)
