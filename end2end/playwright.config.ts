@@ -67,6 +67,8 @@ export default defineConfig({
         `export OPLEDGER_DEMO_SMTP=127.0.0.1:${smtpPort} && ` +
         `rm -rf .e2e-data && mkdir -p .e2e-data && exec ${binary} serve ` +
         `--addr 127.0.0.1:${port} --database-url sqlite://.e2e-data/e2e.db --site-root ../target/site ` +
+        // Tenants' archive folders are kept inside this one.
+        `--archive-dir .e2e-data ` +
         // The demo's unknown results stay unknown (no reconciler) so that the tests can find them.
         `--demo --reconcile-every 0s --provider-timeout 2s ` +
         // Every test signs in from this one address.

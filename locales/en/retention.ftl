@@ -14,7 +14,7 @@ admin-retention-saved = Closed operations will be archived { $days ->
     [one] { $days } day
    *[other] { $days } days
 } after they closed, to { $archive }.
-admin-retention-bad-days = Days after closing: { $problem }
+admin-retention-bad-days = Days after closing: a whole number from 1 to 36500, so that a closed operation stays hot at least a day.
 admin-retention-bad-archive = Archive: { $problem }
 admin-retention-none-set = This tenant has no retention yet; save one first.
 admin-retention-need-key = The archive's manifests are signed with a key derived from the server's OPLEDGER_SECRET_KEY, which is not set.

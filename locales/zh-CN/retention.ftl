@@ -8,7 +8,7 @@ admin-retention-archive = 归档位置
 admin-retention-archive-help = 服务器上的绝对路径文件夹（file:///var/lib/opledger/archive），或兼容 S3 的 bucket（s3://bucket/prefix，非 AWS 的服务加上 ?endpoint=https://…）；bucket 的凭证来自服务器的 AWS_ACCESS_KEY_ID 和 AWS_SECRET_ACCESS_KEY。
 admin-retention-save = 保存保留期限
 admin-retention-saved = 已结束的操作将在结束 { $days } 天后归档到 { $archive }。
-admin-retention-bad-days = 结束后天数：{ $problem }
+admin-retention-bad-days = 结束后天数：须为 1 到 36500 的整数，已结束的操作至少在线保留一天。
 admin-retention-bad-archive = 归档位置：{ $problem }
 admin-retention-none-set = 此租户尚未设置保留期限，请先保存。
 admin-retention-need-key = 归档清单用服务器 OPLEDGER_SECRET_KEY 派生的密钥签名，但服务器未设置该密钥。

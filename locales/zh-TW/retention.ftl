@@ -8,7 +8,7 @@ admin-retention-archive = 封存位置
 admin-retention-archive-help = 伺服器上的絕對路徑資料夾（file:///var/lib/opledger/archive），或 S3 相容的 bucket（s3://bucket/prefix，非 AWS 的服務加上 ?endpoint=https://…）；bucket 的憑證來自伺服器的 AWS_ACCESS_KEY_ID 與 AWS_SECRET_ACCESS_KEY。
 admin-retention-save = 儲存保存期限
 admin-retention-saved = 已結束的作業將在結束 { $days } 天後封存至 { $archive }。
-admin-retention-bad-days = 結束後天數：{ $problem }
+admin-retention-bad-days = 結束後天數：須為 1 到 36500 的整數，已結束的作業至少在線上保留一天。
 admin-retention-bad-archive = 封存位置：{ $problem }
 admin-retention-none-set = 此租戶尚未設定保存期限，請先儲存。
 admin-retention-need-key = 封存清單以伺服器 OPLEDGER_SECRET_KEY 衍生的金鑰簽章，但伺服器未設定此金鑰。

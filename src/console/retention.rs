@@ -102,9 +102,7 @@ pub(crate) mod ssr {
     fn refused(error: RetentionError) -> AppError {
         let language = current_language();
         match error {
-            RetentionError::Invalid { field: "days", problem } => {
-                AppError::Invalid(t!(language, "admin-retention-bad-days", problem = problem))
-            }
+            RetentionError::Invalid { field: "days", .. } => AppError::Invalid(t!(language, "admin-retention-bad-days")),
             RetentionError::Invalid { problem, .. } => {
                 AppError::Invalid(t!(language, "admin-retention-bad-archive", problem = problem))
             }
@@ -155,10 +153,7 @@ pub(crate) mod ssr {
 
     pub async fn set_retention(admin: &SignedIn, days: &str, archive_url: &str) -> Result<String, AppError> {
         let language = current_language();
-        let days: i64 = days
-            .trim()
-            .parse()
-            .map_err(|_| AppError::Invalid(t!(language, "admin-retention-bad-days", problem = days.trim())))?;
+        let days: i64 = days.trim().parse().map_err(|_| AppError::Invalid(t!(language, "admin-retention-bad-days")))?;
         let policy = ledger().set_retention(&admin.tenant, &actor(admin), days, archive_url).await.map_err(refused)?;
         Ok(t!(language, "admin-retention-saved", days = policy.days, archive = policy.archive_url))
     }

@@ -6,6 +6,8 @@
 //! 127.0.0.1:8080,10.0.0.0/8`), in which case plain http is allowed too. A URL is checked when it
 //! is saved and again at every connection: the HTTP clients built here resolve names through the
 //! policy, so the check sees the address actually connected to, and they never follow redirects.
+//! A tenant's archive in a folder of the server's disk must be inside the folder the operator gave
+//! for archives (`--archive-dir`): a tenant never makes the server write elsewhere.
 
 use ipnet::IpNet;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
@@ -114,17 +116,41 @@ pub struct EgressPolicy {
     allowed: Vec<Allowed>,
     /// Everything is reachable: the operator's own settings, never a tenant's URL.
     unrestricted: bool,
+    /// The folder tenants' archives on the server's disk must be inside.
+    archive_dir: Option<std::path::PathBuf>,
 }
 
 impl EgressPolicy {
     /// Public addresses over https, and `allowed` besides (over http too).
     pub fn new(allowed: Vec<Allowed>) -> Self {
-        Self { allowed, unrestricted: false }
+        Self { allowed, unrestricted: false, archive_dir: None }
     }
 
     /// No check at all: for the URLs the operator configured the server with.
     pub fn unrestricted() -> Self {
-        Self { allowed: Vec::new(), unrestricted: true }
+        Self { allowed: Vec::new(), unrestricted: true, archive_dir: None }
+    }
+
+    /// The same policy, letting tenants keep archives in folders inside `dir` (an absolute path).
+    pub fn with_archive_dir(mut self, dir: Option<std::path::PathBuf>) -> Self {
+        self.archive_dir = dir;
+        self
+    }
+
+    /// Whether a tenant's archive may be the folder `folder` (absolute, without `..`): inside the
+    /// operator's archive folder; why not in words.
+    pub fn check_folder(&self, folder: &str) -> Result<(), String> {
+        if self.unrestricted {
+            return Ok(());
+        }
+        match &self.archive_dir {
+            Some(dir) if std::path::Path::new(folder).starts_with(dir) => Ok(()),
+            Some(dir) => Err(format!(
+                "{folder} is outside the server's archive folder {}: a tenant's archive folder is inside it",
+                dir.display()
+            )),
+            None => Err("this server keeps no archive folder for tenants (its operator sets --archive-dir); use an S3 bucket".to_owned()),
+        }
     }
 
     /// The same policy, allowing `more` too.

@@ -9,6 +9,7 @@ use chrono::Duration;
 use opledger::domain::ids::{Actor, TenantId};
 use opledger::domain::policy::Role;
 use opledger::server::archive::{file, verify::verify_folder};
+use opledger::server::egress::EgressPolicy;
 use opledger::server::ledger::retention::{RetentionError, SweepReport};
 use opledger::server::ledger::secrets::SecretBox;
 use opledger::server::ledger::Ledger;
@@ -168,6 +169,7 @@ crate::engine_tests! {
                 .args(["retention", "sweep", "--tenant", "acme", "--batch", "1"])
                 .env("OPLEDGER_DATABASE_URL", app.database.url())
                 .env("OPLEDGER_SECRET_KEY", SECRET_KEY)
+                .env("OPLEDGER_ARCHIVE_DIR", std::env::temp_dir())
                 .stdout(std::process::Stdio::null())
                 .stderr(std::process::Stdio::null());
             if take_over {
@@ -208,7 +210,8 @@ crate::engine_tests! {
         let archive = tempfile::tempdir().unwrap();
         keep_a_day(&app, &folder_url(archive.path())).await;
         let other = Ledger::new(opledger::server::store::connect(app.database.url()).await.unwrap())
-            .with_secrets(SecretBox::from_hex(SECRET_KEY).unwrap());
+            .with_secrets(SecretBox::from_hex(SECRET_KEY).unwrap())
+            .with_egress(EgressPolicy::new(Vec::new()).with_archive_dir(Some(std::env::temp_dir())));
         let (first, second) = tokio::join!(sweep_later(&app.ledger, "instance-a", 2), sweep_later(&other, "instance-b", 2));
         let archived: u64 = [&first, &second].iter().filter_map(|result| result.as_ref().ok()).map(|report| report.archived).sum();
         for result in [&first, &second] {
@@ -297,7 +300,7 @@ crate::engine_tests! {
             let refused = app.ledger.set_retention(&acme(), &admin(), days, &url).await.unwrap_err();
             assert!(matches!(&refused, RetentionError::Invalid { field: f, .. } if *f == field), "{refused}");
         }
-        for bad in ["relative/folder", "https://example.com/archive", "s3://shop?endpoint=http://10.1.2.3:9000", "s3://shop?endpoint=http://169.254.169.254"] {
+        for bad in ["relative/folder", "/etc/opledger-archive", "file:///var/lib/elsewhere", "https://example.com/archive", "s3://shop?endpoint=http://10.1.2.3:9000", "s3://shop?endpoint=http://169.254.169.254"] {
             let refused = app.ledger.set_retention(&acme(), &admin(), 30, bad).await.unwrap_err();
             assert!(matches!(&refused, RetentionError::Invalid { field: "archive_url", .. }), "{bad}: {refused}");
         }

@@ -157,6 +157,8 @@ impl TestApp {
         // take both away.
         settings.default_tenants = vec![TenantId::parse("acme").unwrap()];
         settings.allow_egress = vec![opledger::server::egress::Allowed::parse("127.0.0.1").unwrap()];
+        // Tenants' archive folders: the tests' own temporary folders.
+        settings.archive_dir = Some(std::env::temp_dir());
         adjust(&mut settings);
         let application = Application::build(settings).await.expect("the application starts");
         let addr = application.local_addr();

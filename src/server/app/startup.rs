@@ -49,6 +49,9 @@ pub struct Settings {
     /// What the URLs tenants set may reach besides public https addresses (`--allow-egress`); the
     /// server's own address is added while it mounts the sandbox, which tenants may point at.
     pub allow_egress: Vec<Allowed>,
+    /// The folder tenants' archives on the server's disk are kept inside (`--archive-dir`); `None`
+    /// keeps none there (buckets only).
+    pub archive_dir: Option<std::path::PathBuf>,
     /// Mount the sandbox provider at `/sandbox`.
     pub sandbox: bool,
     /// Seed the demo tenant through the mounted sandbox (implies `sandbox`).
@@ -110,6 +113,7 @@ impl Settings {
             services_base_url: None,
             default_tenants: Vec::new(),
             allow_egress: Vec::new(),
+            archive_dir: None,
             sandbox: false,
             demo: false,
             reconcile_every: None,
@@ -236,6 +240,7 @@ impl Application {
         let demo_mail =
             if settings.demo { Some(DemoMail::start(&settings.stripe_secret_key).await?) } else { None };
         let egress = EgressPolicy::new(settings.allow_egress.clone())
+            .with_archive_dir(settings.archive_dir.clone())
             .allowing(own_address)
             .allowing(demo_mail.as_ref().map(|mail| Allowed::Address(mail.addr)));
         let ledger = wiring::ledger(store, settings.secret_key.as_deref())

@@ -48,12 +48,13 @@ pub fn manifest_path(object_path: &str) -> String {
 }
 
 impl Archive {
-    /// Opens the archive at `url`, checking a bucket's endpoint against `egress` first. A folder is
-    /// created when it does not exist.
+    /// Opens the archive at `url`, checking a bucket's endpoint, or a folder, against `egress`
+    /// first. A folder is created when it does not exist.
     pub async fn open(url: &str, egress: &EgressPolicy) -> Result<Archive, ArchiveError> {
         let location = ArchiveLocation::parse(url).map_err(ArchiveError::Refused)?;
         let (store, prefix): (Arc<dyn ObjectStore>, Path) = match &location {
             ArchiveLocation::Folder(folder) => {
+                egress.check_folder(folder).map_err(ArchiveError::Refused)?;
                 std::fs::create_dir_all(folder)
                     .map_err(|error| ArchiveError::Unreachable(format!("the folder {folder}: {error}")))?;
                 let store = object_store::local::LocalFileSystem::new_with_prefix(folder)

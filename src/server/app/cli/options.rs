@@ -77,11 +77,21 @@ pub struct EgressArgs {
     /// comma-separated (e.g. 127.0.0.1:8080,10.0.0.0/8).
     #[arg(long, env = "OPLEDGER_ALLOW_EGRESS", value_delimiter = ',', value_parser = Allowed::parse)]
     pub allow_egress: Vec<Allowed>,
+
+    /// The folder tenants' archives on this server's disk are kept inside (each tenant's retention
+    /// names a folder within it, or an S3 bucket).
+    #[arg(long, env = "OPLEDGER_ARCHIVE_DIR", default_value = "archive")]
+    pub archive_dir: std::path::PathBuf,
 }
 
 impl EgressArgs {
     pub(super) fn policy(&self) -> EgressPolicy {
-        EgressPolicy::new(self.allow_egress.clone())
+        EgressPolicy::new(self.allow_egress.clone()).with_archive_dir(Some(self.archive_dir()))
+    }
+
+    /// `--archive-dir`, absolute.
+    pub(super) fn archive_dir(&self) -> std::path::PathBuf {
+        std::path::absolute(&self.archive_dir).unwrap_or_else(|_| self.archive_dir.clone())
     }
 }
 

@@ -123,6 +123,7 @@ pub(super) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         stripe_secret_key: args.provider.stripe_secret_key.unwrap_or_else(new_secret_key),
         services_base_url: args.provider.services_base_url,
         default_tenants: args.provider.default_tenant,
+        archive_dir: Some(args.egress.archive_dir()),
         allow_egress: args.egress.allow_egress,
         sandbox: args.sandbox,
         demo: args.demo,
