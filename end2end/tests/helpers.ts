@@ -1,6 +1,6 @@
-// Shared steps: signing in as one of the demo users, waiting for the demo data, and catching
-// browser errors.
-import { expect, type Page } from "@playwright/test";
+// Shared steps: signing in as one of the demo users, windows of one admin session, waiting for the
+// demo data, and catching browser errors.
+import { expect, test, type Browser, type BrowserContext, type Page } from "@playwright/test";
 
 export const PASSWORD = "opledger-demo";
 
@@ -28,6 +28,24 @@ export async function signIn(page: Page, name: string, next = "/") {
     await page.waitForTimeout((seconds + 1) * 1000);
   }
   await expect(page.getByTestId("whoami")).toContainText(name);
+}
+
+/** For a file of tests of admin pages: signs the admin in once before them (sign-ins are limited per
+ * name) and gives windows of that session, `width` wide, of a browser asking for `locale`. */
+export function adminWindows(): (browser: Browser, width?: number, locale?: string) => Promise<Page> {
+  let session: Awaited<ReturnType<BrowserContext["storageState"]>> | undefined;
+  test.beforeAll(async ({ browser }) => {
+    test.setTimeout(90_000);
+    const context = await browser.newContext({ locale: "en-US" });
+    const page = await context.newPage();
+    await signIn(page, USERS.admin);
+    session = await context.storageState();
+    await context.close();
+  });
+  return async (browser, width = 1440, locale = "en-US") => {
+    const context = await browser.newContext({ viewport: { width, height: 900 }, storageState: session, locale });
+    return context.newPage();
+  };
 }
 
 /** The demo is seeded in the background at start-up: waits until its last operation exists. */

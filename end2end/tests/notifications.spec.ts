@@ -2,28 +2,12 @@
 // delivery log; a shared destination and a rule added through its forms show in words, and a bad
 // wait is refused beside its field. The admin page and a person's own page are photographed in
 // English and Traditional Chinese at 1440 and 390 px into screenshots/.
-import { expect, test, type Browser, type BrowserContext, type Page } from "@playwright/test";
-import { signIn, USERS, waitInteractive, watchErrors } from "./helpers";
+import { expect, test } from "@playwright/test";
+import { adminWindows, waitInteractive, watchErrors } from "./helpers";
 
 test.describe.configure({ mode: "serial" });
 
-/** The admin signs in once (sign-ins are limited per name); every page reuses the session. */
-let session: Awaited<ReturnType<BrowserContext["storageState"]>> | undefined;
-
-test.beforeAll(async ({ browser }) => {
-  test.setTimeout(90_000);
-  const context = await browser.newContext({ locale: "en-US" });
-  const page = await context.newPage();
-  await signIn(page, USERS.admin);
-  session = await context.storageState();
-  await context.close();
-});
-
-/** A window of the admin's session, `width` wide, of a browser asking for `locale`. */
-async function adminAt(browser: Browser, width = 1440, locale = "en-US"): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width, height: 900 }, storageState: session, locale });
-  return context.newPage();
-}
+const adminAt = adminWindows();
 
 test("an admin adds a destination and a rule, sees them in words, and a bad wait is refused beside its field", async ({ browser }) => {
   test.setTimeout(90_000);

@@ -3,27 +3,13 @@
 // now (nothing is due yet: the demo's operations closed moments ago) and shows the sweep's end,
 // then stops archiving after a confirmation. The page is photographed in the three languages at
 // 1440 and 390 px into screenshots/.
-import { expect, test, type Browser, type BrowserContext, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import * as path from "node:path";
-import { signIn, USERS, waitInteractive, watchErrors } from "./helpers";
+import { adminWindows, waitInteractive, watchErrors } from "./helpers";
 
 test.describe.configure({ mode: "serial" });
 
-let session: Awaited<ReturnType<BrowserContext["storageState"]>> | undefined;
-
-test.beforeAll(async ({ browser }) => {
-  test.setTimeout(90_000);
-  const context = await browser.newContext({ locale: "en-US" });
-  const page = await context.newPage();
-  await signIn(page, USERS.admin);
-  session = await context.storageState();
-  await context.close();
-});
-
-async function adminAt(browser: Browser, width = 1440, locale = "en-US"): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width, height: 900 }, storageState: session, locale });
-  return context.newPage();
-}
+const adminAt = adminWindows();
 
 // Inside the test server's --archive-dir (.e2e-data, made afresh for each run).
 const archive = `file://${path.resolve(".e2e-data/archive")}`;
