@@ -487,3 +487,40 @@ async fn a_sqlite_sweep_gives_the_space_back() {
     assert_eq!(app.number("select count(*) from operations").await, 0);
     assert_eq!(app.number("select freelist_count from pragma_freelist_count").await, 0, "no page left unused");
 }
+
+/// The command line: a retention of 0 days is refused naming the field and sets nothing; one in
+/// a folder outside `--archive-dir` is refused; a good one is shown, and the sweep counts what it did.
+#[tokio::test]
+async fn the_command_line_sets_shows_and_sweeps() {
+    let Some(app) = TestApp::spawn(crate::support::Engine::Sqlite).await else { return };
+    succeeded(&app, 1200).await;
+    let archive = tempfile::tempdir().unwrap();
+    let url = folder_url(archive.path());
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_opledger"))
+            .args(["retention"])
+            .args(args)
+            .args(["--database-url", app.database.url()])
+            .env("OPLEDGER_SECRET_KEY", SECRET_KEY)
+            .env("OPLEDGER_ARCHIVE_DIR", archive.path())
+            .output()
+            .unwrap()
+    };
+    let refused = run(&["set", "--tenant", "acme", "--days", "0", "--archive", &url]);
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("days: retention must be 1 to 36500 days"), "{refused:?}");
+    let outside = run(&["set", "--tenant", "acme", "--days", "1", "--archive", "file:///var/tmp/elsewhere"]);
+    assert!(String::from_utf8_lossy(&outside.stderr).contains("outside the server's archive folder"), "{outside:?}");
+    let shown = run(&["show", "--tenant", "acme"]);
+    assert!(String::from_utf8_lossy(&shown.stdout).contains("keeps every operation hot"), "{shown:?}");
+    assert_eq!(app.ledger.retention(&acme()).await.unwrap(), None, "nothing was set");
+
+    let set = run(&["set", "--tenant", "acme", "--days", "1", "--archive", &url]);
+    assert!(String::from_utf8_lossy(&set.stdout).contains("archives operations 1 day after they closed"), "{set:?}");
+    app.tamper("update operations set updated_at_us = updated_at_us - 172800000000").await;
+    let swept = run(&["sweep", "--tenant", "acme"]);
+    assert!(swept.status.success(), "{swept:?}");
+    assert!(String::from_utf8_lossy(&swept.stdout).contains("Archived 1 operation of tenant acme in 1 file."), "{swept:?}");
+    let shown = String::from_utf8(run(&["show", "--tenant", "acme"]).stdout).unwrap();
+    assert!(shown.contains("archived 1 day after closing") && shown.contains("1 operation\tsealed"), "{shown}");
+}

@@ -110,7 +110,7 @@ fn page_head(detail: &OperationDetail) -> AnyView {
         {detail.archived.clone().map(|from| {
             let words = t!(language, "operation-archived", closed = slot(0), file = slot(1));
             let parts = vec![view! { <Time at=from.closed_at/> }.into_any(), view! { <code>{from.object_path}</code> }.into_any()];
-            view! { <p class="lede" data-testid="archived">{with_views(words, parts)}</p> }
+            view! { <p class="lede break" data-testid="archived">{with_views(words, parts)}</p> }
         })}
         <section class="told" data-testid="told">
             <p class="story-status">{detail.told.status.clone()}</p>

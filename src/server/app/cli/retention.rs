@@ -72,8 +72,9 @@ pub(super) async fn run(command: RetentionCommand) -> anyhow::Result<()> {
             let ledger = open_ledger(&database, &secret).await?.with_egress(egress.policy());
             let policy = ledger.set_retention(&tenant, &Actor::system("cli"), days, &archive).await?;
             println!(
-                "Tenant {tenant} archives operations {} days after they closed, to {}.",
-                policy.days, policy.archive_url
+                "Tenant {tenant} archives operations {} after they closed, to {}.",
+                counted(u64::from(policy.days), "day"),
+                policy.archive_url
             );
             println!(
                 "`opledger retention sweep --tenant {tenant}` (or `serve`, hourly) archives what is due."
@@ -84,8 +85,11 @@ pub(super) async fn run(command: RetentionCommand) -> anyhow::Result<()> {
             let store = open_store(&database).await?;
             match store.retention_policy(&tenant).await? {
                 Some(policy) => println!(
-                    "Tenant {tenant}: archived {} days after closing, to {} (set by {} at {}).",
-                    policy.days, policy.archive_url, policy.updated_by, policy.updated_at
+                    "Tenant {tenant}: archived {} after closing, to {} (set by {} at {}).",
+                    counted(u64::from(policy.days), "day"),
+                    policy.archive_url,
+                    policy.updated_by,
+                    policy.updated_at
                 ),
                 None => println!("Tenant {tenant} keeps every operation hot; set a retention with `opledger retention set`."),
             }
@@ -105,10 +109,8 @@ pub(super) async fn run(command: RetentionCommand) -> anyhow::Result<()> {
             }
             for file in store.archives(&tenant).await? {
                 let state = if file.sealed { "sealed" } else { "being written" };
-                println!(
-                    "{}\t{}\t{} operations\t{state}\t{}",
-                    file.id, file.object_path, file.operations, file.location
-                );
+                let operations = counted(file.operations, "operation");
+                println!("{}\t{}\t{operations}\t{state}\t{}", file.id, file.object_path, file.location);
             }
             Ok(())
         }
@@ -123,17 +125,27 @@ pub(super) async fn run(command: RetentionCommand) -> anyhow::Result<()> {
             let holder = format!("cli-{}", std::process::id());
             let report = ledger
                 .sweep(&tenant, &holder, crate::server::clock::now(), batch, take_over, |archived| {
-                    eprintln!("archived {archived} operations…");
+                    eprintln!("archived {} so far…", counted(archived, "operation"));
                 })
                 .await?;
             if report.abandoned_files > 0 {
-                println!("Removed {} unsealed file(s) a stopped sweep had left.", report.abandoned_files);
+                println!("Removed {} that a stopped sweep had left unsealed.", counted(report.abandoned_files, "file"));
             }
             println!(
-                "Archived {} operations of tenant {tenant} in {} file(s).",
-                report.archived, report.files
+                "Archived {} of tenant {tenant} in {}.",
+                counted(report.archived, "operation"),
+                counted(report.files, "file")
             );
             Ok(())
         }
+    }
+}
+
+/// `1 operation`, `2 operations`.
+fn counted(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
     }
 }

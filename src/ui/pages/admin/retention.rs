@@ -41,7 +41,7 @@ fn Retention() -> impl IntoView {
                     let policy = match (page.days, page.archive_url.clone()) {
                         (Some(days), Some(archive)) => {
                             let sentence = t!(language, "admin-retention-current", days = days, archive = archive.as_str(), name = page.updated_by.clone().unwrap_or_default(), time = TIME_MARK);
-                            view! { <p data-testid="retention-current">{with_time(sentence, page.updated_at.unwrap_or_default())}</p> }.into_any()
+                            view! { <p class="break" data-testid="retention-current">{with_time(sentence, page.updated_at.unwrap_or_default())}</p> }.into_any()
                         }
                         _ => view! { <p class="empty-state" data-testid="retention-current">{t!(language, "admin-retention-empty")}</p> }.into_any(),
                     };
@@ -55,7 +55,7 @@ fn Retention() -> impl IntoView {
                     let actions = has_policy.then(|| {
                         let csrf_remove = csrf.clone();
                         view! {
-                            <div class="inline-actions">
+                            <div class="button-row">
                                 <ActionForm action=sweep attr:class="inline-form" attr:data-answer-to="retention-result">
                                     <input type="hidden" name="csrf" value=csrf.clone()/>
                                     <button type="submit" class="button" data-testid="sweep-now">{t!(language, "admin-retention-sweep-now")}</button>
@@ -71,7 +71,7 @@ fn Retention() -> impl IntoView {
                     });
                     let key = page.public_key.clone().map(|key| {
                         let sentence = t!(language, "admin-retention-key", key = code(&key), command = code("opledger audit verify-archive"));
-                        view! { <p class="muted" data-testid="retention-key">{with_code(sentence)}</p> }
+                        view! { <p class="muted break" data-testid="retention-key">{with_code(sentence)}</p> }
                     });
                     view! {
                         {policy}
@@ -98,12 +98,12 @@ fn RetentionForm(set: ServerAction<SetRetention>, csrf: String, days: Option<u32
             <label>{t!(language, "admin-retention-days")}
                 <input type="number" name="days" min="1" max="36500" required value=days.map(|days| days.to_string()) size="6" inputmode="numeric"/>
             </label>
-            <label>{t!(language, "admin-retention-archive")}
-                <input type="text" name="archive_url" required value=archive placeholder="file:///var/lib/opledger/archive" size="44" autocomplete="off" spellcheck="false"/>
+            <label class="grow">{t!(language, "admin-retention-archive")}
+                <input type="text" name="archive_url" required value=archive placeholder="file:///var/lib/opledger/archive" size="20" autocomplete="off" spellcheck="false"/>
             </label>
             <div class="filter-actions"><button type="submit" class="button">{t!(language, "admin-retention-save")}</button></div>
         </ActionForm>
-        <p class="muted">{t!(language, "admin-retention-archive-help")}</p>
+        <p class="muted break">{t!(language, "admin-retention-archive-help")}</p>
     }
 }
 
@@ -118,7 +118,7 @@ fn SweepLine(sweep: SweepView) -> impl IntoView {
     };
     view! {
         <p data-testid="retention-sweep">{line}</p>
-        {sweep.last_error.map(|error| view! { <p class="error" data-testid="retention-sweep-error">{t!(language, "admin-retention-sweep-stopped", problem = error)}</p> })}
+        {sweep.last_error.map(|error| view! { <p class="error break" data-testid="retention-sweep-error">{t!(language, "admin-retention-sweep-stopped", problem = error)}</p> })}
     }
 }
 
@@ -152,7 +152,7 @@ fn FileList(files: Vec<ArchiveFileView>) -> impl IntoView {
                         let words = if each.sealed { t!(language, "admin-retention-file-sealed") } else { t!(language, "admin-retention-file-writing") };
                         view! {
                             <tr>
-                                <td data-label=file.clone()><code>{each.object_path}</code></td>
+                                <td data-label=file.clone() class="break"><code>{each.object_path}</code></td>
                                 <td data-label=operations.clone()>{each.operations}</td>
                                 <td data-label=closed.clone()>{each.closed_from.map(|at| view! { <Time at/> })}" – "{each.closed_to.map(|at| view! { <Time at/> })}</td>
                                 <td data-label=state.clone()>{words}</td>
