@@ -141,44 +141,13 @@ pub struct ArchivedOperation {
     /// When it closed: its last change.
     pub closed_at: DateTime<Utc>,
     pub attempts: Vec<AttemptRecord>,
-    pub external_refs: Vec<ArchivedRef>,
+    pub external_refs: Vec<ExternalRef>,
     /// Its approval decisions, as the approvals table kept them.
     pub approvals: Vec<Value>,
     /// The conflicting requests refused under its op id.
     pub conflicts: Vec<Value>,
     /// Its audit trail, each entry in its place in the tenant's chain.
     pub trail: Vec<AuditRecord>,
-}
-
-/// An external id an archived operation created.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ArchivedRef {
-    pub provider: String,
-    pub ref_type: String,
-    pub external_id: String,
-    pub recorded_at: DateTime<Utc>,
-}
-
-impl From<&ExternalRef> for ArchivedRef {
-    fn from(reference: &ExternalRef) -> Self {
-        ArchivedRef {
-            provider: reference.provider.clone(),
-            ref_type: reference.ref_type.clone(),
-            external_id: reference.external_id.clone(),
-            recorded_at: reference.recorded_at,
-        }
-    }
-}
-
-impl From<&ArchivedRef> for ExternalRef {
-    fn from(reference: &ArchivedRef) -> Self {
-        ExternalRef {
-            provider: reference.provider.clone(),
-            ref_type: reference.ref_type.clone(),
-            external_id: reference.external_id.clone(),
-            recorded_at: reference.recorded_at,
-        }
-    }
 }
 
 impl ArchivedOperation {
@@ -211,7 +180,7 @@ impl ArchivedOperation {
         Ok(OperationHistory {
             operation,
             attempts: self.attempts.clone(),
-            external_refs: self.external_refs.iter().map(Into::into).collect(),
+            external_refs: self.external_refs.clone(),
             audit: self
                 .trail
                 .iter()

@@ -185,7 +185,7 @@ pub struct AttemptRecord {
 }
 
 /// An id of something an operation created at a provider.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ExternalRef {
     pub provider: String,
     pub ref_type: String,

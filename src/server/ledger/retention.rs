@@ -191,19 +191,10 @@ impl Ledger {
         progress: &mut impl FnMut(u64),
     ) -> Result<(), RetentionError> {
         for unfinished in self.store.unfinished_archives(tenant).await? {
-            // Abandoned first, so that a sweep still writing it can no longer seal it; one that
-            // sealed it meanwhile keeps it.
-            let ours = self.store.abandon_archive(tenant, &unfinished.id).await?;
-            let abandoned = ours
-                || self.store.unfinished_archives(tenant).await?.iter().any(|left| left.id == unfinished.id);
-            if !abandoned {
-                continue;
-            }
             let left = Archive::open(&unfinished.location, self.egress()).await?;
-            left.remove(&manifest_path(&unfinished.object_path)).await?;
-            left.remove(&unfinished.object_path).await?;
-            self.store.drop_archive(tenant, &unfinished.id).await?;
-            report.abandoned_files += 1;
+            if self.discard(&left, tenant, &unfinished.id, &unfinished.object_path).await? {
+                report.abandoned_files += 1;
+            }
         }
         while self.store.remove_archived(tenant, batch).await? > 0 {}
         self.seal_audit(Some(tenant)).await?;
@@ -308,19 +299,31 @@ impl Ledger {
     /// behind is removed by the next sweep, which finds its claim. A file sealed meanwhile (its
     /// claim no longer `writing`) is never removed.
     async fn abandon(&self, archive: &Archive, tenant: &TenantId, id: &str, object_path: &str) {
-        let removed = async {
-            let ours = self.store.abandon_archive(tenant, id).await?;
-            let abandoned = ours || self.store.unfinished_archives(tenant).await?.iter().any(|left| left.id == id);
-            if !abandoned {
-                return Ok(());
-            }
-            archive.remove(&manifest_path(object_path)).await?;
-            archive.remove(object_path).await?;
-            self.store.drop_archive(tenant, id).await.map_err(RetentionError::from)
-        };
-        if let Err(error) = removed.await {
+        if let Err(error) = self.discard(archive, tenant, id, object_path).await {
             tracing::warn!(%tenant, archive = id, %error, "an unsealed archive file is left for the next sweep to remove");
         }
+    }
+
+    /// Removes the unsealed archive file `id` and forgets it; `false` when it was sealed
+    /// meanwhile, and is kept. It is marked abandoned first, so that a sweep still writing it can
+    /// no longer seal it.
+    async fn discard(
+        &self,
+        archive: &Archive,
+        tenant: &TenantId,
+        id: &str,
+        object_path: &str,
+    ) -> Result<bool, RetentionError> {
+        let ours = self.store.abandon_archive(tenant, id).await?;
+        let abandoned =
+            ours || self.store.unfinished_archives(tenant).await?.iter().any(|left| left.id == id);
+        if !abandoned {
+            return Ok(false);
+        }
+        archive.remove(&manifest_path(object_path)).await?;
+        archive.remove(object_path).await?;
+        self.store.drop_archive(tenant, id).await?;
+        Ok(true)
     }
 
     /// Sweeps every tenant that set a retention, a minute after the server starts (or `every`, when
@@ -358,7 +361,12 @@ impl Ledger {
     }
 
     /// `tenant`'s archived operations whose op id, order or external id is exactly `term`.
-    pub async fn find_archived(&self, tenant: &TenantId, term: &str, limit: u32) -> Result<Vec<ArchivedKey>, StoreError> {
+    pub async fn find_archived(
+        &self,
+        tenant: &TenantId,
+        term: &str,
+        limit: u32,
+    ) -> Result<Vec<ArchivedKey>, StoreError> {
         self.store.find_archived(tenant, term, limit).await
     }
 

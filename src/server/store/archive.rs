@@ -7,6 +7,7 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
+use super::rows::{corrupt, time};
 use super::StoreError;
 use crate::domain::archive::{ArchivedOperation, SignedManifest};
 use crate::domain::audit::AuditEntry;
@@ -180,10 +181,6 @@ pub trait ArchiveStore: Send + Sync {
 /// The closed states, as SQL text.
 pub(super) const CLOSED_STATES: &str = "('succeeded', 'rejected', 'denied', 'cancelled')";
 
-pub(super) fn corrupt(what: &'static str) -> impl Fn(String) -> StoreError {
-    move |problem| StoreError::Corrupt(format!("{what}: {problem}"))
-}
-
 pub(super) const ARCHIVE_COLUMNS: &str =
     "tenant, id, location, object_path, status, operations, manifest, created_at_us";
 
@@ -202,7 +199,7 @@ pub(super) fn archive_record(row: ArchiveRow) -> Result<ArchiveRecord, StoreErro
             .map(|text| serde_json::from_str(&text))
             .transpose()
             .map_err(|e| corrupt("a manifest")(e.to_string()))?,
-        created_at: super::notify::time(created_at)?,
+        created_at: time(created_at)?,
     })
 }
 
@@ -237,8 +234,8 @@ impl KeyRow {
             fingerprint: Fingerprint::from_stored(self.fingerprint),
             state: State::parse(&self.state)
                 .ok_or_else(|| corrupt("an archived state")(self.state.clone()))?,
-            created_at: super::notify::time(self.created_at_us)?,
-            closed_at: super::notify::time(self.closed_at_us)?,
+            created_at: time(self.created_at_us)?,
+            closed_at: time(self.closed_at_us)?,
             archive_id: self.archive_id,
             location: self.location,
             object_path: self.object_path,
@@ -266,7 +263,7 @@ macro_rules! store_archive {
                     days: u32::try_from(days).map_err(|_| StoreError::Corrupt("retention days".into()))?,
                     archive_url,
                     updated_by,
-                    updated_at: $crate::server::store::notify::time(updated_at)?,
+                    updated_at: time(updated_at)?,
                 }))
             }
 
@@ -399,7 +396,7 @@ macro_rules! store_archive {
                 let Some((holder, lease_until, started_at, finished_at, archived, last_error)) = row else {
                     return Ok(None);
                 };
-                let time = |us: Option<i64>| us.map($crate::server::store::notify::time).transpose();
+                let time = |us: Option<i64>| us.map(time).transpose();
                 Ok(Some($crate::server::store::archive::SweepStatus {
                     holder,
                     lease_until: time(lease_until)?,
@@ -416,7 +413,7 @@ macro_rules! store_archive {
                 closed_before: chrono::DateTime<chrono::Utc>,
                 limit: u32,
             ) -> Result<Vec<$crate::domain::archive::ArchivedOperation>, StoreError> {
-                use $crate::server::store::archive::{corrupt, CLOSED_STATES};
+                use $crate::server::store::archive::CLOSED_STATES;
                 let mut connection = self.pool.acquire().await?;
                 let ids: Vec<(String,)> = sqlx::query_as(&format!(
                     "select o.op_id from operations o where o.tenant = $1 and o.state in {CLOSED_STATES} \
@@ -501,7 +498,7 @@ macro_rules! store_archive {
                         created_at: operation.created_at,
                         closed_at: operation.updated_at,
                         attempts: history.attempts,
-                        external_refs: history.external_refs.iter().map(Into::into).collect(),
+                        external_refs: history.external_refs,
                         approvals,
                         conflicts,
                         trail,
