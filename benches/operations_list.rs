@@ -21,90 +21,12 @@ use std::time::{Duration, Instant};
 
 const RUNS: usize = 41;
 const PAGE_RUNS: usize = 50;
-/// The operations' creation times are this far apart, the last one a moment ago.
-const SPACING_US: u64 = 120_000;
 const PASSWORD: &str = "benchmark password";
 
 /// How many operations to fill: `OPLEDGER_BENCH_OPERATIONS`, 5,000,000 when unset.
 fn operations() -> u64 {
     std::env::var("OPLEDGER_BENCH_OPERATIONS")
         .map_or(5_000_000, |n| n.parse().expect("a number of operations"))
-}
-
-/// When operation 0 was created: so that the last one was created now.
-fn origin_us() -> u64 {
-    let now = u64::try_from(chrono::Utc::now().timestamp_micros()).unwrap();
-    now - operations() * SPACING_US
-}
-
-fn fill_sql(postgres: bool) -> String {
-    let (operations, origin) = (operations(), origin_us());
-    let (series, cancel) = if postgres {
-        (format!("from generate_series(cast(0 as bigint), {}) as n(i)", operations - 1), "false")
-    } else {
-        (String::new(), "0")
-    };
-    let select = format!(
-        "select 'bench', 'refund-' || i || '-li_1', case when i % 7 = 0 then 'create_aftersale' else 'refund' end, \
-         'order:' || (i / 3), case when i % 7 = 0 then 'sandbox' else 'stripe' end, \
-         '{{\"amount\":{{\"currency\":\"TWD\",\"minor\":38000}}}}', 'bench', 38000, 'TWD', \
-         case i % 20 when 0 then 'unknown' when 1 then 'rejected' when 2 then 'needs_review' else 'succeeded' end, \
-         'refund-' || i || '-li_1', 86400, 'bench-agent', {cancel}, 1, \
-         {origin} + i * {SPACING_US}, {origin} + i * {SPACING_US} {series}"
-    );
-    let insert =
-        "insert into operations (tenant, op_id, kind, subject, provider, params, fingerprint, amount_minor, \
-         amount_currency, state, idempotency_key, key_retention_s, requested_by, cancel_requested, version, \
-         created_at_us, updated_at_us)";
-    if postgres {
-        format!("{insert} {select}")
-    } else {
-        format!(
-            "with recursive n(i) as (select 0 union all select i + 1 from n where i < {}) {insert} {select} from n",
-            operations - 1
-        )
-    }
-}
-
-/// The summaries the ledger keeps with every change (counts per state, as the hourly counts' hour -1; each order's latest change and tally,
-/// the overview's charts spread over their 16 stripes), for the rows filled straight in; each
-/// succeeded operation counts as settled in the hour it changed, in one of the five buckets.
-const SUMMARIES: [&str; 4] = [
-    "insert into hourly_outcomes (tenant, hour_us, state, stripe, operations) select tenant, -1, state, 0, count(*) \
-     from operations group by tenant, state",
-    "insert into subject_activity (tenant, subject, changed_at_us, uncertain, unsent, failed_originals, succeeded_originals, \
-     undone) select tenant, subject, max(updated_at_us), \
-     sum(case when state in ('submitted', 'unknown', 'needs_review') then 1 else 0 end), \
-     sum(case when state in ('planned', 'pending_approval', 'approved') then 1 else 0 end), \
-     sum(case when compensates is null and state in ('rejected', 'denied', 'cancelled') then 1 else 0 end), \
-     sum(case when compensates is null and state = 'succeeded' then 1 else 0 end), \
-     sum(case when compensates is not null and substr(kind, 1, 7) = 'cancel_' and state = 'succeeded' then 1 else 0 end) \
-     from operations group by tenant, subject",
-    "insert into hourly_outcomes (tenant, hour_us, state, stripe, operations) select tenant, \
-     created_at_us / 3600000000 * 3600000000, state, created_at_us % 16, count(*) from operations group by 1, 2, 3, 4",
-    "insert into settle_times (tenant, hour_us, bucket, stripe, operations) select tenant, \
-     updated_at_us / 3600000000 * 3600000000, updated_at_us % 5, updated_at_us / 5 % 16, count(*) from operations \
-     where state = 'succeeded' group by 1, 2, 3, 4",
-];
-
-/// One external id (`re_<i>`) for each succeeded operation of [`fill_sql`].
-fn fill_refs_sql(postgres: bool) -> String {
-    let (operations, origin) = (operations(), origin_us());
-    let select =
-        format!("select 'bench', 'refund-' || i || '-li_1', 'stripe', 'refund', 're_' || i, {origin} + i * {SPACING_US}");
-    let insert = "insert into external_refs (tenant, op_id, provider, ref_type, external_id, recorded_at_us)";
-    let succeeded = "i % 20 >= 3";
-    if postgres {
-        format!(
-            "{insert} {select} from generate_series(cast(0 as bigint), {}) as n(i) where {succeeded}",
-            operations - 1
-        )
-    } else {
-        format!(
-            "with recursive n(i) as (select 0 union all select i + 1 from n where i < {}) {insert} {select} from n where {succeeded}",
-            operations - 1
-        )
-    }
 }
 
 /// The operation the searches look for: one in the middle of the filled ones.
@@ -169,7 +91,7 @@ async fn bench(engine: &str, url: &str) {
         .await
         .unwrap();
     let filled = Instant::now();
-    fill(engine, url).await;
+    support::fill::fill(url, support::fill::Fill::ending_now(operations())).await;
     eprintln!("{engine}: filled {} operations in {:.1} s", operations(), filled.elapsed().as_secs_f64());
 
     let query = OperationQuery { limit: 51, ..OperationQuery::default() };
@@ -348,28 +270,6 @@ async fn straight_on_the_database(
             assert_eq!(query.fetch_all(&mut *connection.lock().await).await.unwrap().len(), rows);
         })
         .await
-    }
-}
-
-async fn fill(engine: &str, url: &str) {
-    use sqlx::Connection;
-    if engine == "postgres" {
-        let mut connection = sqlx::PgConnection::connect(url).await.unwrap();
-        sqlx::query(&fill_sql(true)).execute(&mut connection).await.unwrap();
-        sqlx::query(&fill_refs_sql(true)).execute(&mut connection).await.unwrap();
-        for summary in SUMMARIES {
-            sqlx::query(summary).execute(&mut connection).await.unwrap();
-        }
-        sqlx::query("analyze").execute(&mut connection).await.unwrap();
-    } else {
-        let mut connection = sqlx::SqliteConnection::connect(url).await.unwrap();
-        sqlx::query(&fill_sql(false)).execute(&mut connection).await.unwrap();
-        sqlx::query(&fill_refs_sql(false)).execute(&mut connection).await.unwrap();
-        for summary in SUMMARIES {
-            sqlx::query(summary).execute(&mut connection).await.unwrap();
-        }
-        // No `analyze`: opledger never runs it on SQLite, so its planner works without statistics
-        // (PostgreSQL's autovacuum gathers them on its own).
     }
 }
 

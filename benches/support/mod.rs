@@ -4,6 +4,12 @@
 
 use std::future::Future;
 
+// Each benchmark is a program of its own that uses some of these.
+#[allow(dead_code)]
+pub mod fill;
+#[allow(dead_code)]
+pub mod writes;
+
 /// Runs `bench(engine, database_url)` on each engine available.
 pub async fn on_each_engine<F, Fut>(bench: F)
 where

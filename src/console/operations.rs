@@ -274,15 +274,18 @@ pub(crate) mod ssr {
     ) -> Result<Vec<(OperationListItem, OperationHistory)>, AppError> {
         let store = reads();
         let waiting = store.operations_in_states(&user.tenant, states, limit).await.map_err(unavailable)?;
-        let mut with_history = Vec::with_capacity(waiting.len());
-        for item in waiting {
-            if let Some(history) =
-                store.operation_history(&user.tenant, &item.op_id).await.map_err(unavailable)?
-            {
-                with_history.push((item, history));
-            }
-        }
-        Ok(with_history)
+        let op_ids: Vec<OpId> = waiting.iter().map(|item| item.op_id.clone()).collect();
+        let mut histories: std::collections::HashMap<OpId, OperationHistory> = store
+            .operation_histories(&user.tenant, &op_ids)
+            .await
+            .map_err(unavailable)?
+            .into_iter()
+            .map(|history| (history.operation.op_id.clone(), history))
+            .collect();
+        Ok(waiting
+            .into_iter()
+            .filter_map(|item| histories.remove(&item.op_id).map(|history| (item, history)))
+            .collect())
     }
 
     #[cfg(test)]

@@ -202,6 +202,38 @@ crate::engine_tests! {
         }
     }
 
+    a_sweep_stopped_after_sealing_leaves_hot_rows_that_the_next_one_deletes(app) {
+        let op_id = succeeded(&app, 2001).await;
+        let archive = tempfile::tempdir().unwrap();
+        keep_a_day(&app, &folder_url(archive.path())).await;
+        let sqlite = app.database.url().starts_with("sqlite:");
+        if sqlite {
+            app.tamper("create trigger stop_deleting before delete on attempts begin select raise(abort, 'stopped'); end").await;
+        } else {
+            app.tamper("create function stop_deleting() returns trigger language plpgsql as $$ begin raise exception 'stopped'; end $$").await;
+            app.tamper("create trigger stop_deleting before delete on attempts for each row execute function stop_deleting()").await;
+        }
+        let stopped = sweep_later(&app.ledger, "test", 100).await;
+        assert!(stopped.is_err(), "the sweep stops between sealing and deleting: {stopped:?}");
+        let left = "select count(*) from archives where status = 'sealed' and hot_rows_removed_at_us is null";
+        assert_eq!(app.number(left).await, 1, "sealed, its hot rows still there");
+        assert_eq!(app.number(&format!("select count(*) from operations where op_id = '{op_id}'")).await, 1);
+        let (status, again) = app.register(&refund(2001, 500)).await;
+        assert_eq!((status, again["state"].as_str()), (200, Some("succeeded")), "{again}");
+
+        app.tamper(if sqlite { "drop trigger stop_deleting" } else { "drop trigger stop_deleting on attempts" }).await;
+        let report = sweep_later(&app.ledger, "test", 100).await.unwrap();
+        assert_eq!(report.archived, 0, "nothing is archived twice");
+        for table in ["operations", "attempts", "external_refs"] {
+            let hot = app.number(&format!("select count(*) from {table} where op_id = '{op_id}'")).await;
+            assert_eq!(hot, 0, "{table}");
+        }
+        assert_eq!(app.number(left).await, 0, "the file is marked done");
+        assert_eq!(archived_in(archive.path()).len(), 1);
+        let (status, again) = app.register(&refund(2001, 500)).await;
+        assert_eq!((status, again["state"].as_str()), (200, Some("succeeded")), "{again}");
+    }
+
     two_sweeps_at_once_archive_each_operation_once(app) {
         const OPERATIONS: usize = 30;
         for n in 0..OPERATIONS {

@@ -62,6 +62,33 @@ async fn three_refunds_one_succeeded_one_timed_out(app: &crate::support::TestApp
 }
 
 crate::engine_tests! {
+    histories_read_together_are_those_read_one_at_a_time_of_the_tenant_asked(app) {
+        let globex = TenantId::parse("globex").unwrap();
+        three_refunds_one_succeeded_one_timed_out(&app, &globex).await;
+        app.ledger.seal_audit(None).await.unwrap();
+        let ids: Vec<OpId> = ["refund-A1042-part2", "refund-A1042-none", "refund-A1042-part1", "refund-A1042-part3"]
+            .iter()
+            .map(|id| OpId::parse(id).unwrap())
+            .collect();
+        let together = app.store.operation_histories(&acme(), &ids).await.unwrap();
+        let mut one_at_a_time = Vec::new();
+        for op_id in &ids {
+            one_at_a_time.extend(app.store.operation_history(&acme(), op_id).await.unwrap());
+        }
+        assert_eq!(together.len(), 3, "the missing one is left out");
+        assert_eq!(
+            together.iter().map(|history| (&history.operation, &history.attempts, &history.external_refs, &history.audit)).collect::<Vec<_>>(),
+            one_at_a_time.iter().map(|history| (&history.operation, &history.attempts, &history.external_refs, &history.audit)).collect::<Vec<_>>(),
+            "in the order asked, each with its own attempts, ids and trail"
+        );
+        assert_eq!(together[1].external_refs.len(), 1);
+        assert!(together.iter().all(|history| !history.audit.is_empty()));
+        let other = app.store.operation_histories(&globex, &ids).await.unwrap();
+        assert_eq!(other.len(), 1, "another tenant's operation of the same id only");
+        assert_eq!(other[0].operation.tenant, globex);
+        assert!(other[0].attempts.is_empty() && other[0].external_refs.is_empty());
+    }
+
     the_counts_per_state_and_the_orders_activity_follow_every_change_per_tenant(app) {
         use opledger::domain::machine::{AttemptOutcome, State};
         use opledger::domain::ids::AttemptNumber;

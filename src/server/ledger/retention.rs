@@ -196,7 +196,9 @@ impl Ledger {
                 report.abandoned_files += 1;
             }
         }
-        while self.store.remove_archived(tenant, batch).await? > 0 {}
+        for sealed in self.store.archives_with_hot_rows(tenant).await? {
+            self.store.remove_archived(tenant, &sealed, super::now()).await?;
+        }
         self.seal_audit(Some(tenant)).await?;
         let cutoff = now - Duration::days(i64::from(policy.days));
         loop {
@@ -248,7 +250,7 @@ impl Ledger {
             }
             report.files += 1;
             report.archived += operations.len() as u64;
-            while self.store.remove_archived(tenant, batch).await? > 0 {}
+            self.store.remove_archived(tenant, &id, super::now()).await?;
             progress(report.archived);
             if !self.store.sweep_progress(tenant, holder, report.archived, super::now() + SWEEP_LEASE).await?
             {

@@ -442,17 +442,12 @@ pub async fn queryable(
 ) -> Result<Vec<OpId>, LedgerError> {
     may_act(actor, "run bulk actions")?;
     let at = now();
-    let mut allowed = Vec::new();
-    let reads = executor.ledger().reads();
-    for op_id in candidates {
-        let Some(operation) = reads.load_operation(tenant, op_id).await? else {
-            continue;
-        };
-        if check(&operation.snapshot, CommandKind::ConfirmFound, actor, at).is_ok() {
-            allowed.push(op_id.clone());
-        }
-    }
-    Ok(allowed)
+    let histories = executor.ledger().reads().operation_histories(tenant, candidates).await?;
+    Ok(histories
+        .into_iter()
+        .filter(|history| check(&history.operation.snapshot, CommandKind::ConfirmFound, actor, at).is_ok())
+        .map(|history| history.operation.op_id)
+        .collect())
 }
 
 /// Runs a recorded bulk query: asks the provider for each of its operations in order, recording

@@ -155,8 +155,13 @@ pub trait ArchiveStore: Send + Sync {
     /// Forgets an abandoned archive file once its objects are removed.
     async fn drop_archive(&self, tenant: &TenantId, id: &str) -> Result<(), StoreError>;
 
-    /// Deletes the hot rows of up to `limit` operations whose key is archived; how many it deleted.
-    async fn remove_archived(&self, tenant: &TenantId, limit: u32) -> Result<u64, StoreError>;
+    /// The tenant's sealed archive files whose operations may still have hot rows (a sweep stopped
+    /// after sealing them), oldest first.
+    async fn archives_with_hot_rows(&self, tenant: &TenantId) -> Result<Vec<String>, StoreError>;
+
+    /// Deletes the hot rows of the operations sealed in the archive file `id` and marks it done,
+    /// in one transaction; how many operations it deleted.
+    async fn remove_archived(&self, tenant: &TenantId, id: &str, at: DateTime<Utc>) -> Result<u64, StoreError>;
 
     /// Gives the space that deleted rows left back to the file system where the engine needs to
     /// be asked (SQLite's incremental vacuum; PostgreSQL's autovacuum needs nothing).
@@ -428,57 +433,70 @@ macro_rules! store_archive {
                 .bind(i64::from(limit))
                 .fetch_all(&mut *connection)
                 .await?;
-                let mut archived = Vec::with_capacity(ids.len());
-                for (op_id,) in ids {
-                    let op_id = OpId::parse(&op_id).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-                    let Some(history) = history_in(&mut connection, tenant, &op_id).await? else { continue };
-                    let trail: Vec<AuditRow> = sqlx::query_as(&format!(
-                        "select {AUDIT_COLUMNS} from audit_events where tenant = $1 and op_id = $2 order by seq"
-                    ))
-                    .bind(tenant.as_str())
-                    .bind(op_id.as_str())
-                    .fetch_all(&mut *connection)
-                    .await?;
-                    let trail = trail.into_iter().map(AuditRow::into_record).collect::<Result<Vec<_>, _>>()?;
-                    type ApprovalRow = (String, String, String, String, i64, Option<i64>);
-                    let approvals: Vec<ApprovalRow> = sqlx::query_as(
-                        "select decision, decided_by, fingerprint, reason, decided_at_us, expires_at_us \
-                         from approvals where tenant = $1 and op_id = $2 order by id",
-                    )
-                    .bind(tenant.as_str())
-                    .bind(op_id.as_str())
-                    .fetch_all(&mut *connection)
-                    .await?;
-                    let approvals = approvals
-                        .into_iter()
-                        .map(|(decision, decided_by, fingerprint, reason, decided_at, expires_at)| {
-                            serde_json::json!({
-                                "decision": decision, "decided_by": decided_by, "fingerprint": fingerprint,
-                                "reason": reason, "decided_at_us": decided_at, "expires_at_us": expires_at,
-                            })
-                        })
-                        .collect();
-                    type ConflictRow = (String, String, String, String, String, i64);
-                    let conflicts: Vec<ConflictRow> = sqlx::query_as(
-                        "select requested_params, requested_fingerprint, stored_fingerprint, diff, requested_by, \
-                         received_at_us from conflicts where tenant = $1 and op_id = $2 order by id",
-                    )
-                    .bind(tenant.as_str())
-                    .bind(op_id.as_str())
-                    .fetch_all(&mut *connection)
-                    .await?;
-                    let conflicts = conflicts
-                        .into_iter()
-                        .map(|(params, requested, stored, diff, by, at)| {
-                            let parse = |text: &str| serde_json::from_str::<serde_json::Value>(text);
-                            Ok(serde_json::json!({
-                                "requested_params": parse(&params).map_err(|e| corrupt("a conflict")(e.to_string()))?,
-                                "requested_fingerprint": requested, "stored_fingerprint": stored,
-                                "diff": parse(&diff).map_err(|e| corrupt("a conflict")(e.to_string()))?,
-                                "requested_by": by, "received_at_us": at,
-                            }))
-                        })
-                        .collect::<Result<Vec<_>, StoreError>>()?;
+                let op_ids = ids
+                    .into_iter()
+                    .map(|(op_id,)| OpId::parse(&op_id).map_err(|e| StoreError::Corrupt(e.to_string())))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let histories = histories_in(&mut connection, tenant, &op_ids).await?;
+                type Grouped = std::collections::HashMap<String, Vec<serde_json::Value>>;
+                let (mut trails, mut approvals, mut conflicts) =
+                    (std::collections::HashMap::<String, Vec<_>>::new(), Grouped::new(), Grouped::new());
+                for chunk in op_ids.chunks(1000) {
+                    let ids: Vec<String> = chunk.iter().map(|op_id| op_id.as_str().to_owned()).collect();
+                    let text = in_list(&format!("select {AUDIT_COLUMNS} from audit_events"), tenant, "op_id", &ids, "order by seq");
+                    let rows: Vec<AuditRow> =
+                        sqlx::query_as_with(&text.sql, arguments::<$db>(text.values)?).fetch_all(&mut *connection).await?;
+                    for record in rows.into_iter().map(AuditRow::into_record) {
+                        let record = record?;
+                        trails.entry(record.entry.op_id.clone().unwrap_or_default()).or_default().push(record);
+                    }
+                    type ApprovalRow = (String, String, String, String, String, i64, Option<i64>);
+                    let text = in_list(
+                        "select op_id, decision, decided_by, fingerprint, reason, decided_at_us, expires_at_us from approvals",
+                        tenant,
+                        "op_id",
+                        &ids,
+                        "order by id",
+                    );
+                    let rows: Vec<ApprovalRow> =
+                        sqlx::query_as_with(&text.sql, arguments::<$db>(text.values)?).fetch_all(&mut *connection).await?;
+                    for (op_id, decision, decided_by, fingerprint, reason, decided_at, expires_at) in rows {
+                        approvals.entry(op_id).or_default().push(serde_json::json!({
+                            "decision": decision, "decided_by": decided_by, "fingerprint": fingerprint,
+                            "reason": reason, "decided_at_us": decided_at, "expires_at_us": expires_at,
+                        }));
+                    }
+                    type ConflictRow = (String, String, String, String, String, String, i64);
+                    let text = in_list(
+                        "select op_id, requested_params, requested_fingerprint, stored_fingerprint, diff, requested_by, \
+                         received_at_us from conflicts",
+                        tenant,
+                        "op_id",
+                        &ids,
+                        "order by id",
+                    );
+                    let rows: Vec<ConflictRow> =
+                        sqlx::query_as_with(&text.sql, arguments::<$db>(text.values)?).fetch_all(&mut *connection).await?;
+                    for (op_id, params, requested, stored, diff, by, at) in rows {
+                        let parse = |text: &str| {
+                            serde_json::from_str::<serde_json::Value>(text).map_err(|e| corrupt("a conflict")(e.to_string()))
+                        };
+                        conflicts.entry(op_id).or_default().push(serde_json::json!({
+                            "requested_params": parse(&params)?,
+                            "requested_fingerprint": requested, "stored_fingerprint": stored,
+                            "diff": parse(&diff)?,
+                            "requested_by": by, "received_at_us": at,
+                        }));
+                    }
+                }
+                let mut archived = Vec::with_capacity(histories.len());
+                for history in histories {
+                    let key = history.operation.op_id.as_str().to_owned();
+                    let (trail, approvals, conflicts) = (
+                        trails.remove(&key).unwrap_or_default(),
+                        approvals.remove(&key).unwrap_or_default(),
+                        conflicts.remove(&key).unwrap_or_default(),
+                    );
                     let operation = history.operation;
                     archived.push($crate::domain::archive::ArchivedOperation {
                         tenant: operation.tenant,
@@ -622,28 +640,46 @@ macro_rules! store_archive {
                 Ok(())
             }
 
-            async fn remove_archived(&self, tenant: &TenantId, limit: u32) -> Result<u64, StoreError> {
-                let mut tx = $begin(self).await?;
+            async fn archives_with_hot_rows(&self, tenant: &TenantId) -> Result<Vec<String>, StoreError> {
                 let ids: Vec<(String,)> = sqlx::query_as(
-                    "select o.op_id from operations o join archived_operations k \
-                     on k.tenant = o.tenant and k.op_id = o.op_id where o.tenant = $1 \
-                     order by (o.compensates is null), o.op_id limit $2",
+                    "select id from archives where tenant = $1 and status = 'sealed' \
+                     and hot_rows_removed_at_us is null order by created_at_us, id",
                 )
                 .bind(tenant.as_str())
-                .bind(i64::from(limit))
-                .fetch_all(&mut *tx)
+                .fetch_all(&self.pool)
                 .await?;
-                for (op_id,) in &ids {
-                    for table in ["attempts", "external_refs", "conflicts", "approvals", "send_baselines", "operations"] {
-                        sqlx::query(&format!("delete from {table} where tenant = $1 and op_id = $2"))
-                            .bind(tenant.as_str())
-                            .bind(op_id)
-                            .execute(&mut *tx)
-                            .await?;
-                    }
+                Ok(ids.into_iter().map(|(id,)| id).collect())
+            }
+
+            async fn remove_archived(
+                &self,
+                tenant: &TenantId,
+                id: &str,
+                at: chrono::DateTime<chrono::Utc>,
+            ) -> Result<u64, StoreError> {
+                let mut tx = $begin(self).await?;
+                let mut removed = 0;
+                // Operations last: the other rows refer to them. Operations that compensate
+                // others of the same file go in the same statement as those they compensate.
+                for table in ["attempts", "external_refs", "conflicts", "approvals", "send_baselines", "operations"] {
+                    removed = sqlx::query(&format!(
+                        "delete from {table} where tenant = $1 and op_id in \
+                         (select op_id from archived_operations where tenant = $1 and archive_id = $2)"
+                    ))
+                    .bind(tenant.as_str())
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
                 }
+                sqlx::query("update archives set hot_rows_removed_at_us = $1 where tenant = $2 and id = $3")
+                    .bind(micros(at))
+                    .bind(tenant.as_str())
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
                 tx.commit().await?;
-                Ok(ids.len() as u64)
+                Ok(removed)
             }
 
             async fn reclaim_space(&self) -> Result<(), StoreError> {

@@ -150,6 +150,14 @@ pub trait Reads: Send + Sync {
         op_id: &OpId,
     ) -> Result<Option<OperationHistory>, StoreError>;
 
+    /// The operations `op_ids` with their attempts, external references and audit trails, in the
+    /// order asked (those not found left out), read together.
+    async fn operation_histories(
+        &self,
+        tenant: &TenantId,
+        op_ids: &[OpId],
+    ) -> Result<Vec<OperationHistory>, StoreError>;
+
     /// Every operation of one subject (an order), oldest first.
     async fn subject_operations(
         &self,

@@ -71,6 +71,11 @@ macro_rules! store_reads {
                 history_in(&mut connection, tenant, op_id).await
             }
 
+            async fn operation_histories(&self, tenant: &TenantId, op_ids: &[OpId]) -> Result<Vec<OperationHistory>, StoreError> {
+                let mut connection = self.pool.acquire().await?;
+                histories_in(&mut connection, tenant, op_ids).await
+            }
+
             async fn subject_operations(&self, tenant: &TenantId, subject: &str) -> Result<Vec<OperationHistory>, StoreError> {
                 let ids: Vec<(String,)> = sqlx::query_as(
                     "select op_id from operations where tenant = $1 and subject = $2 order by created_at_us, op_id",
@@ -79,14 +84,11 @@ macro_rules! store_reads {
                 .bind(subject)
                 .fetch_all(&self.pool)
                 .await?;
-                let mut histories = Vec::with_capacity(ids.len());
-                for (op_id,) in ids {
-                    let op_id = OpId::parse(&op_id).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-                    if let Some(history) = self.operation_history(tenant, &op_id).await? {
-                        histories.push(history);
-                    }
-                }
-                Ok(histories)
+                let op_ids = ids
+                    .into_iter()
+                    .map(|(op_id,)| OpId::parse(&op_id).map_err(|e| StoreError::Corrupt(e.to_string())))
+                    .collect::<Result<Vec<_>, _>>()?;
+                self.operation_histories(tenant, &op_ids).await
             }
 
             async fn conflicts_of(&self, tenant: &TenantId, op_id: &OpId) -> Result<Vec<ConflictRecord>, StoreError> {

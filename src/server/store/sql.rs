@@ -213,7 +213,7 @@ macro_rules! sql_store {
             connection: &mut <$db as sqlx::Database>::Connection,
             operation: OperationRecord,
         ) -> Result<CommittedOperation, StoreError> {
-            let rows: Vec<AttemptOrRefRow> = sqlx::query_as(ATTEMPTS_AND_REFS_QUERY)
+            let rows: Vec<AttemptOrRefRow> = sqlx::query_as(ATTEMPTS_AND_REFS_QUERY.as_str())
                 .bind(operation.tenant.as_str())
                 .bind(operation.op_id.as_str())
                 .fetch_all(&mut *connection)
@@ -236,9 +236,53 @@ macro_rules! sql_store {
             let CommittedOperation { operation, attempts, external_refs } = committed_after(connection, operation).await?;
             let tenant = operation.tenant.as_str().to_owned();
             let trail: Vec<TrailRow> =
-                sqlx::query_as(TRAIL_QUERY).bind(&tenant).bind(operation.op_id.as_str()).fetch_all(&mut *connection).await?;
+                sqlx::query_as(TRAIL_QUERY.as_str()).bind(&tenant).bind(operation.op_id.as_str()).fetch_all(&mut *connection).await?;
             let audit = trail.into_iter().map(|row| row.into_event(&tenant)).collect::<Result<_, _>>()?;
             Ok(OperationHistory { operation, attempts, external_refs, audit })
+        }
+
+        /// The operations `op_ids` with their attempts, external references and audit trails, in
+        /// the order of `op_ids` (those not found left out), read on `connection`: three round
+        /// trips for each thousand of them, whatever their number.
+        async fn histories_in(
+            connection: &mut <$db as sqlx::Database>::Connection,
+            tenant: &TenantId,
+            op_ids: &[OpId],
+        ) -> Result<Vec<OperationHistory>, StoreError> {
+            let mut found = std::collections::HashMap::with_capacity(op_ids.len());
+            for chunk in op_ids.chunks(1000) {
+                let ids: Vec<String> = chunk.iter().map(|op_id| op_id.as_str().to_owned()).collect();
+                let text = in_list(&format!("select {OPERATION_COLUMNS} from operations"), tenant, "op_id", &ids, "");
+                let rows: Vec<OperationRow> =
+                    sqlx::query_as_with(&text.sql, arguments::<$db>(text.values)?).fetch_all(&mut *connection).await?;
+                for row in rows {
+                    let operation = row.into_record()?;
+                    let history =
+                        OperationHistory { operation, attempts: Vec::new(), external_refs: Vec::new(), audit: Vec::new() };
+                    found.insert(history.operation.op_id.as_str().to_owned(), history);
+                }
+                let text = attempts_and_refs_of(tenant, &ids);
+                let parts: Vec<OperationPartRow> =
+                    sqlx::query_as_with(&text.sql, arguments::<$db>(text.values)?).fetch_all(&mut *connection).await?;
+                for OperationPartRow { op_id, part } in parts {
+                    if let Some(history) = found.get_mut(&op_id) {
+                        match part.into_record()? {
+                            AttemptOrRef::Attempt(attempt) => history.attempts.push(attempt),
+                            AttemptOrRef::Ref(reference) => history.external_refs.push(reference),
+                        }
+                    }
+                }
+                let text = trails_of(tenant, &ids);
+                let trail: Vec<TrailRow> =
+                    sqlx::query_as_with(&text.sql, arguments::<$db>(text.values)?).fetch_all(&mut *connection).await?;
+                for row in trail {
+                    let event = row.into_event(tenant.as_str())?;
+                    if let Some(history) = event.entry.op_id.as_ref().and_then(|op_id| found.get_mut(op_id)) {
+                        history.audit.push(event);
+                    }
+                }
+            }
+            Ok(op_ids.iter().filter_map(|op_id| found.remove(op_id.as_str())).collect())
         }
 
         /// Records `entries` for the sealer, in this order, in the transaction of the change they

@@ -15,13 +15,28 @@ pub(in crate::server::store) const AUDIT_COLUMNS: &str =
 
 /// An operation's trail: its sealed events in chain order, then those waiting for the sealer in the
 /// order they were recorded (`$1` tenant, `$2` op id).
-pub(in crate::server::store) const TRAIL_QUERY: &str =
-    "select at_us, actor, role, action, op_id, from_state, to_state, reason, evidence, \
-     seq, hash, 0 as waiting, seq as place from audit_events where tenant = $1 and op_id = $2 \
-     union all \
-     select at_us, actor, role, action, op_id, from_state, to_state, reason, evidence, \
-     cast(null as bigint), cast(null as text), 1, id from audit_pending where tenant = $1 and op_id = $2 \
-     order by waiting, place";
+pub(in crate::server::store) static TRAIL_QUERY: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| trails_where("$1", "= $2"));
+
+/// [`TRAIL_QUERY`] for the operations `op_ids` at once, grouped by op id.
+pub(in crate::server::store) fn trails_of(tenant: &TenantId, op_ids: &[String]) -> QueryText {
+    let mut text = QueryText::new("");
+    let tenant = text.param(SqlValue::Text(tenant.as_str().to_owned()));
+    let list: Vec<String> = op_ids.iter().map(|op_id| text.param(SqlValue::Text(op_id.clone()))).collect();
+    text.push(&trails_where(&tenant, &format!("in ({})", list.join(", "))));
+    text
+}
+
+fn trails_where(tenant: &str, op_ids: &str) -> String {
+    format!(
+        "select at_us, actor, role, action, op_id, from_state, to_state, reason, evidence, \
+         seq, hash, 0 as waiting, seq as place from audit_events where tenant = {tenant} and op_id {op_ids} \
+         union all \
+         select at_us, actor, role, action, op_id, from_state, to_state, reason, evidence, \
+         cast(null as bigint), cast(null as text), 1, id from audit_pending where tenant = {tenant} and op_id {op_ids} \
+         order by op_id, waiting, place"
+    )
+}
 
 /// The columns every stored audit entry has, whatever table holds it.
 #[derive(sqlx::FromRow)]

@@ -298,14 +298,39 @@ impl ExternalRefRow {
 }
 
 /// An operation's attempts in order, then its external references in order of recording: one
-/// round trip for what a change answers with.
-pub(in crate::server::store) const ATTEMPTS_AND_REFS_QUERY: &str = "select cast(0 as bigint) as part, number, idempotency_key, sent_by, \
-    started_at_us, finished_at_us, outcome, http_status, latency_ms, error, retry_after_s, send_budget, deadline_at_us, \
-    cast(null as text) as provider, cast(null as text) as ref_type, cast(null as text) as external_id, \
-    cast(null as bigint) as recorded_at_us from attempts where tenant = $1 and op_id = $2 \
-    union all select 1, null, null, null, null, null, null, null, null, null, null, null, null, provider, ref_type, \
-    external_id, recorded_at_us from external_refs where tenant = $1 and op_id = $2 \
-    order by part, number, recorded_at_us, external_id";
+/// round trip for what a change answers with. `$1` is the tenant, `$2` the op id.
+pub(in crate::server::store) static ATTEMPTS_AND_REFS_QUERY: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| attempts_and_refs_where("$1", "= $2"));
+
+/// [`ATTEMPTS_AND_REFS_QUERY`] for the operations `op_ids` at once, grouped by op id: one round
+/// trip for any number of them.
+pub(in crate::server::store) fn attempts_and_refs_of(tenant: &TenantId, op_ids: &[String]) -> QueryText {
+    let mut text = QueryText::new("");
+    let tenant = text.param(SqlValue::Text(tenant.as_str().to_owned()));
+    let list: Vec<String> = op_ids.iter().map(|op_id| text.param(SqlValue::Text(op_id.clone()))).collect();
+    text.push(&attempts_and_refs_where(&tenant, &format!("in ({})", list.join(", "))));
+    text
+}
+
+fn attempts_and_refs_where(tenant: &str, op_ids: &str) -> String {
+    format!(
+        "select op_id, cast(0 as bigint) as part, number, idempotency_key, sent_by, started_at_us, finished_at_us, \
+         outcome, http_status, latency_ms, error, retry_after_s, send_budget, deadline_at_us, \
+         cast(null as text) as provider, cast(null as text) as ref_type, cast(null as text) as external_id, \
+         cast(null as bigint) as recorded_at_us from attempts where tenant = {tenant} and op_id {op_ids} \
+         union all select op_id, 1, null, null, null, null, null, null, null, null, null, null, null, null, provider, \
+         ref_type, external_id, recorded_at_us from external_refs where tenant = {tenant} and op_id {op_ids} \
+         order by op_id, part, number, recorded_at_us, external_id"
+    )
+}
+
+/// A row of [`attempts_and_refs_of`]: whose it is, and what.
+#[derive(sqlx::FromRow)]
+pub(in crate::server::store) struct OperationPartRow {
+    pub op_id: String,
+    #[sqlx(flatten)]
+    pub part: AttemptOrRefRow,
+}
 
 /// One row of [`ATTEMPTS_AND_REFS_QUERY`]: an attempt (`part` 0) or an external reference (1).
 #[derive(sqlx::FromRow)]
