@@ -151,23 +151,8 @@ async fn bench(engine: &str, url: &str) {
 
     let addr = application.local_addr();
     tokio::spawn(application.run_until(std::future::pending()));
-    let client = reqwest::Client::builder()
-        .cookie_store(true)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
     let base = format!("http://{addr}");
-    let login = client.get(format!("{base}/login")).send().await.unwrap().text().await.unwrap();
-    let marker = "name=\"csrf\" value=\"";
-    let start = login.find(marker).expect("a CSRF field") + marker.len();
-    let csrf = login[start..].split('"').next().unwrap().to_owned();
-    let signed_in = client
-        .post(format!("{base}/login"))
-        .form(&[("username", "bench.support"), ("password", PASSWORD), ("csrf", &csrf), ("next", "/")])
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(signed_in.headers()["location"], "/", "signed in");
+    let client = support::console::signed_in(&base, "bench.support", PASSWORD).await;
     let page = |path: String| {
         let client = client.clone();
         let url = format!("{base}{path}");

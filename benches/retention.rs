@@ -28,12 +28,11 @@ use opledger::server::ledger::retention::DEFAULT_BATCH;
 use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use support::fill::Fill;
-use support::writes::{protocol, Straight};
+use support::fill::{execute, numbers, Fill};
+use support::writes::{percentiles, protocol, sequential, Straight, SEQUENTIAL};
+use support::console::signed_in;
 
 const PAGE_RUNS: usize = 50;
-const WRITES: usize = 200;
-const WARM_UP: usize = 20;
 const PASSWORD: &str = "benchmark password";
 const RETENTION_DAYS: u64 = 30;
 const DAY_US: u64 = 86_400_000_000;
@@ -64,42 +63,6 @@ fn ms(duration: Duration) -> String {
     format!("{:.2} ms", duration.as_secs_f64() * 1000.0)
 }
 
-/// The median and the p99 of `samples`.
-fn percentiles(mut samples: Vec<Duration>) -> (Duration, Duration) {
-    samples.sort();
-    let p99 = samples[(samples.len() * 99).div_ceil(100) - 1];
-    (samples[samples.len() / 2], p99)
-}
-
-/// Runs a SQL statement on the database at `url` and answers the first column of its rows, as
-/// 64-bit integers.
-async fn numbers(url: &str, sql: &str) -> Vec<i64> {
-    use sqlx::{Connection, Row};
-    if url.starts_with("sqlite:") {
-        let mut connection = sqlx::SqliteConnection::connect(url).await.unwrap();
-        let rows = sqlx::query(sql).fetch_all(&mut connection).await.unwrap();
-        rows.iter().map(|row| row.get::<i64, _>(0)).collect()
-    } else {
-        let mut connection = sqlx::PgConnection::connect(url).await.unwrap();
-        let rows = sqlx::query(sql).fetch_all(&mut connection).await.unwrap();
-        rows.iter().map(|row| row.get::<i64, _>(0)).collect()
-    }
-}
-
-async fn execute(url: &str, statements: &[String]) {
-    use sqlx::{Connection, Executor};
-    if url.starts_with("sqlite:") {
-        let mut connection = sqlx::SqliteConnection::connect(url).await.unwrap();
-        for statement in statements {
-            connection.execute(statement.as_str()).await.unwrap();
-        }
-    } else {
-        let mut connection = sqlx::PgConnection::connect(url).await.unwrap();
-        for statement in statements {
-            connection.execute(statement.as_str()).await.unwrap();
-        }
-    }
-}
 
 /// Fills the database (migrated already) with `operations`, or reuses a kept one filled with as
 /// many: puts back what its last run swept, and forgets that run's archive. Answers the fill.
@@ -152,27 +115,6 @@ async fn prepare(engine: &str, url: &str, operations: u64, archive_dir: &Path) -
     fill
 }
 
-/// A client signed in to the console at `base` as `username`.
-async fn signed_in(base: &str, username: &str) -> reqwest::Client {
-    let client = reqwest::Client::builder()
-        .cookie_store(true)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
-    let login = client.get(format!("{base}/login")).send().await.unwrap().text().await.unwrap();
-    let marker = "name=\"csrf\" value=\"";
-    let start = login.find(marker).expect("a CSRF field") + marker.len();
-    let csrf = login[start..].split('"').next().unwrap().to_owned();
-    let answer = client
-        .post(format!("{base}/login"))
-        .form(&[("username", username), ("password", PASSWORD), ("csrf", &csrf), ("next", "/")])
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(answer.headers()["location"], "/", "{username} signed in");
-    client
-}
-
 /// Times `GET path` as `client` gets it: the median and the p99 of [`PAGE_RUNS`] after 3 warm-ups,
 /// each answer checked to be a page (200) that contains `expected`.
 async fn page(client: &reqwest::Client, base: &str, path: &str, expected: &str) -> (Duration, Duration) {
@@ -190,24 +132,6 @@ async fn page(client: &reqwest::Client, base: &str, path: &str, expected: &str) 
     for _ in 0..PAGE_RUNS {
         let started = Instant::now();
         get().await;
-        samples.push(started.elapsed());
-    }
-    percentiles(samples)
-}
-
-/// The median of `WRITES` runs of `run` after `WARM_UP`, each with an op id of its own.
-async fn sequential<F, Fut>(prefix: &str, run: F) -> (Duration, Duration)
-where
-    F: Fn(String) -> Fut,
-    Fut: std::future::Future<Output = ()>,
-{
-    for n in 0..WARM_UP {
-        run(format!("refund-{prefix}w{n}-li_1")).await;
-    }
-    let mut samples = Vec::with_capacity(WRITES);
-    for n in 0..WRITES {
-        let started = Instant::now();
-        run(format!("refund-{prefix}s{n}-li_1")).await;
         samples.push(started.elapsed());
     }
     percentiles(samples)
@@ -281,7 +205,7 @@ async fn bench(engine: &'static str, url: String, archive_dir: PathBuf) {
     let fill = prepare(engine, &url, operations, &archive_dir).await;
     let base = format!("http://{}", application.local_addr());
     tokio::spawn(application.run_until(std::future::pending()));
-    let (manager, admin) = (signed_in(&base, &manager).await, signed_in(&base, &admin).await);
+    let (manager, admin) = (signed_in(&base, &manager, PASSWORD).await, signed_in(&base, &admin, PASSWORD).await);
     let straight = Straight::open(&url).await;
     let console = Console { base: &base, manager: &manager, admin: &admin, token: &token, straight: &straight, run: &run };
 
@@ -383,7 +307,7 @@ async fn main() {
     println!("|---|---|---|---|---|");
     pages.iter().for_each(|line| println!("{line}"));
     println!();
-    println!("| engine | when | through the ledger API, median of {WRITES} | the floor | ratio |");
+    println!("| engine | when | through the ledger API, median of {SEQUENTIAL} | the floor | ratio |");
     println!("|---|---|---|---|---|");
     writes.iter().for_each(|line| println!("{line}"));
     println!();

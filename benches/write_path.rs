@@ -18,40 +18,13 @@ use futures::stream::{self, StreamExt};
 use opledger::domain::ids::TenantId;
 use opledger::server::app::startup::{Application, Settings};
 use std::num::NonZeroU32;
-use support::writes::{protocol, Straight};
+use support::writes::{percentiles, protocol, sequential, Straight};
 use std::time::{Duration, Instant};
 
-const SEQUENTIAL: usize = 200;
-const WARM_UP: usize = 20;
 /// Operations written each way before the planner's statistics are gathered, once, for every run.
 const PRIMED: usize = 200;
 const CONCURRENT: usize = 2_000;
 const CLIENTS: [usize; 2] = [8, 32];
-
-/// The median and 99th percentile of `samples`.
-fn percentiles(mut samples: Vec<Duration>) -> (Duration, Duration) {
-    samples.sort();
-    let at = |fraction: f64| samples[((samples.len() as f64 * fraction) as usize).min(samples.len() - 1)];
-    (at(0.5), at(0.99))
-}
-
-/// Runs `run(n)` for `SEQUENTIAL` new numbers after `WARM_UP` others; answers the median and p99.
-async fn sequential<F, Fut>(prefix: &str, run: F) -> (Duration, Duration)
-where
-    F: Fn(String) -> Fut,
-    Fut: std::future::Future<Output = ()>,
-{
-    for n in 0..WARM_UP {
-        run(format!("refund-{prefix}w{n}-li_1")).await;
-    }
-    let mut samples = Vec::with_capacity(SEQUENTIAL);
-    for n in 0..SEQUENTIAL {
-        let started = Instant::now();
-        run(format!("refund-{prefix}s{n}-li_1")).await;
-        samples.push(started.elapsed());
-    }
-    percentiles(samples)
-}
 
 /// Runs `run(n)` for `CONCURRENT` new numbers, `clients` at a time; answers operations per second
 /// and the 99th percentile of one operation's three calls.

@@ -8,8 +8,11 @@
 # ledger API, beside the same rows written straight to the engine, and beside DBOS Transact doing
 # the same three steps on the same PostgreSQL, installed from PyPI in target/bench-venv). Prints
 # Markdown tables; BENCHMARKS.md records a run. Also the console's first visit on an emulated
-# slow 4G phone (the release build in Debian's Chromium). Pass a bench's name (operations_list,
-# audit_export, reconcile_unknowns, write_path or first_visit) to run only that one.
+# slow 4G phone (the release build in Debian's Chromium). And retention at scale: every console page,
+# the write path beside its floor and the sweep's rows a second at tens of millions of operations
+# (OPLEDGER_BENCH_POSTGRES_OPERATIONS, OPLEDGER_BENCH_SQLITE_OPERATIONS; OPLEDGER_BENCH_KEEP=1 keeps
+# the filled databases for the next run). Pass a bench's name (operations_list, audit_export,
+# reconcile_unknowns, write_path, retention or first_visit) to run only that one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,6 +40,7 @@ case "${1:-all}" in
     cargo bench --locked --features ssr --bench audit_export
     cargo bench --locked --features ssr --bench reconcile_unknowns
     write_path
+    cargo bench --locked --features ssr --bench retention
     first_visit
     ;;
   *) exec cargo bench --locked --features ssr --bench "$1" ;;

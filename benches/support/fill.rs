@@ -99,19 +99,41 @@ pub const SUMMARIES: [&str; 4] = [
 /// and on PostgreSQL the planner's statistics (opledger never runs `analyze` on SQLite, so its
 /// planner works without statistics; PostgreSQL's autovacuum gathers them on its own).
 pub async fn fill(url: &str, fill: Fill) {
-    use sqlx::{Connection, Executor};
     let postgres = !url.starts_with("sqlite:");
-    let statements = [fill.operations_sql(postgres, 0, fill.operations), fill.refs_sql(postgres, 0, fill.operations)]
-        .into_iter()
-        .chain(SUMMARIES.map(str::to_owned))
-        .chain(postgres.then(|| "analyze".to_owned()));
-    if postgres {
+    let statements: Vec<String> =
+        [fill.operations_sql(postgres, 0, fill.operations), fill.refs_sql(postgres, 0, fill.operations)]
+            .into_iter()
+            .chain(SUMMARIES.map(str::to_owned))
+            .chain(postgres.then(|| "analyze".to_owned()))
+            .collect();
+    execute(url, &statements).await;
+}
+
+/// Runs a SQL statement on the database at `url` and answers the first column of its rows, as
+/// 64-bit integers.
+pub async fn numbers(url: &str, sql: &str) -> Vec<i64> {
+    use sqlx::{Connection, Row};
+    if url.starts_with("sqlite:") {
+        let mut connection = sqlx::SqliteConnection::connect(url).await.unwrap();
+        let rows = sqlx::query(sql).fetch_all(&mut connection).await.unwrap();
+        rows.iter().map(|row| row.get::<i64, _>(0)).collect()
+    } else {
         let mut connection = sqlx::PgConnection::connect(url).await.unwrap();
+        let rows = sqlx::query(sql).fetch_all(&mut connection).await.unwrap();
+        rows.iter().map(|row| row.get::<i64, _>(0)).collect()
+    }
+}
+
+/// Runs `statements` in order on one connection to the database at `url`.
+pub async fn execute(url: &str, statements: &[String]) {
+    use sqlx::{Connection, Executor};
+    if url.starts_with("sqlite:") {
+        let mut connection = sqlx::SqliteConnection::connect(url).await.unwrap();
         for statement in statements {
             connection.execute(statement.as_str()).await.unwrap();
         }
     } else {
-        let mut connection = sqlx::SqliteConnection::connect(url).await.unwrap();
+        let mut connection = sqlx::PgConnection::connect(url).await.unwrap();
         for statement in statements {
             connection.execute(statement.as_str()).await.unwrap();
         }

@@ -1,10 +1,13 @@
 //! What the benchmarks share: running one measurement on a fresh SQLite file and, when it answers
 //! at OPLEDGER_TEST_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres), on a fresh
-//! PostgreSQL database that is dropped afterwards.
+//! PostgreSQL database that is dropped afterwards; a console client signed in (`console`), the
+//! rows they fill straight into a database (`fill`) and the write path's three ways (`writes`).
 
 use std::future::Future;
 
 // Each benchmark is a program of its own that uses some of these.
+#[allow(dead_code)]
+pub mod console;
 #[allow(dead_code)]
 pub mod fill;
 #[allow(dead_code)]

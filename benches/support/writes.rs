@@ -6,7 +6,11 @@
 use serde_json::json;
 use std::str::FromStr;
 use std::sync::LazyLock;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// Operations each sequential measurement times, after its warm-ups.
+pub const SEQUENTIAL: usize = 200;
+pub const WARM_UP: usize = 20;
 
 /// One operation's three calls to the ledger API.
 pub async fn protocol(client: &reqwest::Client, base: &str, token: &str, op_id: &str) {
@@ -255,5 +259,32 @@ impl Straight {
             Straight::Postgres(pool) => sqlx::query("analyze").execute(pool).await.map(drop).unwrap(),
         }
     }
+}
+
+
+/// The median and 99th percentile of `samples`.
+pub fn percentiles(mut samples: Vec<Duration>) -> (Duration, Duration) {
+    samples.sort();
+    let at = |fraction: f64| samples[((samples.len() as f64 * fraction) as usize).min(samples.len() - 1)];
+    (at(0.5), at(0.99))
+}
+
+/// Runs `run(op_id)` for [`SEQUENTIAL`] new op ids after [`WARM_UP`] others, one after another;
+/// answers the median and p99.
+pub async fn sequential<F, Fut>(prefix: &str, run: F) -> (Duration, Duration)
+where
+    F: Fn(String) -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    for n in 0..WARM_UP {
+        run(format!("refund-{prefix}w{n}-li_1")).await;
+    }
+    let mut samples = Vec::with_capacity(SEQUENTIAL);
+    for n in 0..SEQUENTIAL {
+        let started = Instant::now();
+        run(format!("refund-{prefix}s{n}-li_1")).await;
+        samples.push(started.elapsed());
+    }
+    percentiles(samples)
 }
 

@@ -713,17 +713,31 @@ macro_rules! store_archive {
                 limit: u32,
             ) -> Result<Vec<$crate::server::store::archive::ArchivedKey>, StoreError> {
                 use $crate::server::store::archive::{KeyRow, KEY_COLUMNS};
-                let rows: Vec<KeyRow> = sqlx::query_as(&format!(
-                    "select {KEY_COLUMNS} from archived_operations k join archives a \
-                     on a.tenant = k.tenant and a.id = k.archive_id where k.tenant = $1 and (k.op_id = $2 or k.subject = $2 \
-                     or k.op_id in (select r.op_id from archived_refs r where r.tenant = $1 and r.external_id = $2)) \
-                     order by k.closed_at_us desc, k.op_id limit $3"
-                ))
+                // The op ids first, each way by its own index; then their keys by primary key. One
+                // statement joining the two leaves the planner free to read every key.
+                let found: Vec<(String,)> = sqlx::query_as(
+                    "select op_id from archived_operations where tenant = $1 and op_id = $2 \
+                     union select op_id from archived_operations where tenant = $1 and subject = $2 \
+                     union select op_id from archived_refs where tenant = $1 and external_id = $2",
+                )
                 .bind(tenant.as_str())
                 .bind(term)
-                .bind(i64::from(limit))
                 .fetch_all(&self.pool)
                 .await?;
+                if found.is_empty() {
+                    return Ok(Vec::new());
+                }
+                let mut text = QueryText::new(&format!(
+                    "select {KEY_COLUMNS} from archived_operations k join archives a \
+                     on a.tenant = k.tenant and a.id = k.archive_id where k.tenant = "
+                ));
+                let tenant_value = text.param(SqlValue::Text(tenant.as_str().to_owned()));
+                text.push(&tenant_value);
+                let list: Vec<String> = found.into_iter().map(|(op_id,)| text.param(SqlValue::Text(op_id))).collect();
+                let limit = text.param(SqlValue::Int(i64::from(limit)));
+                text.push(&format!(" and k.op_id in ({}) order by k.closed_at_us desc, k.op_id limit {limit}", list.join(", ")));
+                let rows: Vec<KeyRow> =
+                    sqlx::query_as_with(&text.sql, arguments::<$db>(text.values)?).fetch_all(&self.pool).await?;
                 rows.into_iter().map(KeyRow::into_key).collect()
             }
 
