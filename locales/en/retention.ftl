@@ -41,7 +41,12 @@ admin-retention-key = Manifests are signed with the key { $key }; auditors check
 admin-retention-files = Archive files
 admin-retention-files-empty = No archive file yet.
 admin-retention-file = File
-admin-retention-file-operations = Operations
+admin-retention-file-operations = Contents
+admin-retention-file-holds-operations = { $count ->
+    [one] 1 operation
+   *[other] { $count } operations
+}
+admin-retention-file-audit = Audit records { $first }–{ $last }
 admin-retention-file-closed = Closed
 admin-retention-file-state = State
 admin-retention-file-sha = SHA-256

@@ -13,6 +13,8 @@ use super::AppError;
 pub struct ArchiveFileView {
     pub object_path: String,
     pub operations: u64,
+    /// For a segment of the audit chain, the first and last record it holds.
+    pub audit_span: Option<(u64, u64)>,
     pub sealed: bool,
     pub closed_from: Option<DateTime<Utc>>,
     pub closed_to: Option<DateTime<Utc>>,
@@ -63,7 +65,10 @@ pub async fn set_retention(csrf: String, days: String, archive_url: String) -> R
 
 /// Ends the retention once `confirmed` is `yes` (the form's dialog sets it).
 #[server(prefix = "/rpc", endpoint = "remove_retention")]
-pub async fn remove_retention(csrf: String, #[server(default)] confirmed: String) -> Result<String, AppError> {
+pub async fn remove_retention(
+    csrf: String,
+    #[server(default)] confirmed: String,
+) -> Result<String, AppError> {
     use crate::domain::policy::Section;
     let admin = crate::console::guard::require_for_change(Section::Admin, &csrf).await?;
     if confirmed.trim() != "yes" {
@@ -102,7 +107,9 @@ pub(crate) mod ssr {
     fn refused(error: RetentionError) -> AppError {
         let language = current_language();
         match error {
-            RetentionError::Invalid { field: "days", .. } => AppError::Invalid(t!(language, "admin-retention-bad-days")),
+            RetentionError::Invalid { field: "days", .. } => {
+                AppError::Invalid(t!(language, "admin-retention-bad-days"))
+            }
             RetentionError::Invalid { problem, .. } => {
                 AppError::Invalid(t!(language, "admin-retention-bad-archive", problem = problem))
             }
@@ -139,6 +146,7 @@ pub(crate) mod ssr {
                 .map(|file| ArchiveFileView {
                     object_path: file.object_path,
                     operations: file.operations,
+                    audit_span: file.audit_span,
                     sealed: file.sealed,
                     closed_from: file.manifest.as_ref().map(|signed| signed.manifest.closed_from),
                     closed_to: file.manifest.as_ref().map(|signed| signed.manifest.closed_to),
@@ -153,8 +161,10 @@ pub(crate) mod ssr {
 
     pub async fn set_retention(admin: &SignedIn, days: &str, archive_url: &str) -> Result<String, AppError> {
         let language = current_language();
-        let days: i64 = days.trim().parse().map_err(|_| AppError::Invalid(t!(language, "admin-retention-bad-days")))?;
-        let policy = ledger().set_retention(&admin.tenant, &actor(admin), days, archive_url).await.map_err(refused)?;
+        let days: i64 =
+            days.trim().parse().map_err(|_| AppError::Invalid(t!(language, "admin-retention-bad-days")))?;
+        let policy =
+            ledger().set_retention(&admin.tenant, &actor(admin), days, archive_url).await.map_err(refused)?;
         Ok(t!(language, "admin-retention-saved", days = policy.days, archive = policy.archive_url))
     }
 
@@ -174,7 +184,8 @@ pub(crate) mod ssr {
         let tenant = admin.tenant.clone();
         let holder = format!("console-{}", admin.name);
         tokio::spawn(async move {
-            let swept = ledger.sweep(&tenant, &holder, crate::server::clock::now(), DEFAULT_BATCH, false, |_| {});
+            let swept =
+                ledger.sweep(&tenant, &holder, crate::server::clock::now(), DEFAULT_BATCH, false, |_| {});
             if let Err(error) = swept.await {
                 tracing::warn!(%tenant, %error, "a sweep started in the console stopped");
             }

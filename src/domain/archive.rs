@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::audit::TrailEvent;
-use super::audit::{chain_hash, AuditRecord};
+use super::audit::{chain_hash, AuditRecord, ChainVerifier};
 use super::ids::{OpId, TenantId};
 use super::machine::{Snapshot, State};
 use super::operation::{AttemptRecord, ExternalRef, OperationHistory, OperationRecord};
@@ -237,16 +237,60 @@ pub fn chain_span(operations: &[ArchivedOperation]) -> Option<ChainSpan> {
     })
 }
 
+/// What an archive file holds: closed operations, one row each, or a segment of the tenant's audit
+/// chain, one row for each record from the span's first position to its last.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ArchiveContents {
+    #[default]
+    Operations,
+    AuditChain,
+}
+
+impl ArchiveContents {
+    /// Operations files leave the field out of their manifest, as they did before segments existed,
+    /// so that the signatures of earlier manifests still hold.
+    pub fn is_operations(&self) -> bool {
+        *self == ArchiveContents::Operations
+    }
+}
+
+/// The span of a segment of the audit chain, checked: `records` follow one another from the
+/// position after `(seq, hash)` (`(0, GENESIS_HASH)` for the chain's start), each linked to the one
+/// before and its hash matching its content.
+pub fn segment_span(after: (u64, &str), records: &[AuditRecord]) -> Result<ChainSpan, String> {
+    let (first, last) = match (records.first(), records.last()) {
+        (Some(first), Some(last)) => (first, last),
+        _ => return Err("a segment of the audit chain holds at least one record".to_owned()),
+    };
+    let mut verifier = ChainVerifier::after(after.0, after.1);
+    for record in records {
+        verifier.push(record).map_err(|broken| format!("audit record {}: {}", broken.seq, broken.problem))?;
+    }
+    Ok(ChainSpan {
+        first_seq: first.seq,
+        last_seq: last.seq,
+        hash_before: first.prev_hash.clone(),
+        hash_after: last.hash.clone(),
+        records: records.len() as u64,
+    })
+}
+
 /// What an archive file holds and how to know it is the one written: signed by the server's key.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Manifest {
     pub format: String,
+    #[serde(default, skip_serializing_if = "ArchiveContents::is_operations")]
+    pub contents: ArchiveContents,
     pub tenant: TenantId,
     pub archive_id: String,
     /// The file's path within the archive.
     pub object: String,
+    /// The operations it holds; none for a segment of the audit chain.
     pub operations: u64,
+    /// For operations, the span their trails cover; for a segment, exactly the records it holds.
     pub chain: Option<ChainSpan>,
+    /// When its first and last operation closed, or its first and last record was made.
     pub closed_from: DateTime<Utc>,
     pub closed_to: DateTime<Utc>,
     /// SHA-256 of the file, in hex.
@@ -275,6 +319,51 @@ pub struct SignedManifest {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn chain(length: u64) -> Vec<AuditRecord> {
+        let mut records: Vec<AuditRecord> = Vec::new();
+        for n in 0..length {
+            let entry = crate::domain::audit::AuditEntry {
+                at: DateTime::from_timestamp(1_700_000_000 + n as i64, 0).unwrap(),
+                tenant: "shop".into(),
+                actor: "ada".into(),
+                role: "admin".into(),
+                action: format!("step-{n}"),
+                op_id: None,
+                from_state: None,
+                to_state: None,
+                reason: None,
+                evidence: serde_json::json!({}),
+            };
+            let record = entry.chain_after(records.last().map(|last| (last.seq, last.hash.as_str())));
+            records.push(record);
+        }
+        records
+    }
+
+    #[test]
+    fn a_segment_holds_consecutive_records_linked_to_where_the_one_before_ended() {
+        let records = chain(5);
+        let start = segment_span((0, crate::domain::audit::GENESIS_HASH), &records[..2]).unwrap();
+        assert_eq!((start.first_seq, start.last_seq, start.records), (1, 2, 2));
+        let next = segment_span((2, &start.hash_after), &records[2..]).unwrap();
+        assert_eq!((next.first_seq, next.last_seq, next.hash_before), (3, 5, records[1].hash.clone()));
+        assert_eq!(next.hash_after, records[4].hash);
+
+        assert!(
+            segment_span((0, crate::domain::audit::GENESIS_HASH), &records[2..]).is_err(),
+            "not the chain's start"
+        );
+        assert!(segment_span((1, &records[0].hash), &records[2..]).is_err(), "a record is missing before it");
+        assert!(segment_span((2, &records[0].hash), &records[2..]).is_err(), "linked to another record");
+        let mut gap = records[2..].to_vec();
+        gap.remove(1);
+        assert!(segment_span((2, &records[1].hash), &gap).is_err(), "a record is missing within it");
+        let mut changed = records[2..].to_vec();
+        changed[1].entry.action = "nothing happened".into();
+        assert!(segment_span((2, &records[1].hash), &changed).unwrap_err().contains("it was changed"));
+        assert!(segment_span((2, &records[1].hash), &[]).is_err(), "an empty segment");
+    }
 
     #[test]
     fn retention_is_a_day_to_a_hundred_years() {

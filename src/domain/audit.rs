@@ -189,6 +189,14 @@ impl ChainVerifier {
         Self { partial: false, previous: None, check: ChainCheck { events: 0, links: 0, gaps: 0 } }
     }
 
+    /// For the rest of a whole chain, after the record at `seq` whose hash is `hash` (`0` and
+    /// [`GENESIS_HASH`] for the chain from its start): the next record is `seq + 1` and links to
+    /// `hash`.
+    pub fn after(seq: u64, hash: &str) -> Self {
+        let previous = (seq > 0).then(|| (seq, hash.to_owned()));
+        Self { previous, ..Self::whole() }
+    }
+
     /// For an export that may leave events out: sequence numbers only increase, each hash matches
     /// its content, and wherever two records are consecutive in the chain the later one's
     /// `prev_hash` is the earlier one's hash. Whether events were left out cannot be told.

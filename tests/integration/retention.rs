@@ -71,7 +71,9 @@ fn archived_in(folder: &Path) -> BTreeMap<String, usize> {
             let path = entry.unwrap().path();
             if path.is_dir() {
                 stack.push(path);
-            } else if path.extension().is_some_and(|ext| ext == "parquet") {
+            } else if path.extension().is_some_and(|ext| ext == "parquet")
+                && !path.to_string_lossy().contains("/audit/")
+            {
                 for operation in file::read(std::fs::read(&path).unwrap().into()).unwrap() {
                     *found.entry(operation.op_id.to_string()).or_insert(0) += 1;
                 }
@@ -215,7 +217,7 @@ crate::engine_tests! {
         }
         let stopped = sweep_later(&app.ledger, "test", 100).await;
         assert!(stopped.is_err(), "the sweep stops between sealing and deleting: {stopped:?}");
-        let left = "select count(*) from archives where status = 'sealed' and hot_rows_removed_at_us is null";
+        let left = "select count(*) from archives where status = 'sealed' and holds = 'operations' and hot_rows_removed_at_us is null";
         assert_eq!(app.number(left).await, 1, "sealed, its hot rows still there");
         assert_eq!(app.number(&format!("select count(*) from operations where op_id = '{op_id}'")).await, 1);
         let (status, again) = app.register(&refund(2001, 500)).await;
@@ -284,7 +286,7 @@ crate::engine_tests! {
         sweep_later(&app.ledger, "test", 100).await.unwrap();
         let key = SecretBox::from_hex(SECRET_KEY).unwrap().archive_signer().public_key();
         let check = verify_folder(archive.path(), Some(&key)).unwrap();
-        assert_eq!((check.files, check.operations), (1, 3));
+        assert_eq!((check.files, check.operations, check.segments), (2, 3, 1), "a file of operations, a segment of the chain");
         assert!(check.audit_records >= 9, "register, begin and outcome of each: {check:?}");
 
         let verify = |folder: &Path, key: Option<&str>| {
@@ -297,10 +299,10 @@ crate::engine_tests! {
         };
         let passed = verify(archive.path(), Some(&key));
         assert!(passed.status.success(), "{}", String::from_utf8_lossy(&passed.stderr));
-        assert!(String::from_utf8_lossy(&passed.stdout).starts_with("OK: 1 files, 3 operations"));
+        assert!(String::from_utf8_lossy(&passed.stdout).starts_with("OK: 2 files, 3 operations"));
 
-        let parquet = walk(archive.path(), ".parquet");
-        let manifest = walk(archive.path(), ".manifest.json");
+        let parquet = walk(&archive.path().join("acme/operations"), ".parquet");
+        let manifest = walk(&archive.path().join("acme/operations"), ".manifest.json");
         let original = std::fs::read(&parquet).unwrap();
         let mut changed = original.clone();
         let middle = changed.len() / 2;
@@ -322,6 +324,87 @@ crate::engine_tests! {
         assert!(verify_folder(archive.path(), Some(&other_key)).unwrap_err().contains("not by the pinned key"));
         std::fs::remove_file(&manifest).unwrap();
         assert!(verify_folder(archive.path(), None).unwrap_err().contains("no manifest"));
+    }
+
+    the_audit_chain_is_archived_in_segments_that_join_and_export_whole(app) {
+        for n in 0..3 {
+            succeeded(&app, 3000 + n).await;
+        }
+        app.register(&refund(3100, 500)).await;
+        app.begin_attempt("refund-3100-li_1").await;
+        let archive = tempfile::tempdir().unwrap();
+        keep_a_day(&app, &folder_url(archive.path())).await;
+        app.ledger.seal_audit(Some(&acme())).await.unwrap();
+        let (_, open_before) = app.get_json("/api/v1/operations/refund-3100-li_1").await;
+        let open_trail = open_before["audit"].as_array().unwrap().len();
+        assert!(open_trail >= 2 && open_before["audit"][0]["seq"].is_u64(), "{open_before}");
+        let chain_before = app.ledger.audit_chain(&acme()).await.unwrap();
+
+        let report = sweep_later(&app.ledger, "test", 100).await.unwrap();
+        assert_eq!((report.archived, report.audit_files), (3, 1), "{report:?}");
+        let segment_end = app.number("select max(last_seq) from archives where holds = 'audit'").await;
+        assert_eq!(report.audit_records, segment_end as u64, "from the chain's start");
+        assert_eq!(segment_end, chain_before.len() as i64 - 1, "everything made before the cutoff but the head");
+        let head = app.number("select max(seq) from audit_events").await;
+        assert!(head > segment_end, "the head stays: the next record links to it");
+        let left = format!("select count(*) from audit_events where seq <= {segment_end}");
+        let about_open = format!("{left} and op_id = 'refund-3100-li_1'");
+        assert_eq!(app.number(&about_open).await, open_trail as i64, "the open operation's records stay");
+        assert_eq!(app.number(&left).await, open_trail as i64, "nothing else of the segment stays");
+        let (_, open_after) = app.get_json("/api/v1/operations/refund-3100-li_1").await;
+        assert_eq!(open_after["audit"], open_before["audit"], "its trail is whole");
+
+        let export = |archive: &Path| {
+            std::process::Command::new(env!("CARGO_BIN_EXE_opledger"))
+                .args(["audit", "export", "--tenant", "acme", "--database-url", app.database.url()])
+                .env("OPLEDGER_ARCHIVE_DIR", archive)
+                .output()
+                .unwrap()
+        };
+        let exported = export(archive.path());
+        assert!(exported.status.success(), "{}", String::from_utf8_lossy(&exported.stderr));
+        let records: Vec<opledger::domain::audit::AuditRecord> =
+            String::from_utf8(exported.stdout).unwrap().lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+        assert_eq!(opledger::domain::audit::verify_chain(&records).map_err(|broken| broken.problem), Ok(records.len()), "whole from seq 1");
+        assert_eq!(&records[..chain_before.len()], &chain_before[..], "the same records as before the sweep");
+        assert_eq!(records.last().unwrap().seq as i64, app.number("select max(seq) from audit_events").await);
+
+        // The open operation closes; the next sweep archives it, seals the next segment, and its
+        // records in the first segment leave the hot table.
+        app.report("refund-3100-li_1", 1, &json!({"outcome": "succeeded", "http_status": 200, "external_id": "re_3100"})).await;
+        succeeded(&app, 3200).await;
+        let report = sweep_later(&app.ledger, "test", 100).await.unwrap();
+        assert_eq!((report.archived, report.audit_files), (2, 1), "{report:?}");
+        let segment_end = app.number("select max(last_seq) from archives where holds = 'audit'").await;
+        assert_eq!(app.number(&format!("select count(*) from audit_events where seq <= {segment_end}")).await, 0);
+        let check = verify_folder(archive.path(), None).expect("the segments join");
+        assert_eq!((check.segments, check.segment_records), (2, segment_end as u64));
+        let exported = export(archive.path());
+        let records: Vec<opledger::domain::audit::AuditRecord> =
+            String::from_utf8(exported.stdout).unwrap().lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+        assert_eq!(opledger::domain::audit::verify_chain(&records).map_err(|broken| broken.problem), Ok(records.len()));
+        assert_eq!(&records[..chain_before.len()], &chain_before[..]);
+
+        // A missing segment, or a changed one, is named.
+        let mut segments: Vec<_> = std::fs::read_dir(archive.path().join("acme/audit")).unwrap().map(|entry| entry.unwrap().path()).collect();
+        segments.sort();
+        let (first_file, first_manifest) = (segments[0].clone(), segments[1].clone());
+        assert!(first_manifest.to_string_lossy().ends_with(".parquet.manifest.json") && first_file.to_string_lossy().ends_with(".parquet"), "{segments:?}");
+        let original = std::fs::read(&first_file).unwrap();
+        let mut changed = original.clone();
+        let middle = changed.len() / 2;
+        changed[middle] ^= 0x01;
+        std::fs::write(&first_file, &changed).unwrap();
+        assert!(verify_folder(archive.path(), None).unwrap_err().contains("the file was changed"));
+        let refused = export(archive.path());
+        assert!(!refused.status.success(), "an export never passes a changed segment on");
+        assert!(String::from_utf8_lossy(&refused.stderr).contains("the file was changed"), "{}", String::from_utf8_lossy(&refused.stderr));
+        std::fs::write(&first_file, &original).unwrap();
+        let moved = tempfile::tempdir().unwrap();
+        std::fs::rename(&first_file, moved.path().join("segment.parquet")).unwrap();
+        std::fs::rename(&first_manifest, moved.path().join("segment.parquet.manifest.json")).unwrap();
+        let missing = verify_folder(archive.path(), None).unwrap_err();
+        assert!(missing.contains("the segments of acme do not join") && missing.contains("not at the start of the chain"), "{missing}");
     }
 
     bad_input_is_refused_and_changes_nothing(app) {
@@ -379,6 +462,7 @@ crate::engine_tests! {
         assert!(page.contains("archived 1 day after they closed"), "{page}");
         assert!(page.contains("data-testid=\"archive-files\""), "{page}");
         assert!(page.contains(".parquet"), "{page}");
+        assert!(page.contains("1 operation<") && page.contains("Audit records 1–"), "a file of operations and a segment of the chain: {page}");
         assert!(page.contains("The last sweep archived 1 operation and ended"), "{page}");
 
         let operation = support.page(&format!("/operations/{op_id}"), 200).await;
@@ -435,7 +519,7 @@ crate::engine_tests! {
         keep_a_day(&app, &format!("s3://shop-archive/ledger?endpoint={endpoint}")).await;
         let report = sweep_later(&app.ledger, "test", 3).await.unwrap();
         assert_eq!((report.archived, report.files), (4, 2));
-        let listing = client.get(format!("{endpoint}/shop-archive?list-type=2&prefix=ledger/acme/")).send().await.unwrap().text().await.unwrap();
+        let listing = client.get(format!("{endpoint}/shop-archive?list-type=2&prefix=ledger/acme/operations/")).send().await.unwrap().text().await.unwrap();
         assert_eq!(listing.matches(".parquet.manifest.json</Key>").count(), 2, "{listing}");
         let (status, read) = app.get_json("/api/v1/operations/refund-601-li_1").await;
         assert_eq!((status, read["state"].as_str()), (200, Some("succeeded")), "read back from the bucket: {read}");
@@ -458,6 +542,11 @@ crate::engine_tests! {
         assert_eq!(read["states"], json!({"succeeded": 3}));
         assert_eq!(read["op_ids"], json!(["refund-700-li_1", "refund-701-li_1", "refund-702-li_1"]));
         assert_eq!(read["amounts"], json!([500, 500, 500]));
+        let chain = app.number("select max(seq) from audit_events").await;
+        assert!(read["audit_records"].as_i64().unwrap() >= 9 && read["audit_records"].as_i64().unwrap() < chain, "{read}");
+        let first_here = app.number(&format!("select min(first_seq) from archives where holds = 'audit' and location = '{}'", folder_url(folder.path()))).await;
+        assert_eq!(read["audit_first_seq"], first_here, "the chain's segments go on where those in the bucket ended: {read}");
+        assert!(first_here > 1, "{read}");
     }
 }
 
@@ -517,7 +606,11 @@ async fn a_sqlite_sweep_gives_the_space_back() {
     let report = sweep_later(&app.ledger, "test", 50).await.unwrap();
     assert_eq!(report.archived, 120);
     assert_eq!(app.number("select count(*) from operations").await, 0);
-    assert_eq!(app.number("select freelist_count from pragma_freelist_count").await, 0, "no page left unused");
+    assert_eq!(
+        app.number("select freelist_count from pragma_freelist_count").await,
+        0,
+        "no page left unused"
+    );
 }
 
 /// The command line: a retention of 0 days is refused naming the field and sets nothing; one in
@@ -540,19 +633,34 @@ async fn the_command_line_sets_shows_and_sweeps() {
     };
     let refused = run(&["set", "--tenant", "acme", "--days", "0", "--archive", &url]);
     assert!(!refused.status.success());
-    assert!(String::from_utf8_lossy(&refused.stderr).contains("days: retention must be 1 to 36500 days"), "{refused:?}");
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("days: retention must be 1 to 36500 days"),
+        "{refused:?}"
+    );
     let outside = run(&["set", "--tenant", "acme", "--days", "1", "--archive", "file:///var/tmp/elsewhere"]);
-    assert!(String::from_utf8_lossy(&outside.stderr).contains("outside the server's archive folder"), "{outside:?}");
+    assert!(
+        String::from_utf8_lossy(&outside.stderr).contains("outside the server's archive folder"),
+        "{outside:?}"
+    );
     let shown = run(&["show", "--tenant", "acme"]);
     assert!(String::from_utf8_lossy(&shown.stdout).contains("keeps every operation hot"), "{shown:?}");
     assert_eq!(app.ledger.retention(&acme()).await.unwrap(), None, "nothing was set");
 
     let set = run(&["set", "--tenant", "acme", "--days", "1", "--archive", &url]);
-    assert!(String::from_utf8_lossy(&set.stdout).contains("archives operations 1 day after they closed"), "{set:?}");
+    assert!(
+        String::from_utf8_lossy(&set.stdout).contains("archives operations 1 day after they closed"),
+        "{set:?}"
+    );
     app.tamper("update operations set updated_at_us = updated_at_us - 172800000000").await;
     let swept = run(&["sweep", "--tenant", "acme"]);
     assert!(swept.status.success(), "{swept:?}");
-    assert!(String::from_utf8_lossy(&swept.stdout).contains("Archived 1 operation of tenant acme in 1 file."), "{swept:?}");
+    assert!(
+        String::from_utf8_lossy(&swept.stdout).contains("Archived 1 operation of tenant acme in 1 file."),
+        "{swept:?}"
+    );
     let shown = String::from_utf8(run(&["show", "--tenant", "acme"]).stdout).unwrap();
-    assert!(shown.contains("archived 1 day after closing") && shown.contains("1 operation\tsealed"), "{shown}");
+    assert!(
+        shown.contains("archived 1 day after closing") && shown.contains("1 operation\tsealed"),
+        "{shown}"
+    );
 }

@@ -1,8 +1,10 @@
-//! An archive file: one Parquet row per operation (snappy-compressed). The columns a reader filters
-//! by are typed (tenant, op id, kind, order, provider, state, fingerprint, amount, when it was made
-//! and when it closed, the span of the audit chain its trail covers); `record` holds everything
-//! else as JSON, so DuckDB reads the files as they are:
-//! `select op_id, state, json_extract(record, '$.attempts') from 'archive/**/*.parquet'`.
+//! An archive file, Parquet (snappy-compressed): one row per operation, or one row per record of a
+//! segment of the audit chain. The columns a reader filters by are typed (for an operation: tenant,
+//! op id, kind, order, provider, state, fingerprint, amount, when it was made and when it closed,
+//! the span of the audit chain its trail covers; for an audit record: tenant, seq, when, who, what,
+//! about which operation, its hashes); `record` holds everything as JSON, so DuckDB reads the files
+//! as they are:
+//! `select op_id, state, json_extract(record, '$.attempts') from 'archive/*/operations/**/*.parquet'`.
 
 use arrow_array::builder::{Int64Builder, StringBuilder, TimestampMicrosecondBuilder};
 use arrow_array::{Array, ArrayRef, RecordBatch, StringArray};
@@ -16,6 +18,7 @@ use std::sync::Arc;
 
 use super::ArchiveError;
 use crate::domain::archive::ArchivedOperation;
+use crate::domain::audit::AuditRecord;
 use crate::domain::params::CanonicalParams;
 
 fn schema() -> Schema {
@@ -41,10 +44,83 @@ fn schema() -> Schema {
     ])
 }
 
+fn audit_schema() -> Schema {
+    let text = |name: &str, nullable: bool| Field::new(name, DataType::Utf8, nullable);
+    Schema::new(vec![
+        text("tenant", false),
+        Field::new("seq", DataType::Int64, false),
+        Field::new("at", DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())), false),
+        text("actor", false),
+        text("role", false),
+        text("action", false),
+        text("op_id", true),
+        text("prev_hash", false),
+        text("hash", false),
+        text("record", false),
+    ])
+}
+
+fn corrupt_file(error: &dyn std::fmt::Display) -> ArchiveError {
+    ArchiveError::Corrupt(format!("an archive file: {error}"))
+}
+
+/// `columns` as one snappy-compressed Parquet file of `schema`.
+fn parquet(schema: Schema, columns: Vec<ArrayRef>) -> Result<Bytes, ArchiveError> {
+    let schema = Arc::new(schema);
+    let batch = RecordBatch::try_new(schema.clone(), columns).map_err(|e| corrupt_file(&e))?;
+    let properties = WriterProperties::builder().set_compression(Compression::SNAPPY).build();
+    let mut writer =
+        ArrowWriter::try_new(Vec::new(), schema, Some(properties)).map_err(|e| corrupt_file(&e))?;
+    writer.write(&batch).map_err(|e| corrupt_file(&e))?;
+    Ok(Bytes::from(writer.into_inner().map_err(|e| corrupt_file(&e))?))
+}
+
+/// The Parquet file of a segment of the audit chain.
+pub fn write_audit(records: &[AuditRecord]) -> Result<Bytes, ArchiveError> {
+    let mut texts: Vec<StringBuilder> = (0..4).map(|_| StringBuilder::new()).collect();
+    let (mut op_id, mut prev_hash, mut hash, mut record) =
+        (StringBuilder::new(), StringBuilder::new(), StringBuilder::new(), StringBuilder::new());
+    let mut seq = Int64Builder::new();
+    let mut at = TimestampMicrosecondBuilder::new().with_timezone("UTC");
+    for each in records {
+        let entry = &each.entry;
+        for (builder, value) in
+            texts.iter_mut().zip([&entry.tenant, &entry.actor, &entry.role, &entry.action])
+        {
+            builder.append_value(value);
+        }
+        seq.append_value(i64::try_from(each.seq).map_err(|e| corrupt_file(&e))?);
+        at.append_value(entry.at.timestamp_micros());
+        op_id.append_option(entry.op_id.as_deref());
+        prev_hash.append_value(&each.prev_hash);
+        hash.append_value(&each.hash);
+        record.append_value(serde_json::to_string(each).map_err(|e| corrupt_file(&e))?);
+    }
+    let mut texts = texts.into_iter().map(|mut builder| Arc::new(builder.finish()) as ArrayRef);
+    let mut next_text = || texts.next().expect("four text columns");
+    let columns: Vec<ArrayRef> = vec![
+        next_text(),
+        Arc::new(seq.finish()),
+        Arc::new(at.finish()),
+        next_text(),
+        next_text(),
+        next_text(),
+        Arc::new(op_id.finish()),
+        Arc::new(prev_hash.finish()),
+        Arc::new(hash.finish()),
+        Arc::new(record.finish()),
+    ];
+    parquet(audit_schema(), columns)
+}
+
+/// The audit records in the Parquet file `bytes`, in the order written.
+pub fn read_audit(bytes: Bytes) -> Result<Vec<AuditRecord>, ArchiveError> {
+    records(bytes)
+}
+
 /// The Parquet file of `operations`.
 pub fn write(operations: &[ArchivedOperation]) -> Result<Bytes, ArchiveError> {
-    let corrupt = |error: &dyn std::fmt::Display| ArchiveError::Corrupt(format!("an archive file: {error}"));
-    let schema = Arc::new(schema());
+    let corrupt = corrupt_file;
     let mut texts: Vec<StringBuilder> = (0..8).map(|_| StringBuilder::new()).collect();
     let (mut amount_minor, mut amount_currency) = (Int64Builder::new(), StringBuilder::new());
     let mut created_at = TimestampMicrosecondBuilder::new().with_timezone("UTC");
@@ -85,23 +161,23 @@ pub fn write(operations: &[ArchivedOperation]) -> Result<Bytes, ArchiveError> {
     columns.push(Arc::new(first_seq.finish()));
     columns.push(Arc::new(last_seq.finish()));
     columns.push(Arc::new(record.finish()));
-    let batch = RecordBatch::try_new(schema.clone(), columns).map_err(|e| corrupt(&e))?;
-    let properties = WriterProperties::builder().set_compression(Compression::SNAPPY).build();
-    let mut writer = ArrowWriter::try_new(Vec::new(), schema, Some(properties)).map_err(|e| corrupt(&e))?;
-    writer.write(&batch).map_err(|e| corrupt(&e))?;
-    let bytes = writer.into_inner().map_err(|e| corrupt(&e))?;
-    Ok(Bytes::from(bytes))
+    parquet(schema(), columns)
 }
 
 /// The operations in the Parquet file `bytes`, in the order written.
 pub fn read(bytes: Bytes) -> Result<Vec<ArchivedOperation>, ArchiveError> {
+    records(bytes)
+}
+
+/// The rows of the Parquet file `bytes`, each read from its `record` column.
+fn records<T: serde::de::DeserializeOwned>(bytes: Bytes) -> Result<Vec<T>, ArchiveError> {
     let corrupt =
         |error: &dyn std::fmt::Display| ArchiveError::Corrupt(format!("not an archive file: {error}"));
     let reader = ParquetRecordBatchReaderBuilder::try_new(bytes)
         .map_err(|e| corrupt(&e))?
         .build()
         .map_err(|e| corrupt(&e))?;
-    let mut operations = Vec::new();
+    let mut rows = Vec::new();
     for batch in reader {
         let batch = batch.map_err(|e| corrupt(&e))?;
         let records = batch
@@ -109,8 +185,8 @@ pub fn read(bytes: Bytes) -> Result<Vec<ArchivedOperation>, ArchiveError> {
             .and_then(|column| column.as_any().downcast_ref::<StringArray>())
             .ok_or_else(|| corrupt(&"it has no record column"))?;
         for index in 0..records.len() {
-            operations.push(serde_json::from_str(records.value(index)).map_err(|e| corrupt(&e))?);
+            rows.push(serde_json::from_str(records.value(index)).map_err(|e| corrupt(&e))?);
         }
     }
-    Ok(operations)
+    Ok(rows)
 }

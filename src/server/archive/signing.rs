@@ -68,13 +68,14 @@ pub fn check_signature(signed: &SignedManifest, pinned: Option<&str>) -> Result<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::archive::MANIFEST_FORMAT;
+    use crate::domain::archive::{ArchiveContents, MANIFEST_FORMAT};
     use crate::domain::ids::TenantId;
 
     fn manifest() -> Manifest {
         let at = chrono::DateTime::from_timestamp(1_700_000_000, 0).unwrap();
         Manifest {
             format: MANIFEST_FORMAT.into(),
+            contents: ArchiveContents::Operations,
             tenant: TenantId::parse("shop").unwrap(),
             archive_id: "a1".into(),
             object: "shop/operations/a1.parquet".into(),

@@ -2,7 +2,9 @@
 //! copied down, `aws s3 sync s3://bucket/prefix ./archive`). Every manifest must carry a valid
 //! signature (by the pinned key, when one is given), name a file whose SHA-256 it states, with as
 //! many operations as it says, each trail entry's hash matching its content and the span of the
-//! audit chain the manifest states; every file must have its manifest.
+//! audit chain the manifest states; every file must have its manifest. A segment of the audit
+//! chain must hold every record of the span its manifest states, each linked to the one before;
+//! a tenant's segments must join, from the chain's first record, with none missing or overlapping.
 
 use bytes::Bytes;
 use sha2::{Digest, Sha256};
@@ -10,7 +12,11 @@ use std::path::{Path, PathBuf};
 
 use super::signing::check_signature;
 use super::{file, manifest_path};
-use crate::domain::archive::{chain_span, SignedManifest, MANIFEST_FORMAT};
+use crate::domain::archive::{
+    chain_span, segment_span, ArchiveContents, ChainSpan, SignedManifest, MANIFEST_FORMAT,
+};
+use crate::domain::audit::GENESIS_HASH;
+use crate::domain::ids::TenantId;
 
 /// What checking an archive folder found when everything holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,6 +24,9 @@ pub struct ArchiveCheck {
     pub files: u64,
     pub operations: u64,
     pub audit_records: u64,
+    /// Segments of the audit chain, and the records they hold.
+    pub segments: u64,
+    pub segment_records: u64,
     /// The keys the manifests were signed with.
     pub keys: Vec<String>,
 }
@@ -41,7 +50,15 @@ pub fn verify_folder(folder: &Path, pinned: Option<&str>) -> Result<ArchiveCheck
     paths.sort();
     let relative =
         |path: &Path| path.strip_prefix(folder).unwrap_or(path).to_string_lossy().replace('\\', "/");
-    let mut check = ArchiveCheck { files: 0, operations: 0, audit_records: 0, keys: Vec::new() };
+    let mut check = ArchiveCheck {
+        files: 0,
+        operations: 0,
+        audit_records: 0,
+        segments: 0,
+        segment_records: 0,
+        keys: Vec::new(),
+    };
+    let mut segments: Vec<(TenantId, ChainSpan, String)> = Vec::new();
     let manifests: Vec<&PathBuf> =
         paths.iter().filter(|path| path.to_string_lossy().ends_with(".manifest.json")).collect();
     for path in &paths {
@@ -72,6 +89,17 @@ pub fn verify_folder(folder: &Path, pinned: Option<&str>) -> Result<ArchiveCheck
                 manifest.sha256
             ));
         }
+        if !check.keys.contains(&manifest.public_key) {
+            check.keys.push(manifest.public_key.clone());
+        }
+        check.files += 1;
+        if manifest.contents == ArchiveContents::AuditChain {
+            let span = check_segment(&signed, Bytes::from(bytes))?;
+            check.segments += 1;
+            check.segment_records += span.records;
+            segments.push((manifest.tenant.clone(), span, object.clone()));
+            continue;
+        }
         let operations = file::read(Bytes::from(bytes)).map_err(|error| format!("{object}: {error}"))?;
         if operations.len() as u64 != manifest.operations {
             return Err(format!(
@@ -94,12 +122,61 @@ pub fn verify_folder(folder: &Path, pinned: Option<&str>) -> Result<ArchiveCheck
                 "{object}: the trails do not cover the span of the audit chain the manifest states"
             ));
         }
-        check.files += 1;
         check.operations += manifest.operations;
         check.audit_records += manifest.chain.as_ref().map_or(0, |span| span.records);
-        if !check.keys.contains(&manifest.public_key) {
-            check.keys.push(manifest.public_key.clone());
-        }
     }
+    segments_join(segments)?;
     Ok(check)
+}
+
+/// Checks the segment of the audit chain `bytes` against its manifest; the span it holds.
+fn check_segment(signed: &SignedManifest, bytes: Bytes) -> Result<ChainSpan, String> {
+    let manifest = &signed.manifest;
+    let object = &manifest.object;
+    let stated = manifest
+        .chain
+        .as_ref()
+        .ok_or_else(|| format!("{object}: its manifest states no span of the chain"))?;
+    let records = file::read_audit(bytes).map_err(|error| format!("{object}: {error}"))?;
+    if let Some(record) = records.iter().find(|record| record.entry.tenant != manifest.tenant.as_str()) {
+        return Err(format!(
+            "{object}: audit record {} is not of the tenant {}",
+            record.seq, manifest.tenant
+        ));
+    }
+    let span = segment_span((stated.first_seq.saturating_sub(1), &stated.hash_before), &records)
+        .map_err(|why| format!("{object}: {why}"))?;
+    if &span != stated {
+        return Err(format!("{object}: it does not hold the span of the chain its manifest states"));
+    }
+    Ok(span)
+}
+
+/// Checks that each tenant's segments follow one another from the chain's first record: each
+/// starts where the one before ended, linked to its last hash.
+fn segments_join(mut segments: Vec<(TenantId, ChainSpan, String)>) -> Result<(), String> {
+    segments.sort_by(|a, b| (a.0.as_str(), a.1.first_seq).cmp(&(b.0.as_str(), b.1.first_seq)));
+    let mut previous: Option<&(TenantId, ChainSpan, String)> = None;
+    for segment in &segments {
+        let (tenant, span, object) = segment;
+        let (expected_seq, expected_hash) = match previous {
+            Some((before, span_before, _)) if before == tenant => {
+                (span_before.last_seq + 1, span_before.hash_after.as_str())
+            }
+            _ => (1, GENESIS_HASH),
+        };
+        if span.first_seq != expected_seq || span.hash_before != expected_hash {
+            let what = if expected_seq == 1 {
+                "the start of the chain".to_owned()
+            } else {
+                format!("audit record {expected_seq}")
+            };
+            return Err(format!(
+                "{object}: the segments of {tenant} do not join: it starts at audit record {}, not at {what}: a segment is missing, overlaps or was changed",
+                span.first_seq
+            ));
+        }
+        previous = Some(segment);
+    }
+    Ok(())
 }

@@ -4,8 +4,12 @@
 //! the hot rows of operations whose keys it committed), then, a batch at a time: reads the
 //! operations closed before the cutoff, writes their Parquet file and signed manifest, reads the
 //! file back and checks its SHA-256, commits the manifest with the operations' keys, and only then
-//! deletes their hot rows. An archive that cannot be reached stops the sweep before anything is
-//! deleted; killed at any point, a sweep run again loses nothing and archives nothing twice.
+//! deletes their hot rows. Then the audit chain: the records made before the cutoff, a segment at
+//! a time from where the last sealed segment ended (never the head, which the next record links
+//! to), each written, read back and sealed like a file of operations, then deleted from the hot
+//! table except those about an operation still hot, which stay until it leaves. An archive that
+//! cannot be reached stops the sweep before anything is deleted; killed at any point, a sweep run
+//! again loses nothing and archives nothing twice.
 
 use bytes::Bytes;
 use chrono::{DateTime, Duration, Utc};
@@ -14,8 +18,10 @@ use sha2::{Digest, Sha256};
 
 use super::{Ledger, LedgerError};
 use crate::domain::archive::{
-    chain_span, check_retention_days, ArchiveLocation, ArchivedOperation, Manifest, MANIFEST_FORMAT,
+    chain_span, check_retention_days, segment_span, ArchiveContents, ArchiveLocation, ArchivedOperation,
+    Manifest, SignedManifest, MANIFEST_FORMAT,
 };
+use crate::domain::audit::{AuditRecord, GENESIS_HASH};
 use crate::domain::ids::{Actor, OpId, TenantId};
 use crate::server::archive::{file, manifest_path, Archive, ArchiveError};
 use crate::server::clock::now;
@@ -27,6 +33,12 @@ const SWEEP_LEASE: Duration = Duration::minutes(5);
 
 /// How many operations one archive file holds, unless the caller says otherwise.
 pub const DEFAULT_BATCH: u32 = 2_000;
+
+/// How many audit records one segment of the chain holds at most.
+pub const AUDIT_SEGMENT_RECORDS: u32 = 10_000;
+
+/// How many positions of the audit chain one transaction deletes from the hot table at most.
+const AUDIT_PRUNE_WINDOW: u64 = 5_000;
 
 /// Why retention could not do what was asked.
 #[derive(Debug, thiserror::Error)]
@@ -67,6 +79,12 @@ pub struct SweepReport {
     pub files: u64,
     /// Unsealed files of a stopped sweep that it removed.
     pub abandoned_files: u64,
+    /// Audit records it archived, in segments of the chain.
+    pub audit_records: u64,
+    /// Segments of the audit chain it wrote.
+    pub audit_files: u64,
+    /// Audit records it deleted from the hot table, all of them in sealed segments.
+    pub audit_pruned: u64,
 }
 
 /// An archived operation read back from its file.
@@ -74,6 +92,15 @@ pub struct SweepReport {
 pub struct ArchivedHistory {
     pub key: ArchivedKey,
     pub operation: ArchivedOperation,
+}
+
+/// A new archive file's id: when it was made, and enough randomness to tell two apart.
+fn new_archive_id() -> String {
+    format!(
+        "{}-{}",
+        super::now().format("%Y%m%dT%H%M%S%.6fZ"),
+        &uuid::Uuid::new_v4().simple().to_string()[..8]
+    )
 }
 
 impl Ledger {
@@ -204,16 +231,9 @@ impl Ledger {
         loop {
             let operations = self.store.archivable(tenant, cutoff, batch).await?;
             if operations.is_empty() {
-                if report.archived > 0 {
-                    self.store.reclaim_space().await?;
-                }
-                return Ok(());
+                break;
             }
-            let id = format!(
-                "{}-{}",
-                super::now().format("%Y%m%dT%H%M%S%.6fZ"),
-                &uuid::Uuid::new_v4().simple().to_string()[..8]
-            );
+            let id = new_archive_id();
             let closed_to = operations.iter().map(|operation| operation.closed_at).max().unwrap_or(now);
             let object_path = format!("{tenant}/operations/{}/{id}.parquet", closed_to.format("%Y/%m"));
             self.store
@@ -224,11 +244,29 @@ impl Ledger {
                     object_path: object_path.clone(),
                     sealed: false,
                     operations: operations.len() as u64,
+                    audit_span: None,
                     manifest: None,
                     created_at: super::now(),
                 })
                 .await?;
-            let written = self.write_file(archive, signer, tenant, &id, &object_path, &operations).await;
+            let manifest = Manifest {
+                format: MANIFEST_FORMAT.to_owned(),
+                contents: ArchiveContents::Operations,
+                tenant: tenant.clone(),
+                archive_id: id.clone(),
+                object: object_path.clone(),
+                operations: operations.len() as u64,
+                chain: chain_span(&operations),
+                closed_from: operations.iter().map(|operation| operation.closed_at).min().unwrap_or_default(),
+                closed_to,
+                sha256: String::new(),
+                created_at: super::now(),
+                public_key: String::new(),
+            };
+            let written = match file::write(&operations) {
+                Ok(bytes) => self.write_file(archive, signer, bytes, manifest).await,
+                Err(error) => Err(error.into()),
+            };
             let signed = match written {
                 Ok(signed) => signed,
                 Err(error) => {
@@ -252,38 +290,158 @@ impl Ledger {
             report.archived += operations.len() as u64;
             self.store.remove_archived(tenant, &id, super::now()).await?;
             progress(report.archived);
-            if !self.store.sweep_progress(tenant, holder, report.archived, super::now() + SWEEP_LEASE).await?
-            {
-                return Err(RetentionError::Busy("another instance, after this one's lease ran out".into()));
-            }
+            self.renew_lease(tenant, holder, report).await?;
         }
+        self.archive_audit(tenant, holder, cutoff, policy, archive, signer, report).await?;
+        if report.archived > 0 || report.audit_pruned > 0 {
+            self.store.reclaim_space().await?;
+        }
+        Ok(())
     }
 
-    /// Writes the file of `operations` and its signed manifest, and reads the file back to check it.
+    /// Records the sweep's progress and renews its lease; refused when another instance took it.
+    async fn renew_lease(
+        &self,
+        tenant: &TenantId,
+        holder: &str,
+        report: &SweepReport,
+    ) -> Result<(), RetentionError> {
+        if self.store.sweep_progress(tenant, holder, report.archived, super::now() + SWEEP_LEASE).await? {
+            return Ok(());
+        }
+        Err(RetentionError::Busy("another instance, after this one's lease ran out".into()))
+    }
+
+    /// Archives `tenant`'s audit records made before `cutoff`, a segment at a time after the last
+    /// sealed one, never the chain's head; deletes each sealed segment's records from the hot table
+    /// but those about an operation still hot; and last, those of earlier segments whose operation
+    /// has left since.
+    #[allow(clippy::too_many_arguments)]
+    async fn archive_audit(
+        &self,
+        tenant: &TenantId,
+        holder: &str,
+        cutoff: DateTime<Utc>,
+        policy: &RetentionPolicy,
+        archive: &Archive,
+        signer: &crate::server::archive::signing::ArchiveSigner,
+        report: &mut SweepReport,
+    ) -> Result<(), RetentionError> {
+        let sealed = self.store.audit_segments(tenant).await?;
+        let mut after = match sealed.last().and_then(|last| last.manifest.as_ref()) {
+            Some(signed) => {
+                let span = signed.manifest.chain.as_ref().ok_or_else(|| {
+                    StoreError::Corrupt(format!(
+                        "the segment {} states no span of the chain",
+                        signed.manifest.archive_id
+                    ))
+                })?;
+                (span.last_seq, span.hash_after.clone())
+            }
+            None => (0, GENESIS_HASH.to_owned()),
+        };
+        loop {
+            let records = self.store.audit_due(tenant, after.0, cutoff, AUDIT_SEGMENT_RECORDS).await?;
+            if records.is_empty() {
+                break;
+            }
+            let span = segment_span((after.0, &after.1), &records).map_err(|why| {
+                ArchiveError::Corrupt(format!(
+                    "the audit chain does not hold, and none of it is archived: {why}"
+                ))
+            })?;
+            let id = new_archive_id();
+            let object_path = format!("{tenant}/audit/{:012}-{id}.parquet", span.first_seq);
+            self.store
+                .claim_archive(ArchiveRecord {
+                    tenant: tenant.clone(),
+                    id: id.clone(),
+                    location: policy.archive_url.clone(),
+                    object_path: object_path.clone(),
+                    sealed: false,
+                    operations: 0,
+                    audit_span: Some((span.first_seq, span.last_seq)),
+                    manifest: None,
+                    created_at: super::now(),
+                })
+                .await?;
+            let (first, last) = (span.first_seq, span.last_seq);
+            let manifest = Manifest {
+                format: MANIFEST_FORMAT.to_owned(),
+                contents: ArchiveContents::AuditChain,
+                tenant: tenant.clone(),
+                archive_id: id.clone(),
+                object: object_path.clone(),
+                operations: 0,
+                closed_from: records.first().map(|record| record.entry.at).unwrap_or_default(),
+                closed_to: records.last().map(|record| record.entry.at).unwrap_or_default(),
+                chain: Some(span.clone()),
+                sha256: String::new(),
+                created_at: super::now(),
+                public_key: String::new(),
+            };
+            let written = match file::write_audit(&records) {
+                Ok(bytes) => self.write_file(archive, signer, bytes, manifest).await,
+                Err(error) => Err(error.into()),
+            };
+            let signed = match written {
+                Ok(signed) => signed,
+                Err(error) => {
+                    self.abandon(archive, tenant, &id, &object_path).await;
+                    return Err(error);
+                }
+            };
+            let evidence = json!({
+                "archive": id,
+                "object": object_path,
+                "first_seq": first,
+                "last_seq": last,
+                "sha256": signed.manifest.sha256,
+                "made_before": cutoff,
+            });
+            let audit = Self::action_entry(tenant, &Actor::system(holder), "archive_audit", evidence);
+            if let Err(error) = self.store.seal_audit_segment(tenant, &id, &signed, audit).await {
+                self.abandon(archive, tenant, &id, &object_path).await;
+                return Err(error.into());
+            }
+            report.audit_files += 1;
+            report.audit_records += span.records;
+            report.audit_pruned += self.prune_audit(tenant, first, last).await?;
+            after = (last, span.hash_after);
+            self.renew_lease(tenant, holder, report).await?;
+        }
+        if after.0 > 0 {
+            report.audit_pruned += self.prune_audit(tenant, 1, after.0).await?;
+        }
+        Ok(())
+    }
+
+    /// Deletes the sealed audit records from `first` to `last` from the hot table, but those about
+    /// an operation still hot, a window at a time; how many.
+    async fn prune_audit(&self, tenant: &TenantId, first: u64, last: u64) -> Result<u64, RetentionError> {
+        let mut pruned = 0;
+        let mut from = first;
+        while from <= last {
+            let to = last.min(from + AUDIT_PRUNE_WINDOW - 1);
+            pruned += self.store.prune_audit(tenant, from, to).await?;
+            from = to + 1;
+        }
+        Ok(pruned)
+    }
+
+    /// Writes `bytes` and their manifest, signed with its SHA-256 filled in, and reads the file
+    /// back to check it.
     async fn write_file(
         &self,
         archive: &Archive,
         signer: &crate::server::archive::signing::ArchiveSigner,
-        tenant: &TenantId,
-        id: &str,
-        object_path: &str,
-        operations: &[ArchivedOperation],
-    ) -> Result<crate::domain::archive::SignedManifest, RetentionError> {
-        let bytes = file::write(operations)?;
+        bytes: Bytes,
+        mut manifest: Manifest,
+    ) -> Result<SignedManifest, RetentionError> {
         let sha256 = hex::encode(Sha256::digest(&bytes));
-        let manifest = Manifest {
-            format: MANIFEST_FORMAT.to_owned(),
-            tenant: tenant.clone(),
-            archive_id: id.to_owned(),
-            object: object_path.to_owned(),
-            operations: operations.len() as u64,
-            chain: chain_span(operations),
-            closed_from: operations.iter().map(|operation| operation.closed_at).min().unwrap_or_default(),
-            closed_to: operations.iter().map(|operation| operation.closed_at).max().unwrap_or_default(),
-            sha256: sha256.clone(),
-            created_at: super::now(),
-            public_key: String::new(),
-        };
+        manifest.sha256 = sha256.clone();
+        let object_path = manifest.object.clone();
+        let object_path = object_path.as_str();
         let signed = signer.sign(manifest);
         archive.put(object_path, bytes).await?;
         let manifest_text = serde_json::to_vec_pretty(&signed).expect("a manifest is plain data");
@@ -381,6 +539,39 @@ impl Ledger {
     ) -> Result<Option<ArchivedHistory>, RetentionError> {
         let Some(key) = self.store.archived_key(tenant, op_id).await? else { return Ok(None) };
         self.read_archived(key).await.map(Some)
+    }
+
+    /// `tenant`'s sealed segments of the audit chain, from its start.
+    pub async fn audit_segments(&self, tenant: &TenantId) -> Result<Vec<ArchiveRecord>, StoreError> {
+        self.store.audit_segments(tenant).await
+    }
+
+    /// The audit records of the sealed segment `segment`, read from its file and checked against
+    /// its manifest: its SHA-256 and the chain from its first record to its last.
+    pub async fn read_audit_segment(
+        &self,
+        segment: &ArchiveRecord,
+    ) -> Result<Vec<AuditRecord>, RetentionError> {
+        let corrupt = |why: String| {
+            RetentionError::Archive(ArchiveError::Corrupt(format!("{}: {why}", segment.object_path)))
+        };
+        let signed = segment.manifest.as_ref().ok_or_else(|| corrupt("the segment is not sealed".into()))?;
+        let span =
+            signed.manifest.chain.as_ref().ok_or_else(|| corrupt("its manifest states no span".into()))?;
+        let archive = Archive::open(&segment.location, self.egress()).await?;
+        let bytes = archive.get(&segment.object_path).await?;
+        if hex::encode(Sha256::digest(&bytes)) != signed.manifest.sha256 {
+            return Err(corrupt(
+                "its SHA-256 is not the one its manifest states: the file was changed".into(),
+            ));
+        }
+        let records = file::read_audit(bytes)?;
+        let read =
+            segment_span((span.first_seq.saturating_sub(1), &span.hash_before), &records).map_err(corrupt)?;
+        if &read != span {
+            return Err(corrupt("it does not hold the span its manifest states".into()));
+        }
+        Ok(records)
     }
 
     /// The operation `key` names, read from its file.

@@ -10,7 +10,7 @@ use chrono::{DateTime, Utc};
 use super::rows::{corrupt, time};
 use super::StoreError;
 use crate::domain::archive::{ArchivedOperation, SignedManifest};
-use crate::domain::audit::AuditEntry;
+use crate::domain::audit::{AuditEntry, AuditRecord};
 use crate::domain::ids::{OpId, TenantId};
 use crate::domain::machine::State;
 use crate::domain::params::Fingerprint;
@@ -47,7 +47,10 @@ pub struct ArchiveRecord {
     pub object_path: String,
     /// `writing` until its manifest is committed, then `sealed` (or `abandoned`, on its way out).
     pub sealed: bool,
+    /// The operations it holds; none for a segment of the audit chain.
     pub operations: u64,
+    /// For a segment of the audit chain, the first and last position it holds.
+    pub audit_span: Option<(u64, u64)>,
     pub manifest: Option<SignedManifest>,
     pub created_at: DateTime<Utc>,
 }
@@ -161,7 +164,12 @@ pub trait ArchiveStore: Send + Sync {
 
     /// Deletes the hot rows of the operations sealed in the archive file `id` and marks it done,
     /// in one transaction; how many operations it deleted.
-    async fn remove_archived(&self, tenant: &TenantId, id: &str, at: DateTime<Utc>) -> Result<u64, StoreError>;
+    async fn remove_archived(
+        &self,
+        tenant: &TenantId,
+        id: &str,
+        at: DateTime<Utc>,
+    ) -> Result<u64, StoreError>;
 
     /// Gives the space that deleted rows left back to the file system where the engine needs to
     /// be asked (SQLite's incremental vacuum; PostgreSQL's autovacuum needs nothing).
@@ -181,18 +189,54 @@ pub trait ArchiveStore: Send + Sync {
 
     /// The tenant's archive files, oldest first.
     async fn archives(&self, tenant: &TenantId) -> Result<Vec<ArchiveRecord>, StoreError>;
+
+    /// The tenant's sealed segments of the audit chain, from its start.
+    async fn audit_segments(&self, tenant: &TenantId) -> Result<Vec<ArchiveRecord>, StoreError>;
+
+    /// Up to `limit` of the tenant's audit records after position `after_seq`, in order, never the
+    /// chain's head (the next record links to it), stopping before the first made at or after
+    /// `made_before`.
+    async fn audit_due(
+        &self,
+        tenant: &TenantId,
+        after_seq: u64,
+        made_before: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<AuditRecord>, StoreError>;
+
+    /// Seals the segment of the audit chain `id` with its manifest, with the audit entry; refused
+    /// with [`StoreError::Conflict`] unless it follows the last sealed segment (or starts the
+    /// chain), and is still being written.
+    async fn seal_audit_segment(
+        &self,
+        tenant: &TenantId,
+        id: &str,
+        manifest: &SignedManifest,
+        audit: AuditEntry,
+    ) -> Result<(), StoreError>;
+
+    /// Deletes the tenant's audit records from position `from_seq` to `to_seq` (all sealed in
+    /// segments) except those about an operation still hot, in one transaction; how many.
+    async fn prune_audit(&self, tenant: &TenantId, from_seq: u64, to_seq: u64) -> Result<u64, StoreError>;
 }
 
 /// The closed states, as SQL text.
 pub(super) const CLOSED_STATES: &str = "('succeeded', 'rejected', 'denied', 'cancelled')";
 
 pub(super) const ARCHIVE_COLUMNS: &str =
-    "tenant, id, location, object_path, status, operations, manifest, created_at_us";
+    "tenant, id, location, object_path, status, operations, manifest, created_at_us, first_seq, last_seq";
 
-pub(super) type ArchiveRow = (String, String, String, String, String, i64, Option<String>, i64);
+pub(super) type ArchiveRow =
+    (String, String, String, String, String, i64, Option<String>, i64, Option<i64>, Option<i64>);
 
 pub(super) fn archive_record(row: ArchiveRow) -> Result<ArchiveRecord, StoreError> {
-    let (tenant, id, location, object_path, status, operations, manifest, created_at) = row;
+    let (tenant, id, location, object_path, status, operations, manifest, created_at, first_seq, last_seq) =
+        row;
+    let position = |seq: i64| u64::try_from(seq).map_err(|e| corrupt("a segment's position")(e.to_string()));
+    let audit_span = match (first_seq, last_seq) {
+        (Some(first), Some(last)) => Some((position(first)?, position(last)?)),
+        _ => None,
+    };
     Ok(ArchiveRecord {
         tenant: TenantId::parse(&tenant).map_err(|e| StoreError::Corrupt(e.to_string()))?,
         id,
@@ -200,6 +244,7 @@ pub(super) fn archive_record(row: ArchiveRow) -> Result<ArchiveRecord, StoreErro
         object_path,
         sealed: status == "sealed",
         operations: u64::try_from(operations).map_err(|e| corrupt("an archive's rows")(e.to_string()))?,
+        audit_span,
         manifest: manifest
             .map(|text| serde_json::from_str(&text))
             .transpose()
@@ -528,8 +573,8 @@ macro_rules! store_archive {
             async fn claim_archive(&self, record: $crate::server::store::archive::ArchiveRecord) -> Result<(), StoreError> {
                 let mut tx = $begin(self).await?;
                 sqlx::query(
-                    "insert into archives (tenant, id, location, object_path, status, operations, manifest, created_at_us) \
-                     values ($1, $2, $3, $4, 'writing', $5, null, $6)",
+                    "insert into archives (tenant, id, location, object_path, status, operations, manifest, created_at_us, \
+                     holds, first_seq, last_seq) values ($1, $2, $3, $4, 'writing', $5, null, $6, $7, $8, $9)",
                 )
                 .bind(record.tenant.as_str())
                 .bind(&record.id)
@@ -537,6 +582,9 @@ macro_rules! store_archive {
                 .bind(&record.object_path)
                 .bind(i64::try_from(record.operations).unwrap_or(i64::MAX))
                 .bind(micros(record.created_at))
+                .bind(if record.audit_span.is_some() { "audit" } else { "operations" })
+                .bind(record.audit_span.map(|(first, _)| first as i64))
+                .bind(record.audit_span.map(|(_, last)| last as i64))
                 .execute(&mut *tx)
                 .await?;
                 tx.commit().await?;
@@ -642,7 +690,7 @@ macro_rules! store_archive {
 
             async fn archives_with_hot_rows(&self, tenant: &TenantId) -> Result<Vec<String>, StoreError> {
                 let ids: Vec<(String,)> = sqlx::query_as(
-                    "select id from archives where tenant = $1 and status = 'sealed' \
+                    "select id from archives where tenant = $1 and status = 'sealed' and holds = 'operations' \
                      and hot_rows_removed_at_us is null order by created_at_us, id",
                 )
                 .bind(tenant.as_str())
@@ -753,6 +801,102 @@ macro_rules! store_archive {
                 .fetch_all(&self.pool)
                 .await?;
                 rows.into_iter().map(archive_record).collect()
+            }
+
+            async fn audit_segments(
+                &self,
+                tenant: &TenantId,
+            ) -> Result<Vec<$crate::server::store::archive::ArchiveRecord>, StoreError> {
+                use $crate::server::store::archive::{archive_record, ArchiveRow, ARCHIVE_COLUMNS};
+                let rows: Vec<ArchiveRow> = sqlx::query_as(&format!(
+                    "select {ARCHIVE_COLUMNS} from archives where tenant = $1 and holds = 'audit' and status = 'sealed' \
+                     order by first_seq"
+                ))
+                .bind(tenant.as_str())
+                .fetch_all(&self.pool)
+                .await?;
+                rows.into_iter().map(archive_record).collect()
+            }
+
+            async fn audit_due(
+                &self,
+                tenant: &TenantId,
+                after_seq: u64,
+                made_before: chrono::DateTime<chrono::Utc>,
+                limit: u32,
+            ) -> Result<Vec<$crate::domain::audit::AuditRecord>, StoreError> {
+                let rows: Vec<AuditRow> = sqlx::query_as(&format!(
+                    "select {AUDIT_COLUMNS} from audit_events where tenant = $1 and seq > $2 \
+                     and seq < (select max(seq) from audit_events where tenant = $1) order by seq limit $3"
+                ))
+                .bind(tenant.as_str())
+                .bind(after_seq as i64)
+                .bind(i64::from(limit))
+                .fetch_all(&self.pool)
+                .await?;
+                let mut due = Vec::new();
+                for row in rows {
+                    let record = row.into_record()?;
+                    if record.entry.at >= made_before {
+                        break;
+                    }
+                    due.push(record);
+                }
+                Ok(due)
+            }
+
+            async fn seal_audit_segment(
+                &self,
+                tenant: &TenantId,
+                id: &str,
+                manifest: &$crate::domain::archive::SignedManifest,
+                audit: AuditEntry,
+            ) -> Result<(), StoreError> {
+                let text = serde_json::to_string(manifest).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+                let mut tx = $begin(self).await?;
+                let (last,): (Option<i64>,) = sqlx::query_as(
+                    "select max(last_seq) from archives where tenant = $1 and holds = 'audit' and status = 'sealed'",
+                )
+                .bind(tenant.as_str())
+                .fetch_one(&mut *tx)
+                .await?;
+                let sealed = sqlx::query(
+                    "update archives set status = 'sealed', manifest = $1 where tenant = $2 and id = $3 \
+                     and status = 'writing' and holds = 'audit' and first_seq = $4",
+                )
+                .bind(&text)
+                .bind(tenant.as_str())
+                .bind(id)
+                .bind(last.unwrap_or(0) + 1)
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| StoreError::from_unique(e, "another sweep sealed a segment from the same position"))?
+                .rows_affected();
+                if sealed == 0 {
+                    return Err(StoreError::Conflict(format!(
+                        "the segment {id} no longer follows the last sealed one, or is no longer being written"
+                    )));
+                }
+                append_audit(&mut tx, tenant, vec![audit]).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn prune_audit(&self, tenant: &TenantId, from_seq: u64, to_seq: u64) -> Result<u64, StoreError> {
+                let mut tx = $begin(self).await?;
+                let pruned = sqlx::query(
+                    "delete from audit_events where tenant = $1 and seq >= $2 and seq <= $3 \
+                     and (op_id is null or not exists \
+                     (select 1 from operations o where o.tenant = audit_events.tenant and o.op_id = audit_events.op_id))",
+                )
+                .bind(tenant.as_str())
+                .bind(from_seq as i64)
+                .bind(to_seq as i64)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+                tx.commit().await?;
+                Ok(pruned)
             }
         }
     };

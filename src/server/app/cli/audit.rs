@@ -5,7 +5,7 @@
 use anyhow::Context;
 use clap::Subcommand;
 
-use super::options::{open_store, parse_tenant, DatabaseArgs, SecretArgs};
+use super::options::{open_store, parse_tenant, DatabaseArgs, EgressArgs, SecretArgs};
 use crate::domain::audit::{AuditRecord, ChainVerifier, GENESIS_HASH};
 use crate::domain::ids::TenantId;
 use crate::server::ledger::Ledger;
@@ -16,10 +16,14 @@ const AUDIT_EXPORT_PAGE: u32 = 1000;
 
 #[derive(Debug, Subcommand)]
 pub enum AuditCommand {
-    /// Write a tenant's whole audit chain as JSON Lines on standard output, a page at a time.
+    /// Write a tenant's whole audit chain as JSON Lines on standard output, a page at a time: the
+    /// segments its retention archived first, each read from the archive and checked against its
+    /// manifest, then the records still in the database.
     Export {
         #[command(flatten)]
         database: DatabaseArgs,
+        #[command(flatten)]
+        egress: EgressArgs,
         #[arg(long, value_parser = parse_tenant)]
         tenant: TenantId,
     },
@@ -35,7 +39,8 @@ pub enum AuditCommand {
     },
     /// Check an archive folder offline (a bucket once copied down with `aws s3 sync`): each
     /// manifest's signature, each file's SHA-256 and row count, each audit record's hash and the
-    /// span of the chain the manifest states. Exits 0 when everything holds, 1 naming the first
+    /// span of the chain the manifest states, and that each tenant's segments of the audit chain
+    /// join from its first record. Exits 0 when everything holds, 1 naming the first
     /// file that does not. Needs no database.
     VerifyArchive {
         /// The archive folder.
@@ -54,15 +59,23 @@ pub enum AuditCommand {
 
 pub(super) async fn run(command: AuditCommand) -> anyhow::Result<()> {
     match command {
-        AuditCommand::Export { database, tenant } => {
+        AuditCommand::Export { database, egress, tenant } => {
             use std::io::Write;
-            let ledger = Ledger::new(open_store(&database).await?);
+            let ledger = Ledger::new(open_store(&database).await?).with_egress(egress.policy());
             ledger.seal_audit(Some(&tenant)).await?;
             let reads = ledger.reads();
             let mut out = std::io::BufWriter::new(std::io::stdout());
+            let mut archived_to = 0;
+            for segment in ledger.audit_segments(&tenant).await? {
+                for record in ledger.read_audit_segment(&segment).await? {
+                    serde_json::to_writer(&mut out, &record)?;
+                    out.write_all(b"\n")?;
+                    archived_to = record.seq;
+                }
+            }
             let mut page = AuditQuery {
                 oldest_first: true,
-                after_seq: Some(0),
+                after_seq: Some(archived_to),
                 limit: AUDIT_EXPORT_PAGE,
                 ..AuditQuery::default()
             };
@@ -77,10 +90,12 @@ pub(super) async fn run(command: AuditCommand) -> anyhow::Result<()> {
             let check = crate::server::archive::verify::verify_folder(&folder, public_key.as_deref())
                 .map_err(|why| anyhow::anyhow!("the archive does not hold: {why}"))?;
             println!(
-                "OK: {} files, {} operations, {} audit records; signed by {}",
+                "OK: {} files, {} operations with {} audit records, {} segments of the audit chain with {} records; signed by {}",
                 check.files,
                 check.operations,
                 check.audit_records,
+                check.segments,
+                check.segment_records,
                 if check.keys.is_empty() {
                     "no key (the archive is empty)".to_owned()
                 } else {

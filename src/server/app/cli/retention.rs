@@ -109,8 +109,11 @@ pub(super) async fn run(command: RetentionCommand) -> anyhow::Result<()> {
             }
             for file in store.archives(&tenant).await? {
                 let state = if file.sealed { "sealed" } else { "being written" };
-                let operations = counted(file.operations, "operation");
-                println!("{}\t{}\t{operations}\t{state}\t{}", file.id, file.object_path, file.location);
+                let holds = match file.audit_span {
+                    Some((first, last)) => format!("audit records {first}-{last}"),
+                    None => counted(file.operations, "operation"),
+                };
+                println!("{}\t{}\t{holds}\t{state}\t{}", file.id, file.object_path, file.location);
             }
             Ok(())
         }
@@ -129,13 +132,24 @@ pub(super) async fn run(command: RetentionCommand) -> anyhow::Result<()> {
                 })
                 .await?;
             if report.abandoned_files > 0 {
-                println!("Removed {} that a stopped sweep had left unsealed.", counted(report.abandoned_files, "file"));
+                println!(
+                    "Removed {} that a stopped sweep had left unsealed.",
+                    counted(report.abandoned_files, "file")
+                );
             }
             println!(
                 "Archived {} of tenant {tenant} in {}.",
                 counted(report.archived, "operation"),
                 counted(report.files, "file")
             );
+            if report.audit_files > 0 || report.audit_pruned > 0 {
+                println!(
+                    "Archived {} of its audit chain in {}; {} left the database.",
+                    counted(report.audit_records, "record"),
+                    counted(report.audit_files, "segment"),
+                    counted(report.audit_pruned, "record")
+                );
+            }
             Ok(())
         }
     }

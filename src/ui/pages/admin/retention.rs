@@ -6,7 +6,9 @@ use leptos::prelude::*;
 
 use super::{code, with_code, with_time, AdminFrame, AdminTab, TIME_MARK};
 use crate::console::language::current_language;
-use crate::console::retention::{retention, ArchiveFileView, RemoveRetention, SetRetention, SweepNow, SweepView};
+use crate::console::retention::{
+    retention, ArchiveFileView, RemoveRetention, SetRetention, SweepNow, SweepView,
+};
 use crate::t;
 use crate::ui::components::widgets::{ErrorPanel, Time, ViewerResource};
 
@@ -90,7 +92,12 @@ fn Retention() -> impl IntoView {
 
 /// The retention form: days after closing, and the archive's URL.
 #[component]
-fn RetentionForm(set: ServerAction<SetRetention>, csrf: String, days: Option<u32>, archive: Option<String>) -> impl IntoView {
+fn RetentionForm(
+    set: ServerAction<SetRetention>,
+    csrf: String,
+    days: Option<u32>,
+    archive: Option<String>,
+) -> impl IntoView {
     let language = current_language();
     view! {
         <ActionForm action=set attr:class="filters" attr:data-answer-to="retention-result">
@@ -112,8 +119,13 @@ fn RetentionForm(set: ServerAction<SetRetention>, csrf: String, days: Option<u32
 fn SweepLine(sweep: SweepView) -> impl IntoView {
     let language = current_language();
     let line = match (sweep.running, sweep.finished_at) {
-        (true, _) => view! { {t!(language, "admin-retention-sweep-running", archived = sweep.archived)} }.into_any(),
-        (false, Some(at)) => with_time(t!(language, "admin-retention-sweep-ended", archived = sweep.archived, time = TIME_MARK), at),
+        (true, _) => {
+            view! { {t!(language, "admin-retention-sweep-running", archived = sweep.archived)} }.into_any()
+        }
+        (false, Some(at)) => with_time(
+            t!(language, "admin-retention-sweep-ended", archived = sweep.archived, time = TIME_MARK),
+            at,
+        ),
         (false, None) => view! { {t!(language, "admin-retention-sweep-never")} }.into_any(),
     };
     view! {
@@ -153,7 +165,10 @@ fn FileList(files: Vec<ArchiveFileView>) -> impl IntoView {
                         view! {
                             <tr>
                                 <td data-label=file.clone() class="break"><code>{each.object_path}</code></td>
-                                <td data-label=operations.clone()>{each.operations}</td>
+                                <td data-label=operations.clone()>{match each.audit_span {
+                                    Some((first, last)) => t!(language, "admin-retention-file-audit", first = first, last = last),
+                                    None => t!(language, "admin-retention-file-holds-operations", count = each.operations),
+                                }}</td>
                                 <td data-label=closed.clone()>{each.closed_from.map(|at| view! { <Time at/> })}" – "{each.closed_to.map(|at| view! { <Time at/> })}</td>
                                 <td data-label=state.clone()>{words}</td>
                                 <td data-label=sha.clone()><code>{each.sha256.map(|sha| sha.chars().take(16).collect::<String>())}</code></td>
