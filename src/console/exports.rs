@@ -30,6 +30,7 @@ use crate::domain::{
 use crate::server::http::listed::ListedRouter;
 use crate::server::http::state::AppState;
 use crate::server::ledger::Ledger;
+use crate::server::store::archive::ArchiveRecord;
 use crate::server::store::records::{AuditQuery, OperationListItem, OperationQuery};
 use crate::server::store::{Reads, StoreError};
 use crate::server::telemetry::cause_chain;
@@ -190,15 +191,46 @@ fn audit_csv_lines(records: &[AuditRecord]) -> Vec<u8> {
     out
 }
 
-/// The audit events of `query`, oldest first, up to and including `last_seq`, a page at a time.
+/// The audit events of `query` in the sealed segments of the chain the tenant's retention
+/// archived, read back from the archive a segment at a time and checked against its manifest.
+fn archived_audit(
+    ledger: Ledger,
+    segments: Vec<ArchiveRecord>,
+    query: AuditQuery,
+    format: Format,
+) -> impl Stream<Item = Result<Bytes, std::io::Error>> {
+    stream::iter(segments).then(move |segment| {
+        let (ledger, query) = (ledger.clone(), query.clone());
+        async move {
+            let records = ledger.read_audit_segment(&segment).await.map_err(|error| {
+                tracing::error!(error = %cause_chain(&error), "an export stopped: an archived segment could not be read");
+                std::io::Error::other("the export stopped")
+            })?;
+            let records: Vec<AuditRecord> = records.into_iter().filter(|record| query.matches(record)).collect();
+            let lines = match format {
+                Format::Csv => audit_csv_lines(&records),
+                Format::JsonLines => records.iter().fold(Vec::new(), |mut lines, record| {
+                    serde_json::to_writer(&mut lines, record).expect("an audit record is plain data");
+                    lines.push(b'\n');
+                    lines
+                }),
+            };
+            Ok(Bytes::from(lines))
+        }
+    })
+}
+
+/// The audit events of `query` in the hot table, oldest first, after `archived_to` (the last
+/// position sealed in a segment) up to and including `last_seq`, a page at a time.
 fn audit_pages(
     store: Arc<dyn Reads>,
     tenant: TenantId,
     query: AuditQuery,
+    archived_to: u64,
     last_seq: u64,
     format: Format,
 ) -> impl Stream<Item = Result<Bytes, std::io::Error>> {
-    stream::unfold(Some(0u64), move |after| {
+    stream::unfold(Some(archived_to), move |after| {
         let (store, tenant, mut query) = (store.clone(), tenant.clone(), query.clone());
         async move {
             query.after_seq = Some(after?);
@@ -253,13 +285,23 @@ async fn audit(
         Format::Csv => csv_line(AUDIT_CSV_HEADER),
         Format::JsonLines => Vec::new(),
     };
-    let body = stream::once(async move { Ok(Bytes::from(header)) }).chain(audit_pages(
-        store,
-        user.tenant,
-        query,
-        last_seq,
+    let segments = match state.ledger.audit_segments(&user.tenant).await {
+        Ok(segments) => segments,
+        Err(error) => {
+            tracing::error!(error = %cause_chain(&error), "could not list the archived segments of the audit chain");
+            return refusal(AppError::Unavailable);
+        }
+    };
+    let archived_to = segments.last().and_then(|segment| segment.audit_span).map_or(0, |(_, last)| last);
+    let archived = archived_audit(
+        state.ledger.clone(),
+        segments,
+        AuditQuery { before_seq: Some(last_seq + 1), ..query.clone() },
         format,
-    ));
+    );
+    let body = stream::once(async move { Ok(Bytes::from(header)) })
+        .chain(archived)
+        .chain(audit_pages(store, user.tenant, query, archived_to, last_seq, format));
     download(&name, format, body)
 }
 

@@ -368,6 +368,15 @@ crate::engine_tests! {
         assert_eq!(opledger::domain::audit::verify_chain(&records).map_err(|broken| broken.problem), Ok(records.len()), "whole from seq 1");
         assert_eq!(&records[..chain_before.len()], &chain_before[..], "the same records as before the sweep");
         assert_eq!(records.last().unwrap().seq as i64, app.number("select max(seq) from audit_events").await);
+        let auditor = app.signed_in("ada", Role::Auditor).await;
+        let downloaded = auditor.get("/audit/export.jsonl").await.text().await.unwrap();
+        let console_records: Vec<opledger::domain::audit::AuditRecord> =
+            downloaded.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+        assert_eq!(opledger::domain::audit::verify_chain(&console_records).map_err(|broken| broken.problem), Ok(console_records.len()), "the console's export is whole too");
+        assert_eq!(&console_records[..records.len()], &records[..], "the same records, then the export's own");
+        let registered = auditor.get("/audit/export.jsonl?action=register").await.text().await.unwrap();
+        let registered_ops: Vec<String> = registered.lines().map(|line| serde_json::from_str::<Value>(line).unwrap()["op_id"].as_str().unwrap().to_owned()).collect();
+        assert_eq!(registered_ops, ["refund-3000-li_1", "refund-3001-li_1", "refund-3002-li_1", "refund-3100-li_1"], "a filtered export finds archived records, each once");
 
         // The open operation closes; the next sweep archives it, seals the next segment, and its
         // records in the first segment leave the hot table.

@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 
 use crate::domain::{
     api_token::Scopes,
-    audit::AuditEntry,
+    audit::{AuditEntry, AuditRecord},
     connection::ProviderKind,
     ids::{Actor, OpId, TenantId},
     language::Language,
@@ -566,6 +566,23 @@ pub struct AuditQuery {
     pub before_seq: Option<u64>,
     pub after_seq: Option<u64>,
     pub limit: u32,
+}
+
+impl AuditQuery {
+    /// Whether `record` is one this query asks for, by what the record itself says: its time,
+    /// actor, action and operation. A record does not name its operation's order: a query for one
+    /// matches no record read this way.
+    pub fn matches(&self, record: &AuditRecord) -> bool {
+        let entry = &record.entry;
+        self.at_from.is_none_or(|from| entry.at >= from)
+            && self.at_before.is_none_or(|before| entry.at < before)
+            && self.actor.as_ref().is_none_or(|actor| &entry.actor == actor)
+            && (self.actions.is_empty() || self.actions.contains(&entry.action))
+            && self.op_id.as_ref().is_none_or(|op_id| entry.op_id.as_ref() == Some(op_id))
+            && self.subject.is_none()
+            && self.after_seq.is_none_or(|after| record.seq > after)
+            && self.before_seq.is_none_or(|before| record.seq < before)
+    }
 }
 
 /// What starts with a searched prefix (see [`super::Reads::starting_with`]).
