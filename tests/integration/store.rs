@@ -62,7 +62,7 @@ async fn three_refunds_one_succeeded_one_timed_out(app: &crate::support::TestApp
 }
 
 crate::engine_tests! {
-    histories_read_together_are_those_read_one_at_a_time_of_the_tenant_asked(app) {
+    histories_and_operations_read_together_are_those_read_one_at_a_time_of_the_tenant_asked(app) {
         let globex = TenantId::parse("globex").unwrap();
         three_refunds_one_succeeded_one_timed_out(&app, &globex).await;
         app.ledger.seal_audit(None).await.unwrap();
@@ -87,6 +87,14 @@ crate::engine_tests! {
         assert_eq!(other.len(), 1, "another tenant's operation of the same id only");
         assert_eq!(other[0].operation.tenant, globex);
         assert!(other[0].attempts.is_empty() && other[0].external_refs.is_empty());
+        let operations = app.store.operations_in(&acme(), &ids).await.unwrap();
+        assert_eq!(
+            operations.iter().collect::<Vec<_>>(),
+            together.iter().map(|history| &history.operation).collect::<Vec<_>>(),
+            "the operations alone: the same, in the same order"
+        );
+        let other = app.store.operations_in(&globex, &ids).await.unwrap();
+        assert_eq!(other.iter().map(|operation| &operation.tenant).collect::<Vec<_>>(), [&globex]);
     }
 
     the_counts_per_state_and_the_orders_activity_follow_every_change_per_tenant(app) {

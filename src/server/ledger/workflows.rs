@@ -442,11 +442,11 @@ pub async fn queryable(
 ) -> Result<Vec<OpId>, LedgerError> {
     may_act(actor, "run bulk actions")?;
     let at = now();
-    let histories = executor.ledger().reads().operation_histories(tenant, candidates).await?;
-    Ok(histories
+    let operations = executor.ledger().reads().operations_in(tenant, candidates).await?;
+    Ok(operations
         .into_iter()
-        .filter(|history| check(&history.operation.snapshot, CommandKind::ConfirmFound, actor, at).is_ok())
-        .map(|history| history.operation.op_id)
+        .filter(|operation| check(&operation.snapshot, CommandKind::ConfirmFound, actor, at).is_ok())
+        .map(|operation| operation.op_id)
         .collect())
 }
 

@@ -150,6 +150,10 @@ pub trait Reads: Send + Sync {
         op_id: &OpId,
     ) -> Result<Option<OperationHistory>, StoreError>;
 
+    /// The operations `op_ids` of `tenant` as they stand, without their histories, in the order
+    /// asked; one that is not there is left out.
+    async fn operations_in(&self, tenant: &TenantId, op_ids: &[OpId]) -> Result<Vec<OperationRecord>, StoreError>;
+
     /// The operations `op_ids` with their attempts, external references and audit trails, in the
     /// order asked (those not found left out), read together.
     async fn operation_histories(

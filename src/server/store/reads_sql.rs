@@ -76,6 +76,18 @@ macro_rules! store_reads {
                 histories_in(&mut connection, tenant, op_ids).await
             }
 
+            async fn operations_in(&self, tenant: &TenantId, op_ids: &[OpId]) -> Result<Vec<OperationRecord>, StoreError> {
+                let mut connection = self.pool.acquire().await?;
+                let mut found = std::collections::HashMap::with_capacity(op_ids.len());
+                for chunk in op_ids.chunks(1000) {
+                    let ids: Vec<String> = chunk.iter().map(|op_id| op_id.as_str().to_owned()).collect();
+                    for operation in records_in(&mut connection, tenant, &ids).await? {
+                        found.insert(operation.op_id.as_str().to_owned(), operation);
+                    }
+                }
+                Ok(op_ids.iter().filter_map(|op_id| found.remove(op_id.as_str())).collect())
+            }
+
             async fn subject_operations(&self, tenant: &TenantId, subject: &str) -> Result<Vec<OperationHistory>, StoreError> {
                 let ids: Vec<(String,)> = sqlx::query_as(
                     "select op_id from operations where tenant = $1 and subject = $2 order by created_at_us, op_id",
