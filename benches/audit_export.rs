@@ -66,6 +66,14 @@ async fn extend(url: &str, from: u64, to: u64, mut last: Option<AuditRecord>) {
     }
     if url.starts_with("postgres") {
         let pool = sqlx::PgPool::connect(url).await.unwrap();
+        // The chain is kept in monthly partitions there: the months these records fall in first.
+        for record in [records.first(), records.last()].into_iter().flatten() {
+            sqlx::query("select audit_events_partition_for($1)")
+                .bind(record.entry.at.timestamp_micros())
+                .execute(&pool)
+                .await
+                .unwrap();
+        }
         insert_in_batches!(sqlx::Postgres, &pool);
         sqlx::query("analyze audit_events").execute(&pool).await.unwrap();
     } else {

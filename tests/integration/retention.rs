@@ -673,3 +673,55 @@ async fn the_command_line_sets_shows_and_sweeps() {
         "{shown}"
     );
 }
+
+/// PostgreSQL keeps the audit chain in monthly partitions: a sweep detaches and drops a month whose
+/// records are all archived, keeps one that holds a record of an operation still open until that
+/// operation is archived too, and the chain still exports whole from seq 1.
+#[tokio::test]
+async fn postgres_detaches_the_months_whose_records_are_all_archived() {
+    let Some(app) = TestApp::spawn(crate::support::Engine::Postgres).await else { return };
+    app.register(&refund(1, 500)).await;
+    app.begin_attempt("refund-1-li_1").await;
+    let january = 1_577_836_800_000_000_i64;
+    let february = 1_580_515_200_000_000_i64;
+    app.tamper(&format!(
+        "insert into audit_pending (tenant, at_us, actor, role, action, op_id, from_state, to_state, reason, evidence) values \
+         ('acme', {}, 'ada', 'admin', 'export', null, null, null, null, '{{}}'), \
+         ('acme', {}, 'ada', 'admin', 'export', null, null, null, null, '{{}}'), \
+         ('acme', {}, 'agent-7', 'agent', 'note', 'refund-1-li_1', null, null, null, '{{}}')",
+        january + 1,
+        january + 2,
+        february + 1
+    ))
+    .await;
+    app.ledger.seal_audit(Some(&acme())).await.unwrap();
+    let month = |name: &str| format!("select count(*) from pg_inherits i join pg_class c on c.oid = i.inhrelid where c.relname = '{name}'");
+    assert_eq!(app.number(&month("audit_events_202001")).await, 1, "the sealer made January 2020 for its records");
+    assert_eq!(app.number(&month("audit_events_202002")).await, 1);
+    let archive = tempfile::tempdir().unwrap();
+    keep_a_day(&app, &folder_url(archive.path())).await;
+
+    let report = sweep_later(&app.ledger, "test", 100).await.unwrap();
+    assert_eq!(report.audit_months_detached, 1, "{report:?}");
+    assert_eq!(app.number(&month("audit_events_202001")).await, 0, "January is archived whole: detached");
+    assert_eq!(app.number("select count(*) from pg_class where relname = 'audit_events_202001'").await, 0, "and dropped");
+    assert_eq!(app.number(&month("audit_events_202002")).await, 1, "February holds a record of an open operation");
+    assert_eq!(app.number(&format!("select count(*) from audit_events where at_us = {}", february + 1)).await, 1);
+
+    let exported = std::process::Command::new(env!("CARGO_BIN_EXE_opledger"))
+        .args(["audit", "export", "--tenant", "acme", "--database-url", app.database.url()])
+        .env("OPLEDGER_ARCHIVE_DIR", archive.path())
+        .output()
+        .unwrap();
+    assert!(exported.status.success(), "{}", String::from_utf8_lossy(&exported.stderr));
+    let records: Vec<opledger::domain::audit::AuditRecord> =
+        String::from_utf8(exported.stdout).unwrap().lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    assert_eq!(opledger::domain::audit::verify_chain(&records).map_err(|broken| broken.problem), Ok(records.len()));
+    assert_eq!(records.iter().filter(|record| record.entry.at.timestamp_micros() < february).count(), 2, "January's records, from the archive");
+
+    app.report("refund-1-li_1", 1, &json!({"outcome": "succeeded", "http_status": 200, "external_id": "re_1"})).await;
+    let report = sweep_later(&app.ledger, "test", 100).await.unwrap();
+    assert_eq!((report.archived, report.audit_months_detached), (1, 1), "{report:?}");
+    assert_eq!(app.number(&month("audit_events_202002")).await, 0, "its operation archived, February goes too");
+    verify_folder(archive.path(), None).expect("the archive holds");
+}

@@ -584,6 +584,63 @@ async fn sqlite_counts_per_state_survive_their_move_into_the_hourly_counts() {
     counts_per_state_survive_their_move_into_the_hourly_counts(crate::support::Engine::Sqlite).await;
 }
 
+/// PostgreSQL's audit chain moves into monthly partitions (migration 45): the records of two months
+/// made before it are read back whole, each in its month's partition, and a record of a month
+/// with no partition yet is sealed into one made for it.
+#[tokio::test]
+async fn postgres_audit_records_move_into_monthly_partitions() {
+    use opledger::domain::audit::{verify_chain, AuditEntry};
+    let first = AuditEntry {
+        at: chrono::DateTime::from_timestamp_micros(1_577_836_800_000_001).unwrap(),
+        tenant: "acme".into(),
+        actor: "ada".into(),
+        role: "admin".into(),
+        action: "export".into(),
+        op_id: None,
+        from_state: None,
+        to_state: None,
+        reason: None,
+        evidence: serde_json::json!({}),
+    }
+    .chain_after(None);
+    let second = AuditEntry {
+        at: chrono::DateTime::from_timestamp_micros(1_700_000_000_000_000).unwrap(),
+        ..first.entry.clone()
+    }
+    .chain_after(Some((first.seq, &first.hash)));
+    let values = [&first, &second]
+        .iter()
+        .map(|record| {
+            format!(
+                "('acme', {}, {}, 'ada', 'admin', 'export', null, null, null, null, '{{}}', '{}', '{}')",
+                record.seq,
+                record.entry.at.timestamp_micros(),
+                record.prev_hash,
+                record.hash
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let rows = format!(
+        "insert into tenants (id, name, created_at_us) values ('acme', 'acme', 0); \
+         insert into audit_events (tenant, seq, at_us, actor, role, action, op_id, from_state, to_state, reason, evidence, prev_hash, hash) values {values}"
+    );
+    let Some((database, store)) = migrated_from(crate::support::Engine::Postgres, 44, &rows).await else { return };
+    let chain = store.audit_chain(&acme()).await.unwrap();
+    assert_eq!(chain, vec![first.clone(), second], "read back whole");
+    let pool = sqlx::PgPool::connect(database.url()).await.unwrap();
+    let placed: Vec<(String, i64)> = sqlx::query_as("select tableoid::regclass::text, seq from audit_events order by seq")
+        .fetch_all(&pool)
+        .await
+        .unwrap();
+    assert_eq!(placed, vec![("audit_events_202001".to_owned(), 1), ("audit_events_202311".to_owned(), 2)]);
+    let later = AuditEntry { at: chrono::DateTime::from_timestamp_micros(4_102_444_800_000_000).unwrap(), ..first.entry.clone() };
+    store.record_audit(&acme(), later).await.unwrap();
+    let (month,): (String,) = sqlx::query_as("select tableoid::regclass::text from audit_events where seq = 3").fetch_one(&pool).await.unwrap();
+    assert_eq!(month, "audit_events_210001", "its month was made for it");
+    assert_eq!(verify_chain(&store.audit_chain(&acme()).await.unwrap()).map_err(|broken| broken.problem), Ok(3));
+}
+
 #[tokio::test]
 async fn postgres_counts_per_state_survive_their_move_into_the_hourly_counts() {
     counts_per_state_survive_their_move_into_the_hourly_counts(crate::support::Engine::Postgres).await;

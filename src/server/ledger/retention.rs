@@ -6,8 +6,10 @@
 //! file back and checks its SHA-256, commits the manifest with the operations' keys, and only then
 //! deletes their hot rows. Then the audit chain: the records made before the cutoff, a segment at
 //! a time from where the last sealed segment ended (never the head, which the next record links
-//! to), each written, read back and sealed like a file of operations, then deleted from the hot
-//! table except those about an operation still hot, which stay until it leaves. An archive that
+//! to), each written, read back and sealed like a file of operations. On PostgreSQL a month of the
+//! chain whose records are all archived, of every tenant, is then detached and dropped; what is
+//! left of the segments is deleted from the hot table, except the records about an operation
+//! still hot, which stay until it leaves. An archive that
 //! cannot be reached stops the sweep before anything is deleted; killed at any point, a sweep run
 //! again loses nothing and archives nothing twice.
 
@@ -85,6 +87,9 @@ pub struct SweepReport {
     pub audit_files: u64,
     /// Audit records it deleted from the hot table, all of them in sealed segments.
     pub audit_pruned: u64,
+    /// PostgreSQL: monthly partitions of the audit chain it detached and dropped, every record in
+    /// them archived.
+    pub audit_months_detached: u64,
 }
 
 /// An archived operation read back from its file.
@@ -313,9 +318,10 @@ impl Ledger {
     }
 
     /// Archives `tenant`'s audit records made before `cutoff`, a segment at a time after the last
-    /// sealed one, never the chain's head; deletes each sealed segment's records from the hot table
-    /// but those about an operation still hot; and last, those of earlier segments whose operation
-    /// has left since.
+    /// sealed one, never the chain's head; on PostgreSQL, detaches and drops the months that hold
+    /// archived records only; then deletes the new segments' records left in the hot table but
+    /// those about an operation still hot, and those of earlier segments whose operation has left
+    /// since.
     #[allow(clippy::too_many_arguments)]
     async fn archive_audit(
         &self,
@@ -340,6 +346,7 @@ impl Ledger {
             }
             None => (0, GENESIS_HASH.to_owned()),
         };
+        let archived_from = after.0 + 1;
         loop {
             let records = self.store.audit_due(tenant, after.0, cutoff, AUDIT_SEGMENT_RECORDS).await?;
             if records.is_empty() {
@@ -406,12 +413,15 @@ impl Ledger {
             }
             report.audit_files += 1;
             report.audit_records += span.records;
-            report.audit_pruned += self.prune_audit(tenant, first, last).await?;
             after = (last, span.hash_after);
             self.renew_lease(tenant, holder, report).await?;
         }
-        if after.0 > 0 {
-            report.audit_pruned += self.prune_audit(tenant, 1, after.0).await?;
+        report.audit_months_detached += self.store.detach_archived_months(cutoff).await?.len() as u64;
+        if after.0 >= archived_from {
+            report.audit_pruned += self.prune_audit(tenant, archived_from, after.0).await?;
+        }
+        if archived_from > 1 {
+            report.audit_pruned += self.store.prune_audit(tenant, 1, archived_from - 1).await?;
         }
         Ok(())
     }

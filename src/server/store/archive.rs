@@ -218,6 +218,33 @@ pub trait ArchiveStore: Send + Sync {
     /// Deletes the tenant's audit records from position `from_seq` to `to_seq` (all sealed in
     /// segments) except those about an operation still hot, in one transaction; how many.
     async fn prune_audit(&self, tenant: &TenantId, from_seq: u64, to_seq: u64) -> Result<u64, StoreError>;
+
+    /// PostgreSQL: detaches (concurrently) and drops each monthly partition of the audit chain
+    /// that ended before `ended_before` and holds only records sealed in segments and about no
+    /// hot operation, whatever their tenant; first finishes a detach a stopped sweep left. A
+    /// partition that a record reached between the check and the detach is attached again. The
+    /// partitions dropped, by name. SQLite has no partitions: none.
+    async fn detach_archived_months(&self, ended_before: DateTime<Utc>) -> Result<Vec<String>, StoreError>;
+}
+
+/// The name every monthly partition of `audit_events` has (see migration 0045), and the first
+/// microsecond after its month; `None` for any other name.
+pub(super) fn partition_month_end(name: &str) -> Option<i64> {
+    use chrono::NaiveDate;
+    let digits = name.strip_prefix("audit_events_").filter(|rest| rest.len() == 6)?;
+    let (year, month) = (digits[..4].parse::<i32>().ok()?, digits[4..].parse::<u32>().ok()?);
+    let (year, month) = if month == 12 { (year + 1, 1) } else { (year, month + 1) };
+    let start = NaiveDate::from_ymd_opt(year, month, 1)?.and_hms_opt(0, 0, 0)?;
+    Some(start.and_utc().timestamp_micros())
+}
+
+/// Whether the table `name` holds only records sealed in segments and about no hot operation.
+pub(super) fn only_archived_query(name: &str) -> String {
+    format!(
+        "select not exists (select 1 from {name} e where e.seq > coalesce((select max(a.last_seq) from archives a \
+         where a.tenant = e.tenant and a.holds = 'audit' and a.status = 'sealed'), 0) \
+         or (e.op_id is not null and exists (select 1 from operations o where o.tenant = e.tenant and o.op_id = e.op_id)))"
+    )
 }
 
 /// The closed states, as SQL text.
@@ -880,6 +907,75 @@ macro_rules! store_archive {
                 append_audit(&mut tx, tenant, vec![audit]).await?;
                 tx.commit().await?;
                 Ok(())
+            }
+
+            async fn detach_archived_months(
+                &self,
+                ended_before: chrono::DateTime<chrono::Utc>,
+            ) -> Result<Vec<String>, StoreError> {
+                use $crate::server::store::archive::{only_archived_query, partition_month_end};
+                if $backend != Backend::Postgres {
+                    return Ok(Vec::new());
+                }
+                let pending: Vec<(String,)> = sqlx::query_as(
+                    "select c.relname::text from pg_inherits i join pg_class c on c.oid = i.inhrelid \
+                     where i.inhparent = 'audit_events'::regclass and i.inhdetachpending",
+                )
+                .fetch_all(&self.pool)
+                .await?;
+                for (name,) in &pending {
+                    if partition_month_end(name).is_some() {
+                        sqlx::raw_sql(&format!("alter table audit_events detach partition {name} finalize"))
+                            .execute(&self.pool)
+                            .await?;
+                    }
+                }
+                // A month detached by a sweep that stopped before dropping it: whatever it holds is
+                // in the archive, or it would have been attached again.
+                let detached: Vec<(String,)> = sqlx::query_as(
+                    "select c.relname::text from pg_class c where c.relkind = 'r' and c.relnamespace = 'public'::regnamespace \
+                     and c.relname ~ '^audit_events_[0-9]{6}$' and not c.relispartition",
+                )
+                .fetch_all(&self.pool)
+                .await?;
+                for (name,) in &detached {
+                    if partition_month_end(name).is_some() {
+                        sqlx::raw_sql(&format!("drop table {name}")).execute(&self.pool).await?;
+                    }
+                }
+                let partitions: Vec<(String,)> = sqlx::query_as(
+                    "select c.relname::text from pg_inherits i join pg_class c on c.oid = i.inhrelid \
+                     where i.inhparent = 'audit_events'::regclass order by 1",
+                )
+                .fetch_all(&self.pool)
+                .await?;
+                let mut dropped = Vec::new();
+                for (name,) in partitions {
+                    let Some(end) = partition_month_end(&name) else { continue };
+                    if end > micros(ended_before) {
+                        continue;
+                    }
+                    let (archived,): (bool,) = sqlx::query_as(&only_archived_query(&name)).fetch_one(&self.pool).await?;
+                    if !archived {
+                        continue;
+                    }
+                    sqlx::raw_sql(&format!("alter table audit_events detach partition {name} concurrently"))
+                        .execute(&self.pool)
+                        .await?;
+                    let (still,): (bool,) = sqlx::query_as(&only_archived_query(&name)).fetch_one(&self.pool).await?;
+                    if !still {
+                        let start: (i64,) = sqlx::query_as(&format!("select min(at_us) from {name}")).fetch_one(&self.pool).await?;
+                        tracing::warn!(partition = %name, first = start.0, "a record reached a month while it was detached: attached again");
+                        let month = $crate::server::store::rows::month_start(chrono::DateTime::from_timestamp_micros(start.0).unwrap_or_default());
+                        sqlx::raw_sql(&format!("alter table audit_events attach partition {name} for values from ({month}) to ({end})"))
+                            .execute(&self.pool)
+                            .await?;
+                        continue;
+                    }
+                    sqlx::raw_sql(&format!("drop table {name}")).execute(&self.pool).await?;
+                    dropped.push(name);
+                }
+                Ok(dropped)
             }
 
             async fn prune_audit(&self, tenant: &TenantId, from_seq: u64, to_seq: u64) -> Result<u64, StoreError> {

@@ -27,6 +27,15 @@ use chrono::{DateTime, Utc};
 
 use super::StoreError;
 
+/// The first microsecond of the month (UTC) that holds `at`, in microseconds.
+pub(super) fn month_start(at: DateTime<Utc>) -> i64 {
+    use chrono::Datelike;
+    at.date_naive()
+        .with_day(1)
+        .and_then(|first| first.and_hms_opt(0, 0, 0))
+        .map_or_else(|| micros(at), |start| start.and_utc().timestamp_micros())
+}
+
 pub(super) fn micros(at: DateTime<Utc>) -> i64 {
     at.timestamp_micros()
 }

@@ -334,6 +334,16 @@ macro_rules! sql_store {
                 let record = entry?.chain_after(previous);
                 records.push(record);
             }
+            if $backend == Backend::Postgres {
+                // PostgreSQL keeps the chain in monthly partitions and has no default one: the
+                // month of each record is made first, when it is not there.
+                let mut months: Vec<i64> = records.iter().map(|record| month_start(record.entry.at)).collect();
+                months.sort_unstable();
+                months.dedup();
+                for month in months {
+                    sqlx::query("select audit_events_partition_for($1)").bind(month).execute(&mut **tx).await?;
+                }
+            }
             for chunk in records.chunks(SEALED_PER_INSERT) {
                 let text = audit_events_insert(tenant, chunk);
                 // Its text differs with the number of rows: not kept as a prepared statement.

@@ -142,12 +142,13 @@ pub(super) async fn run(command: RetentionCommand) -> anyhow::Result<()> {
                 counted(report.archived, "operation"),
                 counted(report.files, "file")
             );
-            if report.audit_files > 0 || report.audit_pruned > 0 {
+            if report.audit_files > 0 || report.audit_pruned > 0 || report.audit_months_detached > 0 {
                 println!(
-                    "Archived {} of its audit chain in {}; {} left the database.",
+                    "Archived {} of its audit chain in {}; {} left the database, besides {} of archived records detached.",
                     counted(report.audit_records, "record"),
                     counted(report.audit_files, "segment"),
-                    counted(report.audit_pruned, "record")
+                    counted(report.audit_pruned, "record"),
+                    counted(report.audit_months_detached, "month")
                 );
             }
             Ok(())
