@@ -99,6 +99,34 @@ pub struct ArchivedHistory {
     pub operation: ArchivedOperation,
 }
 
+/// The manifest of the archive file `id` at `object`, holding `contents`, before it is written:
+/// its SHA-256 and key are filled in then. `span` is when its first and last operation closed, or
+/// its first and last record was made.
+fn unsigned_manifest(
+    contents: ArchiveContents,
+    tenant: &TenantId,
+    id: &str,
+    object: &str,
+    operations: u64,
+    chain: Option<crate::domain::archive::ChainSpan>,
+    span: (DateTime<Utc>, DateTime<Utc>),
+) -> Manifest {
+    Manifest {
+        format: MANIFEST_FORMAT.to_owned(),
+        contents,
+        tenant: tenant.clone(),
+        archive_id: id.to_owned(),
+        object: object.to_owned(),
+        operations,
+        chain,
+        closed_from: span.0,
+        closed_to: span.1,
+        sha256: String::new(),
+        created_at: super::now(),
+        public_key: String::new(),
+    }
+}
+
 /// A new archive file's id: when it was made, and enough randomness to tell two apart.
 fn new_archive_id() -> String {
     format!(
@@ -254,31 +282,17 @@ impl Ledger {
                     created_at: super::now(),
                 })
                 .await?;
-            let manifest = Manifest {
-                format: MANIFEST_FORMAT.to_owned(),
-                contents: ArchiveContents::Operations,
-                tenant: tenant.clone(),
-                archive_id: id.clone(),
-                object: object_path.clone(),
-                operations: operations.len() as u64,
-                chain: chain_span(&operations),
-                closed_from: operations.iter().map(|operation| operation.closed_at).min().unwrap_or_default(),
-                closed_to,
-                sha256: String::new(),
-                created_at: super::now(),
-                public_key: String::new(),
-            };
-            let written = match file::write(&operations) {
-                Ok(bytes) => self.write_file(archive, signer, bytes, manifest).await,
-                Err(error) => Err(error.into()),
-            };
-            let signed = match written {
-                Ok(signed) => signed,
-                Err(error) => {
-                    self.abandon(archive, tenant, &id, &object_path).await;
-                    return Err(error);
-                }
-            };
+            let closed_from = operations.iter().map(|operation| operation.closed_at).min().unwrap_or_default();
+            let manifest = unsigned_manifest(
+                ArchiveContents::Operations,
+                tenant,
+                &id,
+                &object_path,
+                operations.len() as u64,
+                chain_span(&operations),
+                (closed_from, closed_to),
+            );
+            let signed = self.write_or_abandon(archive, signer, file::write(&operations), manifest).await?;
             let evidence = json!({
                 "archive": id,
                 "object": object_path,
@@ -373,31 +387,13 @@ impl Ledger {
                 })
                 .await?;
             let (first, last) = (span.first_seq, span.last_seq);
-            let manifest = Manifest {
-                format: MANIFEST_FORMAT.to_owned(),
-                contents: ArchiveContents::AuditChain,
-                tenant: tenant.clone(),
-                archive_id: id.clone(),
-                object: object_path.clone(),
-                operations: 0,
-                closed_from: records.first().map(|record| record.entry.at).unwrap_or_default(),
-                closed_to: records.last().map(|record| record.entry.at).unwrap_or_default(),
-                chain: Some(span.clone()),
-                sha256: String::new(),
-                created_at: super::now(),
-                public_key: String::new(),
-            };
-            let written = match file::write_audit(&records) {
-                Ok(bytes) => self.write_file(archive, signer, bytes, manifest).await,
-                Err(error) => Err(error.into()),
-            };
-            let signed = match written {
-                Ok(signed) => signed,
-                Err(error) => {
-                    self.abandon(archive, tenant, &id, &object_path).await;
-                    return Err(error);
-                }
-            };
+            let made = (
+                records.first().map(|record| record.entry.at).unwrap_or_default(),
+                records.last().map(|record| record.entry.at).unwrap_or_default(),
+            );
+            let manifest =
+                unsigned_manifest(ArchiveContents::AuditChain, tenant, &id, &object_path, 0, Some(span.clone()), made);
+            let signed = self.write_or_abandon(archive, signer, file::write_audit(&records), manifest).await?;
             let evidence = json!({
                 "archive": id,
                 "object": object_path,
@@ -437,6 +433,26 @@ impl Ledger {
             from = to + 1;
         }
         Ok(pruned)
+    }
+
+    /// Writes the file `bytes` (when they could be made) with its manifest, as [`Self::write_file`];
+    /// the file claimed is abandoned should anything fail.
+    async fn write_or_abandon(
+        &self,
+        archive: &Archive,
+        signer: &crate::server::archive::signing::ArchiveSigner,
+        bytes: Result<Bytes, ArchiveError>,
+        manifest: Manifest,
+    ) -> Result<SignedManifest, RetentionError> {
+        let (tenant, id, object_path) = (manifest.tenant.clone(), manifest.archive_id.clone(), manifest.object.clone());
+        let written = match bytes {
+            Ok(bytes) => self.write_file(archive, signer, bytes, manifest).await,
+            Err(error) => Err(error.into()),
+        };
+        if written.is_err() {
+            self.abandon(archive, &tenant, &id, &object_path).await;
+        }
+        written
     }
 
     /// Writes `bytes` and their manifest, signed with its SHA-256 filled in, and reads the file
