@@ -105,14 +105,12 @@ pub(crate) mod ssr {
         query.limit = BULK_LIMIT + 1;
         let state = expect_context::<AppState>();
         let mut matching =
-            state.ledger.reads().list_operations(&user.tenant, &query).await.map_err(unavailable)?;
+            state.ledger.reads().matching_operations(&user.tenant, &query).await.map_err(unavailable)?;
         let capped = matching.len() > BULK_LIMIT as usize;
         matching.truncate(BULK_LIMIT as usize);
-        let ids: Vec<OpId> = matching.into_iter().map(|item| item.op_id).collect();
-        let allowed = workflows::queryable(&state.executor, &user.tenant, &actor(user), &ids)
-            .await
-            .map_err(|error| refused(error, "of the filter", user))?;
-        Ok((ids.len(), capped, allowed))
+        let allowed =
+            workflows::queryable(&actor(user), &matching).map_err(|error| refused(error, "of the filter", user))?;
+        Ok((matching.len(), capped, allowed))
     }
 
     pub async fn bulk_preview(user: &SignedIn, filter: OperationFilter) -> Result<BulkPreview, AppError> {

@@ -62,7 +62,7 @@ async fn three_refunds_one_succeeded_one_timed_out(app: &crate::support::TestApp
 }
 
 crate::engine_tests! {
-    histories_and_operations_read_together_are_those_read_one_at_a_time_of_the_tenant_asked(app) {
+    histories_read_together_are_those_read_one_at_a_time_of_the_tenant_asked(app) {
         let globex = TenantId::parse("globex").unwrap();
         three_refunds_one_succeeded_one_timed_out(&app, &globex).await;
         app.ledger.seal_audit(None).await.unwrap();
@@ -87,14 +87,34 @@ crate::engine_tests! {
         assert_eq!(other.len(), 1, "another tenant's operation of the same id only");
         assert_eq!(other[0].operation.tenant, globex);
         assert!(other[0].attempts.is_empty() && other[0].external_refs.is_empty());
-        let operations = app.store.operations_in(&acme(), &ids).await.unwrap();
-        assert_eq!(
-            operations.iter().collect::<Vec<_>>(),
-            together.iter().map(|history| &history.operation).collect::<Vec<_>>(),
-            "the operations alone: the same, in the same order"
-        );
-        let other = app.store.operations_in(&globex, &ids).await.unwrap();
-        assert_eq!(other.iter().map(|operation| &operation.tenant).collect::<Vec<_>>(), [&globex]);
+    }
+
+    the_operations_matching_a_filter_are_those_the_list_shows_as_they_stand(app) {
+        use opledger::domain::machine::State;
+        use opledger::server::store::records::OperationQuery;
+        let globex = TenantId::parse("globex").unwrap();
+        three_refunds_one_succeeded_one_timed_out(&app, &globex).await;
+        let queries = [
+            OperationQuery { limit: 10, ..OperationQuery::default() },
+            OperationQuery { limit: 2, ..OperationQuery::default() },
+            OperationQuery { states: vec![State::Succeeded], limit: 10, ..OperationQuery::default() },
+            OperationQuery { states: vec![State::Succeeded, State::Unknown], limit: 10, ..OperationQuery::default() },
+            OperationQuery { search: Some("refund-A1042-part1".into()), limit: 10, ..OperationQuery::default() },
+        ];
+        for query in queries {
+            let listed = app.store.list_operations(&acme(), &query).await.unwrap();
+            let matching = app.store.matching_operations(&acme(), &query).await.unwrap();
+            assert_eq!(
+                matching.iter().map(|operation| &operation.op_id).collect::<Vec<_>>(),
+                listed.iter().map(|item| &item.op_id).collect::<Vec<_>>(),
+                "{query:?}"
+            );
+            for operation in &matching {
+                let history = app.store.operation_history(&acme(), &operation.op_id).await.unwrap().unwrap();
+                assert_eq!(operation, &history.operation, "as it stands");
+            }
+            assert!(!matching.is_empty(), "{query:?}");
+        }
     }
 
     the_counts_per_state_and_the_orders_activity_follow_every_change_per_tenant(app) {

@@ -14,7 +14,7 @@ use crate::domain::{
     compensation::{intent, still_offered, Compensation},
     ids::{Actor, ActorKind, OpId, TenantId},
     machine::{cancel_message, check, Command, CommandKind, ProviderStatus, Rejection, RejectionCode, State},
-    operation::{AttemptReport, CommittedOperation},
+    operation::{AttemptReport, CommittedOperation, OperationRecord},
     params::CanonicalParams,
     wording::{capitalised, failure_reason_words},
 };
@@ -434,19 +434,13 @@ pub async fn retry_after_failure(
 pub const BULK_LIMIT: u32 = 500;
 
 /// Of `candidates`, the ones `actor` may query now, as the state machine says.
-pub async fn queryable(
-    executor: &Executor,
-    tenant: &TenantId,
-    actor: &Actor,
-    candidates: &[OpId],
-) -> Result<Vec<OpId>, LedgerError> {
+pub fn queryable(actor: &Actor, candidates: &[OperationRecord]) -> Result<Vec<OpId>, LedgerError> {
     may_act(actor, "run bulk actions")?;
     let at = now();
-    let operations = executor.ledger().reads().operations_in(tenant, candidates).await?;
-    Ok(operations
-        .into_iter()
+    Ok(candidates
+        .iter()
         .filter(|operation| check(&operation.snapshot, CommandKind::ConfirmFound, actor, at).is_ok())
-        .map(|operation| operation.op_id)
+        .map(|operation| operation.op_id.clone())
         .collect())
 }
 

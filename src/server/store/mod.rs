@@ -150,9 +150,13 @@ pub trait Reads: Send + Sync {
         op_id: &OpId,
     ) -> Result<Option<OperationHistory>, StoreError>;
 
-    /// The operations `op_ids` of `tenant` as they stand, without their histories, in the order
-    /// asked; one that is not there is left out.
-    async fn operations_in(&self, tenant: &TenantId, op_ids: &[OpId]) -> Result<Vec<OperationRecord>, StoreError>;
+    /// The operations the list for `query` shows, in its order, as they stand: whole rows, without
+    /// their external ids or histories.
+    async fn matching_operations(
+        &self,
+        tenant: &TenantId,
+        query: &OperationQuery,
+    ) -> Result<Vec<OperationRecord>, StoreError>;
 
     /// The operations `op_ids` with their attempts, external references and audit trails, in the
     /// order asked (those not found left out), read together.

@@ -76,16 +76,14 @@ macro_rules! store_reads {
                 histories_in(&mut connection, tenant, op_ids).await
             }
 
-            async fn operations_in(&self, tenant: &TenantId, op_ids: &[OpId]) -> Result<Vec<OperationRecord>, StoreError> {
-                let mut connection = self.pool.acquire().await?;
-                let mut found = std::collections::HashMap::with_capacity(op_ids.len());
-                for chunk in op_ids.chunks(1000) {
-                    let ids: Vec<String> = chunk.iter().map(|op_id| op_id.as_str().to_owned()).collect();
-                    for operation in records_in(&mut connection, tenant, &ids).await? {
-                        found.insert(operation.op_id.as_str().to_owned(), operation);
-                    }
-                }
-                Ok(op_ids.iter().filter_map(|op_id| found.remove(op_id.as_str())).collect())
+            async fn matching_operations(
+                &self,
+                tenant: &TenantId,
+                query: &OperationQuery,
+            ) -> Result<Vec<OperationRecord>, StoreError> {
+                let text = matching_query(tenant, query);
+                let rows: Vec<OperationRow> = sqlx::query_as_with(&text.sql, arguments::<$db>(text.values)?).fetch_all(&self.pool).await?;
+                rows.into_iter().map(OperationRow::into_record).collect()
             }
 
             async fn subject_operations(&self, tenant: &TenantId, subject: &str) -> Result<Vec<OperationHistory>, StoreError> {

@@ -244,18 +244,6 @@ macro_rules! sql_store {
         /// The operations `op_ids` with their attempts, external references and audit trails, in
         /// the order of `op_ids` (those not found left out), read on `connection`: three round
         /// trips for each thousand of them, whatever their number.
-        /// The operations `ids` (at most a thousand) of `tenant`, in no particular order.
-        async fn records_in(
-            connection: &mut <$db as sqlx::Database>::Connection,
-            tenant: &TenantId,
-            ids: &[String],
-        ) -> Result<Vec<OperationRecord>, StoreError> {
-            let text = in_list(&format!("select {OPERATION_COLUMNS} from operations"), tenant, "op_id", ids, "");
-            let rows: Vec<OperationRow> =
-                sqlx::query_as_with(&text.sql, arguments::<$db>(text.values)?).fetch_all(&mut *connection).await?;
-            rows.into_iter().map(OperationRow::into_record).collect()
-        }
-
         async fn histories_in(
             connection: &mut <$db as sqlx::Database>::Connection,
             tenant: &TenantId,
@@ -264,7 +252,11 @@ macro_rules! sql_store {
             let mut found = std::collections::HashMap::with_capacity(op_ids.len());
             for chunk in op_ids.chunks(1000) {
                 let ids: Vec<String> = chunk.iter().map(|op_id| op_id.as_str().to_owned()).collect();
-                for operation in records_in(connection, tenant, &ids).await? {
+                let text = in_list(&format!("select {OPERATION_COLUMNS} from operations"), tenant, "op_id", &ids, "");
+                let rows: Vec<OperationRow> =
+                    sqlx::query_as_with(&text.sql, arguments::<$db>(text.values)?).fetch_all(&mut *connection).await?;
+                for row in rows {
+                    let operation = row.into_record()?;
                     let history =
                         OperationHistory { operation, attempts: Vec::new(), external_refs: Vec::new(), audit: Vec::new() };
                     found.insert(history.operation.op_id.as_str().to_owned(), history);

@@ -2,6 +2,7 @@
 //! age, the orders changed lately (or needing attention) and their operations, each written so
 //! that it reads one index range; and the list's rows.
 
+use super::operations::OPERATION_COLUMNS;
 use super::{corrupt, micros, time};
 use crate::domain::{
     ids::{OpId, TenantId},
@@ -91,17 +92,27 @@ pub(in crate::server::store) fn branches_of(query: &OperationQuery) -> Vec<Branc
 /// one value (or none) per filter it is one index range; with several, each combination of
 /// values is its own index range of at most `limit` rows, and only those are merged in order.
 pub(in crate::server::store) fn list_query(tenant: &TenantId, query: &OperationQuery) -> QueryText {
+    listed(tenant, query, LIST_COLUMNS)
+}
+
+/// [`list_query`]'s operations as whole rows ([`OPERATION_COLUMNS`]), for a check of each
+/// operation's state without a second read.
+pub(in crate::server::store) fn matching_query(tenant: &TenantId, query: &OperationQuery) -> QueryText {
+    listed(tenant, query, OPERATION_COLUMNS)
+}
+
+fn listed(tenant: &TenantId, query: &OperationQuery, columns: &str) -> QueryText {
     let branches = branches_of(query);
     let mut text = QueryText::new("");
     let tenant = text.param(SqlValue::Text(tenant.as_str().to_owned()));
     if let [only] = branches.as_slice() {
-        list_branch(&mut text, &tenant, query, *only);
+        list_branch(&mut text, &tenant, query, *only, columns);
         return text;
     }
     text.push("select * from (");
     for (at, branch) in branches.iter().enumerate() {
         text.push(if at == 0 { "select * from (" } else { " union all select * from (" });
-        list_branch(&mut text, &tenant, query, *branch);
+        list_branch(&mut text, &tenant, query, *branch, columns);
         text.push(&format!(") as branch_{at}"));
     }
     let limit = text.param(SqlValue::Int(i64::from(query.limit)));
@@ -109,11 +120,11 @@ pub(in crate::server::store) fn list_query(tenant: &TenantId, query: &OperationQ
     text
 }
 
-/// One index range of the list: the rows of `tenant` (a placeholder) matching `query`'s other
-/// filters and the one state, kind and provider of `branch`.
-fn list_branch(text: &mut QueryText, tenant: &str, query: &OperationQuery, branch: Branch<'_>) {
+/// One index range of the list: the `columns` of the rows of `tenant` (a placeholder) matching
+/// `query`'s other filters and the one state, kind and provider of `branch`.
+fn list_branch(text: &mut QueryText, tenant: &str, query: &OperationQuery, branch: Branch<'_>, columns: &str) {
     let (state, kind, provider) = branch;
-    text.push(&format!("select {LIST_COLUMNS} from operations where tenant = {tenant}"));
+    text.push(&format!("select {columns} from operations where tenant = {tenant}"));
     let exact = [
         ("state", state.map(|s| s.as_str().to_owned())),
         ("kind", kind.map(str::to_owned)),
