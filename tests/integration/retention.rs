@@ -723,5 +723,10 @@ async fn postgres_detaches_the_months_whose_records_are_all_archived() {
     let report = sweep_later(&app.ledger, "test", 100).await.unwrap();
     assert_eq!((report.archived, report.audit_months_detached), (1, 1), "{report:?}");
     assert_eq!(app.number(&month("audit_events_202002")).await, 0, "its operation archived, February goes too");
+    assert_eq!(
+        app.number("select cast(reltuples as bigint) from pg_class where relname = 'archived_operations'").await,
+        1,
+        "the planner has counted the keys the sweep added: a lookup by key is planned on the index"
+    );
     verify_folder(archive.path(), None).expect("the archive holds");
 }

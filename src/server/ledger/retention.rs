@@ -313,7 +313,7 @@ impl Ledger {
         }
         self.archive_audit(tenant, holder, cutoff, policy, archive, signer, report).await?;
         if report.archived > 0 || report.audit_pruned > 0 {
-            self.store.reclaim_space().await?;
+            self.store.tidy_after_sweep().await?;
         }
         Ok(())
     }

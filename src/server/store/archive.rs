@@ -171,9 +171,12 @@ pub trait ArchiveStore: Send + Sync {
         at: DateTime<Utc>,
     ) -> Result<u64, StoreError>;
 
-    /// Gives the space that deleted rows left back to the file system where the engine needs to
-    /// be asked (SQLite's incremental vacuum; PostgreSQL's autovacuum needs nothing).
-    async fn reclaim_space(&self) -> Result<(), StoreError>;
+    /// After a sweep: gives the space that deleted rows left back to the file system where the
+    /// engine needs to be asked (SQLite's incremental vacuum; PostgreSQL's autovacuum needs
+    /// nothing), and has PostgreSQL's planner count the keys the sweep added, so that a lookup by
+    /// key (every registration makes one) is planned on the index, not as a scan of a table it
+    /// last saw empty.
+    async fn tidy_after_sweep(&self) -> Result<(), StoreError>;
 
     /// The key of an archived operation, with where its history is.
     async fn archived_key(&self, tenant: &TenantId, op_id: &OpId) -> Result<Option<ArchivedKey>, StoreError>;
@@ -757,10 +760,11 @@ macro_rules! store_archive {
                 Ok(removed)
             }
 
-            async fn reclaim_space(&self) -> Result<(), StoreError> {
-                if $backend == Backend::Sqlite {
-                    sqlx::query("pragma incremental_vacuum").execute(&self.writes).await?;
-                }
+            async fn tidy_after_sweep(&self) -> Result<(), StoreError> {
+                match $backend {
+                    Backend::Sqlite => sqlx::query("pragma incremental_vacuum").execute(&self.writes).await?,
+                    Backend::Postgres => sqlx::query("analyze archived_operations, archived_refs, archives").execute(&self.pool).await?,
+                };
                 Ok(())
             }
 
