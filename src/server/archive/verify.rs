@@ -15,7 +15,7 @@ use super::{file, manifest_path};
 use crate::domain::archive::{
     chain_span, segment_span, ArchiveContents, ChainSpan, SignedManifest, MANIFEST_FORMAT,
 };
-use crate::domain::audit::GENESIS_HASH;
+use crate::domain::audit::{AuditRecord, GENESIS_HASH};
 use crate::domain::ids::TenantId;
 
 /// What checking an archive folder found when everything holds.
@@ -94,7 +94,7 @@ pub fn verify_folder(folder: &Path, pinned: Option<&str>) -> Result<ArchiveCheck
         }
         check.files += 1;
         if manifest.contents == ArchiveContents::AuditChain {
-            let span = check_segment(&signed, Bytes::from(bytes))?;
+            let (span, _) = segment_records(&signed, Bytes::from(bytes))?;
             check.segments += 1;
             check.segment_records += span.records;
             segments.push((manifest.tenant.clone(), span, object.clone()));
@@ -129,8 +129,10 @@ pub fn verify_folder(folder: &Path, pinned: Option<&str>) -> Result<ArchiveCheck
     Ok(check)
 }
 
-/// Checks the segment of the audit chain `bytes` against its manifest; the span it holds.
-fn check_segment(signed: &SignedManifest, bytes: Bytes) -> Result<ChainSpan, String> {
+/// The records of the segment of the audit chain `bytes`, checked against its manifest `signed`:
+/// each of its tenant, every record of the span it states there, each linked to the one before;
+/// with that span. Whoever reads a segment (this check, an export) reads it through here.
+pub fn segment_records(signed: &SignedManifest, bytes: Bytes) -> Result<(ChainSpan, Vec<AuditRecord>), String> {
     let manifest = &signed.manifest;
     let object = &manifest.object;
     let stated = manifest
@@ -149,7 +151,7 @@ fn check_segment(signed: &SignedManifest, bytes: Bytes) -> Result<ChainSpan, Str
     if &span != stated {
         return Err(format!("{object}: it does not hold the span of the chain its manifest states"));
     }
-    Ok(span)
+    Ok((span, records))
 }
 
 /// Checks that each tenant's segments follow one another from the chain's first record: each

@@ -573,7 +573,7 @@ impl Ledger {
     }
 
     /// The audit records of the sealed segment `segment`, read from its file and checked against
-    /// its manifest: its SHA-256 and the chain from its first record to its last.
+    /// its manifest: its SHA-256, then as `verify-archive` checks it.
     pub async fn read_audit_segment(
         &self,
         segment: &ArchiveRecord,
@@ -582,8 +582,6 @@ impl Ledger {
             RetentionError::Archive(ArchiveError::Corrupt(format!("{}: {why}", segment.object_path)))
         };
         let signed = segment.manifest.as_ref().ok_or_else(|| corrupt("the segment is not sealed".into()))?;
-        let span =
-            signed.manifest.chain.as_ref().ok_or_else(|| corrupt("its manifest states no span".into()))?;
         let archive = Archive::open(&segment.location, self.egress()).await?;
         let bytes = archive.get(&segment.object_path).await?;
         if hex::encode(Sha256::digest(&bytes)) != signed.manifest.sha256 {
@@ -591,12 +589,8 @@ impl Ledger {
                 "its SHA-256 is not the one its manifest states: the file was changed".into(),
             ));
         }
-        let records = file::read_audit(bytes)?;
-        let read =
-            segment_span((span.first_seq.saturating_sub(1), &span.hash_before), &records).map_err(corrupt)?;
-        if &read != span {
-            return Err(corrupt("it does not hold the span its manifest states".into()));
-        }
+        let (_, records) = crate::server::archive::verify::segment_records(signed, bytes)
+            .map_err(|why| RetentionError::Archive(ArchiveError::Corrupt(why)))?;
         Ok(records)
     }
 
