@@ -230,15 +230,17 @@ pub trait ArchiveStore: Send + Sync {
     async fn detach_archived_months(&self, ended_before: DateTime<Utc>) -> Result<Vec<String>, StoreError>;
 }
 
-/// The name every monthly partition of `audit_events` has (see migration 0045), and the first
-/// microsecond after its month; `None` for any other name.
-pub(super) fn partition_month_end(name: &str) -> Option<i64> {
+/// The month a partition of `audit_events` named as every one is (see migration 0045) holds: its
+/// first microsecond and the first after it; `None` for any other name.
+pub(super) fn partition_month(name: &str) -> Option<(i64, i64)> {
     use chrono::NaiveDate;
     let digits = name.strip_prefix("audit_events_").filter(|rest| rest.len() == 6)?;
     let (year, month) = (digits[..4].parse::<i32>().ok()?, digits[4..].parse::<u32>().ok()?);
-    let (year, month) = if month == 12 { (year + 1, 1) } else { (year, month + 1) };
-    let start = NaiveDate::from_ymd_opt(year, month, 1)?.and_hms_opt(0, 0, 0)?;
-    Some(start.and_utc().timestamp_micros())
+    let (next_year, next_month) = if month == 12 { (year + 1, 1) } else { (year, month + 1) };
+    let first = |year: i32, month: u32| {
+        NaiveDate::from_ymd_opt(year, month, 1)?.and_hms_opt(0, 0, 0).map(|start| start.and_utc().timestamp_micros())
+    };
+    Some((first(year, month)?, first(next_year, next_month)?))
 }
 
 /// Whether the table `name` holds only records sealed in segments and about no hot operation.
@@ -917,7 +919,7 @@ macro_rules! store_archive {
                 &self,
                 ended_before: chrono::DateTime<chrono::Utc>,
             ) -> Result<Vec<String>, StoreError> {
-                use $crate::server::store::archive::{only_archived_query, partition_month_end};
+                use $crate::server::store::archive::{only_archived_query, partition_month};
                 if $backend != Backend::Postgres {
                     return Ok(Vec::new());
                 }
@@ -928,7 +930,7 @@ macro_rules! store_archive {
                 .fetch_all(&self.pool)
                 .await?;
                 for (name,) in &pending {
-                    if partition_month_end(name).is_some() {
+                    if partition_month(name).is_some() {
                         sqlx::raw_sql(&format!("alter table audit_events detach partition {name} finalize"))
                             .execute(&self.pool)
                             .await?;
@@ -943,7 +945,7 @@ macro_rules! store_archive {
                 .fetch_all(&self.pool)
                 .await?;
                 for (name,) in &detached {
-                    if partition_month_end(name).is_some() {
+                    if partition_month(name).is_some() {
                         sqlx::raw_sql(&format!("drop table {name}")).execute(&self.pool).await?;
                     }
                 }
@@ -955,7 +957,7 @@ macro_rules! store_archive {
                 .await?;
                 let mut dropped = Vec::new();
                 for (name,) in partitions {
-                    let Some(end) = partition_month_end(&name) else { continue };
+                    let Some((start, end)) = partition_month(&name) else { continue };
                     if end > micros(ended_before) {
                         continue;
                     }
@@ -968,10 +970,8 @@ macro_rules! store_archive {
                         .await?;
                     let (still,): (bool,) = sqlx::query_as(&only_archived_query(&name)).fetch_one(&self.pool).await?;
                     if !still {
-                        let start: (i64,) = sqlx::query_as(&format!("select min(at_us) from {name}")).fetch_one(&self.pool).await?;
-                        tracing::warn!(partition = %name, first = start.0, "a record reached a month while it was detached: attached again");
-                        let month = $crate::server::store::rows::month_start(chrono::DateTime::from_timestamp_micros(start.0).unwrap_or_default());
-                        sqlx::raw_sql(&format!("alter table audit_events attach partition {name} for values from ({month}) to ({end})"))
+                        tracing::warn!(partition = %name, "a record reached a month while it was detached: attached again");
+                        sqlx::raw_sql(&format!("alter table audit_events attach partition {name} for values from ({start}) to ({end})"))
                             .execute(&self.pool)
                             .await?;
                         continue;
@@ -1003,3 +1003,24 @@ macro_rules! store_archive {
 }
 
 pub(super) use store_archive;
+
+#[cfg(test)]
+mod tests {
+    use super::partition_month;
+
+    #[test]
+    fn a_partitions_month_is_read_from_its_name_alone() {
+        let micros = |text: &str| chrono::DateTime::parse_from_rfc3339(text).unwrap().timestamp_micros();
+        assert_eq!(
+            partition_month("audit_events_202001"),
+            Some((micros("2020-01-01T00:00:00Z"), micros("2020-02-01T00:00:00Z")))
+        );
+        assert_eq!(
+            partition_month("audit_events_202612"),
+            Some((micros("2026-12-01T00:00:00Z"), micros("2027-01-01T00:00:00Z")))
+        );
+        for other in ["audit_events", "audit_events_2020", "audit_events_202013", "audit_events_20201", "operations_202001"] {
+            assert_eq!(partition_month(other), None, "{other}");
+        }
+    }
+}
