@@ -68,6 +68,8 @@ def wait_for(url, what, token=None, timeout=60):
 
 
 def create_token(binary, database_url, tenant, name):
+    subprocess.run([binary, "tenant", "add", "--database-url", database_url, tenant],
+                   capture_output=True, check=True, text=True)
     created = subprocess.run([binary, "token", "create", "--database-url", database_url, "--tenant", tenant,
                               "--name", name], capture_output=True, check=True, text=True)
     return next(word for word in created.stdout.split() if word.startswith("opl_"))

@@ -503,6 +503,8 @@ class Run:
 
 
 def create_token(binary, database_url, tenant):
+    subprocess.run([binary, "tenant", "add", "--database-url", database_url, tenant],
+                   capture_output=True, check=True, text=True)
     created = subprocess.run([binary, "token", "create", "--database-url", database_url, "--tenant", tenant,
                               "--name", "chaos-agent"], capture_output=True, check=True, text=True)
     return next(word for word in created.stdout.split() if word.startswith("opl_"))

@@ -1,13 +1,12 @@
 //! The `opledger` binary: parses the command line and runs the chosen subcommand.
 
-use clap::Parser;
 use std::process::ExitCode;
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let cli = opledger::server::app::cli::Cli::parse();
+    let (cli, matches) = opledger::server::app::cli::parse();
     let telemetry = opledger::server::telemetry::init(cli.log_format);
-    let ran = opledger::server::app::cli::run(cli).await;
+    let ran = opledger::server::app::cli::run(cli, &matches).await;
     telemetry.shutdown();
     match ran {
         Ok(()) => ExitCode::SUCCESS,

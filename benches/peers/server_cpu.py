@@ -46,6 +46,8 @@ class Server:
         url = f"{POSTGRES}/{self.database}"
         env = dict(os.environ, OPLEDGER_DATABASE_URL=url, OPLEDGER_API_CALLS_PER_SECOND="1000000", RUST_LOG="warn")
         subprocess.run([binary, "migrate"], env=env, check=True, capture_output=True)
+        # A tenant is added before it gets a token (a binary older than `tenant add` makes it with the token).
+        subprocess.run([binary, "tenant", "add", "bench"], env=env, check=False, capture_output=True)
         created = subprocess.run(
             [binary, "token", "create", "--tenant", "bench", "--name", "bench-agent"],
             env=env, check=True, capture_output=True, text=True,

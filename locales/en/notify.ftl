@@ -48,6 +48,7 @@ notify-title-accepted =
        *[first] Accepted but not settled for { $waited }: { $what }
     }
 notify-title-bulk = Bulk run finished: { $what }
+notify-title-archive = Not as signed: { $what }
 notify-title-failing =
     { $stage ->
         [reminder] Still failing after { $waited }: { $what }
@@ -59,6 +60,7 @@ notify-title-failing =
 notify-bulk-what = bulk run “{ $name }”: { $done } done and { $failed } failed of { $total }
 notify-failing-webhook = webhook deliveries to { $host }
 notify-failing-connection = requests through the connection “{ $name }”
+notify-archive-what = the archive file { $object }: { $why }
 
 ## The details under the headline.
 notify-fact-operation = Operation: { $op_id }
@@ -73,6 +75,7 @@ notify-hint-unknown = Nobody knows yet whether it happened, and it is not sent a
 notify-hint-accepted = The provider took it but has not said whether it was done: check it in the console.
 notify-hint-bulk = Each operation of the run is listed in the console.
 notify-hint-failing = Deliveries are retried by themselves; fix the address or the connection in the console.
+notify-hint-archive = Nothing of the file is shown until the file signed is back in the archive: compare it with a copy, or run opledger audit verify-archive on one.
 
 ## Links and digests.
 notify-open = Open in the console

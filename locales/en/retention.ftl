@@ -52,3 +52,14 @@ admin-retention-file-state = State
 admin-retention-file-sha = SHA-256
 admin-retention-file-sealed = sealed
 admin-retention-file-writing = being written
+
+## An archive file found not as it was signed.
+archive-distrust-file-missing = the file is no longer in the archive
+archive-distrust-file-changed = the file is not the one that was signed: it was changed or replaced
+archive-distrust-manifest-missing = the manifest beside the file is no longer in the archive
+archive-distrust-manifest-changed = the manifest beside the file is not the one that was signed
+archive-distrust-other-tenant = the file is another tenant's
+archive-untrusted-operation = The archived history of { $op_id } cannot be trusted: { $why } ({ $object }). Nothing of it is shown. The tenant's admins have been told; once the signed file is back in the archive, it is shown again.
+archive-untrusted-export = The export did not start: a segment of the archived audit chain cannot be trusted: { $why } ({ $object }). The tenant's admins have been told.
+admin-retention-file-untrusted = not as signed: { $why }
+archive-untrusted-api = The operation's archived history cannot be trusted: { $why } ({ $object }). Nothing of it is answered and nothing was changed; the tenant's admins have been told.

@@ -34,6 +34,7 @@ notify-title-accepted =
        *[first] 已受理 { $waited } 仍未完成：{ $what }
     }
 notify-title-bulk = 批量操作已结束：{ $what }
+notify-title-archive = 与签名时不符：{ $what }
 notify-title-failing =
     { $stage ->
         [reminder] 已过 { $waited }，仍然失败：{ $what }
@@ -45,6 +46,7 @@ notify-title-failing =
 notify-bulk-what = 批量操作“{ $name }”：共 { $total } 笔，完成 { $done } 笔，失败 { $failed } 笔
 notify-failing-webhook = 发往 { $host } 的 Webhook
 notify-failing-connection = 通过连接“{ $name }”发出的请求
+notify-archive-what = 归档文件 { $object }：{ $why }
 
 ## 标题下的详细信息。
 notify-fact-operation = 操作：{ $op_id }
@@ -59,6 +61,7 @@ notify-hint-unknown = 目前还无法确定是否已执行，系统也不会自�
 notify-hint-accepted = 服务商已受理，但尚未告知是否完成：请到控制台确认。
 notify-hint-bulk = 这次批量操作的每一笔操作都列在控制台中。
 notify-hint-failing = 系统会自动重试；请在控制台修正地址或连接设置。
+notify-hint-archive = 在签名过的文件放回归档位置之前，不会显示其中任何内容：请与备份比对，或对备份运行 opledger audit verify-archive。
 
 ## 链接与汇总。
 notify-open = 在控制台打开

@@ -37,3 +37,14 @@ admin-retention-file-state = 状态
 admin-retention-file-sha = SHA-256
 admin-retention-file-sealed = 已归档
 admin-retention-file-writing = 写入中
+
+## 与签名时不符的归档文件。
+archive-distrust-file-missing = 归档文件已不在归档位置中
+archive-distrust-file-changed = 归档文件不是当初签名的那一份：已被修改或替换
+archive-distrust-manifest-missing = 归档文件旁的清单已不在归档位置中
+archive-distrust-manifest-changed = 归档文件旁的清单不是当初签名的那一份
+archive-distrust-other-tenant = 这是另一个租户的归档文件
+archive-untrusted-operation = { $op_id } 的归档历史无法信任：{ $why }（{ $object }）。因此不显示其中任何内容。已通知该租户的管理员；签名过的文件放回归档位置后，就会再次显示。
+archive-untrusted-export = 导出没有开始：归档的审计链中有一段无法信任：{ $why }（{ $object }）。已通知该租户的管理员。
+admin-retention-file-untrusted = 与签名时不符：{ $why }
+archive-untrusted-api = 该操作的归档历史无法信任：{ $why }（{ $object }）。因此不返回其中任何内容，也没有做任何更改；已通知该租户的管理员。

@@ -103,6 +103,7 @@ notify-event-unknown-too-long = 結果未明過久
 notify-event-accepted-too-long = 已受理但久未完成
 notify-event-bulk-run-finished = 批次作業完成
 notify-event-connection-failing = Webhook 或服務商連線失敗
+notify-event-archive-untrusted = 封存檔與簽署時不符
 notify-event-digest = 每日摘要
 notify-channel-email = Email
 notify-channel-slack = Slack

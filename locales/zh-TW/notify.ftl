@@ -34,6 +34,7 @@ notify-title-accepted =
        *[first] 已受理 { $waited } 仍未完成：{ $what }
     }
 notify-title-bulk = 批次作業已結束：{ $what }
+notify-title-archive = 與簽署時不符：{ $what }
 notify-title-failing =
     { $stage ->
         [reminder] 已過 { $waited }，仍然失敗：{ $what }
@@ -45,6 +46,7 @@ notify-title-failing =
 notify-bulk-what = 批次作業「{ $name }」：共 { $total } 筆，完成 { $done } 筆、失敗 { $failed } 筆
 notify-failing-webhook = 傳送到 { $host } 的 Webhook
 notify-failing-connection = 經由連線「{ $name }」送出的請求
+notify-archive-what = 封存檔 { $object }：{ $why }
 
 ## 標題下的詳細資料。
 notify-fact-operation = 操作：{ $op_id }
@@ -59,6 +61,7 @@ notify-hint-unknown = 目前還無法確定是否已執行，系統也不會自�
 notify-hint-accepted = 服務商已受理，但尚未回報是否完成：請到主控台確認。
 notify-hint-bulk = 這次批次作業的每一筆操作都列在主控台中。
 notify-hint-failing = 系統會自動重試；請在主控台修正網址或連線設定。
+notify-hint-archive = 在簽署過的檔案放回封存位置之前，不會顯示其中任何內容：請與備份比對，或對備份執行 opledger audit verify-archive。
 
 ## 連結與彙整。
 notify-open = 在主控台開啟

@@ -37,3 +37,14 @@ admin-retention-file-state = 狀態
 admin-retention-file-sha = SHA-256
 admin-retention-file-sealed = 已封存
 admin-retention-file-writing = 寫入中
+
+## 與簽署時不符的封存檔。
+archive-distrust-file-missing = 封存檔已不在封存位置中
+archive-distrust-file-changed = 封存檔不是當初簽署的那一份：已被修改或替換
+archive-distrust-manifest-missing = 封存檔旁的清單已不在封存位置中
+archive-distrust-manifest-changed = 封存檔旁的清單不是當初簽署的那一份
+archive-distrust-other-tenant = 這是另一個租戶的封存檔
+archive-untrusted-operation = { $op_id } 的封存歷程無法信任：{ $why }（{ $object }）。因此不顯示其中任何內容。已通知此租戶的管理員；簽署過的檔案放回封存位置後，就會再次顯示。
+archive-untrusted-export = 匯出沒有開始：封存的稽核鏈中有一段無法信任：{ $why }（{ $object }）。已通知此租戶的管理員。
+admin-retention-file-untrusted = 與簽署時不符：{ $why }
+archive-untrusted-api = 這個作業的封存歷程無法信任：{ $why }（{ $object }）。因此不回傳其中任何內容，也沒有做任何變更；已通知此租戶的管理員。

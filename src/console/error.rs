@@ -37,6 +37,10 @@ pub enum AppError {
     /// beside it) and the sentence, which names the field as the page labels it.
     #[error("{sentence}")]
     InvalidField { field: String, sentence: String },
+    /// What was asked for is in the archive, and its archive file is not as the server signed it:
+    /// nothing of it is shown. The sentence (in the request's language) says why.
+    #[error("{0}")]
+    ArchiveUntrusted(String),
     /// The request did not reach the server function or its answer did not come back.
     #[error("The server could not be reached ({0}).")]
     Transport(String),
@@ -53,7 +57,9 @@ impl AppError {
             AppError::TwoFactorFirst => t!(language, "error-two-factor-first"),
             AppError::FormExpired => t!(language, "error-form-expired"),
             AppError::NotFound(what) => t!(language, "error-not-found", what = what),
-            AppError::Invalid(sentence) | AppError::InvalidField { sentence, .. } => sentence.clone(),
+            AppError::Invalid(sentence)
+            | AppError::InvalidField { sentence, .. }
+            | AppError::ArchiveUntrusted(sentence) => sentence.clone(),
             AppError::Transport(detail) => t!(language, "error-transport", detail = detail),
         }
     }

@@ -8,7 +8,7 @@
 
 use axum::{
     body::{Body, Bytes},
-    extract::{Query, State},
+    extract::{Extension, Query, State},
     http::header,
     response::{IntoResponse, Response},
 };
@@ -24,13 +24,16 @@ use super::AppError;
 use crate::domain::{
     audit::AuditRecord,
     ids::{OpId, TenantId},
+    language::Language,
     operation::AttemptRecord,
     policy::Section,
 };
 use crate::server::http::listed::ListedRouter;
 use crate::server::http::state::AppState;
+use crate::server::ledger::retention::RetentionError;
 use crate::server::ledger::Ledger;
 use crate::server::store::archive::ArchiveRecord;
+use crate::t;
 use crate::server::store::records::{AuditQuery, OperationListItem, OperationQuery};
 use crate::server::store::{Reads, StoreError};
 use crate::server::telemetry::cause_chain;
@@ -62,8 +65,8 @@ impl Format {
 
 pub fn routes() -> ListedRouter<AppState> {
     ListedRouter::default()
-        .get("/audit/export.csv", |s, session, q| audit(s, session, q, Format::Csv))
-        .get("/audit/export.jsonl", |s, session, q| audit(s, session, q, Format::JsonLines))
+        .get("/audit/export.csv", |s, session, language, q| audit(s, session, language, q, Format::Csv))
+        .get("/audit/export.jsonl", |s, session, language, q| audit(s, session, language, q, Format::JsonLines))
         .get("/operations/export.csv", |s, session, q| operations(s, session, q, Format::Csv))
         .get("/operations/export.jsonl", |s, session, q| operations(s, session, q, Format::JsonLines))
 }
@@ -220,6 +223,30 @@ fn archived_audit(
     })
 }
 
+/// Checks that every segment of `segments` is in the archive as it was signed, before an export
+/// begins: one that is not refuses the export, saying which and why, rather than cutting it.
+async fn archived_as_signed(
+    ledger: &Ledger,
+    segments: &[ArchiveRecord],
+    language: Language,
+) -> Result<(), AppError> {
+    for segment in segments {
+        match ledger.read_audit_segment(segment).await {
+            Ok(_) => {}
+            Err(RetentionError::Untrusted(file)) => {
+                let why = file.why.words(language);
+                let object = file.object.as_str();
+                return Err(AppError::ArchiveUntrusted(t!(language, "archive-untrusted-export", why = why, object = object)));
+            }
+            Err(error) => {
+                tracing::error!(error = %cause_chain(&error), "an export did not start: an archived segment could not be read");
+                return Err(AppError::Unavailable);
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The audit events of `query` in the hot table, oldest first, after `archived_to` (the last
 /// position sealed in a segment) up to and including `last_seq`, a page at a time.
 fn audit_pages(
@@ -256,6 +283,7 @@ fn audit_pages(
 async fn audit(
     State(state): State<AppState>,
     session: Session,
+    Extension(language): Extension<Language>,
     Query(filter): Query<AuditFilter>,
     format: Format,
 ) -> Response {
@@ -267,6 +295,16 @@ async fn audit(
         Ok(query) => query,
         Err(error) => return refusal(error),
     };
+    let segments = match state.ledger.audit_segments(&user.tenant).await {
+        Ok(segments) => segments,
+        Err(error) => {
+            tracing::error!(error = %cause_chain(&error), "could not list the archived segments of the audit chain");
+            return refusal(AppError::Unavailable);
+        }
+    };
+    if let Err(error) = archived_as_signed(&state.ledger, &segments, language).await {
+        return refusal(error);
+    }
     let store = state.ledger.reads();
     let described = filter.query_string(false);
     let last_seq = match record_export(&state.ledger, &user, "audit", format, &described).await {
@@ -284,13 +322,6 @@ async fn audit(
     let header = match format {
         Format::Csv => csv_line(AUDIT_CSV_HEADER),
         Format::JsonLines => Vec::new(),
-    };
-    let segments = match state.ledger.audit_segments(&user.tenant).await {
-        Ok(segments) => segments,
-        Err(error) => {
-            tracing::error!(error = %cause_chain(&error), "could not list the archived segments of the audit chain");
-            return refusal(AppError::Unavailable);
-        }
     };
     let archived_to = segments.last().and_then(|segment| segment.audit_span).map_or(0, |(_, last)| last);
     let archived = archived_audit(

@@ -17,6 +17,7 @@ use crate::server::http::state::AppState;
 use crate::server::ledger::LedgerError;
 use crate::server::store::{Reads, StoreError};
 use crate::server::telemetry::cause_chain;
+use crate::t;
 
 /// The read handle of the ledger behind the current request.
 pub fn reads() -> Arc<dyn Reads> {
@@ -51,8 +52,17 @@ pub fn refused(error: LedgerError, op_id: &str, user: &SignedIn) -> AppError {
             tracing::warn!(%op_id, "unavailable: {message}");
             AppError::Unavailable
         }
+        LedgerError::Untrusted { why, object } => untrusted(op_id, why, &object),
         LedgerError::Store(error) => unavailable(error),
     }
+}
+
+/// The refusal of the page or action that needs the archived history of `op_id`, whose file at
+/// `object` was found not as it was signed for `why`.
+pub fn untrusted(op_id: &str, why: crate::domain::archive::ArchiveDistrust, object: &str) -> AppError {
+    let language = super::language::current_language();
+    let why = why.words(language);
+    AppError::ArchiveUntrusted(t!(language, "archive-untrusted-operation", op_id = op_id, why = why, object = object))
 }
 
 /// The session of the request a server function or page is answering.
@@ -61,7 +71,7 @@ pub async fn request_session() -> Result<Session, AppError> {
 }
 
 /// The HTTP status that matches `error`: 401 signed out, 403 refused, 404 nothing there, 422 bad
-/// input, 503 when the database is away.
+/// input, 503 when the database is away, 502 when an archive file is not as it was signed.
 pub fn status_of(error: &AppError) -> StatusCode {
     match error {
         AppError::SignedOut => StatusCode::UNAUTHORIZED,
@@ -69,6 +79,7 @@ pub fn status_of(error: &AppError) -> StatusCode {
         AppError::NotFound(_) => StatusCode::NOT_FOUND,
         AppError::Invalid(_) | AppError::InvalidField { .. } => StatusCode::UNPROCESSABLE_ENTITY,
         AppError::Unavailable | AppError::Transport(_) => StatusCode::SERVICE_UNAVAILABLE,
+        AppError::ArchiveUntrusted(_) => StatusCode::BAD_GATEWAY,
     }
 }
 

@@ -361,7 +361,7 @@ pub(crate) mod ssr {
             LedgerError::Store(StoreError::NotFound) => {
                 AppError::NotFound(t!(current_language(), "notify-nothing-there"))
             }
-            LedgerError::Unavailable(_) => AppError::Unavailable,
+            LedgerError::Unavailable(_) | LedgerError::Untrusted { .. } => AppError::Unavailable,
             LedgerError::Store(error) => unavailable(error),
         }
     }

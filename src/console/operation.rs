@@ -243,7 +243,8 @@ pub(crate) mod ssr {
 
     use super::*;
     use crate::console::forms::ssr::once;
-    use crate::console::guard::{actor, reads, refused, unavailable, SignedIn};
+    use crate::console::guard::{actor, reads, refused, unavailable, untrusted, SignedIn};
+    use crate::server::ledger::retention::RetentionError;
     use crate::console::language::current_language;
     use crate::console::operations::ssr::row;
     use crate::domain::{
@@ -317,6 +318,9 @@ pub(crate) mod ssr {
     ) -> Result<Option<(crate::domain::operation::OperationHistory, (ArchivedFrom, usize))>, AppError> {
         let archived = match expect_context::<AppState>().ledger.archived_history(&user.tenant, op_id).await {
             Ok(archived) => archived,
+            Err(RetentionError::Untrusted(file)) => {
+                return Err(untrusted(op_id.as_str(), file.why, &file.object))
+            }
             Err(error) => {
                 tracing::warn!(tenant = %user.tenant, %op_id, %error, "an archived operation could not be read");
                 return Err(AppError::Unavailable);

@@ -120,6 +120,10 @@ pub(crate) mod ssr {
                 tracing::warn!(%error, "the archive could not be reached");
                 AppError::Invalid(t!(language, "admin-retention-unreachable", problem = error.to_string()))
             }
+            RetentionError::Untrusted(refused) => {
+                tracing::warn!(%refused, "an archive file is not as it was signed");
+                AppError::Unavailable
+            }
             RetentionError::Store(error) => unavailable(error),
         }
     }

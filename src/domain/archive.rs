@@ -11,9 +11,11 @@ use serde_json::Value;
 use super::audit::TrailEvent;
 use super::audit::{chain_hash, AuditRecord, ChainVerifier};
 use super::ids::{OpId, TenantId};
+use super::language::Language;
 use super::machine::{Snapshot, State};
 use super::operation::{AttemptRecord, ExternalRef, OperationHistory, OperationRecord};
 use super::params::{canonical_json, CanonicalParams, InvalidParams};
+use crate::t;
 
 /// The longest retention a tenant can set: a hundred years.
 pub const MAX_RETENTION_DAYS: i64 = 36_500;
@@ -308,6 +310,59 @@ impl Manifest {
     }
 }
 
+/// Why an archive file sealed by the ledger is not what it signed: nothing of it may be shown or
+/// used. Kept with the file's record until a read finds it as it was signed again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ArchiveDistrust {
+    /// The file is gone from the archive.
+    FileMissing,
+    /// The file's bytes are not those its sealed manifest states.
+    FileChanged,
+    /// The manifest beside the file is gone.
+    ManifestMissing,
+    /// The manifest beside the file is not the one the ledger sealed (edited, signed by another
+    /// key, or another file's).
+    ManifestChanged,
+    /// The file or its manifest is of another tenant.
+    OtherTenant,
+}
+
+impl ArchiveDistrust {
+    pub const ALL: [ArchiveDistrust; 5] = [
+        ArchiveDistrust::FileMissing,
+        ArchiveDistrust::FileChanged,
+        ArchiveDistrust::ManifestMissing,
+        ArchiveDistrust::ManifestChanged,
+        ArchiveDistrust::OtherTenant,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ArchiveDistrust::FileMissing => "file_missing",
+            ArchiveDistrust::FileChanged => "file_changed",
+            ArchiveDistrust::ManifestMissing => "manifest_missing",
+            ArchiveDistrust::ManifestChanged => "manifest_changed",
+            ArchiveDistrust::OtherTenant => "other_tenant",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<ArchiveDistrust> {
+        ArchiveDistrust::ALL.into_iter().find(|distrust| distrust.as_str() == text)
+    }
+
+    /// What was found, in words.
+    pub fn words(self, language: Language) -> String {
+        match self {
+            ArchiveDistrust::FileMissing => t!(language, "archive-distrust-file-missing"),
+            ArchiveDistrust::FileChanged => t!(language, "archive-distrust-file-changed"),
+            ArchiveDistrust::ManifestMissing => t!(language, "archive-distrust-manifest-missing"),
+            ArchiveDistrust::ManifestChanged => t!(language, "archive-distrust-manifest-changed"),
+            ArchiveDistrust::OtherTenant => t!(language, "archive-distrust-other-tenant"),
+        }
+    }
+}
+
 /// A manifest with its signature, as it is stored beside its file and in the ledger.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SignedManifest {
@@ -363,6 +418,14 @@ mod tests {
         changed[1].entry.action = "nothing happened".into();
         assert!(segment_span((2, &records[1].hash), &changed).unwrap_err().contains("it was changed"));
         assert!(segment_span((2, &records[1].hash), &[]).is_err(), "an empty segment");
+    }
+
+    #[test]
+    fn a_distrust_reads_back_from_its_name() {
+        for distrust in ArchiveDistrust::ALL {
+            assert_eq!(ArchiveDistrust::parse(distrust.as_str()), Some(distrust));
+        }
+        assert_eq!(ArchiveDistrust::parse("fine"), None);
     }
 
     #[test]

@@ -22,6 +22,7 @@
 
 use serde_json::{json, Value};
 
+use super::archive::ArchiveDistrust;
 use super::language::Language;
 use super::money::Money;
 use super::notification::{NotifyEvent, Stage};
@@ -48,6 +49,8 @@ pub enum NoticeSubject {
     /// Deliveries that keep failing, and the last error in words (never with a secret: the caller
     /// gives an admin's sentence, such as the senders' errors).
     Failing { target: FailingTarget, last_error: String },
+    /// A file of the archive found not as it was signed: its path, and what was found.
+    UntrustedArchive { object: String, why: ArchiveDistrust },
 }
 
 /// What keeps failing.
@@ -159,6 +162,9 @@ fn what(subject: &NoticeSubject, language: Language) -> String {
         NoticeSubject::Failing { target: FailingTarget::Connection { name }, .. } => {
             t!(language, "notify-failing-connection", name = cut(name, NAME_MAX))
         }
+        NoticeSubject::UntrustedArchive { object, why } => {
+            t!(language, "notify-archive-what", object = cut(object, ERROR_MAX), why = why.words(language))
+        }
     }
 }
 
@@ -198,6 +204,9 @@ fn tell(item: &NoticeItem, language: Language) -> Told {
             t!(language, "notify-title-failing", stage = stage, waited = &waited, what = &what),
             t!(language, "notify-hint-failing"),
         ),
+        NotifyEvent::ArchiveUntrusted => {
+            (t!(language, "notify-title-archive", what = &what), t!(language, "notify-hint-archive"))
+        }
     };
     let mut facts = Vec::new();
     if let NoticeSubject::Operation { op_id, .. } = &item.subject {

@@ -29,18 +29,22 @@ pub enum NotifyEvent {
     /// A webhook endpoint stopped taking its deliveries, or a provider refused the tenant's
     /// credentials.
     ConnectionFailing,
+    /// A file of the tenant's archive was found not as the server signed it (gone, changed, its
+    /// manifest gone or changed, or another tenant's): nothing of it is shown until it is mended.
+    ArchiveUntrusted,
     /// Once a day, at the rule's time in each person's time zone: what waits for them.
     Digest,
 }
 
 impl NotifyEvent {
-    pub const ALL: [NotifyEvent; 7] = [
+    pub const ALL: [NotifyEvent; 8] = [
         NotifyEvent::ApprovalRequested,
         NotifyEvent::NeedsReview,
         NotifyEvent::UnknownTooLong,
         NotifyEvent::AcceptedTooLong,
         NotifyEvent::BulkRunFinished,
         NotifyEvent::ConnectionFailing,
+        NotifyEvent::ArchiveUntrusted,
         NotifyEvent::Digest,
     ];
 
@@ -52,6 +56,7 @@ impl NotifyEvent {
             NotifyEvent::AcceptedTooLong => "accepted_too_long",
             NotifyEvent::BulkRunFinished => "bulk_run_finished",
             NotifyEvent::ConnectionFailing => "connection_failing",
+            NotifyEvent::ArchiveUntrusted => "archive_untrusted",
             NotifyEvent::Digest => "digest",
         }
     }
@@ -71,7 +76,10 @@ impl NotifyEvent {
             NotifyEvent::NeedsReview => Some(State::NeedsReview),
             NotifyEvent::UnknownTooLong => Some(State::Unknown),
             NotifyEvent::AcceptedTooLong => Some(State::Accepted),
-            NotifyEvent::BulkRunFinished | NotifyEvent::ConnectionFailing | NotifyEvent::Digest => None,
+            NotifyEvent::BulkRunFinished
+            | NotifyEvent::ConnectionFailing
+            | NotifyEvent::ArchiveUntrusted
+            | NotifyEvent::Digest => None,
         }
     }
 

@@ -1,7 +1,7 @@
 //! The application's metrics, in Prometheus' text format: counters and latency histograms recorded
 //! as things happen (HTTP requests, sign-in failures, state transitions, attempts and provider call
-//! latency, reconciler passes, webhook attempts), and gauges of the ledger's state set from the
-//! store's kept counts when `/metrics` is scraped. Each application has its own recorder (none is
+//! latency, reconciler passes, webhook attempts, archive files refused), and gauges of the ledger's
+//! state set from the store's kept counts when `/metrics` is scraped. Each application has its own recorder (none is
 //! installed process-wide), so two applications in one process never mix their figures.
 
 use metrics::{counter, gauge, histogram, with_local_recorder};
@@ -65,6 +65,13 @@ impl Metrics {
             counter!("opledger_http_requests_total", &labels).increment(1);
             histogram!("opledger_http_request_duration_seconds", &labels[..2]).record(took.as_secs_f64());
         });
+    }
+
+    /// An archive file of `tenant` refused on reading: not as it was signed, for `why`
+    /// (`file_changed`, `other_tenant`, …).
+    pub fn archive_file_refused(&self, tenant: &str, why: &'static str) {
+        let labels = [("tenant", tenant.to_owned()), ("why", why.to_owned())];
+        self.record(|| counter!("opledger_archive_files_refused_total", &labels).increment(1));
     }
 
     /// A sign-in refused, and why (`wrong_password`, `rate_limited`, …).

@@ -10,6 +10,12 @@ fn opledger() -> Command {
     command
 }
 
+/// Adds the tenant `tenant` to the database at `url`, as `opledger tenant add` does.
+fn add_tenant(url: &str, tenant: &str) {
+    let added = opledger().args(["tenant", "add", "--database-url", url, tenant]).output().unwrap();
+    assert!(added.status.success(), "{}", String::from_utf8_lossy(&added.stderr));
+}
+
 #[test]
 fn help_explains_the_subcommands_and_their_settings() {
     let output = opledger().arg("--help").output().unwrap();
@@ -108,6 +114,7 @@ fn serve_answers_and_stops_cleanly_on_sigterm() {
 fn token_create_prints_a_token_once_and_refuses_a_duplicate_name() {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("tokens.db").display());
+    add_tenant(&url, "acme");
     let create = || {
         opledger()
             .args(["token", "create", "--database-url", &url, "--tenant", "acme", "--name", "support-agent"])
@@ -127,6 +134,7 @@ fn token_create_prints_a_token_once_and_refuses_a_duplicate_name() {
 fn a_revoked_token_is_gone_and_revoking_twice_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("tokens.db").display());
+    add_tenant(&url, "acme");
     let run = |verb: &str| {
         opledger()
             .args(["token", verb, "--database-url", &url, "--tenant", "acme", "--name", "bot"])
@@ -159,6 +167,7 @@ fn user_add_reads_the_password_from_standard_input_and_refuses_bad_input() {
     use std::io::Write;
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("users.db").display());
+    add_tenant(&url, "acme");
     let add = |name: &str, role: &str, password: &str| {
         let mut child = opledger()
             .args(["user", "add", "--database-url", &url, "--tenant", "acme", "--name", name, "--role", role])
@@ -194,6 +203,7 @@ fn provider_set_keeps_the_secret_out_of_every_output_and_list_shows_its_last_fou
     const SECRET: &str = "sk_test_supersecret_9f2c";
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("providers.db").display());
+    add_tenant(&url, "acme");
     let set = |key: Option<&str>| {
         let mut command = opledger();
         command
@@ -257,6 +267,7 @@ fn mail_servers_described_apis_and_templates_are_set_from_the_command_line() {
     use std::io::Write;
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("downstreams.db").display());
+    add_tenant(&url, "acme");
     let run = |args: &[&str], input: &str| {
         let mut child = opledger()
             .args(args)

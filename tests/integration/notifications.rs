@@ -572,6 +572,7 @@ mod killed {
 
         let database_url = format!("sqlite://{}/opledger.db", work.path().display());
         run(&database_url, &["migrate"]);
+        run(&database_url, &["tenant", "add", "acme"]);
         let token = run(&database_url, &["token", "create", "--tenant", "acme", "--name", "agent-7"])
             .trim()
             .to_owned();

@@ -522,6 +522,7 @@ mod kill_between_change_and_delivery {
             let url = database.url().to_owned();
             let (receiver, inbox) = start_receiver().await;
             opledger(&["migrate", "--database-url", &url]);
+            opledger(&["tenant", "add", "--database-url", &url, "acme"]);
             let added = opledger(&["webhook", "add", "--database-url", &url, "--tenant", "acme", "--url", &receiver, "--events", "operation.planned", "--allow-egress", "127.0.0.1"]);
             let secret = added.lines().find_map(|line| line.split(": ").nth(1).filter(|s| s.starts_with("whsec_"))).expect("the secret is printed").to_owned();
             let listed = opledger(&["webhook", "list", "--database-url", &url, "--tenant", "acme"]);

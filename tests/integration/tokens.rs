@@ -434,6 +434,8 @@ mod cli {
         let url = format!("sqlite://{}", dir.path().join("cli.db").display());
         let (ok, out, err) = opledger(&url, &["migrate"]);
         assert!(ok, "{out}{err}");
+        let (ok, out, err) = opledger(&url, &["tenant", "add", "acme"]);
+        assert!(ok && out.contains("Added the tenant acme"), "{out}{err}");
         let (ok, token, err) = opledger(
             &url,
             &[
@@ -512,6 +514,9 @@ mod cli {
         assert!(ok && out.contains("Revoked"));
         let (ok, table, _) = opledger(&url, &["token", "list", "--tenant", "acme"]);
         assert!(ok && table.lines().any(|l| l.starts_with("reporting") && l.ends_with("revoked")), "{table}");
+        let (ok, _, err) = opledger(&url, &["token", "list", "--tenant", "nobody"]);
+        assert!(!ok && err.contains("there is no tenant \"nobody\""), "{err}");
+        opledger(&url, &["tenant", "add", "nobody"]);
         let (ok, out, _) = opledger(&url, &["token", "list", "--tenant", "nobody"]);
         assert!(ok && out.contains("no API tokens") && out.contains("opledger token create"), "{out}");
     }

@@ -5,6 +5,7 @@
 //! is Parquet ([`file`]), with a manifest beside it signed by the server's key ([`signing`]), and
 //! can be checked offline ([`verify`]).
 
+pub mod checked;
 pub mod file;
 mod http;
 pub mod signing;
@@ -32,6 +33,35 @@ pub enum ArchiveError {
     /// A file is not what its manifest says.
     #[error("{0}")]
     Corrupt(String),
+}
+
+/// Which version of a file is in the archive: what changes when the file is written again (its
+/// size, its time, the store's entity tag and version).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileVersion {
+    size: u64,
+    modified: chrono::DateTime<chrono::Utc>,
+    e_tag: Option<String>,
+    version: Option<String>,
+}
+
+impl FileVersion {
+    fn of(meta: &object_store::ObjectMeta) -> FileVersion {
+        FileVersion {
+            size: meta.size,
+            modified: meta.last_modified,
+            e_tag: meta.e_tag.clone(),
+            version: meta.version.clone(),
+        }
+    }
+}
+
+/// A read of `object_path` that failed: not there, or the archive did not answer.
+fn failed(object_path: &str, error: object_store::Error) -> ArchiveError {
+    match error {
+        object_store::Error::NotFound { .. } => ArchiveError::Missing(object_path.to_owned()),
+        error => ArchiveError::Unreachable(error.to_string()),
+    }
 }
 
 /// A tenant's archive, opened.
@@ -110,11 +140,21 @@ impl Archive {
 
     /// Reads the file at `object_path`.
     pub async fn get(&self, object_path: &str) -> Result<Bytes, ArchiveError> {
-        let found = self.store.get(&self.path(object_path)).await.map_err(|error| match error {
-            object_store::Error::NotFound { .. } => ArchiveError::Missing(object_path.to_owned()),
-            error => ArchiveError::Unreachable(error.to_string()),
-        })?;
-        found.bytes().await.map_err(|error| ArchiveError::Unreachable(error.to_string()))
+        Ok(self.get_version(object_path).await?.0)
+    }
+
+    /// Reads the file at `object_path`, with the version read.
+    pub async fn get_version(&self, object_path: &str) -> Result<(Bytes, FileVersion), ArchiveError> {
+        let found = self.store.get(&self.path(object_path)).await.map_err(|error| failed(object_path, error))?;
+        let version = FileVersion::of(&found.meta);
+        let bytes = found.bytes().await.map_err(|error| ArchiveError::Unreachable(error.to_string()))?;
+        Ok((bytes, version))
+    }
+
+    /// The version of the file at `object_path` there now, without reading it.
+    pub async fn version(&self, object_path: &str) -> Result<FileVersion, ArchiveError> {
+        let meta = self.store.head(&self.path(object_path)).await.map_err(|error| failed(object_path, error))?;
+        Ok(FileVersion::of(&meta))
     }
 
     /// Removes the file at `object_path`, if it is there.

@@ -5,6 +5,8 @@
 //! audit chain the manifest states; every file must have its manifest. A segment of the audit
 //! chain must hold every record of the span its manifest states, each linked to the one before;
 //! a tenant's segments must join, from the chain's first record, with none missing or overlapping.
+//! The check of one file against its manifest ([`check_file`]) is the one the server makes before
+//! it shows or uses anything read from its archive.
 
 use bytes::Bytes;
 use sha2::{Digest, Sha256};
@@ -13,7 +15,8 @@ use std::path::{Path, PathBuf};
 use super::signing::check_signature;
 use super::{file, manifest_path};
 use crate::domain::archive::{
-    chain_span, segment_span, ArchiveContents, ChainSpan, SignedManifest, MANIFEST_FORMAT,
+    chain_span, segment_span, ArchiveContents, ArchiveDistrust, ArchivedOperation, ChainSpan, SignedManifest,
+    MANIFEST_FORMAT,
 };
 use crate::domain::audit::{AuditRecord, GENESIS_HASH};
 use crate::domain::ids::TenantId;
@@ -74,84 +77,117 @@ pub fn verify_folder(folder: &Path, pinned: Option<&str>) -> Result<ArchiveCheck
             serde_json::from_str(&text).map_err(|error| format!("{name}: not a manifest ({error})"))?;
         check_signature(&signed, pinned).map_err(|why| format!("{name}: {why}"))?;
         let manifest = &signed.manifest;
-        if manifest.format != MANIFEST_FORMAT {
-            return Err(format!("{name}: format {:?}, not {MANIFEST_FORMAT}", manifest.format));
-        }
         if manifest_path(&manifest.object) != name {
             return Err(format!("{name}: it describes {}, which is not the file beside it", manifest.object));
         }
         let object = &manifest.object;
         let bytes = std::fs::read(folder.join(object)).map_err(|error| format!("{object}: {error}"))?;
-        let sha256 = hex::encode(Sha256::digest(&bytes));
-        if sha256 != manifest.sha256 {
-            return Err(format!(
-                "{object}: its SHA-256 is {sha256}, the manifest says {}: the file was changed",
-                manifest.sha256
-            ));
-        }
+        let contents = check_file(&signed, Bytes::from(bytes)).map_err(|refused| refused.detail)?;
         if !check.keys.contains(&manifest.public_key) {
             check.keys.push(manifest.public_key.clone());
         }
         check.files += 1;
-        if manifest.contents == ArchiveContents::AuditChain {
-            let (span, _) = segment_records(&signed, Bytes::from(bytes))?;
-            check.segments += 1;
-            check.segment_records += span.records;
-            segments.push((manifest.tenant.clone(), span, object.clone()));
-            continue;
-        }
-        let operations = file::read(Bytes::from(bytes)).map_err(|error| format!("{object}: {error}"))?;
-        if operations.len() as u64 != manifest.operations {
-            return Err(format!(
-                "{object}: {} operations, the manifest says {}",
-                operations.len(),
-                manifest.operations
-            ));
-        }
-        for operation in &operations {
-            if operation.tenant != manifest.tenant {
-                return Err(format!(
-                    "{object}: {} is not of the tenant {}",
-                    operation.op_id, manifest.tenant
-                ));
+        match contents {
+            Contents::Segment { span, .. } => {
+                check.segments += 1;
+                check.segment_records += span.records;
+                segments.push((manifest.tenant.clone(), span, object.clone()));
             }
-            operation.check_trail().map_err(|why| format!("{object}: {why}"))?;
+            Contents::Operations(_) => {
+                check.operations += manifest.operations;
+                check.audit_records += manifest.chain.as_ref().map_or(0, |span| span.records);
+            }
         }
-        if chain_span(&operations) != manifest.chain {
-            return Err(format!(
-                "{object}: the trails do not cover the span of the audit chain the manifest states"
-            ));
-        }
-        check.operations += manifest.operations;
-        check.audit_records += manifest.chain.as_ref().map_or(0, |span| span.records);
     }
     segments_join(segments)?;
     Ok(check)
 }
 
-/// The records of the segment of the audit chain `bytes`, checked against its manifest `signed`:
-/// each of its tenant, every record of the span it states there, each linked to the one before;
-/// with that span. Whoever reads a segment (this check, an export) reads it through here.
-pub fn segment_records(signed: &SignedManifest, bytes: Bytes) -> Result<(ChainSpan, Vec<AuditRecord>), String> {
+/// Why a file is refused: the reason a reader acts on, and the detail in words, naming the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    pub why: ArchiveDistrust,
+    /// The file's path within the archive.
+    pub object: String,
+    pub detail: String,
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.detail)
+    }
+}
+
+impl Refused {
+    pub fn new(why: ArchiveDistrust, object: &str, detail: String) -> Refused {
+        Refused { why, object: object.to_owned(), detail }
+    }
+}
+
+/// What a file holds, checked against its manifest.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Contents {
+    Operations(Vec<ArchivedOperation>),
+    /// A segment of the audit chain: the span it holds, and its records.
+    Segment { span: ChainSpan, records: Vec<AuditRecord> },
+}
+
+/// Checks `bytes` as the file the manifest `signed` describes (whose signature the caller checked):
+/// the manifest's format, the file's SHA-256, then what it holds. Operations: as many as the
+/// manifest says, each of its tenant, each trail entry's hash matching its content, covering the
+/// span of the chain it states. A segment: each record of its tenant, every record of the span it
+/// states, each linked to the one before. Whoever reads an archive file (`verify-archive`, the
+/// server's pages, API and exports) reads it through here.
+pub fn check_file(signed: &SignedManifest, bytes: Bytes) -> Result<Contents, Refused> {
     let manifest = &signed.manifest;
     let object = &manifest.object;
-    let stated = manifest
-        .chain
-        .as_ref()
-        .ok_or_else(|| format!("{object}: its manifest states no span of the chain"))?;
-    let records = file::read_audit(bytes).map_err(|error| format!("{object}: {error}"))?;
-    if let Some(record) = records.iter().find(|record| record.entry.tenant != manifest.tenant.as_str()) {
-        return Err(format!(
-            "{object}: audit record {} is not of the tenant {}",
-            record.seq, manifest.tenant
+    if manifest.format != MANIFEST_FORMAT {
+        return Err(Refused::new(
+            ArchiveDistrust::ManifestChanged,
+            object,
+            format!("{}: format {:?}, not {MANIFEST_FORMAT}", manifest_path(object), manifest.format),
         ));
     }
-    let span = segment_span((stated.first_seq.saturating_sub(1), &stated.hash_before), &records)
-        .map_err(|why| format!("{object}: {why}"))?;
-    if &span != stated {
-        return Err(format!("{object}: it does not hold the span of the chain its manifest states"));
+    let changed =
+        |detail: String| Refused::new(ArchiveDistrust::FileChanged, object, format!("{object}: {detail}"));
+    let sha256 = hex::encode(Sha256::digest(&bytes));
+    if sha256 != manifest.sha256 {
+        return Err(changed(format!(
+            "its SHA-256 is {sha256}, the manifest says {}: the file was changed",
+            manifest.sha256
+        )));
     }
-    Ok((span, records))
+    let other_tenant = |what: String| {
+        let detail = format!("{object}: {what} is not of the tenant {}", manifest.tenant);
+        Refused::new(ArchiveDistrust::OtherTenant, object, detail)
+    };
+    if manifest.contents == ArchiveContents::AuditChain {
+        let stated = manifest.chain.as_ref().ok_or_else(|| changed("its manifest states no span of the chain".into()))?;
+        let records = file::read_audit(bytes).map_err(|error| changed(error.to_string()))?;
+        if let Some(record) = records.iter().find(|record| record.entry.tenant != manifest.tenant.as_str()) {
+            return Err(other_tenant(format!("audit record {}", record.seq)));
+        }
+        let span = segment_span((stated.first_seq.saturating_sub(1), &stated.hash_before), &records)
+            .map_err(changed)?;
+        if &span != stated {
+            return Err(changed("it does not hold the span of the chain its manifest states".into()));
+        }
+        return Ok(Contents::Segment { span, records });
+    }
+    let operations = file::read(bytes).map_err(|error| changed(error.to_string()))?;
+    if operations.len() as u64 != manifest.operations {
+        return Err(changed(format!("{} operations, the manifest says {}", operations.len(), manifest.operations)));
+    }
+    for operation in &operations {
+        if operation.tenant != manifest.tenant {
+            return Err(other_tenant(operation.op_id.to_string()));
+        }
+        operation.check_trail().map_err(changed)?;
+    }
+    if chain_span(&operations) != manifest.chain {
+        return Err(changed("the trails do not cover the span of the audit chain the manifest states".into()));
+    }
+    Ok(Contents::Operations(operations))
 }
 
 /// Checks that each tenant's segments follow one another from the chain's first record: each

@@ -38,7 +38,6 @@ use tower::ServiceExt;
 
 use super::ledger_api::error::ApiError;
 use super::ledger_api::extract::Caller;
-use super::ledger_api::locale::accepted_language;
 use super::ledger_api::operations;
 use super::state::{AppState, Endpoint};
 use crate::server::ledger::tools::{
@@ -152,13 +151,13 @@ fn context(parts: &Parts) -> Result<(Caller, AppState), ErrorData> {
 }
 
 /// The side-effecting tools for `caller`, in the language the request's headers ask for.
-fn tools_for<'a>(state: &'a AppState, caller: &'a Caller, parts: &Parts) -> Tools<'a> {
-    Tools::new(&state.executor, &caller.tenant, &caller.actor, accepted_language(&parts.headers))
+fn tools_for<'a>(state: &'a AppState, caller: &'a Caller) -> Tools<'a> {
+    Tools::new(&state.executor, &caller.tenant, &caller.actor, caller.language)
 }
 
-/// A tool's answer as a tool result, its refusal in the ledger API's words.
-fn tool_result(answer: Result<ToolAnswer, ToolError>) -> CallToolResult {
-    result(answer.map_err(ApiError::from))
+/// A tool's answer to `caller` as a tool result, its refusal in the ledger API's words.
+fn tool_result(caller: &Caller, answer: Result<ToolAnswer, ToolError>) -> CallToolResult {
+    result(answer.map_err(|error| ApiError::from(error).told_in(caller.language)))
 }
 
 /// A ledger API answer as a tool result: its words first (a tool's `message`, else the JSON), the
@@ -207,7 +206,7 @@ impl LedgerTools {
         Extension(parts): Extension<Parts>,
     ) -> Result<CallToolResult, ErrorData> {
         let (caller, state) = context(&parts)?;
-        Ok(tool_result(tools_for(&state, &caller, &parts).refund_item(args).await))
+        Ok(tool_result(&caller, tools_for(&state, &caller).refund_item(args).await))
     }
 
     #[tool(
@@ -226,7 +225,7 @@ impl LedgerTools {
         Extension(parts): Extension<Parts>,
     ) -> Result<CallToolResult, ErrorData> {
         let (caller, state) = context(&parts)?;
-        Ok(tool_result(tools_for(&state, &caller, &parts).create_aftersale(args).await))
+        Ok(tool_result(&caller, tools_for(&state, &caller).create_aftersale(args).await))
     }
 
     #[tool(
@@ -245,7 +244,7 @@ impl LedgerTools {
         Extension(parts): Extension<Parts>,
     ) -> Result<CallToolResult, ErrorData> {
         let (caller, state) = context(&parts)?;
-        Ok(tool_result(tools_for(&state, &caller, &parts).schedule_pickup(args).await))
+        Ok(tool_result(&caller, tools_for(&state, &caller).schedule_pickup(args).await))
     }
 
     #[tool(
@@ -264,7 +263,7 @@ impl LedgerTools {
         Extension(parts): Extension<Parts>,
     ) -> Result<CallToolResult, ErrorData> {
         let (caller, state) = context(&parts)?;
-        Ok(tool_result(tools_for(&state, &caller, &parts).send_customer_email(args).await))
+        Ok(tool_result(&caller, tools_for(&state, &caller).send_customer_email(args).await))
     }
 
     #[tool(
@@ -282,7 +281,7 @@ impl LedgerTools {
             let wait = operations::Wait::new(seconds, args.state.as_deref(), "wait_seconds")?;
             operations::operation_view(&state, &caller.tenant, &args.op_id, wait).await
         };
-        Ok(result(view.await))
+        Ok(result(view.await.map_err(|error| error.told_in(caller.language))))
     }
 
     #[tool(

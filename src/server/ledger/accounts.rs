@@ -1,5 +1,5 @@
-//! Console users: adding one (from `opledger user add`, the admin page or the demo) and checking a
-//! password at sign-in. A name is unique within its tenant; other tenants may use it too. Passwords are hashed with Argon2id; only the PHC string is stored.
+//! Tenants and console users: adding a tenant (`opledger tenant add`), adding a user (from
+//! `opledger user add`, the admin page or the demo) and checking a password at sign-in. A name is unique within its tenant; other tenants may use it too. Passwords are hashed with Argon2id; only the PHC string is stored.
 
 use argon2::password_hash::{rand_core::OsRng, PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
@@ -51,6 +51,12 @@ fn password_matches(hash: &str, password: &str) -> bool {
 }
 
 impl Ledger {
+    /// Adds the tenant `tenant`, audited as done by `by`; `false`, changing nothing, when it exists.
+    pub async fn add_tenant(&self, tenant: &TenantId, by: &crate::domain::ids::Actor) -> Result<bool, StoreError> {
+        let audit = Self::action_entry(tenant, by, "add_tenant", json!({"tenant": tenant.as_str()}));
+        self.store.add_tenant(tenant, audit).await
+    }
+
     /// Adds a user to `tenant` (creating the tenant if it is new) and audits it as done by `added_by`.
     pub async fn add_user(
         &self,

@@ -12,6 +12,7 @@
 //! that delivers their events. Every committed change is counted in the application's metrics.
 
 pub mod accounts;
+pub mod archived;
 pub mod connections;
 pub mod directory;
 pub mod executor;
@@ -38,6 +39,7 @@ use chrono::Duration;
 use serde_json::{json, Value};
 use std::sync::Arc;
 
+use super::archive::checked::CheckedFiles;
 use super::clock::now;
 use super::egress::EgressPolicy;
 use super::metrics::Metrics;
@@ -180,6 +182,10 @@ pub enum LedgerError {
     /// What the answer needs is in the archive, which cannot be read now; nothing changed.
     #[error("{0}")]
     Unavailable(String),
+    /// What the answer needs is in the archive, and its file at `object` is not as it was signed:
+    /// nothing of it is used; nothing changed.
+    #[error("the archive file {object} is not as it was signed: {}", why.as_str())]
+    Untrusted { why: crate::domain::archive::ArchiveDistrust, object: String },
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -200,6 +206,8 @@ pub struct Ledger {
     recent: RecentReads,
     /// The operations this process wrote last, as committed: where the next change of one starts.
     written: Written,
+    /// The archive files read back and found as they were signed.
+    checked: CheckedFiles,
 }
 
 /// What every call reads and almost nothing changes, kept for at most [`recent::FRESH_FOR`].
@@ -259,6 +267,7 @@ impl Ledger {
             egress: EgressPolicy::default(),
             recent: RecentReads::default(),
             written: Written::default(),
+            checked: CheckedFiles::default(),
         }
     }
 

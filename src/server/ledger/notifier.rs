@@ -580,6 +580,21 @@ impl Notifier {
                     link: format!("{}/admin/webhooks", self.public_url),
                 }
             }
+            Some(("archive", id)) => {
+                let archives = self.ledger.store.archives(&delivery.tenant).await?;
+                let untrusted = archives.into_iter().find(|record| record.id == id).and_then(|record| {
+                    record.distrust.map(|why| NoticeSubject::UntrustedArchive { object: record.object_path, why })
+                });
+                let Some(subject) = untrusted else { return Ok(None) };
+                NoticeItem {
+                    event: delivery.event,
+                    stage: delivery.stage,
+                    subject,
+                    asked_by: None,
+                    waiting_minutes: 0,
+                    link: format!("{}/admin/retention", self.public_url),
+                }
+            }
             Some(("connection", provider)) => NoticeItem {
                 event: delivery.event,
                 stage: delivery.stage,

@@ -20,14 +20,15 @@ use sha2::{Digest, Sha256};
 
 use super::{Ledger, LedgerError};
 use crate::domain::archive::{
-    chain_span, check_retention_days, segment_span, ArchiveContents, ArchiveLocation, ArchivedOperation,
+    chain_span, check_retention_days, segment_span, ArchiveContents, ArchiveLocation,
     Manifest, SignedManifest, MANIFEST_FORMAT,
 };
-use crate::domain::audit::{AuditRecord, GENESIS_HASH};
-use crate::domain::ids::{Actor, OpId, TenantId};
+use crate::domain::audit::GENESIS_HASH;
+use crate::domain::ids::{Actor, TenantId};
+use crate::server::archive::verify::Refused;
 use crate::server::archive::{file, manifest_path, Archive, ArchiveError};
 use crate::server::clock::now;
-use crate::server::store::archive::{ArchiveRecord, ArchivedKey, RetentionPolicy, SweepStatus};
+use crate::server::store::archive::{ArchiveRecord, RetentionPolicy, SweepStatus};
 use crate::server::store::StoreError;
 
 /// How long a sweep's lease lasts without progress: another instance takes over after it.
@@ -55,6 +56,9 @@ pub enum RetentionError {
     Busy(String),
     #[error(transparent)]
     Archive(#[from] ArchiveError),
+    /// A file read back from the archive is not as it was signed.
+    #[error("{0}")]
+    Untrusted(Refused),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -67,6 +71,9 @@ impl From<RetentionError> for LedgerError {
             RetentionError::Archive(error) => LedgerError::Unavailable(format!(
                 "the operation is archived and its archive cannot be read now: {error}"
             )),
+            RetentionError::Untrusted(refused) => {
+                LedgerError::Untrusted { why: refused.why, object: refused.object }
+            }
             other => LedgerError::Invalid(other.to_string()),
         }
     }
@@ -90,13 +97,6 @@ pub struct SweepReport {
     /// PostgreSQL: monthly partitions of the audit chain it detached and dropped, every record in
     /// them archived.
     pub audit_months_detached: u64,
-}
-
-/// An archived operation read back from its file.
-#[derive(Debug, Clone)]
-pub struct ArchivedHistory {
-    pub key: ArchivedKey,
-    pub operation: ArchivedOperation,
 }
 
 /// The manifest of the archive file `id` at `object`, holding `contents`, before it is written:
@@ -280,6 +280,7 @@ impl Ledger {
                     audit_span: None,
                     manifest: None,
                     created_at: super::now(),
+                    distrust: None,
                 })
                 .await?;
             let closed_from = operations.iter().map(|operation| operation.closed_at).min().unwrap_or_default();
@@ -384,6 +385,7 @@ impl Ledger {
                     audit_span: Some((span.first_seq, span.last_seq)),
                     manifest: None,
                     created_at: super::now(),
+                    distrust: None,
                 })
                 .await?;
             let (first, last) = (span.first_seq, span.last_seq);
@@ -544,64 +546,5 @@ impl Ledger {
                 }
             }
         }
-    }
-
-    /// `tenant`'s archived operations whose op id, order or external id is exactly `term`.
-    pub async fn find_archived(
-        &self,
-        tenant: &TenantId,
-        term: &str,
-        limit: u32,
-    ) -> Result<Vec<ArchivedKey>, StoreError> {
-        self.store.find_archived(tenant, term, limit).await
-    }
-
-    /// The archived operation `op_id` of `tenant`, read back from its file; `None` when it was never
-    /// archived.
-    pub async fn archived_history(
-        &self,
-        tenant: &TenantId,
-        op_id: &OpId,
-    ) -> Result<Option<ArchivedHistory>, RetentionError> {
-        let Some(key) = self.store.archived_key(tenant, op_id).await? else { return Ok(None) };
-        self.read_archived(key).await.map(Some)
-    }
-
-    /// `tenant`'s sealed segments of the audit chain, from its start.
-    pub async fn audit_segments(&self, tenant: &TenantId) -> Result<Vec<ArchiveRecord>, StoreError> {
-        self.store.audit_segments(tenant).await
-    }
-
-    /// The audit records of the sealed segment `segment`, read from its file and checked against
-    /// its manifest: its SHA-256, then as `verify-archive` checks it.
-    pub async fn read_audit_segment(
-        &self,
-        segment: &ArchiveRecord,
-    ) -> Result<Vec<AuditRecord>, RetentionError> {
-        let corrupt = |why: String| {
-            RetentionError::Archive(ArchiveError::Corrupt(format!("{}: {why}", segment.object_path)))
-        };
-        let signed = segment.manifest.as_ref().ok_or_else(|| corrupt("the segment is not sealed".into()))?;
-        let archive = Archive::open(&segment.location, self.egress()).await?;
-        let bytes = archive.get(&segment.object_path).await?;
-        if hex::encode(Sha256::digest(&bytes)) != signed.manifest.sha256 {
-            return Err(corrupt(
-                "its SHA-256 is not the one its manifest states: the file was changed".into(),
-            ));
-        }
-        let (_, records) = crate::server::archive::verify::segment_records(signed, bytes)
-            .map_err(|why| RetentionError::Archive(ArchiveError::Corrupt(why)))?;
-        Ok(records)
-    }
-
-    /// The operation `key` names, read from its file.
-    pub(super) async fn read_archived(&self, key: ArchivedKey) -> Result<ArchivedHistory, RetentionError> {
-        let archive = Archive::open(&key.location, self.egress()).await?;
-        let operations = file::read(archive.get(&key.object_path).await?)?;
-        let operation = operations
-            .into_iter()
-            .find(|operation| operation.op_id == key.op_id)
-            .ok_or_else(|| ArchiveError::Missing(format!("{} in {}", key.op_id, key.object_path)))?;
-        Ok(ArchivedHistory { key, operation })
     }
 }

@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 
 use super::rows::{corrupt, time};
 use super::StoreError;
-use crate::domain::archive::{ArchivedOperation, SignedManifest};
+use crate::domain::archive::{ArchiveDistrust, ArchivedOperation, SignedManifest};
 use crate::domain::audit::{AuditEntry, AuditRecord};
 use crate::domain::ids::{OpId, TenantId};
 use crate::domain::machine::State;
@@ -53,6 +53,9 @@ pub struct ArchiveRecord {
     pub audit_span: Option<(u64, u64)>,
     pub manifest: Option<SignedManifest>,
     pub created_at: DateTime<Utc>,
+    /// Why a read last found the file not as it was signed, when it did and has not found it as
+    /// signed since.
+    pub distrust: Option<ArchiveDistrust>,
 }
 
 /// The key an archived operation leaves in the hot database, with where its history went.
@@ -70,6 +73,10 @@ pub struct ArchivedKey {
     pub archive_id: String,
     pub location: String,
     pub object_path: String,
+    /// The manifest its file was sealed with.
+    pub manifest: Option<SignedManifest>,
+    /// Why its file is not trusted now, if it is not.
+    pub distrust: Option<ArchiveDistrust>,
 }
 
 #[async_trait]
@@ -193,6 +200,18 @@ pub trait ArchiveStore: Send + Sync {
     /// The tenant's archive files, oldest first.
     async fn archives(&self, tenant: &TenantId) -> Result<Vec<ArchiveRecord>, StoreError>;
 
+    /// Records that a read found the sealed file `id` not as it was signed, for `why` (or, with
+    /// `None`, as signed again), with its audit entry; a distrust starts the watch of the tenant's
+    /// rules about untrusted archive files. `false`, changing nothing, when the file was already
+    /// so recorded.
+    async fn distrust_archive(
+        &self,
+        tenant: &TenantId,
+        id: &str,
+        why: Option<ArchiveDistrust>,
+        audit: AuditEntry,
+    ) -> Result<bool, StoreError>;
+
     /// The tenant's sealed segments of the audit chain, from its start.
     async fn audit_segments(&self, tenant: &TenantId) -> Result<Vec<ArchiveRecord>, StoreError>;
 
@@ -256,13 +275,24 @@ pub(super) fn only_archived_query(name: &str) -> String {
 pub(super) const CLOSED_STATES: &str = "('succeeded', 'rejected', 'denied', 'cancelled')";
 
 pub(super) const ARCHIVE_COLUMNS: &str =
-    "tenant, id, location, object_path, status, operations, manifest, created_at_us, first_seq, last_seq";
+    "tenant, id, location, object_path, status, operations, manifest, created_at_us, first_seq, last_seq, distrust";
 
 pub(super) type ArchiveRow =
-    (String, String, String, String, String, i64, Option<String>, i64, Option<i64>, Option<i64>);
+    (String, String, String, String, String, i64, Option<String>, i64, Option<i64>, Option<i64>, Option<String>);
+
+/// A sealed manifest as stored.
+fn stored_manifest(text: Option<String>) -> Result<Option<SignedManifest>, StoreError> {
+    text.map(|text| serde_json::from_str(&text)).transpose().map_err(|e| corrupt("a manifest")(e.to_string()))
+}
+
+/// A distrust as stored.
+fn stored_distrust(text: Option<String>) -> Result<Option<ArchiveDistrust>, StoreError> {
+    text.map(|text| ArchiveDistrust::parse(&text).ok_or_else(|| corrupt("an archive's distrust")(text)))
+        .transpose()
+}
 
 pub(super) fn archive_record(row: ArchiveRow) -> Result<ArchiveRecord, StoreError> {
-    let (tenant, id, location, object_path, status, operations, manifest, created_at, first_seq, last_seq) =
+    let (tenant, id, location, object_path, status, operations, manifest, created_at, first_seq, last_seq, distrust) =
         row;
     let position = |seq: i64| u64::try_from(seq).map_err(|e| corrupt("a segment's position")(e.to_string()));
     let audit_span = match (first_seq, last_seq) {
@@ -277,17 +307,15 @@ pub(super) fn archive_record(row: ArchiveRow) -> Result<ArchiveRecord, StoreErro
         sealed: status == "sealed",
         operations: u64::try_from(operations).map_err(|e| corrupt("an archive's rows")(e.to_string()))?,
         audit_span,
-        manifest: manifest
-            .map(|text| serde_json::from_str(&text))
-            .transpose()
-            .map_err(|e| corrupt("a manifest")(e.to_string()))?,
+        manifest: stored_manifest(manifest)?,
         created_at: time(created_at)?,
+        distrust: stored_distrust(distrust)?,
     })
 }
 
 pub(super) const KEY_COLUMNS: &str =
     "k.tenant, k.op_id, k.kind, k.subject, k.provider, k.fingerprint, k.state, \
-    k.created_at_us, k.closed_at_us, k.archive_id, a.location, a.object_path";
+    k.created_at_us, k.closed_at_us, k.archive_id, a.location, a.object_path, a.manifest, a.distrust";
 
 #[derive(sqlx::FromRow)]
 pub(super) struct KeyRow {
@@ -303,6 +331,8 @@ pub(super) struct KeyRow {
     archive_id: String,
     location: String,
     object_path: String,
+    manifest: Option<String>,
+    distrust: Option<String>,
 }
 
 impl KeyRow {
@@ -321,6 +351,8 @@ impl KeyRow {
             archive_id: self.archive_id,
             location: self.location,
             object_path: self.object_path,
+            manifest: stored_manifest(self.manifest)?,
+            distrust: stored_distrust(self.distrust)?,
         })
     }
 }
@@ -834,6 +866,39 @@ macro_rules! store_archive {
                 .fetch_all(&self.pool)
                 .await?;
                 rows.into_iter().map(archive_record).collect()
+            }
+
+            async fn distrust_archive(
+                &self,
+                tenant: &TenantId,
+                id: &str,
+                why: Option<$crate::domain::archive::ArchiveDistrust>,
+                audit: AuditEntry,
+            ) -> Result<bool, StoreError> {
+                let why = why.map(|why| why.as_str());
+                let mut tx = $begin(self).await?;
+                let changed = sqlx::query(
+                    "update archives set distrust = $1, distrusted_at_us = $2 where tenant = $3 and id = $4 \
+                     and status = 'sealed' and coalesce(distrust, '') <> coalesce($1, '')",
+                )
+                .bind(why)
+                .bind(why.map(|_| micros(audit.at)))
+                .bind(tenant.as_str())
+                .bind(id)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+                if changed == 0 {
+                    return Ok(false);
+                }
+                if why.is_some() {
+                    let event = $crate::domain::notification::NotifyEvent::ArchiveUntrusted;
+                    let watch = watch_insert(tenant.as_str(), &format!("archive:{id}"), event, "", micros(audit.at));
+                    execute_all(&mut tx, vec![watch]).await?;
+                }
+                append_audit(&mut tx, tenant, vec![audit]).await?;
+                tx.commit().await?;
+                Ok(true)
             }
 
             async fn audit_segments(

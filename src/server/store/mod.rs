@@ -503,6 +503,9 @@ pub trait Store:
         limit: u32,
     ) -> Result<Vec<(TenantId, OpId)>, StoreError>;
 
+    /// Adds the tenant `tenant` with its audit entry; `false`, changing nothing, when it exists.
+    async fn add_tenant(&self, tenant: &TenantId, audit: AuditEntry) -> Result<bool, StoreError>;
+
     /// Stores a console user (creating its tenant if needed) with its audit entry; `Conflict`
     /// when the name is taken.
     async fn create_user(&self, user: NewUser, audit: AuditEntry) -> Result<(), StoreError>;

@@ -283,6 +283,24 @@ macro_rules! store_writes {
                 lease_operations(self, due, idle_before, now, lease_until, limit).await
             }
 
+            async fn add_tenant(&self, tenant: &TenantId, audit: AuditEntry) -> Result<bool, StoreError> {
+                let mut tx = $begin(self).await?;
+                let added = sqlx::query(
+                    "insert into tenants (id, name, created_at_us) values ($1, $1, $2) on conflict (id) do nothing",
+                )
+                .bind(tenant.as_str())
+                .bind(micros(audit.at))
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+                if added == 0 {
+                    return Ok(false);
+                }
+                append_audit(&mut tx, tenant, vec![audit]).await?;
+                tx.commit().await?;
+                Ok(true)
+            }
+
             async fn create_user(&self, user: NewUser, audit: AuditEntry) -> Result<(), StoreError> {
                 let mut tx = begin_write_creating(self, &user.tenant, user.at).await?;
                 sqlx::query(&format!("insert into users ({NEW_USER_COLUMNS}) values ($1, $2, $3, $4, $5, $6)"))

@@ -21,6 +21,7 @@ pub fn event_words(event: NotifyEvent, language: Language) -> String {
         NotifyEvent::AcceptedTooLong => t!(language, "notify-event-accepted-too-long"),
         NotifyEvent::BulkRunFinished => t!(language, "notify-event-bulk-run-finished"),
         NotifyEvent::ConnectionFailing => t!(language, "notify-event-connection-failing"),
+        NotifyEvent::ArchiveUntrusted => t!(language, "notify-event-archive-untrusted"),
         NotifyEvent::Digest => t!(language, "notify-event-digest"),
     }
 }

@@ -1,7 +1,8 @@
-//! The command line: `opledger serve`, `migrate`, `reconcile`, `sandbox`, `demo`, `token`, `user`,
-//! `provider`, `sso`, `webhook`, `notify`, `template`, `retention`, `audit` and `openapi`, with their options and environment variables.
-//! Each subcommand's file holds its arguments and what it does; `options` holds the option groups
-//! several of them share.
+//! The command line: `opledger serve`, `migrate`, `reconcile`, `sandbox`, `demo`, `tenant`,
+//! `token`, `user`, `provider`, `sso`, `webhook`, `notify`, `template`, `retention`, `audit` and
+//! `openapi`, with their options and environment variables. Each subcommand's file holds its
+//! arguments and what it does; `options` holds the option groups several of them share. A command
+//! that names a tenant (`--tenant`) runs only when the tenant exists, checked here for all of them.
 
 mod audit;
 mod demo;
@@ -16,12 +17,14 @@ mod sandbox;
 mod serve;
 mod sso;
 mod template;
+mod tenant;
 mod token;
 mod user;
 mod webhook;
 
-use clap::{Parser, Subcommand};
+use clap::{ArgMatches, Parser, Subcommand};
 
+use crate::domain::ids::TenantId;
 use crate::server::telemetry::LogFormat;
 
 /// opledger records every side-effecting operation (refunds, emails, tickets, pickups) before it is
@@ -64,6 +67,9 @@ pub enum Command {
     /// files with signed manifests, in a folder or an S3 bucket).
     #[command(subcommand)]
     Retention(retention::RetentionCommand),
+    /// Add and list tenants: a tenant is added here before the other commands give it anything.
+    #[command(subcommand)]
+    Tenant(tenant::TenantCommand),
     /// Manage the API tokens that agents and tools use for the ledger API.
     #[command(subcommand)]
     Token(token::TokenCommand),
@@ -98,8 +104,17 @@ pub enum Command {
     Openapi,
 }
 
-/// Runs the subcommand the user chose.
-pub async fn run(cli: Cli) -> anyhow::Result<()> {
+/// The command line as given, read: what [`run`] takes.
+pub fn parse() -> (Cli, ArgMatches) {
+    use clap::{CommandFactory, FromArgMatches};
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit());
+    (cli, matches)
+}
+
+/// Runs the subcommand the user chose (`matches`, as given), once the tenant it names exists.
+pub async fn run(cli: Cli, matches: &ArgMatches) -> anyhow::Result<()> {
+    check_named_tenant(matches).await?;
     match cli.command {
         Command::Serve(args) => serve::run(args).await,
         Command::Migrate(database) => migrate::run(database).await,
@@ -107,6 +122,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Reconcile(args) => reconcile::run(args).await,
         Command::Audit(command) => audit::run(command).await,
         Command::Retention(command) => retention::run(command).await,
+        Command::Tenant(command) => tenant::run(command).await,
         Command::Token(command) => token::run(command).await,
         Command::Demo(database) => demo::run(database).await,
         Command::User(command) => user::run(command).await,
@@ -117,4 +133,30 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Template(command) => template::run(command).await,
         Command::Openapi => openapi::run(),
     }
+}
+
+/// Refuses, before anything is done, a command whose `--tenant` names a tenant that its database
+/// (`--database-url`) does not hold, saying which tenants it holds; whatever command it is.
+async fn check_named_tenant(matches: &ArgMatches) -> anyhow::Result<()> {
+    let mut chosen = matches;
+    while let Some((_, sub)) = chosen.subcommand() {
+        chosen = sub;
+    }
+    let tenant = chosen.try_get_one::<TenantId>("tenant").ok().flatten();
+    let database_url = chosen.try_get_one::<String>("database_url").ok().flatten();
+    let (Some(tenant), Some(database_url)) = (tenant, database_url) else { return Ok(()) };
+    let database = options::DatabaseArgs { database_url: database_url.clone() };
+    let tenants = options::open_store(&database).await?.tenants().await?;
+    if tenants.contains(tenant) {
+        return Ok(());
+    }
+    let known = if tenants.is_empty() {
+        "it has none".to_owned()
+    } else {
+        format!("it has {}", tenants.iter().map(TenantId::as_str).collect::<Vec<_>>().join(", "))
+    };
+    anyhow::bail!(
+        "there is no tenant \"{tenant}\" in this database ({known}); nothing was done. \
+         Add it first with `opledger tenant add {tenant}`, or name another with --tenant."
+    )
 }

@@ -11,12 +11,16 @@ use utoipa::ToSchema;
 
 use super::views::OperationView;
 use super::BODY_LIMIT_BYTES;
-use crate::domain::{api_token::Scope, ids::OpId, machine::Rejection, params::FieldDiff};
+use crate::domain::{
+    api_token::Scope, archive::ArchiveDistrust, ids::OpId, language::Language, machine::Rejection,
+    params::FieldDiff,
+};
 use crate::server::http::limits::{too_many_api_calls, OverLimit};
 use crate::server::ledger::tools::ToolError;
 use crate::server::ledger::LedgerError;
 use crate::server::store::StoreError;
 use crate::server::telemetry::cause_chain;
+use crate::t;
 
 /// An API error: a status, a stable code, a sentence, and sometimes details.
 #[derive(Debug)]
@@ -47,6 +51,10 @@ pub enum ApiError {
     NotConnected(String),
     /// A provider the call needs could not be asked; nothing was done.
     Unavailable(String),
+    /// What the answer needs is in the archive, and its file at `object` is not as it was signed:
+    /// 502 `archive_untrusted`, in the caller's language (English unless [`ApiError::told_in`]
+    /// says otherwise); nothing of the file is in the answer.
+    ArchiveUntrusted { why: ArchiveDistrust, object: String, language: Language },
     /// Over the calls a token or an address may make; answered 429 with `Retry-After`.
     RateLimited(OverLimit),
     Internal(StoreError),
@@ -59,6 +67,17 @@ impl From<StoreError> for ApiError {
 }
 
 impl ApiError {
+    /// The error with its sentence in `language`, when the caller asked for one (the errors whose
+    /// sentence is in the reader's language: `archive_untrusted`).
+    pub fn told_in(self, language: Option<Language>) -> ApiError {
+        match (self, language) {
+            (ApiError::ArchiveUntrusted { why, object, .. }, Some(language)) => {
+                ApiError::ArchiveUntrusted { why, object, language }
+            }
+            (error, _) => error,
+        }
+    }
+
     /// Refused input, with the problem in words (a parse error's own sentence).
     pub fn invalid(problem: impl std::fmt::Display) -> ApiError {
         ApiError::Invalid(problem.to_string())
@@ -79,6 +98,9 @@ impl From<LedgerError> for ApiError {
             LedgerError::InvalidField { field, problem } => ApiError::invalid_field(field, problem),
             LedgerError::Contended => ApiError::Contended,
             LedgerError::Unavailable(message) => ApiError::Unavailable(message),
+            LedgerError::Untrusted { why, object } => {
+                ApiError::ArchiveUntrusted { why, object, language: Language::En }
+            }
             LedgerError::Store(store) => ApiError::Internal(store),
         }
     }
@@ -175,6 +197,11 @@ impl ApiError {
             ApiError::Unavailable(message) => {
                 (StatusCode::SERVICE_UNAVAILABLE, "provider_unavailable".into(), message, ErrorDetails::default())
             }
+            ApiError::ArchiveUntrusted { why, object, language } => {
+                let words = why.words(language);
+                let message = t!(language, "archive-untrusted-api", why = words, object = object.as_str());
+                (StatusCode::BAD_GATEWAY, "archive_untrusted".into(), message, ErrorDetails::default())
+            }
             ApiError::Internal(error) => {
                 tracing::error!(error = %cause_chain(&error), "ledger API call failed");
                 let status = match error {
@@ -210,7 +237,9 @@ pub struct ErrorDetail {
     /// `not_found`, `invalid_request` (with `field` when one field
     /// is at fault), `body_too_large`,
     /// `idempotency_conflict` (with `diff` and `stored`), a state machine refusal such as
-    /// `reconcile_first` or `attempt_open`, `contended`, `provider_not_connected`, `provider_unavailable`, `internal`.
+    /// `reconcile_first` or `attempt_open`, `contended`, `provider_not_connected`, `provider_unavailable`,
+    /// `archive_untrusted` (the operation's archived history is not as it was signed: nothing of it
+    /// is answered), `internal`.
     pub code: String,
     /// A sentence for people.
     pub message: String,

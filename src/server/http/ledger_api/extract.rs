@@ -1,5 +1,5 @@
 //! The ledger API's extractors: the caller behind the bearer token (its tenant and its identity
-//! as an actor, within the token's rate limit and scopes) and JSON bodies whose problems are answered as API errors.
+//! as an actor, within the token's rate limit and scopes, and the language it reads) and JSON bodies whose problems are answered as API errors.
 
 use axum::{
     extract::{rejection::JsonRejection, FromRequest, FromRequestParts, MatchedPath, Request},
@@ -9,8 +9,10 @@ use axum::{
 use serde::de::DeserializeOwned;
 
 use super::error::ApiError;
+use super::locale::accepted_language;
 use super::scopes::{need_of, Need};
 use crate::domain::ids::{Actor, TenantId};
+use crate::domain::language::Language;
 use crate::server::http::limits::ClientAddress;
 use crate::server::http::state::AppState;
 
@@ -19,6 +21,9 @@ use crate::server::http::state::AppState;
 pub struct Caller {
     pub tenant: TenantId,
     pub actor: Actor,
+    /// The language the call's `Accept-Language` asks its errors' sentences in, when it names one
+    /// offered.
+    pub language: Option<Language>,
 }
 
 impl FromRequestParts<AppState> for Caller {
@@ -49,7 +54,8 @@ impl FromRequestParts<AppState> for Caller {
                 return Err(ApiError::MissingScope(scope));
             }
         }
-        Ok(Caller { tenant: record.tenant, actor: Actor::agent(&record.name) })
+        let language = accepted_language(&parts.headers);
+        Ok(Caller { tenant: record.tenant, actor: Actor::agent(&record.name), language })
     }
 }
 

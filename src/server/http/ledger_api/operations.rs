@@ -157,7 +157,8 @@ pub async fn register(
 ) -> Result<Response, ApiError> {
     let request = body.into_request(&caller.actor.name)?;
     let op_id = request.op_id.clone();
-    match state.ledger.register(&caller.tenant, &caller.actor, request).await? {
+    let registered = state.ledger.register(&caller.tenant, &caller.actor, request).await;
+    match registered.map_err(|error| ApiError::from(error).told_in(caller.language))? {
         Registration::Created(created) => {
             Ok((StatusCode::CREATED, Json(OperationView::of(created, false))).into_response())
         }
@@ -192,7 +193,8 @@ pub async fn read_operation(
 ) -> Result<Json<OperationView>, ApiError> {
     let Query(query) = query.map_err(|rejection| ApiError::Invalid(rejection.body_text()))?;
     let wait = Wait::parse(query.wait.as_deref(), query.state.as_deref())?;
-    Ok(Json(operation_view(&state, &caller.tenant, &op_id, wait).await?))
+    let view = operation_view(&state, &caller.tenant, &op_id, wait).await;
+    Ok(Json(view.map_err(|error| error.told_in(caller.language))?))
 }
 
 /// The longest a read waits for an operation's state to change, in seconds.

@@ -3,14 +3,15 @@
 //! language the call's `Accept-Language` asks for, and answers with what the tool answered or its
 //! refusal as an API error.
 
-use axum::{extract::State, http::HeaderMap, Json};
+use axum::{extract::State, Json};
 
 use super::error::{ApiError, ErrorEnvelope};
 use super::extract::{ApiJson, Caller};
-use super::locale::accepted_language;
 use crate::server::http::listed::ListedRouter;
 use crate::server::http::state::AppState;
-use crate::server::ledger::tools::{EmailArgs, LineItemArgs, PickupArgs, RefundArgs, ToolAnswer, Tools};
+use crate::server::ledger::tools::{
+    EmailArgs, LineItemArgs, PickupArgs, RefundArgs, ToolAnswer, ToolError, Tools,
+};
 
 pub fn routes() -> ListedRouter<AppState> {
     ListedRouter::default()
@@ -20,9 +21,14 @@ pub fn routes() -> ListedRouter<AppState> {
         .post("/send_customer_email", send_customer_email)
 }
 
-/// The tools for `caller`, in the language `headers` ask for.
-fn tools_for<'a>(state: &'a AppState, caller: &'a Caller, headers: &HeaderMap) -> Tools<'a> {
-    Tools::new(&state.executor, &caller.tenant, &caller.actor, accepted_language(headers))
+/// The tools for `caller`, in the language its `Accept-Language` asks for.
+fn tools_for<'a>(state: &'a AppState, caller: &'a Caller) -> Tools<'a> {
+    Tools::new(&state.executor, &caller.tenant, &caller.actor, caller.language)
+}
+
+/// A tool's refusal as the API answers it, in `caller`'s language where it has one.
+fn told(caller: &Caller) -> impl Fn(ToolError) -> ApiError + '_ {
+    move |error| ApiError::from(error).told_in(caller.language)
 }
 
 /// Refund one line item of an order: the op id and the amount come from the order, never from
@@ -35,10 +41,9 @@ fn tools_for<'a>(state: &'a AppState, caller: &'a Caller, headers: &HeaderMap) -
 pub async fn refund_item(
     State(state): State<AppState>,
     caller: Caller,
-    headers: HeaderMap,
     ApiJson(args): ApiJson<RefundArgs>,
 ) -> Result<Json<ToolAnswer>, ApiError> {
-    Ok(Json(tools_for(&state, &caller, &headers).refund_item(args).await?))
+    Ok(Json(tools_for(&state, &caller).refund_item(args).await.map_err(told(&caller))?))
 }
 
 /// Open an after-sale ticket for one line item of an order.
@@ -49,10 +54,9 @@ pub async fn refund_item(
 pub async fn create_aftersale(
     State(state): State<AppState>,
     caller: Caller,
-    headers: HeaderMap,
     ApiJson(args): ApiJson<LineItemArgs>,
 ) -> Result<Json<ToolAnswer>, ApiError> {
-    Ok(Json(tools_for(&state, &caller, &headers).create_aftersale(args).await?))
+    Ok(Json(tools_for(&state, &caller).create_aftersale(args).await.map_err(told(&caller))?))
 }
 
 /// Schedule a pickup for a line item's after-sale ticket.
@@ -63,10 +67,9 @@ pub async fn create_aftersale(
 pub async fn schedule_pickup(
     State(state): State<AppState>,
     caller: Caller,
-    headers: HeaderMap,
     ApiJson(args): ApiJson<PickupArgs>,
 ) -> Result<Json<ToolAnswer>, ApiError> {
-    Ok(Json(tools_for(&state, &caller, &headers).schedule_pickup(args).await?))
+    Ok(Json(tools_for(&state, &caller).schedule_pickup(args).await.map_err(told(&caller))?))
 }
 
 /// Send one of the tenant's email templates to the customer of an order: the message is filled
@@ -79,8 +82,7 @@ pub async fn schedule_pickup(
 pub async fn send_customer_email(
     State(state): State<AppState>,
     caller: Caller,
-    headers: HeaderMap,
     ApiJson(args): ApiJson<EmailArgs>,
 ) -> Result<Json<ToolAnswer>, ApiError> {
-    Ok(Json(tools_for(&state, &caller, &headers).send_customer_email(args).await?))
+    Ok(Json(tools_for(&state, &caller).send_customer_email(args).await.map_err(told(&caller))?))
 }
