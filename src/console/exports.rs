@@ -33,10 +33,10 @@ use crate::server::http::state::AppState;
 use crate::server::ledger::retention::RetentionError;
 use crate::server::ledger::Ledger;
 use crate::server::store::archive::ArchiveRecord;
-use crate::t;
 use crate::server::store::records::{AuditQuery, OperationListItem, OperationQuery};
 use crate::server::store::{Reads, StoreError};
 use crate::server::telemetry::cause_chain;
+use crate::t;
 
 /// Rows read from the database per page of an export.
 pub const EXPORT_PAGE: u32 = 1000;
@@ -66,7 +66,9 @@ impl Format {
 pub fn routes() -> ListedRouter<AppState> {
     ListedRouter::default()
         .get("/audit/export.csv", |s, session, language, q| audit(s, session, language, q, Format::Csv))
-        .get("/audit/export.jsonl", |s, session, language, q| audit(s, session, language, q, Format::JsonLines))
+        .get("/audit/export.jsonl", |s, session, language, q| {
+            audit(s, session, language, q, Format::JsonLines)
+        })
         .get("/operations/export.csv", |s, session, q| operations(s, session, q, Format::Csv))
         .get("/operations/export.jsonl", |s, session, q| operations(s, session, q, Format::JsonLines))
 }
@@ -236,7 +238,12 @@ async fn archived_as_signed(
             Err(RetentionError::Untrusted(file)) => {
                 let why = file.why.words(language);
                 let object = file.object.as_str();
-                return Err(AppError::ArchiveUntrusted(t!(language, "archive-untrusted-export", why = why, object = object)));
+                return Err(AppError::ArchiveUntrusted(t!(
+                    language,
+                    "archive-untrusted-export",
+                    why = why,
+                    object = object
+                )));
             }
             Err(error) => {
                 tracing::error!(error = %cause_chain(&error), "an export did not start: an archived segment could not be read");
@@ -330,9 +337,14 @@ async fn audit(
         AuditQuery { before_seq: Some(last_seq + 1), ..query.clone() },
         format,
     );
-    let body = stream::once(async move { Ok(Bytes::from(header)) })
-        .chain(archived)
-        .chain(audit_pages(store, user.tenant, query, archived_to, last_seq, format));
+    let body = stream::once(async move { Ok(Bytes::from(header)) }).chain(archived).chain(audit_pages(
+        store,
+        user.tenant,
+        query,
+        archived_to,
+        last_seq,
+        format,
+    ));
     download(&name, format, body)
 }
 

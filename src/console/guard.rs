@@ -62,7 +62,13 @@ pub fn refused(error: LedgerError, op_id: &str, user: &SignedIn) -> AppError {
 pub fn untrusted(op_id: &str, why: crate::domain::archive::ArchiveDistrust, object: &str) -> AppError {
     let language = super::language::current_language();
     let why = why.words(language);
-    AppError::ArchiveUntrusted(t!(language, "archive-untrusted-operation", op_id = op_id, why = why, object = object))
+    AppError::ArchiveUntrusted(t!(
+        language,
+        "archive-untrusted-operation",
+        op_id = op_id,
+        why = why,
+        object = object
+    ))
 }
 
 /// The session of the request a server function or page is answering.

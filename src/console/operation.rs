@@ -244,7 +244,6 @@ pub(crate) mod ssr {
     use super::*;
     use crate::console::forms::ssr::once;
     use crate::console::guard::{actor, reads, refused, unavailable, untrusted, SignedIn};
-    use crate::server::ledger::retention::RetentionError;
     use crate::console::language::current_language;
     use crate::console::operations::ssr::row;
     use crate::domain::{
@@ -260,6 +259,7 @@ pub(crate) mod ssr {
     use crate::server::clock::now;
     use crate::server::http::state::AppState;
     use crate::server::ledger::requests::form_key;
+    use crate::server::ledger::retention::RetentionError;
     use crate::server::ledger::{workflows, LedgerError};
     use crate::server::store::records::OperationListItem;
 
@@ -345,13 +345,14 @@ pub(crate) mod ssr {
         let op_id = OpId::parse(op_id).map_err(|_| not_found())?;
         let store = reads();
         let executor = expect_context::<AppState>().executor.clone();
-        let (history, archived) = match store.operation_history(&user.tenant, &op_id).await.map_err(unavailable)? {
-            Some(history) => (history, None),
-            None => {
-                let (history, archived) = archived_history(user, &op_id).await?.ok_or_else(not_found)?;
-                (history, Some(archived))
-            }
-        };
+        let (history, archived) =
+            match store.operation_history(&user.tenant, &op_id).await.map_err(unavailable)? {
+                Some(history) => (history, None),
+                None => {
+                    let (history, archived) = archived_history(user, &op_id).await?.ok_or_else(not_found)?;
+                    (history, Some(archived))
+                }
+            };
         let operation = &history.operation;
         let snapshot = &operation.snapshot;
         let at = now();

@@ -330,3 +330,161 @@ fn mail_servers_described_apis_and_templates_are_set_from_the_command_line() {
     assert!(providers.contains("email\tsmtp\tsmtp://127.0.0.1:2525\t…pw\t"), "{providers}");
     assert!(providers.contains("helpdesk\thttp\thttps://desk.example.com\t"), "{providers}");
 }
+
+/// Every command line `opledger` takes that names a tenant with `--tenant`, each with a value for
+/// every other argument it requires (from `samples`); the ids of required arguments without one.
+fn commands_naming_a_tenant(samples: &[(&str, &str)]) -> (Vec<Vec<String>>, Vec<String>) {
+    fn walk(
+        command: &clap::Command,
+        path: Vec<String>,
+        samples: &[(&str, &str)],
+        found: &mut (Vec<Vec<String>>, Vec<String>),
+    ) {
+        if command.has_subcommands() {
+            for sub in command.get_subcommands() {
+                let mut deeper = path.clone();
+                deeper.push(sub.get_name().to_owned());
+                walk(sub, deeper, samples, found);
+            }
+            return;
+        }
+        if !command.get_arguments().any(|arg| arg.get_id() == "tenant") {
+            return;
+        }
+        let mut line = path.clone();
+        for arg in command.get_arguments().filter(|arg| arg.is_required_set()) {
+            let id = arg.get_id().as_str();
+            if id == "tenant" || id == "database_url" {
+                continue;
+            }
+            let Some((_, value)) = samples.iter().find(|(sample, _)| *sample == id) else {
+                found.1.push(format!("{} --{id}", path.join(" ")));
+                continue;
+            };
+            if let Some(long) = arg.get_long() {
+                line.push(format!("--{long}"));
+            }
+            line.push((*value).to_owned());
+        }
+        // Arguments required unless another is given (`--host`, unless `--remove`) are given too.
+        for _ in 0..command.get_arguments().count() {
+            let full = [vec!["opledger".to_owned()], line.clone(), vec!["--tenant".into(), "nosuch".into()]]
+                .concat();
+            let Err(error) = <opledger::server::app::cli::Cli as clap::Parser>::try_parse_from(&full) else {
+                break;
+            };
+            let Some(clap::error::ContextValue::Strings(wanted)) =
+                error.get(clap::error::ContextKind::InvalidArg)
+            else {
+                break;
+            };
+            for wanted in wanted.clone() {
+                let long = wanted.trim_start_matches("--").split(' ').next().unwrap_or_default().to_owned();
+                let id = command
+                    .get_arguments()
+                    .find(|arg| arg.get_long() == Some(long.as_str()))
+                    .map(|arg| arg.get_id().to_string());
+                match samples.iter().find(|(sample, _)| Some(*sample) == id.as_deref()) {
+                    Some((_, value)) => line.extend([format!("--{long}"), (*value).to_owned()]),
+                    None => found.1.push(format!("{} {wanted}", path.join(" "))),
+                }
+            }
+        }
+        found.0.push(line);
+    }
+    let mut found = (Vec::new(), Vec::new());
+    walk(
+        &<opledger::server::app::cli::Cli as clap::CommandFactory>::command(),
+        Vec::new(),
+        samples,
+        &mut found,
+    );
+    found
+}
+
+/// How many rows each table of the SQLite database at `path` holds.
+async fn rows_of_every_table(path: &std::path::Path) -> Vec<(String, i64)> {
+    use sqlx::Connection;
+    let mut connection =
+        sqlx::SqliteConnection::connect(&format!("sqlite://{}", path.display())).await.unwrap();
+    let tables: Vec<(String,)> =
+        sqlx::query_as("select name from sqlite_master where type = 'table' order by name")
+            .fetch_all(&mut connection)
+            .await
+            .unwrap();
+    let mut counts = Vec::new();
+    for (table,) in tables {
+        let (count,): (i64,) = sqlx::query_as(&format!("select count(*) from \"{table}\""))
+            .fetch_one(&mut connection)
+            .await
+            .unwrap();
+        counts.push((table, count));
+    }
+    counts
+}
+
+#[tokio::test]
+async fn every_command_that_names_a_tenant_refuses_one_that_does_not_exist_and_changes_nothing() {
+    let samples = [
+        ("name", "x"),
+        ("days", "30"),
+        ("archive", "file:///tmp/opledger-archive"),
+        ("event", "approval_requested"),
+        ("to", "role:manager"),
+        ("channel", "email"),
+        ("kind", "stripe"),
+        ("role", "admin"),
+        ("url", "https://hooks.example.com/opledger"),
+        ("events", "operation.planned"),
+        ("subject", "Your refund"),
+        ("host", "smtp.example.com"),
+        ("port", "587"),
+        ("from", "ops@example.com"),
+        ("issuer", "https://id.example.com"),
+        ("client_id", "opledger"),
+        ("target", "https://hooks.slack.com/services/x"),
+        ("payment", "TW1043A"),
+        ("trade_no", "2601011200000001"),
+        ("id", "x"),
+        ("reason", "left the company"),
+        ("base_url", "https://api.stripe.com"),
+        ("token", "x"),
+        ("grace_hours", "24"),
+        ("switch", "on"),
+        ("gwsr", "11943361"),
+        ("paid", "1200"),
+    ];
+    let (lines, missing) = commands_naming_a_tenant(&samples);
+    assert!(missing.is_empty(), "give these required arguments a sample value: {missing:?}");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("tenants.db");
+    let url = format!("sqlite://{}", file.display());
+    add_tenant(&url, "acme");
+    let before = rows_of_every_table(&file).await;
+    let mut refused = Vec::new();
+    for line in &lines {
+        let output = opledger()
+            .args(line)
+            .args(["--tenant", "nosuch", "--database-url", &url])
+            .env("OPLEDGER_SECRET_KEY", "5e".repeat(32))
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{line:?} with a tenant that does not exist is refused");
+        assert!(
+            stderr.contains("there is no tenant \"nosuch\" in this database (it has acme); nothing was done")
+                && stderr.contains("opledger tenant add nosuch"),
+            "{line:?}: {stderr}"
+        );
+        refused.push(line[..2.min(line.len())].join(" "));
+    }
+    for expected in
+        ["retention set", "retention show", "notify rule-add", "token create", "user add", "audit export"]
+    {
+        assert!(refused.iter().any(|line| line == expected), "{expected} is among {refused:?}");
+    }
+    assert_eq!(rows_of_every_table(&file).await, before, "nothing was written");
+    let listed = opledger().args(["tenant", "list", "--database-url", &url]).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&listed.stdout), "acme\n");
+}

@@ -32,6 +32,7 @@ mod people;
 mod provider_outcomes;
 mod reconcile;
 mod retention;
+mod retention_reads;
 mod sandbox;
 mod security;
 mod sso;

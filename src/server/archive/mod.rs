@@ -145,7 +145,8 @@ impl Archive {
 
     /// Reads the file at `object_path`, with the version read.
     pub async fn get_version(&self, object_path: &str) -> Result<(Bytes, FileVersion), ArchiveError> {
-        let found = self.store.get(&self.path(object_path)).await.map_err(|error| failed(object_path, error))?;
+        let found =
+            self.store.get(&self.path(object_path)).await.map_err(|error| failed(object_path, error))?;
         let version = FileVersion::of(&found.meta);
         let bytes = found.bytes().await.map_err(|error| ArchiveError::Unreachable(error.to_string()))?;
         Ok((bytes, version))
@@ -153,7 +154,8 @@ impl Archive {
 
     /// The version of the file at `object_path` there now, without reading it.
     pub async fn version(&self, object_path: &str) -> Result<FileVersion, ArchiveError> {
-        let meta = self.store.head(&self.path(object_path)).await.map_err(|error| failed(object_path, error))?;
+        let meta =
+            self.store.head(&self.path(object_path)).await.map_err(|error| failed(object_path, error))?;
         Ok(FileVersion::of(&meta))
     }
 

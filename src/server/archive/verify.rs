@@ -129,7 +129,10 @@ impl Refused {
 pub enum Contents {
     Operations(Vec<ArchivedOperation>),
     /// A segment of the audit chain: the span it holds, and its records.
-    Segment { span: ChainSpan, records: Vec<AuditRecord> },
+    Segment {
+        span: ChainSpan,
+        records: Vec<AuditRecord>,
+    },
 }
 
 /// Checks `bytes` as the file the manifest `signed` describes (whose signature the caller checked):
@@ -162,7 +165,10 @@ pub fn check_file(signed: &SignedManifest, bytes: Bytes) -> Result<Contents, Ref
         Refused::new(ArchiveDistrust::OtherTenant, object, detail)
     };
     if manifest.contents == ArchiveContents::AuditChain {
-        let stated = manifest.chain.as_ref().ok_or_else(|| changed("its manifest states no span of the chain".into()))?;
+        let stated = manifest
+            .chain
+            .as_ref()
+            .ok_or_else(|| changed("its manifest states no span of the chain".into()))?;
         let records = file::read_audit(bytes).map_err(|error| changed(error.to_string()))?;
         if let Some(record) = records.iter().find(|record| record.entry.tenant != manifest.tenant.as_str()) {
             return Err(other_tenant(format!("audit record {}", record.seq)));
@@ -176,7 +182,11 @@ pub fn check_file(signed: &SignedManifest, bytes: Bytes) -> Result<Contents, Ref
     }
     let operations = file::read(bytes).map_err(|error| changed(error.to_string()))?;
     if operations.len() as u64 != manifest.operations {
-        return Err(changed(format!("{} operations, the manifest says {}", operations.len(), manifest.operations)));
+        return Err(changed(format!(
+            "{} operations, the manifest says {}",
+            operations.len(),
+            manifest.operations
+        )));
     }
     for operation in &operations {
         if operation.tenant != manifest.tenant {
@@ -185,7 +195,9 @@ pub fn check_file(signed: &SignedManifest, bytes: Bytes) -> Result<Contents, Ref
         operation.check_trail().map_err(changed)?;
     }
     if chain_span(&operations) != manifest.chain {
-        return Err(changed("the trails do not cover the span of the audit chain the manifest states".into()));
+        return Err(changed(
+            "the trails do not cover the span of the audit chain the manifest states".into(),
+        ));
     }
     Ok(Contents::Operations(operations))
 }

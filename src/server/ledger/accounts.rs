@@ -52,7 +52,11 @@ fn password_matches(hash: &str, password: &str) -> bool {
 
 impl Ledger {
     /// Adds the tenant `tenant`, audited as done by `by`; `false`, changing nothing, when it exists.
-    pub async fn add_tenant(&self, tenant: &TenantId, by: &crate::domain::ids::Actor) -> Result<bool, StoreError> {
+    pub async fn add_tenant(
+        &self,
+        tenant: &TenantId,
+        by: &crate::domain::ids::Actor,
+    ) -> Result<bool, StoreError> {
         let audit = Self::action_entry(tenant, by, "add_tenant", json!({"tenant": tenant.as_str()}));
         self.store.add_tenant(tenant, audit).await
     }

@@ -101,12 +101,17 @@ impl Ledger {
     }
 
     /// The audit records of the sealed segment `segment`, read from its file as it was signed.
-    pub async fn read_audit_segment(&self, segment: &ArchiveRecord) -> Result<Vec<AuditRecord>, RetentionError> {
+    pub async fn read_audit_segment(
+        &self,
+        segment: &ArchiveRecord,
+    ) -> Result<Vec<AuditRecord>, RetentionError> {
         match &self.checked_file(Sealed::of_record(segment)).await?.contents {
             Contents::Segment { records, .. } => Ok(records.clone()),
-            Contents::Operations(_) => {
-                Err(StoreError::Corrupt(format!("the segment {} was sealed as a file of operations", segment.id)).into())
-            }
+            Contents::Operations(_) => Err(StoreError::Corrupt(format!(
+                "the segment {} was sealed as a file of operations",
+                segment.id
+            ))
+            .into()),
         }
     }
 
@@ -114,7 +119,11 @@ impl Ledger {
     pub(super) async fn read_archived(&self, key: ArchivedKey) -> Result<ArchivedHistory, RetentionError> {
         let checked = self.checked_file(Sealed::of_key(&key)).await?;
         let Contents::Operations(operations) = &checked.contents else {
-            return Err(StoreError::Corrupt(format!("{} is kept in a segment of the audit chain", key.op_id)).into());
+            return Err(StoreError::Corrupt(format!(
+                "{} is kept in a segment of the audit chain",
+                key.op_id
+            ))
+            .into());
         };
         let operation = operations
             .iter()
@@ -141,7 +150,9 @@ impl Ledger {
         let beside = manifest_path(sealed.object_path);
         let (file, manifest) = tokio::join!(archive.version(sealed.object_path), archive.version(&beside));
         if let (Ok(file), Ok(manifest)) = (&file, &manifest) {
-            if let Some(kept) = self.checked.get(sealed.location, sealed.object_path, sealed.tenant, file, manifest) {
+            if let Some(kept) =
+                self.checked.get(sealed.location, sealed.object_path, sealed.tenant, file, manifest)
+            {
                 self.trusted(&sealed).await;
                 return Ok(kept);
             }
@@ -178,9 +189,12 @@ impl Ledger {
         if sealed.distrust == Some(refused.why) {
             return;
         }
-        let evidence = json!({"archive": sealed.id, "object": sealed.object_path, "why": why, "detail": refused.detail});
+        let evidence =
+            json!({"archive": sealed.id, "object": sealed.object_path, "why": why, "detail": refused.detail});
         let audit = Self::action_entry(sealed.tenant, &Actor::system(CHECKER), "distrust_archive", evidence);
-        if let Err(error) = self.store.distrust_archive(sealed.tenant, sealed.id, Some(refused.why), audit).await {
+        if let Err(error) =
+            self.store.distrust_archive(sealed.tenant, sealed.id, Some(refused.why), audit).await
+        {
             tracing::warn!(tenant = %sealed.tenant, archive = sealed.id, %error, "an untrusted archive file could not be recorded");
         }
     }
@@ -190,7 +204,8 @@ impl Ledger {
         let Some(before) = sealed.distrust else { return };
         tracing::info!(tenant = %sealed.tenant, archive = sealed.id, object = sealed.object_path, "an archive file refused before is as it was signed again");
         let evidence = json!({"archive": sealed.id, "object": sealed.object_path, "was": before.as_str()});
-        let audit = Self::action_entry(sealed.tenant, &Actor::system(CHECKER), "trust_archive_again", evidence);
+        let audit =
+            Self::action_entry(sealed.tenant, &Actor::system(CHECKER), "trust_archive_again", evidence);
         if let Err(error) = self.store.distrust_archive(sealed.tenant, sealed.id, None, audit).await {
             tracing::warn!(tenant = %sealed.tenant, archive = sealed.id, %error, "an archive file trusted again could not be recorded");
         }
@@ -200,7 +215,11 @@ impl Ledger {
 /// Reads `sealed`'s file and the manifest beside it, and checks them against `signed`, the
 /// manifest the ledger sealed the file with: the manifest beside it must be that one, of the
 /// tenant asking, its signature holding; the file must be what it states ([`check_file`]).
-async fn check_now(archive: &Archive, sealed: &Sealed<'_>, signed: &SignedManifest) -> Result<CheckedFile, Unchecked> {
+async fn check_now(
+    archive: &Archive,
+    sealed: &Sealed<'_>,
+    signed: &SignedManifest,
+) -> Result<CheckedFile, Unchecked> {
     let object = sealed.object_path;
     let beside_path = manifest_path(object);
     let refuse = |why, detail: String| Unchecked::Refused(Refused::new(why, object, detail));
@@ -208,7 +227,10 @@ async fn check_now(archive: &Archive, sealed: &Sealed<'_>, signed: &SignedManife
     let (beside, manifest_version) = match beside {
         Ok(read) => read,
         Err(ArchiveError::Missing(_)) => {
-            return Err(refuse(ArchiveDistrust::ManifestMissing, format!("{beside_path}: not in the archive")))
+            return Err(refuse(
+                ArchiveDistrust::ManifestMissing,
+                format!("{beside_path}: not in the archive"),
+            ))
         }
         Err(error) => return Err(Unchecked::Unreachable(error)),
     };

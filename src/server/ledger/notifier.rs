@@ -583,7 +583,9 @@ impl Notifier {
             Some(("archive", id)) => {
                 let archives = self.ledger.store.archives(&delivery.tenant).await?;
                 let untrusted = archives.into_iter().find(|record| record.id == id).and_then(|record| {
-                    record.distrust.map(|why| NoticeSubject::UntrustedArchive { object: record.object_path, why })
+                    record
+                        .distrust
+                        .map(|why| NoticeSubject::UntrustedArchive { object: record.object_path, why })
                 });
                 let Some(subject) = untrusted else { return Ok(None) };
                 NoticeItem {

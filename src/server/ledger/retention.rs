@@ -20,8 +20,8 @@ use sha2::{Digest, Sha256};
 
 use super::{Ledger, LedgerError};
 use crate::domain::archive::{
-    chain_span, check_retention_days, segment_span, ArchiveContents, ArchiveLocation,
-    Manifest, SignedManifest, MANIFEST_FORMAT,
+    chain_span, check_retention_days, segment_span, ArchiveContents, ArchiveLocation, Manifest,
+    SignedManifest, MANIFEST_FORMAT,
 };
 use crate::domain::audit::GENESIS_HASH;
 use crate::domain::ids::{Actor, TenantId};
@@ -283,7 +283,8 @@ impl Ledger {
                     distrust: None,
                 })
                 .await?;
-            let closed_from = operations.iter().map(|operation| operation.closed_at).min().unwrap_or_default();
+            let closed_from =
+                operations.iter().map(|operation| operation.closed_at).min().unwrap_or_default();
             let manifest = unsigned_manifest(
                 ArchiveContents::Operations,
                 tenant,
@@ -393,9 +394,17 @@ impl Ledger {
                 records.first().map(|record| record.entry.at).unwrap_or_default(),
                 records.last().map(|record| record.entry.at).unwrap_or_default(),
             );
-            let manifest =
-                unsigned_manifest(ArchiveContents::AuditChain, tenant, &id, &object_path, 0, Some(span.clone()), made);
-            let signed = self.write_or_abandon(archive, signer, file::write_audit(&records), manifest).await?;
+            let manifest = unsigned_manifest(
+                ArchiveContents::AuditChain,
+                tenant,
+                &id,
+                &object_path,
+                0,
+                Some(span.clone()),
+                made,
+            );
+            let signed =
+                self.write_or_abandon(archive, signer, file::write_audit(&records), manifest).await?;
             let evidence = json!({
                 "archive": id,
                 "object": object_path,
@@ -446,7 +455,8 @@ impl Ledger {
         bytes: Result<Bytes, ArchiveError>,
         manifest: Manifest,
     ) -> Result<SignedManifest, RetentionError> {
-        let (tenant, id, object_path) = (manifest.tenant.clone(), manifest.archive_id.clone(), manifest.object.clone());
+        let (tenant, id, object_path) =
+            (manifest.tenant.clone(), manifest.archive_id.clone(), manifest.object.clone());
         let written = match bytes {
             Ok(bytes) => self.write_file(archive, signer, bytes, manifest).await,
             Err(error) => Err(error.into()),

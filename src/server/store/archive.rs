@@ -257,7 +257,9 @@ pub(super) fn partition_month(name: &str) -> Option<(i64, i64)> {
     let (year, month) = (digits[..4].parse::<i32>().ok()?, digits[4..].parse::<u32>().ok()?);
     let (next_year, next_month) = if month == 12 { (year + 1, 1) } else { (year, month + 1) };
     let first = |year: i32, month: u32| {
-        NaiveDate::from_ymd_opt(year, month, 1)?.and_hms_opt(0, 0, 0).map(|start| start.and_utc().timestamp_micros())
+        NaiveDate::from_ymd_opt(year, month, 1)?
+            .and_hms_opt(0, 0, 0)
+            .map(|start| start.and_utc().timestamp_micros())
     };
     Some((first(year, month)?, first(next_year, next_month)?))
 }
@@ -277,8 +279,19 @@ pub(super) const CLOSED_STATES: &str = "('succeeded', 'rejected', 'denied', 'can
 pub(super) const ARCHIVE_COLUMNS: &str =
     "tenant, id, location, object_path, status, operations, manifest, created_at_us, first_seq, last_seq, distrust";
 
-pub(super) type ArchiveRow =
-    (String, String, String, String, String, i64, Option<String>, i64, Option<i64>, Option<i64>, Option<String>);
+pub(super) type ArchiveRow = (
+    String,
+    String,
+    String,
+    String,
+    String,
+    i64,
+    Option<String>,
+    i64,
+    Option<i64>,
+    Option<i64>,
+    Option<String>,
+);
 
 /// A sealed manifest as stored.
 fn stored_manifest(text: Option<String>) -> Result<Option<SignedManifest>, StoreError> {
@@ -292,8 +305,19 @@ fn stored_distrust(text: Option<String>) -> Result<Option<ArchiveDistrust>, Stor
 }
 
 pub(super) fn archive_record(row: ArchiveRow) -> Result<ArchiveRecord, StoreError> {
-    let (tenant, id, location, object_path, status, operations, manifest, created_at, first_seq, last_seq, distrust) =
-        row;
+    let (
+        tenant,
+        id,
+        location,
+        object_path,
+        status,
+        operations,
+        manifest,
+        created_at,
+        first_seq,
+        last_seq,
+        distrust,
+    ) = row;
     let position = |seq: i64| u64::try_from(seq).map_err(|e| corrupt("a segment's position")(e.to_string()));
     let audit_span = match (first_seq, last_seq) {
         (Some(first), Some(last)) => Some((position(first)?, position(last)?)),
@@ -1084,7 +1108,13 @@ mod tests {
             partition_month("audit_events_202612"),
             Some((micros("2026-12-01T00:00:00Z"), micros("2027-01-01T00:00:00Z")))
         );
-        for other in ["audit_events", "audit_events_2020", "audit_events_202013", "audit_events_20201", "operations_202001"] {
+        for other in [
+            "audit_events",
+            "audit_events_2020",
+            "audit_events_202013",
+            "audit_events_20201",
+            "operations_202001",
+        ] {
             assert_eq!(partition_month(other), None, "{other}");
         }
     }

@@ -30,7 +30,9 @@ pub(super) async fn run(command: TenantCommand) -> anyhow::Result<()> {
     match command {
         TenantCommand::Add { database, id } => {
             if Ledger::new(open_store(&database).await?).add_tenant(&id, &Actor::system("cli")).await? {
-                println!("Added the tenant {id}. Next: `opledger user add --tenant {id} --name … --role admin`.");
+                println!(
+                    "Added the tenant {id}. Next: `opledger user add --tenant {id} --name … --role admin`."
+                );
             } else {
                 println!("The tenant {id} exists already; nothing changed.");
             }

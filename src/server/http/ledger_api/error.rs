@@ -54,7 +54,11 @@ pub enum ApiError {
     /// What the answer needs is in the archive, and its file at `object` is not as it was signed:
     /// 502 `archive_untrusted`, in the caller's language (English unless [`ApiError::told_in`]
     /// says otherwise); nothing of the file is in the answer.
-    ArchiveUntrusted { why: ArchiveDistrust, object: String, language: Language },
+    ArchiveUntrusted {
+        why: ArchiveDistrust,
+        object: String,
+        language: Language,
+    },
     /// Over the calls a token or an address may make; answered 429 with `Retry-After`.
     RateLimited(OverLimit),
     Internal(StoreError),
