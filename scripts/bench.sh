@@ -11,8 +11,9 @@
 # slow 4G phone (the release build in Debian's Chromium). And retention at scale: every console page,
 # the write path beside its floor and the sweep's rows a second at tens of millions of operations
 # (OPLEDGER_BENCH_POSTGRES_OPERATIONS, OPLEDGER_BENCH_SQLITE_OPERATIONS; OPLEDGER_BENCH_KEEP=1 keeps
-# the filled databases for the next run). Pass a bench's name (operations_list, audit_export,
-# reconcile_unknowns, write_path, retention or first_visit) to run only that one.
+# the filled databases for the next run). And what checking an archive file against its signed
+# manifest costs an archived operation's page. Pass a bench's name (operations_list, audit_export,
+# reconcile_unknowns, write_path, retention, archive_reads or first_visit) to run only that one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,6 +42,7 @@ case "${1:-all}" in
     cargo bench --locked --features ssr --bench reconcile_unknowns
     write_path
     cargo bench --locked --features ssr --bench retention
+    cargo bench --locked --features ssr --bench archive_reads
     first_visit
     ;;
   *) exec cargo bench --locked --features ssr --bench "$1" ;;

@@ -21,6 +21,8 @@ pub struct ArchiveFileView {
     /// The file's SHA-256 as its manifest states it.
     pub sha256: Option<String>,
     pub created_at: DateTime<Utc>,
+    /// Why the last read found the file not as it was signed, until one finds it as signed again.
+    pub distrust: Option<crate::domain::archive::ArchiveDistrust>,
 }
 
 /// The tenant's last or running sweep.
@@ -156,6 +158,7 @@ pub(crate) mod ssr {
                     closed_to: file.manifest.as_ref().map(|signed| signed.manifest.closed_to),
                     sha256: file.manifest.map(|signed| signed.manifest.sha256),
                     created_at: file.created_at,
+                    distrust: file.distrust,
                 })
                 .collect(),
             signs: ledger.archive_public_key().is_some(),

@@ -30,7 +30,7 @@ use rmcp::ServiceExt;
 use serde_json::{json, Value};
 use std::net::SocketAddr;
 
-use crate::support::{Console, TestApp, SECRET_KEY};
+use crate::support::{Console, TestApp, PASSWORD, SECRET_KEY};
 
 fn tenant(name: &str) -> TenantId {
     TenantId::parse(name).unwrap()
@@ -361,6 +361,8 @@ async fn served_only_as_signed(app: TestApp, bucket: bool) {
         auditor: app.signed_in("ada", Role::Auditor).await,
     };
     let mail = admins_told(&app).await;
+    let admin = app.console();
+    admin.sign_in("alex", PASSWORD, "/").await;
     served(&answers(&app, &people, app.addr).await, "as sealed");
 
     let (acme_files, acme_segments) = (files(&app, "acme", false).await, files(&app, "acme", true).await);
@@ -455,6 +457,9 @@ async fn served_only_as_signed(app: TestApp, bucket: bool) {
                 told[0]
             );
             assert!(!told[0].contains("globex"), "{}", told[0]);
+            let files = admin.page("/admin/retention", 200).await;
+            assert_eq!(files.matches("data-testid=\"archive-file-untrusted\"").count(), 2, "{files}");
+            assert!(files.contains("not as signed: the file is not the one that was signed"), "{files}");
         }
         let restarted = Restarted::start(&app).await;
         refused(
@@ -485,6 +490,10 @@ async fn served_only_as_signed(app: TestApp, bucket: bool) {
             0,
             "{change}: trusted again"
         );
+        if change == changes[0] {
+            let files = admin.page("/admin/retention", 200).await;
+            assert!(!files.contains("archive-file-untrusted"), "{change}: trusted again on the page: {files}");
+        }
     }
 
     app.ledger.seal_audit(Some(&tenant("acme"))).await.unwrap();

@@ -18,7 +18,7 @@ use crate::domain::audit::AuditRecord;
 use crate::domain::ids::{Actor, OpId, TenantId};
 use crate::server::archive::checked::CheckedFile;
 use crate::server::archive::signing::check_signature;
-use crate::server::archive::verify::{check_file, Contents, Refused};
+use crate::server::archive::verify::{check_file, Contents, Depth, Refused};
 use crate::server::archive::{file, manifest_path, Archive, ArchiveError};
 use crate::server::store::archive::{ArchiveRecord, ArchivedKey};
 use crate::server::store::StoreError;
@@ -255,7 +255,7 @@ async fn check_now(
     check_signature(signed, None)
         .map_err(|why| refuse(ArchiveDistrust::ManifestChanged, format!("{beside_path}: {why}")))?;
     let size = bytes.len() as u64;
-    let contents = check_file(signed, bytes.clone()).map_err(|refused| match tenant_of(&bytes, signed) {
+    let contents = check_file(signed, bytes.clone(), Depth::Rows).map_err(|refused| match tenant_of(&bytes, signed) {
         Some(other) if refused.why == ArchiveDistrust::FileChanged && &other != sealed.tenant => {
             refuse(ArchiveDistrust::OtherTenant, format!("{object}: it holds the tenant {other}'s records"))
         }
@@ -271,14 +271,16 @@ async fn check_now(
 }
 
 /// The tenant whose records the file `bytes` holds, read as the kind of file `signed` describes,
-/// when it reads as one: to tell another tenant's file put in place of this one.
+/// when it reads as one: to tell another tenant's file put in place of this one. The bytes are not
+/// the signed ones, so a reader that panics on them answers nothing rather than ending the request.
 fn tenant_of(bytes: &bytes::Bytes, signed: &SignedManifest) -> Option<TenantId> {
-    match signed.manifest.contents {
+    let read = || match signed.manifest.contents {
         crate::domain::archive::ArchiveContents::Operations => {
             file::read(bytes.clone()).ok()?.first().map(|operation| operation.tenant.clone())
         }
         crate::domain::archive::ArchiveContents::AuditChain => {
             TenantId::parse(&file::read_audit(bytes.clone()).ok()?.first()?.entry.tenant).ok()
         }
-    }
+    };
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)).ok().flatten()
 }

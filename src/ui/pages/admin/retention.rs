@@ -161,7 +161,15 @@ fn FileList(files: Vec<ArchiveFileView>) -> impl IntoView {
                 </tr></thead>
                 <tbody>
                     {files.into_iter().map(|each| {
-                        let words = if each.sealed { t!(language, "admin-retention-file-sealed") } else { t!(language, "admin-retention-file-writing") };
+                        let words = match (each.sealed, each.distrust) {
+                            (true, Some(why)) => view! {
+                                <span class="badge state-rejected" data-testid="archive-file-untrusted">
+                                    {t!(language, "admin-retention-file-untrusted", why = why.words(language))}
+                                </span>
+                            }.into_any(),
+                            (true, None) => t!(language, "admin-retention-file-sealed").into_any(),
+                            (false, _) => t!(language, "admin-retention-file-writing").into_any(),
+                        };
                         view! {
                             <tr>
                                 <td data-label=file.clone() class="break"><code>{each.object_path}</code></td>
