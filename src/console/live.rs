@@ -34,7 +34,7 @@ pub async fn operation_changes(State(state): State<AppState>, session: Session) 
         return (StatusCode::FORBIDDEN, "Set up two-factor sign-in on Your account (/account) first.")
             .into_response();
     }
-    let changes = state.live.follow(state.ledger.reads(), &user.tenant).await;
+    let changes = state.live.follow(&state.ledger, &user.tenant).await;
     let next_check = tokio::time::Instant::now() + SESSION_CHECK_EVERY;
     let follower = Follower { sessions: state.sessions.clone(), session, changes, next_check };
     Sse::new(change_events(follower)).keep_alive(KeepAlive::default()).into_response()
@@ -58,7 +58,7 @@ fn change_events(follower: Follower) -> impl Stream<Item = Result<Event, Infalli
                         return None;
                     }
                     let latest = *follower.changes.borrow_and_update();
-                    let at = latest.map(|at| at.to_rfc3339()).unwrap_or_default();
+                    let at = latest.at.map(|at| at.to_rfc3339()).unwrap_or_default();
                     return Some((Ok(Event::default().event("changed").data(at)), follower));
                 }
                 () = tokio::time::sleep_until(follower.next_check) => {

@@ -24,12 +24,14 @@ async fn healthz_says_unavailable_without_the_database_error() {
 }
 
 /// Ends every connection the application holds to its PostgreSQL database, and waits until they
-/// are gone.
+/// are gone (the listener of the change feed connects again at once, on a connection of its own).
 async fn end_the_application_connections(app: &crate::support::TestApp) {
     let others = "from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()";
+    let started = app.number("select (extract(epoch from now()) * 1000000)::bigint").await;
     assert!(app.number(&format!("select count(*) {others}")).await > 0, "the application holds connections");
     app.tamper(&format!("select pg_terminate_backend(pid) {others}")).await;
-    while app.number(&format!("select count(*) {others}")).await > 0 {
+    let ended = format!("select count(*) {others} and backend_start < to_timestamp({started} / 1000000.0)");
+    while app.number(&ended).await > 0 {
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
 }

@@ -144,6 +144,35 @@ async fn a_person_deactivated_on_one_instance_is_signed_out_on_the_other_at_once
     assert_eq!(response.status().as_u16(), 303, "the next click there is the sign-in page, at once");
 }
 
+/// PostgreSQL: a change committed on one instance, after one with a later time, wakes a read
+/// waiting on the other within the bound.
+#[tokio::test]
+async fn postgres_a_change_with_an_earlier_time_wakes_a_read_waiting_on_the_other_instance() {
+    let Some(app) = TestApp::spawn(Engine::Postgres).await else { return };
+    let other = OtherInstance::start(&app).await;
+    app.hold_large_refunds().await;
+    let (status, held) = app.register(&refund_1043(120_000)).await;
+    assert_eq!((status, held["state"].as_str()), (201, Some("pending_approval")), "{held}");
+    register_at(&app, app.addr, 1).await;
+    app.tamper("update operations set updated_at_us = updated_at_us + 3600000000 where op_id = 'refund-3001-li_1'").await;
+    let url = format!("http://{}/api/v1/operations/refund-1043-li_2?wait=10", other.addr);
+    let waiting = tokio::spawn({
+        let (client, token) = (app.client.clone(), app.token.clone());
+        async move {
+            let response = client.get(url).bearer_auth(token).send().await.unwrap();
+            (response.json::<Value>().await.unwrap(), Instant::now())
+        }
+    });
+    // The other instance's poller has read the later time by now.
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    app.approve("refund-1043-li_2").await;
+    let approved_at = Instant::now();
+    let (answer, answered_at) = waiting.await.unwrap();
+    assert_eq!(answer["state"], "approved", "{answer}");
+    let took = answered_at.saturating_duration_since(approved_at);
+    assert!(took <= BOUND, "the read on the other instance answered {took:?} after the approval");
+}
+
 crate::on_both_engines!(
     a_person_deactivated_on_one_instance_is_signed_out_on_the_other_at_once,
     a_revoked_token_is_refused_here_at_once_and_there_within_a_second,

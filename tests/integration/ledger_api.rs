@@ -505,6 +505,47 @@ mod waiting {
             assert_eq!((status, answer), (plain_status, plain));
         }
 
+        a_change_committed_after_one_with_a_later_time_wakes_a_waiting_read_and_an_open_page(app) {
+            pending_refund(&app).await;
+            // Another operation of the tenant changed at a later time, as an instance whose clock
+            // is ahead, or a transaction that took its time after a later one, writes it.
+            let mut other = refund_1043(5_000);
+            other["op_id"] = "refund-1044-li_1".into();
+            assert_eq!(app.register(&other).await.0, 201);
+            app.tamper("update operations set updated_at_us = updated_at_us + 3600000000 where op_id = 'refund-1044-li_1'").await;
+            let page = app.signed_in("mei", opledger::domain::policy::Role::Manager).await;
+            let mut stream = page.get("/live/operations").await;
+            assert_eq!(stream.status(), 200);
+            let events = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+            let heard = events.clone();
+            let listening = tokio::spawn(async move {
+                while let Ok(Some(chunk)) = stream.chunk().await {
+                    if String::from_utf8_lossy(&chunk).contains("event: changed") {
+                        heard.lock().unwrap().push(Instant::now());
+                    }
+                }
+            });
+            let waiting = tokio::spawn({
+                let (client, url, token) = (app.client.clone(), app.url(&format!("/api/v1/operations/{OP}?wait=10")), app.token.clone());
+                async move {
+                    let response = client.get(url).bearer_auth(token).send().await.unwrap();
+                    (response.json::<Value>().await.unwrap(), Instant::now())
+                }
+            });
+            // Both followers have read the later time by now.
+            tokio::time::sleep(Duration::from_millis(1_500)).await;
+            app.approve(OP).await;
+            let approved_at = Instant::now();
+            let (answer, answered_at) = waiting.await.unwrap();
+            assert_eq!(answer["state"], "approved", "{answer}");
+            let read_took = answered_at.saturating_duration_since(approved_at);
+            assert!(read_took < Duration::from_secs(1), "the waiting read answered {read_took:?} after the approval");
+            tokio::time::sleep(Duration::from_millis(1_000)).await;
+            listening.abort();
+            let told: Vec<Duration> = events.lock().unwrap().iter().filter(|at| **at >= approved_at).map(|at| at.duration_since(approved_at)).collect();
+            assert!(told.first().is_some_and(|first| *first < Duration::from_secs(1)), "the open page is told within a second: {told:?}");
+        }
+
         a_waiting_read_answers_at_once_when_the_server_stops(app) {
             let mut app = app;
             pending_refund(&app).await;

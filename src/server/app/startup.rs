@@ -381,6 +381,7 @@ impl Application {
             stop.clone(),
         ));
         let sealer = tokio::spawn(self.ledger.clone().seal_until(stop.clone()));
+        tokio::spawn(self.ledger.clone().relay_changes(stop.clone()));
         if let Some(every) = self.sweep_every {
             tokio::spawn(self.ledger.clone().sweep_until(every, stop.clone()));
         }

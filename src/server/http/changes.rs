@@ -1,22 +1,31 @@
-//! The changes of each tenant's operations, read once per tenant per instance: one poller per
+//! The changes of each tenant's operations, followed once per tenant per instance: one poller per
 //! tenant, started by its first follower (an open console page, or a ledger API read waiting for
-//! an operation to change) and stopped after its last, reads the newest change time (one indexed
-//! read) every second and tells every follower when it moved. It polls because every instance on
-//! the database must see the changes of every other.
+//! an operation to change) and stopped after its last, tells every follower when the tenant's
+//! operations changed. It hears the ledger's change feed (every change committed here, and those
+//! the other instances announce, whatever their times) and, as the last resort, reads the newest
+//! change time (one indexed read) every second, for a change no instance announced (one written by
+//! a command of another process on a SQLite file).
 
 use chrono::{DateTime, Utc};
 use std::collections::HashMap;
 use std::{sync::Arc, time::Duration};
-use tokio::sync::watch;
+use tokio::sync::{broadcast, watch};
 
 use crate::domain::ids::TenantId;
+use crate::server::ledger::changes::Told;
+use crate::server::ledger::Ledger;
 use crate::server::store::Reads;
 
 /// How often a tenant's newest change is read.
 const POLL_EVERY: Duration = Duration::from_secs(1);
 
-/// The newest change time of a tenant's operations, as its poller last read it.
-pub type Latest = Option<DateTime<Utc>>;
+/// What a tenant's followers know of its changes: the newest change time its poller read, and how
+/// many changes it was told of (so that a change older than the newest still moves it).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Latest {
+    pub at: Option<DateTime<Utc>>,
+    pub told: u64,
+}
 
 /// The pollers of this instance, one per tenant with an open page or a waiting read.
 #[derive(Clone, Default)]
@@ -26,19 +35,21 @@ pub struct LiveChanges {
 
 impl LiveChanges {
     /// Follows `tenant`'s changes, starting its poller if no page follows them yet. The receiver
-    /// holds the newest change time the poller has read.
-    pub async fn follow(&self, store: Arc<dyn Reads>, tenant: &TenantId) -> watch::Receiver<Latest> {
+    /// holds what the poller knows, and changes with every change.
+    pub async fn follow(&self, ledger: &Ledger, tenant: &TenantId) -> watch::Receiver<Latest> {
         if let Some(receiver) = self.subscribe(tenant) {
             return receiver;
         }
-        let latest = store.latest_change(tenant).await.ok().flatten();
+        let feed = ledger.changes().subscribe();
+        let store = ledger.reads();
+        let at = store.latest_change(tenant).await.ok().flatten();
         let mut pollers = self.lock();
         if let Some(sender) = pollers.get(tenant) {
             return sender.subscribe();
         }
-        let (sender, receiver) = watch::channel(latest);
+        let (sender, receiver) = watch::channel(Latest { at, told: 0 });
         pollers.insert(tenant.clone(), sender.clone());
-        tokio::spawn(self.clone().poll(store, tenant.clone(), sender));
+        tokio::spawn(self.clone().poll(store, feed, tenant.clone(), sender));
         receiver
     }
 
@@ -55,11 +66,32 @@ impl LiveChanges {
         self.pollers.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Reads `tenant`'s newest change every [`POLL_EVERY`] and tells its followers when it moved;
-    /// stops when nobody follows any more.
-    async fn poll(self, store: Arc<dyn Reads>, tenant: TenantId, sender: watch::Sender<Latest>) {
+    /// Tells `tenant`'s followers of each change the feed tells of it, and of a newest change time
+    /// that moved, read every [`POLL_EVERY`]; stops when nobody follows any more.
+    async fn poll(
+        self,
+        store: Arc<dyn Reads>,
+        mut feed: broadcast::Receiver<Told>,
+        tenant: TenantId,
+        sender: watch::Sender<Latest>,
+    ) {
+        let mut next_read = tokio::time::Instant::now() + POLL_EVERY;
         loop {
-            tokio::time::sleep(POLL_EVERY).await;
+            tokio::select! {
+                told = feed.recv() => {
+                    let ours = match told {
+                        Ok(Told::Changed(changed)) => changed == tenant,
+                        Ok(Told::Anything) | Err(broadcast::error::RecvError::Lagged(_)) => true,
+                        Err(broadcast::error::RecvError::Closed) => false,
+                    };
+                    if ours {
+                        sender.send_modify(|latest| latest.told += 1);
+                    }
+                    continue;
+                }
+                () = tokio::time::sleep_until(next_read) => {}
+            }
+            next_read = tokio::time::Instant::now() + POLL_EVERY;
             {
                 let mut pollers = self.lock();
                 if sender.receiver_count() == 0 {
@@ -68,10 +100,10 @@ impl LiveChanges {
                 }
             }
             match store.latest_change(&tenant).await {
-                Ok(latest) => {
-                    sender.send_if_modified(|seen| {
-                        let moved = *seen != latest;
-                        *seen = latest;
+                Ok(at) => {
+                    sender.send_if_modified(|latest| {
+                        let moved = latest.at != at;
+                        latest.at = at;
                         moved
                     });
                 }
@@ -125,15 +157,15 @@ mod tests {
         let live = LiveChanges::default();
         let mut pages = Vec::new();
         for _ in 0..3 {
-            pages.push(live.follow(ledger.reads(), &acme).await);
+            pages.push(live.follow(&ledger, &acme).await);
         }
-        let mut other = live.follow(ledger.reads(), &globex).await;
+        let mut other = live.follow(&ledger, &globex).await;
         assert_eq!(live.tenants_polled(), 2, "three pages of one tenant share one poller");
 
         register(&ledger, &acme, "refund-1043-li_2").await;
         for page in &mut pages {
             tokio::time::timeout(Duration::from_secs(5), page.changed()).await.unwrap().unwrap();
-            assert!(page.borrow_and_update().is_some());
+            assert!(page.borrow_and_update().told > 0);
         }
         let quiet = tokio::time::timeout(POLL_EVERY * 2, other.changed()).await;
         assert!(quiet.is_err(), "another tenant's page hears nothing of it");

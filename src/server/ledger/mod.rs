@@ -13,6 +13,7 @@
 
 pub mod accounts;
 pub mod archived;
+pub mod changes;
 pub mod connections;
 pub mod directory;
 pub mod executor;
@@ -40,6 +41,7 @@ use serde_json::{json, Value};
 use std::sync::Arc;
 
 use super::archive::checked::CheckedFiles;
+use changes::ChangeFeed;
 use super::clock::now;
 use super::egress::EgressPolicy;
 use super::metrics::Metrics;
@@ -208,6 +210,8 @@ pub struct Ledger {
     written: Written,
     /// The archive files read back and found as they were signed.
     checked: CheckedFiles,
+    /// Which tenants' operations changed, for the pages and reads that follow them.
+    changes: ChangeFeed,
 }
 
 /// What every call reads and almost nothing changes, kept for at most [`recent::FRESH_FOR`].
@@ -268,6 +272,7 @@ impl Ledger {
             recent: RecentReads::default(),
             written: Written::default(),
             checked: CheckedFiles::default(),
+            changes: ChangeFeed::default(),
         }
     }
 
@@ -574,6 +579,7 @@ impl Ledger {
         };
         match self.store.register_operation(new, audit).await? {
             Registered::Created(created) => {
+                self.changes.changed(tenant);
                 self.written.keep(created.committed());
                 Ok(Registration::Created(created))
             }
@@ -789,6 +795,7 @@ impl Ledger {
                             took,
                         );
                     }
+                    self.changes.changed(tenant);
                     self.written.keep(updated.clone());
                     return Ok(updated);
                 }

@@ -168,3 +168,25 @@ mod tests {
         assert!(pinged_before_use(Duration::from_secs(600)));
     }
 }
+
+#[async_trait::async_trait]
+impl super::changes::ChangeNotices for PostgresStore {
+    async fn announce_changes(
+        &self,
+        origin: &str,
+        tenants: &[crate::domain::ids::TenantId],
+    ) -> Result<(), StoreError> {
+        for payload in super::changes::payloads(origin, tenants) {
+            sqlx::query("select pg_notify($1, $2)")
+                .bind(super::changes::CHANNEL)
+                .bind(payload)
+                .execute(&self.pool)
+                .await?;
+        }
+        Ok(())
+    }
+
+    async fn listen_changes(&self) -> Result<Option<super::changes::ChangeListener>, StoreError> {
+        super::changes::ChangeListener::on(&self.pool).await.map(Some)
+    }
+}

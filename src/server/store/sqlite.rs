@@ -88,3 +88,19 @@ async fn write_guarded(
     }
     Ok(row)
 }
+
+/// One machine's store: no other instance to tell or to hear.
+#[async_trait::async_trait]
+impl super::changes::ChangeNotices for SqliteStore {
+    async fn announce_changes(
+        &self,
+        _origin: &str,
+        _tenants: &[crate::domain::ids::TenantId],
+    ) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    async fn listen_changes(&self) -> Result<Option<super::changes::ChangeListener>, StoreError> {
+        Ok(None)
+    }
+}

@@ -24,7 +24,8 @@ pub struct ReconcileArgs {
     once: bool,
 }
 
-/// Runs the reconciler (and the audit sealer beside it) with the server's and tenants' providers.
+/// Runs the reconciler (and the audit sealer and the change feed's relay beside it) with the
+/// server's and tenants' providers.
 pub(super) async fn run(args: ReconcileArgs) -> anyhow::Result<()> {
     let ReconcileArgs { database, provider, secret, settle, egress, once } = args;
     settle.at_least(provider.provider_timeout)?;
@@ -40,6 +41,7 @@ pub(super) async fn run(args: ReconcileArgs) -> anyhow::Result<()> {
     if once {
         let pass = reconciler.reconcile_once().await?;
         ledger.seal_audit(None).await?;
+        ledger.announce_changes().await;
         for (op_id, state) in &pass.settled {
             println!("{op_id}\t{}", state.as_str());
         }
@@ -47,11 +49,13 @@ pub(super) async fn run(args: ReconcileArgs) -> anyhow::Result<()> {
     } else {
         let stop = tokio_util::sync::CancellationToken::new();
         let worker = tokio::spawn(reconciler.run_until(std::time::Duration::from_secs(10), stop.clone()));
-        let sealer = tokio::spawn(ledger.seal_until(stop.clone()));
+        let sealer = tokio::spawn(ledger.clone().seal_until(stop.clone()));
+        let relay = tokio::spawn(ledger.relay_changes(stop.clone()));
         shutdown_signal().await;
         stop.cancel();
         worker.await?;
         sealer.await?;
+        relay.await?;
     }
     Ok(())
 }

@@ -255,9 +255,9 @@ fn out_of_bounds(field: &str, value: &str) -> ApiError {
 /// The operation `op_id` names in `tenant`, with its attempts, external ids and audit trail: at
 /// once without a wait; with one, once its state differs from `wait.from` (else from its state at
 /// the start of the call), or as it stands after `wait.seconds` or when the server begins to stop.
-/// The wait follows the tenant's one poller ([`crate::server::http::changes`]), so it sees the
-/// changes of every instance, reads the operation again only when the tenant's newest change
-/// moved, and holds no database connection meanwhile. Another tenant's operation is no such
+/// The wait follows the tenant's one poller ([`crate::server::http::changes`]), so it hears the
+/// changes of every instance whatever their times, reads the operation again only when the tenant's
+/// operations changed, and holds no database connection meanwhile. Another tenant's operation is no such
 /// operation, at once.
 pub async fn operation_view(
     state: &AppState,
@@ -270,9 +270,9 @@ pub async fn operation_view(
         return Ok(OperationView::of(history(state, tenant, &op_id).await?, true));
     }
     let until = tokio::time::Instant::now() + std::time::Duration::from_secs(u64::from(wait.seconds));
-    // Followed before the first read, so that a change committed after that read moves the
-    // tenant's newest change time past the one this follower starts from.
-    let mut changes = state.live.follow(state.ledger.reads(), tenant).await;
+    // Followed before the first read, so that a change committed after that read is told to this
+    // follower.
+    let mut changes = state.live.follow(&state.ledger, tenant).await;
     let mut current = history(state, tenant, &op_id).await?;
     let from = wait.from.unwrap_or(current.operation.snapshot.state);
     while current.operation.snapshot.state == from {
