@@ -144,13 +144,31 @@ impl State {
             State::Accepted => {
                 "The provider accepted it and has not confirmed the result yet; do not send it again."
             }
-            State::Succeeded => "Already done.",
+            State::Succeeded => "Already done earlier; nothing was sent now.",
             State::Rejected => {
                 "The provider refused it, or it was confirmed not to have happened; nothing was done."
             }
             State::Unknown => "Result unknown; do not send again; it is being checked.",
             State::NeedsReview => "Result unknown; a person is checking it; do not send again.",
             State::Cancelled => "Cancelled before anything was sent.",
+        }
+    }
+
+    /// What a caller is told at `now` of a send in flight until `deadline`: how long until the
+    /// ledger takes it to be over and looks it up at the provider, if nobody reports it first.
+    pub fn in_flight_message(deadline: DateTime<Utc>, now: DateTime<Utc>) -> String {
+        let at = deadline.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        let left = (deadline - now).num_seconds();
+        if left > 0 {
+            format!(
+                "A send is in progress; do not send it again. Its sender has until {at} (about {left} s) \
+                 to report it; after that, it is looked up at the provider."
+            )
+        } else {
+            format!(
+                "A send is in progress; do not send it again. Its sender reported nothing by {at}; \
+                 it is being looked up at the provider."
+            )
         }
     }
 
@@ -250,6 +268,25 @@ impl Snapshot {
             "The provider reported that it failed after it had succeeded; a person is checking it; do not send it again."
         } else {
             self.state.caller_message()
+        }
+    }
+
+    /// What the caller who has just reported its attempt is told: that this very call did it, with
+    /// the provider's id (`Refunded now as re_…`), so that it is never read as an earlier send of
+    /// someone else's. Any other state is told as [`Snapshot::caller_message`] tells it.
+    pub fn reported_message(&self, kind: &str, external_id: Option<&str>) -> String {
+        let done = match kind {
+            "refund" => "Refunded",
+            "email" => "Sent",
+            _ => "Done",
+        };
+        let id = external_id.map(|id| format!(" as {id}")).unwrap_or_default();
+        match self.state {
+            State::Succeeded => format!("{done} now{id}; do not send it again."),
+            State::Accepted => format!(
+                "Sent now; the provider accepted it{id} and has not confirmed the result yet; do not send it again."
+            ),
+            _ => self.caller_message().to_owned(),
         }
     }
 

@@ -736,3 +736,24 @@ proptest! {
         prop_assert!(!accepted || offered, "accepted a command the console would not offer");
     }
 }
+
+/// The caller who has just reported is told that its own call did it, with the provider's id; a
+/// repeat is told it was done earlier; a send in flight says how long until it is looked up.
+#[test]
+fn the_sender_a_repeat_and_a_waiting_caller_are_told_apart() {
+    let done = typical(State::Succeeded);
+    assert_eq!(done.reported_message("refund", Some("re_1043")), "Refunded now as re_1043; do not send it again.");
+    assert_eq!(done.reported_message("email", None), "Sent now; do not send it again.");
+    assert_eq!(done.caller_message(), "Already done earlier; nothing was sent now.");
+    assert_ne!(done.reported_message("refund", Some("re_1043")), done.caller_message());
+    let accepted = typical(State::Accepted).reported_message("refund", Some("re_7"));
+    assert!(accepted.starts_with("Sent now; the provider accepted it as re_7 and has not confirmed"), "{accepted}");
+    let unknown = typical(State::Unknown);
+    assert_eq!(unknown.reported_message("refund", None), unknown.caller_message(), "nothing done is never said done");
+
+    let at = Utc.with_ymd_and_hms(2026, 12, 7, 9, 0, 0).unwrap();
+    let waiting = State::in_flight_message(at + Duration::seconds(42), at);
+    assert!(waiting.contains("has until 2026-12-07T09:00:42Z (about 42 s) to report it"), "{waiting}");
+    let overdue = State::in_flight_message(at, at + Duration::seconds(5));
+    assert!(overdue.contains("reported nothing by 2026-12-07T09:00:00Z") && overdue.contains("being looked up"), "{overdue}");
+}

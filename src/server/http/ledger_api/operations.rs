@@ -466,7 +466,11 @@ pub async fn record_outcome(
     report.check_bounds().map_err(|(field, problem)| ApiError::invalid_field(field, problem))?;
     let command = Command::RecordOutcome { attempt, outcome: body.outcome() };
     let updated = state.ledger.execute(&caller.tenant, &op_id, command, &caller.actor, report).await?;
-    let message = updated.operation.snapshot.caller_message().to_owned();
+    let external_id = body
+        .external_id
+        .as_deref()
+        .or_else(|| updated.external_refs.last().map(|found| found.external_id.as_str()));
+    let message = updated.operation.snapshot.reported_message(&updated.operation.kind, external_id);
     Ok(Json(OperationAnswer { message, operation: OperationView::committed(updated) }))
 }
 

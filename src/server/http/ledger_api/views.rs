@@ -8,11 +8,13 @@ use utoipa::ToSchema;
 
 use crate::domain::{
     audit::TrailEvent,
+    machine::{Snapshot, State},
     money::Money,
     operation::{AttemptRecord, CommittedOperation, OperationHistory, OperationRecord},
     policy::Approval,
     wording::failure_reason_words,
 };
+use crate::server::clock::now;
 
 /// The downstream idempotency key's validity, and what a re-send under it gets after the provider
 /// answered a 5xx (`same_key`, `retry` or `unknown`).
@@ -62,6 +64,20 @@ pub struct OperationView {
     pub audit: Option<Vec<TrailEvent>>,
 }
 
+/// What the caller is told of the operation: as its state says, and for a send in flight, until
+/// when its open attempt is taken to be in flight.
+fn caller_message(snapshot: &Snapshot, attempts: &[AttemptRecord]) -> String {
+    let in_flight_until = (snapshot.state == State::Submitted)
+        .then(|| snapshot.open_attempt)
+        .flatten()
+        .and_then(|open| attempts.iter().find(|attempt| attempt.number == open.0))
+        .and_then(|attempt| attempt.deadline_at);
+    match in_flight_until {
+        Some(deadline) => State::in_flight_message(deadline, now()),
+        None => snapshot.caller_message().to_owned(),
+    }
+}
+
 impl OperationView {
     pub fn of(history: OperationHistory, with_audit: bool) -> Self {
         let OperationHistory { operation, attempts, external_refs, audit } = history;
@@ -97,7 +113,7 @@ impl OperationView {
             subject,
             provider,
             state: snapshot.state.as_str().to_owned(),
-            message: snapshot.caller_message().to_owned(),
+            message: caller_message(&snapshot, &attempts),
             params: params.as_value().clone(),
             fingerprint: snapshot.fingerprint.to_string(),
             amount,
