@@ -700,6 +700,8 @@ async fn the_command_line_sets_shows_and_removes_a_tenants_identity_provider() {
             "127.0.0.1".into(),
         ]
     };
+    let (ok, printed) = opledger(&["tenant", "add", "acme"], "");
+    assert!(ok, "{printed}");
     let unknown = set("boss");
     let unknown: Vec<&str> = unknown.iter().map(String::as_str).collect();
     let (ok, printed) = opledger(&unknown, "cli-client-secret-7781");
