@@ -37,7 +37,7 @@ MESSAGES = {
     "pending_approval": "Waiting for a manager's approval; do not send it.",
     "denied": "A manager denied this operation; it will not be sent.",
     "submitted": "A send is in progress; do not send it again.",
-    "succeeded": "Already done.",
+    "succeeded": "Already done earlier; nothing was sent now.",
     "rejected": "The provider refused it, or it was confirmed not to have happened; nothing was done.",
     "unknown": "Result unknown; do not send again; it is being checked.",
 }
@@ -218,7 +218,7 @@ def test_a_send_in_progress_elsewhere_is_unknown_not_sent_again() -> None:
 
 
 def test_done_meanwhile_returns_the_result_without_sending() -> None:
-    script = ScriptedLedger("planned", begin_refusal=("already_succeeded", "Already done."), after_refusal="succeeded")
+    script = ScriptedLedger("planned", begin_refusal=("already_succeeded", "Already done earlier; nothing was sent now."), after_refusal="succeeded")
     with ledger_for(script) as ledger, ledger.begin(**ARGS) as op:
         assert op.result is not None
         _ = op.key
@@ -266,6 +266,9 @@ def test_a_failed_provider_object_ends_the_operation_failed() -> None:
         (ProviderError(500), "server_error", OutcomeUnknown),
         (ProviderError(402), "rejected", OperationFailed),
         (ProviderError(400), "invalid", OperationFailed),
+        (ProviderError(404), "invalid", OperationFailed),
+        (ProviderError(422), "invalid", OperationFailed),
+        (ProviderError(401), "forbidden", OperationFailed),
         (ProviderError(403), "forbidden", OperationFailed),
         (ProviderError(429, {"Retry-After": "7"}), "unavailable", NotSent),
         (TimeoutError("read timed out"), "timeout", OutcomeUnknown),
@@ -286,11 +289,33 @@ def test_an_error_after_the_send_is_reported_by_what_it_says(
         assert script.outcomes[0]["retry_after_s"] == 7
 
 
-def test_a_network_error_before_mark_sent_may_have_been_the_send() -> None:
+@pytest.mark.parametrize(
+    ("use", "outcome", "error_type"),
+    [
+        (lambda op: None, "not_sent", NotSent),
+        (lambda op: op.op_id, "not_sent", NotSent),
+        (lambda op: op.key, "timeout", OutcomeUnknown),
+        (lambda op: op.metadata, "timeout", OutcomeUnknown),
+        (lambda op: op.attempt, "timeout", OutcomeUnknown),
+        (lambda op: op.mark_sent(), "timeout", OutcomeUnknown),
+    ],
+    ids=["nothing used", "the op id only", "the key", "the metadata", "the attempt", "mark_sent"],
+)
+def test_the_send_begins_at_the_first_use_of_the_key_the_metadata_or_the_attempt_or_at_mark_sent(
+    use: Any, outcome: str, error_type: type[Exception]
+) -> None:
     script = ScriptedLedger("planned")
-    with ledger_for(script) as ledger, pytest.raises(OutcomeUnknown), ledger.begin(**ARGS):
+    with ledger_for(script) as ledger, pytest.raises(error_type), ledger.begin(**ARGS) as op:
+        use(op)
         raise TimeoutError("read timed out")
-    assert script.outcomes[0]["outcome"] == "timeout"
+    assert script.outcomes[0]["outcome"] == outcome
+
+
+def test_before_the_send_begins_even_an_http_status_is_not_the_providers() -> None:
+    script = ScriptedLedger("planned")
+    with ledger_for(script) as ledger, pytest.raises(NotSent), ledger.begin(**ARGS):
+        raise ProviderError(500)
+    assert script.outcomes[0]["outcome"] == "not_sent"
 
 
 def test_an_outcome_the_ledger_could_not_record_is_unknown() -> None:

@@ -68,10 +68,12 @@ def test_decorator_refunds_once_and_returns_the_result_again(ledger: Ledger, san
     assert first.external_id == first.value.id
     assert first.external_refs == [f"stripe/refund/{first.external_id}"]
     assert first.operation["state"] == "succeeded"
+    assert first.message == f"Refunded now as {first.external_id}; do not send it again.", "the sender is told it did it"
 
     again = refund(intent)
     assert (again.state, again.sent_now, again.value) == ("succeeded", False, None)
     assert again.external_id == first.external_id
+    assert again.message == "Already done earlier; nothing was sent now.", "a repeat is told it was done before"
     assert sends == [f"{ledger.get(intent.op_id)['idempotency_key']}"]
     [created] = sandbox.refunds(intent.op_id)
     assert created["id"] == first.external_id and created["amount"] == intent.amount

@@ -73,14 +73,8 @@ export interface Intent {
 
 /** An intent to run now, with how long its send may take. */
 export interface RunIntent extends Intent {
-  /** How long the send may take, 1 to 600 s (30 when left out): until then nobody else looks it up or sends it. */
+  /** How long the send may take, 1 to 600 s (60 when left out): until then nobody else looks it up or sends it. */
   sendDeadlineS?: number;
-  /**
-   * Whether the body calls `op.markSent()` just before it sends, so that an error thrown before
-   * that call is reported as "not sent" (safe to retry). Found from the body's source text when
-   * left out (a body that mentions `markSent`); say it here when the call is in another function.
-   */
-  marksSent?: boolean;
 }
 
 /** How an operation stands once it is done, or accepted by the provider and not yet confirmed. */
@@ -101,35 +95,61 @@ export interface Settled {
   operation: OperationView;
 }
 
-/** One attempt to send, handed to the body of `run`. */
+/**
+ * One attempt to send, handed to the body of `run`. The body is taken to have sent from its first
+ * use of `key`, `metadata` or `attempt`, or from `markSent()`: an error thrown before that is "not
+ * sent" (`NotSent`, safe to retry); after it, what the provider's own answer says, else "unknown"
+ * (`OutcomeUnknown`, never sent again). A body that sends without the key or the metadata calls
+ * `markSent()` first.
+ */
 export class Operation {
   readonly opId: string;
-  /** The attempt's number (1 for the first). */
-  readonly attempt: number;
-  /** The provider's idempotency key: `tenant:op_id`. */
-  readonly key: string;
-  /** What to write into the provider's object: `{op_id, tenant}`. */
-  readonly metadata: { op_id: string; tenant: string };
   /** When the ledger takes the send to be over (ISO 8601). */
   readonly sendDeadline: string;
   /** The ledger's instructions for this attempt. */
   readonly message: string;
 
+  readonly #attempt: number;
+  readonly #key: string;
+  readonly #metadata: { op_id: string; tenant: string };
   /** @internal */ sent = false;
   /** @internal */ report: Omit<OutcomeBody, "latency_ms"> | undefined;
 
   /** @internal */
   constructor(started: AttemptStarted) {
     this.opId = started.operation.op_id;
-    this.attempt = started.attempt;
-    this.key = started.idempotency_key;
-    const cut = this.key.indexOf(":");
-    this.metadata = { op_id: this.opId, tenant: cut >= 0 ? this.key.slice(0, cut) : "" };
+    this.#attempt = started.attempt;
+    this.#key = started.idempotency_key;
+    const cut = this.#key.indexOf(":");
+    this.#metadata = { op_id: this.opId, tenant: cut >= 0 ? this.#key.slice(0, cut) : "" };
     this.sendDeadline = started.send_deadline;
     this.message = started.message;
   }
 
-  /** Says that the send starts now: an error thrown before this call is reported as "not sent". */
+  /** The attempt's number (1 for the first); reading it counts as the send's start. */
+  get attempt(): number {
+    this.sent = true;
+    return this.#attempt;
+  }
+
+  /** The provider's idempotency key, `tenant:op_id`; reading it counts as the send's start. */
+  get key(): string {
+    this.sent = true;
+    return this.#key;
+  }
+
+  /** What to write into the provider's object, `{op_id, tenant}`; reading it counts as the send's start. */
+  get metadata(): { op_id: string; tenant: string } {
+    this.sent = true;
+    return { ...this.#metadata };
+  }
+
+  /** @internal The attempt's number, for the client's own calls (not a use by the body). */
+  get number(): number {
+    return this.#attempt;
+  }
+
+  /** Says that the send starts now, for a body that sends without the key or the metadata. */
   markSent(): void {
     this.sent = true;
   }
@@ -175,7 +195,7 @@ export class Operation {
 
   private set(report: Omit<OutcomeBody, "latency_ms">): void {
     if (this.report !== undefined) {
-      throw new Error(`the outcome of ${this.opId} attempt ${this.attempt} is already recorded (${this.report.outcome})`);
+      throw new Error(`the outcome of ${this.opId} attempt ${this.number} is already recorded (${this.report.outcome})`);
     }
     this.sent = true;
     this.report = Object.fromEntries(Object.entries(report).filter(([, v]) => v !== undefined)) as typeof report;
@@ -184,6 +204,13 @@ export class Operation {
 
 const SUCCEEDED = new Set(["succeeded", "completed", "done", "sent", "ok"]);
 const FAILED = new Set(["failed", "canceled", "cancelled", "refused", "declined"]);
+
+/**
+ * How long a send may take when the intent says nothing, in seconds: the server's own default, so
+ * that a client and a raw call of the API hold an operation alike (docs/durable-execution.md says
+ * how it relates to a workflow activity's timeout and heartbeat).
+ */
+export const DEFAULT_SEND_DEADLINE_S = 60;
 
 const OP_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const NAME = /^[a-z0-9_]{1,64}$/;
@@ -225,7 +252,7 @@ export class Ledger {
    * `IdempotencyConflict`, `InvalidRequest` or `ApiError` otherwise.
    */
   async run<T>(intent: RunIntent, body: (op: Operation) => Promise<T> | T): Promise<Settled> {
-    const deadline = intent.sendDeadlineS ?? 30;
+    const deadline = intent.sendDeadlineS ?? DEFAULT_SEND_DEADLINE_S;
     checkIntent(intent);
     if (!Number.isInteger(deadline) || deadline < 1 || deadline > 600) {
       throw new InvalidRequest("send_deadline_s", "send_deadline_s must be a whole number of seconds from 1 to 600", { opId: intent.opId });
@@ -233,7 +260,6 @@ export class Ledger {
     if (typeof body !== "function") {
       throw new TypeError("ledger.run(intent, body): body must be a function (op) => …");
     }
-    const marksSent = intent.marksSent ?? /\bmarkSent\b/.test(String(body));
 
     const registered = await this.register(intent);
     const early = this.standing(registered);
@@ -264,7 +290,7 @@ export class Ledger {
     } else if (thrown === undefined) {
       op.record(value);
       report = { ...op.report!, latency_ms: latency };
-    } else if (marksSent && !op.sent) {
+    } else if (!op.sent) {
       report = { outcome: "not_sent", error: describe(thrown.error), latency_ms: latency };
     } else {
       report = { ...failureOf(thrown.error), latency_ms: latency };
@@ -424,7 +450,7 @@ export class Ledger {
     try {
       answer = await this.call(op.opId, this.requestTimeoutMs, (signal) =>
         this.api.POST("/api/v1/operations/{op_id}/attempts/{attempt}/outcome", {
-          params: { path: { op_id: op.opId, attempt: op.attempt } },
+          params: { path: { op_id: op.opId, attempt: op.number } },
           body: outcome,
           signal,
         }),
@@ -593,15 +619,15 @@ function checkJson(value: unknown, path: string, bad: (field: string, message: s
   bad(path, `${path} must be a JSON value (null, boolean, integer, string, array or object), got ${typeof value}`);
 }
 
-/** The outcome to report for an error thrown after the send (or in a body that does not mark it). */
+/** The outcome to report for an error the body threw after its send began: the provider's own answer (its HTTP status), else unknown. */
 function failureOf(error: unknown): Omit<OutcomeBody, "latency_ms"> {
   const text = describe(error);
   const status = httpStatusOf(error);
   if (status !== undefined && !isConnectionError(error)) {
     if (status >= 500) return { outcome: "server_error", http_status: status, error: text };
-    if (status === 400) return { outcome: "invalid", http_status: status, error: text };
+    if (status === 400 || status === 404 || status === 422) return { outcome: "invalid", http_status: status, error: text };
     if (status === 402) return { outcome: "rejected", http_status: status, error: text };
-    if (status === 403) return { outcome: "forbidden", http_status: status, error: text };
+    if (status === 401 || status === 403) return { outcome: "forbidden", http_status: status, error: text };
     if (status === 429) {
       const retry = retryAfterOf(error);
       return { outcome: "unavailable", http_status: status, error: text, ...(retry !== undefined ? { retry_after_s: retry } : {}) };

@@ -7,7 +7,7 @@
  * const settled = await ledger.run(
  *   { kind: "refund", opId: "refund-1043-li_2", subject: "order:1043", provider: "stripe",
  *     params: { payment_intent: "pi_1043", amount: { minor: 38000, currency: "TWD" } } },
- *   async (op) => { op.markSent(); return await sendRefund({ key: op.key, metadata: op.metadata }); },
+ *   async (op) => await sendRefund({ key: op.key, metadata: op.metadata }),
  * );
  * ```
  *
@@ -15,7 +15,7 @@
  * generated types (`./schema.d.ts`).
  */
 
-export { Ledger, Operation, isConnectionError } from "./client.js";
+export { DEFAULT_SEND_DEADLINE_S, Ledger, Operation, isConnectionError } from "./client.js";
 export type { Intent, JsonValue, LedgerOptions, OutcomeName, RunIntent, Settled, State } from "./client.js";
 export {
   ApiError,

@@ -13,6 +13,7 @@ import {
   Denied,
   Ledger,
   NotSent,
+  Operation,
   OperationFailed,
   OutcomeUnknown,
   type OperationView,
@@ -32,7 +33,7 @@ const MESSAGES: Record<string, string> = {
   pending_approval: "Waiting for a manager's approval; do not send it.",
   denied: "A manager denied this operation; it will not be sent.",
   submitted: "A send is in progress; do not send it again.",
-  succeeded: "Already done.",
+  succeeded: "Already done earlier; nothing was sent now.",
   accepted: "The provider accepted it and has not confirmed the result yet; do not send it again.",
   rejected: "The provider refused it, or it was confirmed not to have happened; nothing was done.",
   unknown: "Result unknown; do not send again; it is being checked.",
@@ -198,7 +199,7 @@ test("a send found in progress at begin is OutcomeUnknown, never sent again", as
     return true;
   });
   assert.deepEqual(calls.map((c) => `${c.method} ${c.path}`), [REGISTER, BEGIN, READ]);
-  assert.deepEqual(calls[1]!.body, { send_deadline_s: 30 });
+  assert.deepEqual(calls[1]!.body, { send_deadline_s: 60 });
 });
 
 test("the provider's status is recorded: succeeded, pending as accepted, failed with its reason", async () => {
@@ -237,6 +238,10 @@ test("errors after the send: a lost connection or a 5xx is unknown, a 402 reject
     [Object.assign(new Error("Stripe 500"), { statusCode: 500 }), "server_error", OutcomeUnknown],
     [Object.assign(new Error("card declined"), { status: 402 }), "rejected", OperationFailed],
     [Object.assign(new Error("bad"), { response: { status: 400 } }), "invalid", OperationFailed],
+    [Object.assign(new Error("no such payment"), { status: 404 }), "invalid", OperationFailed],
+    [Object.assign(new Error("unprocessable"), { status: 422 }), "invalid", OperationFailed],
+    [Object.assign(new Error("bad key"), { status: 401 }), "forbidden", OperationFailed],
+    [Object.assign(new Error("no access"), { status: 403 }), "forbidden", OperationFailed],
     [Object.assign(new Error("slow down"), { status: 429, headers: { "retry-after": "7" } }), "unavailable", NotSent],
   ];
   for (const [error, outcome, kind] of cases) {
@@ -258,17 +263,35 @@ test("errors after the send: a lost connection or a 5xx is unknown, a 402 reject
   }
 });
 
-test("a body that never calls markSent and throws is taken as sent: unknown, not retried", async () => {
+test("the send begins at the body's first use of the key, the metadata or the attempt, or at markSent", async () => {
+  const lost = new Error("lost somewhere");
+  const cases: Array<[string, (op: Operation) => void, string, new (...args: any[]) => Error]> = [
+    ["nothing used", () => {}, "not_sent", NotSent],
+    // A body that only mentions markSent in a comment has not sent: no source text is read.
+    ["markSent in a comment only", (op) => { void op.opId; /* op.markSent() comes later */ }, "not_sent", NotSent],
+    ["the key read", (op) => { void op.key; }, "timeout", OutcomeUnknown],
+    ["the metadata read", (op) => { void op.metadata; }, "timeout", OutcomeUnknown],
+    ["the attempt read", (op) => { void op.attempt; }, "timeout", OutcomeUnknown],
+    ["markSent called", (op) => op.markSent(), "timeout", OutcomeUnknown],
+  ];
+  for (const [name, before, outcome, kind] of cases) {
+    const { ledger, calls } = sendingLedger();
+    await assert.rejects(
+      ledger.run(intent, async (op) => {
+        before(op);
+        throw lost;
+      }),
+      (e: unknown) => {
+        assert.ok(e instanceof kind, `${name}: expected ${kind.name}, got ${e}`);
+        return true;
+      },
+    );
+    assert.equal(calls.find((c) => c.path.endsWith("/outcome"))!.body.outcome, outcome, name);
+  }
+  // Before the first use, even an answer with an HTTP status is not the provider's: not sent.
   const { ledger, calls } = sendingLedger();
-  const send = async () => {
-    throw new Error("lost somewhere");
-  };
-  await assert.rejects(ledger.run(intent, send), OutcomeUnknown);
-  assert.equal(calls.find((c) => c.path.endsWith("/outcome"))!.body.outcome, "timeout");
-  // Said explicitly: the error came before the send.
-  const second = sendingLedger();
-  await assert.rejects(second.ledger.run({ ...intent, marksSent: true }, send), NotSent);
-  assert.equal(second.calls.find((c) => c.path.endsWith("/outcome"))!.body.outcome, "not_sent");
+  await assert.rejects(ledger.run(intent, async () => { throw Object.assign(new Error("Stripe 500"), { statusCode: 500 }); }), NotSent);
+  assert.equal(calls.find((c) => c.path.endsWith("/outcome"))!.body.outcome, "not_sent");
 });
 
 test("other ledger answers are ApiError with status, code and details", async () => {

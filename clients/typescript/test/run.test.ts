@@ -54,6 +54,7 @@ test("a refund through run succeeds; the same intent again returns that result a
   assert.deepEqual(first.externalRefs, [`stripe/refund/${first.externalId}`]);
   assert.equal((first.value as { id: string }).id, first.externalId);
   assert.equal(first.operation.state, "succeeded");
+  assert.equal(first.message, `Refunded now as ${first.externalId}; do not send it again.`, "the sender is told it did it");
 
   const again = await ledger.run(intent, async () => {
     calls += 1;
@@ -64,6 +65,7 @@ test("a refund through run succeeds; the same intent again returns that result a
   assert.equal(again.sentNow, false);
   assert.equal(again.externalId, first.externalId);
   assert.equal(again.value, undefined);
+  assert.equal(again.message, "Already done earlier; nothing was sent now.", "a repeat is told it was done before");
 
   const refunds = await refundsFor(intent.opId);
   assert.equal(refunds.length, 1, "the sandbox made exactly one refund");

@@ -5,7 +5,7 @@ business intent, hand out the idempotency key and metadata to send with, and rep
 provider answered; the errors in `opledger.errors` say whether calling again is safe.
 """
 
-from .client import AsyncLedger, Ledger, Operation, Settled
+from .client import DEFAULT_SEND_DEADLINE_S, AsyncLedger, Ledger, Operation, Settled
 from .errors import (
     ApiError,
     ApprovalPending,
@@ -21,6 +21,7 @@ from .errors import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "DEFAULT_SEND_DEADLINE_S",
     "ApiError",
     "ApprovalPending",
     "AsyncLedger",

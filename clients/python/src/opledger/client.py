@@ -70,9 +70,13 @@ _SETTLED = frozenset({"succeeded", "accepted"})
 _SENDABLE = frozenset({"planned", "approved"})
 _FINISHED = frozenset({"succeeded", "rejected", "denied", "cancelled"})
 
+#: How long a send may take when the call says nothing, in seconds: the server's own default, so that
+#: a client and a raw call of the API hold an operation alike (docs/durable-execution.md says how it
+#: relates to a workflow activity's timeout and heartbeat).
+DEFAULT_SEND_DEADLINE_S = 60
+
 _DONE_WORDS = frozenset({"succeeded", "completed", "done", "sent", "ok"})
 _FAILED_WORDS = frozenset({"failed", "canceled", "cancelled", "refused", "declined"})
-_NETWORK_NAMES = re.compile(r"Timeout|Connect|Network|Protocol|Disconnect|MaxRetry")
 
 T = TypeVar("T")
 
@@ -106,6 +110,11 @@ class Operation:
     then `record` the object the provider answered (or say `succeeded`/`accepted`/`failed`). The
     outcome is reported to the ledger when the block (or the decorated function) ends.
 
+    The block is taken to have sent from its first use of `key`, `metadata` or `attempt`, or from
+    `mark_sent()`: an exception before that is "not sent" (`NotSent`, safe to retry); after it,
+    what the provider's own answer says, else "unknown" (`OutcomeUnknown`, never sent again). A
+    block that sends without the key or the metadata calls `mark_sent()` first.
+
     When the ledger already holds the result, `result` is set from the start and the block does
     not send: its first use of `key`, `metadata`, `attempt` or `mark_sent()` leaves it.
     """
@@ -121,18 +130,26 @@ class Operation:
 
     @property
     def attempt(self) -> int:
-        """The attempt's number, to report its outcome under."""
-        return self._attempt().attempt
+        """The attempt's number; reading it counts as the send's start."""
+        self._sent = True
+        return self._number
 
     @property
     def key(self) -> str:
-        """The idempotency key to send with (`tenant:op_id`)."""
+        """The idempotency key to send with (`tenant:op_id`); reading it counts as the send's start."""
+        self._sent = True
         return self._attempt().idempotency_key
 
     @property
     def metadata(self) -> dict[str, str]:
-        """What to write into the provider's object, so the ledger can find it again."""
+        """What to write into the provider's object, so the ledger can find it again; reading it
+        counts as the send's start."""
         return {"op_id": self.op_id, "tenant": self.key.split(":", 1)[0]}
+
+    @property
+    def _number(self) -> int:
+        """The attempt's number, for the client's own calls (not a use by the block)."""
+        return self._attempt().attempt
 
     @property
     def send_deadline(self) -> datetime:
@@ -222,27 +239,15 @@ def _retry_after_s(exc: BaseException) -> int | None:
     return None
 
 
-def _is_network(exc: BaseException) -> bool:
-    """A timeout or connection error of any HTTP library: the send may have arrived."""
-    seen: BaseException | None = exc
-    for _ in range(8):
-        if seen is None:
-            return False
-        if isinstance(seen, (TimeoutError, ConnectionError)):
-            return True
-        if any(_NETWORK_NAMES.search(cls.__name__) for cls in type(seen).__mro__):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
-
-
 def _outcome_of_error(exc: BaseException, sent: bool) -> dict[str, Any]:
-    """What an exception in the body says happened, never guessing that nothing did."""
+    """What an exception in the body says happened: nothing, before the send began; after it, the
+    provider's own answer (its HTTP status), else unknown, never guessing that nothing did."""
     error = f"{type(exc).__name__}: {exc}"[:_MAX_ERROR_CHARS]
+    if not sent:
+        return {"outcome": "not_sent", "error": error}
     status = _http_status(exc)
     if status is None:
-        outcome = "timeout" if sent or _is_network(exc) else "not_sent"
-        return {"outcome": outcome, "error": error}
+        return {"outcome": "timeout", "error": error}
     if status >= 500:
         outcome = "server_error"
     elif status == 429:
@@ -510,7 +515,7 @@ class Ledger(_Base):
         subject: str,
         provider: str,
         params: Mapping[str, Any],
-        send_deadline_s: int = 30,
+        send_deadline_s: int = DEFAULT_SEND_DEADLINE_S,
         on_behalf_of: str | None = None,
     ) -> Iterator[Operation]:
         """Registers the intent, begins an attempt and yields it; reports the outcome at the end.
@@ -538,7 +543,7 @@ class Ledger(_Base):
         op_id: Callable[..., str] | str,
         subject: Callable[..., str] | str,
         params: Callable[..., Mapping[str, Any]] | Mapping[str, Any],
-        send_deadline_s: int = 30,
+        send_deadline_s: int = DEFAULT_SEND_DEADLINE_S,
         on_behalf_of: Callable[..., str | None] | str | None = None,
     ) -> Callable[[Callable[..., Any]], Callable[..., Settled]]:
         """Wraps a function that sends (it gets `op=`) so that a call returns a `Settled`.
@@ -647,7 +652,7 @@ class Ledger(_Base):
         outcome = op._outcome or {"outcome": "timeout", "error": "the code that sent it recorded no outcome"}
         try:
             response = self._call(
-                record_outcome.sync_detailed, op_id=op.op_id, attempt=op.attempt, body=op._report(outcome)
+                record_outcome.sync_detailed, op_id=op.op_id, attempt=op._number, body=op._report(outcome)
             )
             if response.status_code == 409:
                 raw = self.get(op.op_id)
@@ -703,7 +708,7 @@ class AsyncLedger(_Base):
         subject: str,
         provider: str,
         params: Mapping[str, Any],
-        send_deadline_s: int = 30,
+        send_deadline_s: int = DEFAULT_SEND_DEADLINE_S,
         on_behalf_of: str | None = None,
     ) -> AsyncIterator[Operation]:
         """`async with ledger.begin(...) as op:` as `Ledger.begin`."""
@@ -727,7 +732,7 @@ class AsyncLedger(_Base):
         op_id: Callable[..., str] | str,
         subject: Callable[..., str] | str,
         params: Callable[..., Mapping[str, Any]] | Mapping[str, Any],
-        send_deadline_s: int = 30,
+        send_deadline_s: int = DEFAULT_SEND_DEADLINE_S,
         on_behalf_of: Callable[..., str | None] | str | None = None,
     ) -> Callable[[Callable[..., Awaitable[Any]]], Callable[..., Awaitable[Settled]]]:
         """Wraps an `async def` that sends, as `Ledger.operation` does."""
@@ -832,7 +837,7 @@ class AsyncLedger(_Base):
         outcome = op._outcome or {"outcome": "timeout", "error": "the code that sent it recorded no outcome"}
         try:
             response = await self._call(
-                record_outcome.asyncio_detailed, op_id=op.op_id, attempt=op.attempt, body=op._report(outcome)
+                record_outcome.asyncio_detailed, op_id=op.op_id, attempt=op._number, body=op._report(outcome)
             )
             if response.status_code == 409:
                 raw = await self.get(op.op_id)
