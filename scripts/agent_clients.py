@@ -1,20 +1,31 @@
 #!/usr/bin/env python3
 """The agent clients' suites against a real server: starts a Stripe sandbox and `opledger serve`
 (the binary given, on a fresh SQLite file, its reconciler every second) with a tenant `shop` whose
-refunds go to the sandbox and whose e-mail goes to a mail sandbox, a token for it with every scope
-and one for a second tenant, then runs:
+refunds go to the sandbox and whose e-mail goes to a mail sandbox, a token for it with every scope,
+one for a second tenant, and two console users of `shop` made with `opledger user add` (an admin,
+who adds approval rules, and a manager, who approves; neither is the token, the requester), then
+runs:
 
   contract    schemathesis against GET /api/v1/openapi.json with the token: fails on any 5xx, any
               status, header or body the document does not describe, and any 2xx to input the
               document calls invalid; then the same document is checked against the other
               tenant's token, which must see none of `shop`'s operations;
   python      the Python client's tests (clients/python/tests), the DBOS example killed mid-send
-              among them;
-  typescript  the TypeScript client's tests and its example (npm test in clients/typescript).
+              and the Temporal example (test_temporal.py, on Temporal's test server from the
+              venv's temporal-test-server) among them;
+  typescript  the TypeScript client's tests and its examples (npm test in clients/typescript), the
+              Temporal example among them, on Temporal's test server from the venv's
+              temporal-test-server (named by OPLEDGER_TEMPORAL_TEST_SERVER);
+  temporal-postgres
+              the Temporal example's tests again, against a second sandbox and `opledger serve` on
+              a fresh PostgreSQL database made with psql at --postgres-url (dropped afterwards),
+              so that they pass on both of the ledger's engines.
 
 Each suite gets the server's address in the environment: OPLEDGER_URL, OPLEDGER_TOKEN,
 OPLEDGER_TENANT, OPLEDGER_STRIPE_URL and OPLEDGER_STRIPE_KEY (the sandbox, for sending refunds
-the way an agent does), OPLEDGER_POSTGRES_URL and OPLEDGER_BINARY. `--python` is the interpreter
+the way an agent does), OPLEDGER_CONSOLE_ADMIN, OPLEDGER_CONSOLE_MANAGER and
+OPLEDGER_CONSOLE_PASSWORD (the console users' names and their password, for signing in to the
+console over HTTP), OPLEDGER_POSTGRES_URL and OPLEDGER_BINARY. `--python` is the interpreter
 of a virtual environment with the client and its test requirements installed (scripts/test.sh
 makes one in target/agent-clients). Exits 1 when a suite fails. Loopback only.
 """
@@ -38,7 +49,10 @@ MAIL_KEY = "re_agent_clients"
 SECRET_KEY = "7c" * 32
 TENANT = "shop"
 OTHER_TENANT = "elsewhere"
-SUITES = ("contract", "python", "typescript")
+SUITES = ("contract", "python", "typescript", "temporal-postgres")
+CONSOLE_ADMIN = "policy-admin"
+CONSOLE_MANAGER = "refund-manager"
+CONSOLE_PASSWORD = "agent clients console password"
 
 
 def free_port():
@@ -78,12 +92,12 @@ def create_token(binary, database_url, tenant, name):
 class Server:
     """The Stripe sandbox and one `opledger serve` beside it, in a work folder of their own."""
 
-    def __init__(self, binary, workdir):
+    def __init__(self, binary, workdir, database_url=None):
         self.binary, self.workdir = binary, workdir
         self.processes = []
         self.stripe_url = f"http://127.0.0.1:{free_port()}"
         self.url = f"http://127.0.0.1:{free_port()}"
-        self.database_url = f"sqlite://{os.path.join(workdir, 'agent-clients.db')}"
+        self.database_url = database_url or f"sqlite://{os.path.join(workdir, 'agent-clients.db')}"
 
     def spawn(self, name, args, env=None):
         log = open(os.path.join(self.workdir, f"{name}.log"), "ab")
@@ -99,6 +113,10 @@ class Server:
         subprocess.run([self.binary, "migrate", "--database-url", self.database_url], check=True, capture_output=True)
         self.token = create_token(self.binary, self.database_url, TENANT, "agent-clients")
         self.other_token = create_token(self.binary, self.database_url, OTHER_TENANT, "other-agent")
+        for name, role in ((CONSOLE_ADMIN, "admin"), (CONSOLE_MANAGER, "manager")):
+            subprocess.run([self.binary, "user", "add", "--database-url", self.database_url, "--tenant", TENANT,
+                            "--name", name, "--role", role], input=f"{CONSOLE_PASSWORD}\n", check=True,
+                           capture_output=True, text=True)
         self.connect_mail(smtp_port)
         site_root = os.path.join(self.workdir, "site")
         os.makedirs(site_root, exist_ok=True)
@@ -129,6 +147,8 @@ class Server:
             **os.environ,
             "OPLEDGER_URL": self.url, "OPLEDGER_TOKEN": self.token, "OPLEDGER_TENANT": TENANT,
             "OPLEDGER_STRIPE_URL": self.stripe_url, "OPLEDGER_STRIPE_KEY": STRIPE_KEY,
+            "OPLEDGER_CONSOLE_ADMIN": CONSOLE_ADMIN, "OPLEDGER_CONSOLE_MANAGER": CONSOLE_MANAGER,
+            "OPLEDGER_CONSOLE_PASSWORD": CONSOLE_PASSWORD,
             "OPLEDGER_POSTGRES_URL": postgres_url, "OPLEDGER_BINARY": os.path.abspath(self.binary),
         }
 
@@ -197,10 +217,32 @@ def python_suite(server, python, env, workdir):
 
 
 def typescript_suite(server, python, env, workdir):
+    test_server = os.path.join(os.path.dirname(os.path.abspath(python)), "temporal-test-server")
+    env = {**env, "OPLEDGER_TEMPORAL_TEST_SERVER": test_server}
     return subprocess.run(["npm", "test", "--silent"], cwd="clients/typescript", env=env).returncode == 0
 
 
-RUNNERS = {"contract": contract, "python": python_suite, "typescript": typescript_suite}
+def temporal_postgres_suite(server, python, env, workdir):
+    """The Temporal tests against a server of their own on a fresh PostgreSQL database."""
+    admin_url = env["OPLEDGER_POSTGRES_URL"]
+    name = f"opledger_agent_clients_{os.getpid()}"
+    subprocess.run(["psql", admin_url, "-q", "-c", f"drop database if exists {name}", "-c", f"create database {name}"],
+                   check=True, capture_output=True)
+    folder = os.path.join(workdir, "postgres")
+    os.makedirs(folder)
+    on_postgres = Server(server.binary, folder, admin_url.rsplit("/", 1)[0] + f"/{name}")
+    try:
+        on_postgres.start()
+        tests = [python, "-m", "pytest", "-q", "clients/python/tests/test_temporal.py"]
+        return subprocess.run(tests, env=on_postgres.environment(admin_url)).returncode == 0
+    finally:
+        on_postgres.stop()
+        subprocess.run(["psql", admin_url, "-q", "-c", f"drop database if exists {name} with (force)"],
+                       capture_output=True)
+
+
+RUNNERS = {"contract": contract, "python": python_suite, "typescript": typescript_suite,
+           "temporal-postgres": temporal_postgres_suite}
 
 
 def main():

@@ -104,7 +104,7 @@ python3 scripts/smoke.py --binary target/release/opledger --site-root target/sit
 step "The clients are generated from the OpenAPI document the release server prints, with no drift (scripts/generate_clients.sh --check)"
 scripts/generate_clients.sh --check --binary target/release/opledger --python "$agents/bin/python"
 
-step "Agent clients against the release server: the OpenAPI contract (schemathesis), the Python client with the DBOS example killed mid-send, the TypeScript client and its example (scripts/agent_clients.py)"
+step "Agent clients against the release server: the OpenAPI contract (schemathesis), the Python client with the DBOS example killed mid-send and the Temporal example (on SQLite and PostgreSQL), the TypeScript client and its example (scripts/agent_clients.py)"
 python3 scripts/agent_clients.py --binary target/release/opledger --python "$agents/bin/python"
 
 step "Kill -9 test: the release server killed at random moments under agents and faults (scripts/chaos.sh, short)"
