@@ -305,7 +305,9 @@ export interface components {
              *     `not_found`, `invalid_request` (with `field` when one field
              *     is at fault), `body_too_large`,
              *     `idempotency_conflict` (with `diff` and `stored`), a state machine refusal such as
-             *     `reconcile_first` or `attempt_open`, `contended`, `provider_not_connected`, `provider_unavailable`, `internal`.
+             *     `reconcile_first` or `attempt_open`, `contended`, `provider_not_connected`, `provider_unavailable`,
+             *     `archive_untrusted` (the operation's archived history is not as it was signed: nothing of it
+             *     is answered), `internal`.
              */
             code: string;
             /** @description A sentence for people. */
