@@ -71,18 +71,29 @@ impl LiveChanges {
     async fn poll(
         self,
         store: Arc<dyn Reads>,
-        mut feed: broadcast::Receiver<Told>,
+        feed: broadcast::Receiver<Told>,
         tenant: TenantId,
         sender: watch::Sender<Latest>,
     ) {
+        // Once the feed is closed (its ledger gone), only the time poll is left.
+        let mut feed = Some(feed);
         let mut next_read = tokio::time::Instant::now() + POLL_EVERY;
         loop {
+            let told = async {
+                match feed.as_mut() {
+                    Some(feed) => feed.recv().await,
+                    None => std::future::pending().await,
+                }
+            };
             tokio::select! {
-                told = feed.recv() => {
+                told = told => {
                     let ours = match told {
                         Ok(Told::Changed(changed)) => changed == tenant,
                         Ok(Told::Anything) | Err(broadcast::error::RecvError::Lagged(_)) => true,
-                        Err(broadcast::error::RecvError::Closed) => false,
+                        Err(broadcast::error::RecvError::Closed) => {
+                            feed = None;
+                            false
+                        }
                     };
                     if ours {
                         sender.send_modify(|latest| latest.told += 1);

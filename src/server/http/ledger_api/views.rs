@@ -67,9 +67,9 @@ pub struct OperationView {
 /// What the caller is told of the operation: as its state says, and for a send in flight, until
 /// when its open attempt is taken to be in flight.
 fn caller_message(snapshot: &Snapshot, attempts: &[AttemptRecord]) -> String {
-    let in_flight_until = (snapshot.state == State::Submitted)
-        .then(|| snapshot.open_attempt)
-        .flatten()
+    let in_flight_until = snapshot
+        .open_attempt
+        .filter(|_| snapshot.state == State::Submitted)
         .and_then(|open| attempts.iter().find(|attempt| attempt.number == open.0))
         .and_then(|attempt| attempt.deadline_at);
     match in_flight_until {
