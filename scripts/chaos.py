@@ -36,6 +36,7 @@ It prints its figures and exits 1 when any check fails. Loopback only; standard 
 """
 
 import argparse
+import datetime
 import http.client
 import json
 import os
@@ -556,7 +557,31 @@ def postgres_database(admin_url, name):
     return admin_url.rsplit("/", 1)[0] + f"/{name}"
 
 
+# ECPay takes no calls from 20:15 to 20:30 Taiwan time (UTC+8) while it closes the day's card
+# payments, and the server holds its refunds until then: a run that met those minutes would find
+# them still planned when it drains.
+ECPAY_BLACKOUT_UTC = ((12, 15), (12, 30))
+
+
+def wait_out_ecpay_blackout(budget_s, now=None):
+    """Sleeps until ECPay's nightly blackout is over when it falls within the next `budget_s`
+    seconds; how long it slept."""
+    now = now or datetime.datetime.now(datetime.timezone.utc)
+    (from_h, from_m), (to_h, to_m) = ECPAY_BLACKOUT_UTC
+    for day in (now.date(), now.date() + datetime.timedelta(days=1)):
+        start = datetime.datetime(day.year, day.month, day.day, from_h, from_m, tzinfo=datetime.timezone.utc)
+        end = datetime.datetime(day.year, day.month, day.day, to_h, to_m, 30, tzinfo=datetime.timezone.utc)
+        if now < end and start < now + datetime.timedelta(seconds=budget_s):
+            wait = (end - now).total_seconds()
+            print(f"chaos: ECPay's nightly blackout (20:15 to 20:30 Taiwan time) falls within this engine's run; "
+                  f"waiting {wait:.0f} s for it to end")
+            time.sleep(wait)
+            return wait
+    return 0.0
+
+
 def run_engine(args, engine, workdir):
+    wait_out_ecpay_blackout(args.kills * args.max_gap + args.drain + 120)
     sandbox, sandbox_url = start_sandbox(args.binary, workdir, f"sandbox-{engine}", ["--secret-key", SANDBOX_KEY])
     adyen, adyen_url = start_sandbox(args.binary, workdir, f"adyen-{engine}",
                                      ["--kind", "adyen", "--secret-key", ADYEN_KEY, "--account", ADYEN_MERCHANT,
