@@ -105,6 +105,7 @@ notify-event-accepted-too-long = Accepted but not settled too long
 notify-event-bulk-run-finished = Bulk run finished
 notify-event-connection-failing = A webhook or provider connection failing
 notify-event-archive-untrusted = An archive file not as it was signed
+notify-event-mentioned = Someone mentioned a person in a note
 notify-event-digest = Daily digest
 notify-channel-email = E-mail
 notify-channel-slack = Slack

@@ -61,8 +61,11 @@ notify-bulk-what = bulk run “{ $name }”: { $done } done and { $failed } fail
 notify-failing-webhook = webhook deliveries to { $host }
 notify-failing-connection = requests through the connection “{ $name }”
 notify-archive-what = the archive file { $object }: { $why }
+notify-mention-what = { $by } mentioned you in a note on { $item }
+notify-mention-what-people = { $by } mentioned { $people } in a note on { $item }
 
 ## The details under the headline.
+notify-fact-note = Note: “{ $excerpt }”
 notify-fact-operation = Operation: { $op_id }
 notify-fact-asked-by = Asked by: { $who }
 notify-fact-waiting = Waiting for: { $waited }
@@ -76,6 +79,7 @@ notify-hint-accepted = The provider took it but has not said whether it was done
 notify-hint-bulk = Each operation of the run is listed in the console.
 notify-hint-failing = Deliveries are retried by themselves; fix the address or the connection in the console.
 notify-hint-archive = Nothing of the file is shown until the file signed is back in the archive: compare it with a copy, or run opledger audit verify-archive on one.
+notify-hint-mention = Open the page to read the whole note and answer it there; a note is never sent to the customer.
 
 ## Links and digests.
 notify-open = Open in the console

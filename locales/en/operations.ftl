@@ -24,6 +24,12 @@ operations-amount = Amount
 operations-attempts = Attempts
 operations-external-ids = External ids
 operations-created = Created
+operations-held = Held by
+operations-held-by = Held by
+operations-held-anyone = Anyone or nobody
+operations-held-mine = Me
+operations-held-nobody = Nobody
+operations-held-none = —
 
 # The filters in words, as a bulk action restates them: "state unknown, order order:1077".
 operations-describe-state = state { $value }
@@ -33,6 +39,9 @@ operations-describe-order = order { $value }
 operations-describe-search = op id or external id { $value }
 operations-describe-from = created from { $value }
 operations-describe-to = created before { $value }
+operations-describe-held-mine = held by me
+operations-describe-held-nobody = held by nobody
+operations-describe-held-by = held by { $value }
 operations-describe-separator = {", "}
 operations-describe-all = every operation
 

@@ -104,6 +104,7 @@ notify-event-accepted-too-long = 已受理但久未完成
 notify-event-bulk-run-finished = 批量任务完成
 notify-event-connection-failing = Webhook 或服务商连接失败
 notify-event-archive-untrusted = 归档文件与签名时不符
+notify-event-mentioned = 有人在备注中提到某人
 notify-event-digest = 每日摘要
 notify-channel-email = 邮件
 notify-channel-slack = Slack

@@ -47,8 +47,11 @@ notify-bulk-what = 批量操作“{ $name }”：共 { $total } 笔，完成 { $
 notify-failing-webhook = 发往 { $host } 的 Webhook
 notify-failing-connection = 通过连接“{ $name }”发出的请求
 notify-archive-what = 归档文件 { $object }：{ $why }
+notify-mention-what = { $by } 在 { $item } 的备注中提到了你
+notify-mention-what-people = { $by } 在 { $item } 的备注中提到了 { $people }
 
 ## 标题下的详细信息。
+notify-fact-note = 备注：“{ $excerpt }”
 notify-fact-operation = 操作：{ $op_id }
 notify-fact-asked-by = 申请人：{ $who }
 notify-fact-waiting = 已等待：{ $waited }
@@ -62,6 +65,7 @@ notify-hint-accepted = 服务商已受理，但尚未告知是否完成：请到
 notify-hint-bulk = 这次批量操作的每一笔操作都列在控制台中。
 notify-hint-failing = 系统会自动重试；请在控制台修正地址或连接设置。
 notify-hint-archive = 在签名过的文件放回归档位置之前，不会显示其中任何内容：请与备份比对，或对备份运行 opledger audit verify-archive。
+notify-hint-mention = 请打开页面阅读完整备注并在那里回复；备注不会发给顾客。
 
 ## 链接与汇总。
 notify-open = 在控制台打开

@@ -24,6 +24,12 @@ operations-amount = 金额
 operations-attempts = 尝试
 operations-external-ids = 外部 ID
 operations-created = 创建时间
+operations-held = 处理人
+operations-held-by = 处理人
+operations-held-anyone = 不限
+operations-held-mine = 我
+operations-held-nobody = 无人处理
+operations-held-none = —
 
 # 用文字说明筛选条件，例如批量操作重述时：“状态 unknown、订单 order:1077”。
 operations-describe-state = 状态 { $value }
@@ -33,6 +39,9 @@ operations-describe-order = 订单 { $value }
 operations-describe-search = 操作 ID 或外部 ID { $value }
 operations-describe-from = 创建时间自 { $value } 起
 operations-describe-to = 创建时间早于 { $value }
+operations-describe-held-mine = 由我处理
+operations-describe-held-nobody = 无人处理
+operations-describe-held-by = 由 { $value } 处理
 operations-describe-separator = 、
 operations-describe-all = 所有操作
 

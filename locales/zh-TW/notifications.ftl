@@ -104,6 +104,7 @@ notify-event-accepted-too-long = 已受理但久未完成
 notify-event-bulk-run-finished = 批次作業完成
 notify-event-connection-failing = Webhook 或服務商連線失敗
 notify-event-archive-untrusted = 封存檔與簽署時不符
+notify-event-mentioned = 有人在備註中提到某人
 notify-event-digest = 每日摘要
 notify-channel-email = Email
 notify-channel-slack = Slack

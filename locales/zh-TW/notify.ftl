@@ -47,8 +47,11 @@ notify-bulk-what = 批次作業「{ $name }」：共 { $total } 筆，完成 { $
 notify-failing-webhook = 傳送到 { $host } 的 Webhook
 notify-failing-connection = 經由連線「{ $name }」送出的請求
 notify-archive-what = 封存檔 { $object }：{ $why }
+notify-mention-what = { $by } 在 { $item } 的備註中提到了你
+notify-mention-what-people = { $by } 在 { $item } 的備註中提到了 { $people }
 
 ## 標題下的詳細資料。
+notify-fact-note = 備註：「{ $excerpt }」
 notify-fact-operation = 操作：{ $op_id }
 notify-fact-asked-by = 申請人：{ $who }
 notify-fact-waiting = 已等待：{ $waited }
@@ -62,6 +65,7 @@ notify-hint-accepted = 服務商已受理，但尚未回報是否完成：請到
 notify-hint-bulk = 這次批次作業的每一筆操作都列在主控台中。
 notify-hint-failing = 系統會自動重試；請在主控台修正網址或連線設定。
 notify-hint-archive = 在簽署過的檔案放回封存位置之前，不會顯示其中任何內容：請與備份比對，或對備份執行 opledger audit verify-archive。
+notify-hint-mention = 請開啟頁面閱讀完整備註並在那裡回覆；備註不會寄給顧客。
 
 ## 連結與彙整。
 notify-open = 在主控台開啟

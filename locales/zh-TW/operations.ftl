@@ -24,6 +24,12 @@ operations-amount = 金額
 operations-attempts = 嘗試
 operations-external-ids = 外部 ID
 operations-created = 建立時間
+operations-held = 處理人
+operations-held-by = 處理人
+operations-held-anyone = 不限
+operations-held-mine = 我
+operations-held-nobody = 無人處理
+operations-held-none = —
 
 # 以文字說明篩選條件，例如批次動作重述時：「狀態 unknown、訂單 order:1077」。
 operations-describe-state = 狀態 { $value }
@@ -33,6 +39,9 @@ operations-describe-order = 訂單 { $value }
 operations-describe-search = 操作 ID 或外部 ID { $value }
 operations-describe-from = 建立時間自 { $value } 起
 operations-describe-to = 建立時間早於 { $value }
+operations-describe-held-mine = 由我處理
+operations-describe-held-nobody = 無人處理
+operations-describe-held-by = 由 { $value } 處理
 operations-describe-separator = 、
 operations-describe-all = 所有操作
 

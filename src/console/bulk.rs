@@ -101,7 +101,7 @@ pub(crate) mod ssr {
         user: &SignedIn,
         filter: &OperationFilter,
     ) -> Result<(usize, bool, Vec<OpId>), AppError> {
-        let mut query = operation_query(&OperationFilter { after: None, ..filter.clone() })?;
+        let mut query = operation_query(&OperationFilter { after: None, ..filter.clone() }, &user.user_id)?;
         query.limit = BULK_LIMIT + 1;
         let state = expect_context::<AppState>();
         let mut matching =

@@ -464,7 +464,7 @@ async fn operations(
         Err(error) => return refusal(error),
     };
     let filter = OperationFilter { after: None, ..filter };
-    let query = match operation_query(&filter) {
+    let query = match operation_query(&filter, &user.user_id) {
         Ok(query) => query,
         Err(error) => return refusal(error),
     };

@@ -12,6 +12,7 @@ pub mod audit;
 pub mod bulk;
 pub mod conflicts;
 pub mod connections;
+pub mod desk;
 pub mod email_templates;
 mod error;
 #[cfg(feature = "ssr")]
@@ -30,6 +31,7 @@ pub mod overview;
 pub mod people;
 pub mod reconcile;
 pub mod retention;
+pub mod saved_views;
 pub mod search;
 pub mod shell;
 pub mod sso;

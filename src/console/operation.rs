@@ -130,6 +130,10 @@ pub struct OperationDetail {
     pub offer: Vec<(String, String)>,
     /// The idempotency key prefix of this page's forms.
     pub form_key: String,
+    /// Who holds it on the support desk, and what the viewer may change of that.
+    pub holding: super::desk::HoldingView,
+    /// Its internal notes.
+    pub notes: super::desk::NotesView,
 }
 
 /// A compensation a viewer may record, with what recording it does in words (for its
@@ -201,7 +205,8 @@ pub async fn act(
     let user = crate::console::guard::require_for_change(Section::Operations, &csrf).await?;
     let form = ssr::ActionForm { op_id, action, reason, external_id, evidence };
     ssr::may_act(&user).inspect_err(crate::console::guard::set_error_status)?;
-    if ssr::must_confirm(&form, &confirmed) {
+    let held_by_another = ssr::held_by_another(&user, &form.op_id).await?;
+    if ssr::must_confirm(&form, &confirmed) || (held_by_another && confirmed.trim() != "yes") {
         ssr::ask_to_confirm(&form.op_id, &form.action, &form.fields());
         return Ok(confirm_first(crate::console::language::current_language()));
     }
@@ -248,6 +253,7 @@ pub(crate) mod ssr {
     use crate::console::operations::ssr::row;
     use crate::domain::{
         compensation::still_offered,
+        desk::Item,
         ids::{Actor, OpId},
         machine::{allowed_commands, Command, Snapshot},
         money::Money,
@@ -428,7 +434,14 @@ pub(crate) mod ssr {
             .filter(|action| archived.is_none() && (asked || *action != CommandKind::ConfirmFound))
             .collect();
         let key_validity_now = key_validity(snapshot, at);
+        let holding = crate::console::desk::ssr::holding_view(user, &Item::Operation(op_id.clone())).await?;
+        let mut notes = crate::console::desk::ssr::notes_view(user, &Item::Operation(op_id.clone())).await?;
+        notes.may_write &= archived.is_none();
         let consequences = consequences_of(&actions, &described, &key_validity_now);
+        let consequences = match holding.holder.as_ref().filter(|_| !holding.mine) {
+            Some(holder) => with_holder(&actions, consequences, holder),
+            None => consequences,
+        };
         let compensations = offers(offered, &described, line_item.as_ref().map(|(_, paid)| *paid));
         let retried_by = siblings.iter().find(|s| s.retry_of.as_ref() == Some(&operation.op_id));
         let retry = (archived.is_none()
@@ -522,7 +535,36 @@ pub(crate) mod ssr {
                 settling(capabilities, connector.kind(), &operation.provider, current_language())
             }),
             form_key: form_key(),
+            holding,
+            notes,
         })
+    }
+
+    /// `consequences` of `actions` with, first, that `holder` holds the operation: every action
+    /// on it is then confirmed first.
+    fn with_holder(
+        actions: &[CommandKind],
+        consequences: Vec<(CommandKind, String)>,
+        holder: &str,
+    ) -> Vec<(CommandKind, String)> {
+        let held = t!(current_language(), "desk-held-confirm", holder = holder);
+        actions
+            .iter()
+            .map(|kind| {
+                let consequence = consequences.iter().find(|(k, _)| k == kind).map(|(_, text)| text.as_str());
+                (*kind, consequence.map_or_else(|| held.clone(), |text| format!("{held} {text}")))
+            })
+            .collect()
+    }
+
+    /// Whether someone other than `user` holds the operation `op_id` (an action on it is then
+    /// confirmed first).
+    pub async fn held_by_another(user: &SignedIn, op_id: &str) -> Result<bool, AppError> {
+        let Ok(op_id) = OpId::parse(op_id.trim()) else { return Ok(false) };
+        crate::console::desk::ssr::held_by_another(user, &Item::Operation(op_id))
+            .await
+            .map(|holder| holder.is_some())
+            .inspect_err(crate::console::guard::set_error_status)
     }
 
     /// `compensations` of the operation `described`, each with what recording it does in words;

@@ -25,6 +25,8 @@ pub struct OperationRow {
     pub compensates: Option<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    /// Who holds it on the support desk, where the list says.
+    pub held_by: Option<String>,
 }
 
 /// The operations list's filters, exactly as they stand in the page's URL.
@@ -40,6 +42,8 @@ pub struct OperationFilter {
     pub from: Option<String>,
     /// Created before this time.
     pub to: Option<String>,
+    /// Who holds it on the support desk: `mine`, `nobody`, or a person's name.
+    pub held: Option<String>,
     /// The cursor of the page: the last row of the previous one.
     pub after: Option<String>,
 }
@@ -55,6 +59,7 @@ impl OperationFilter {
             ("q", &self.q),
             ("from", &self.from),
             ("to", &self.to),
+            ("held", &self.held),
             ("after", if with_cursor { &self.after } else { &None }),
         ];
         encode_query(&pairs)
@@ -77,6 +82,11 @@ impl OperationFilter {
             given(&self.q).map(|v| t!(language, "operations-describe-search", value = v)),
             given(&self.from).map(|v| t!(language, "operations-describe-from", value = v)),
             given(&self.to).map(|v| t!(language, "operations-describe-to", value = v)),
+            given(&self.held).map(|v| match v.as_str() {
+                HELD_MINE => t!(language, "operations-describe-held-mine"),
+                HELD_NOBODY => t!(language, "operations-describe-held-nobody"),
+                _ => t!(language, "operations-describe-held-by", value = v),
+            }),
         ]
         .into_iter()
         .flatten()
@@ -88,6 +98,10 @@ impl OperationFilter {
         }
     }
 }
+
+/// The `held` filter of the viewer's own items, and of items nobody holds.
+pub const HELD_MINE: &str = "mine";
+pub const HELD_NOBODY: &str = "nobody";
 
 /// `name=value&…` of the pairs that have a value, each value percent-encoded.
 pub fn encode_query(pairs: &[(&str, &Option<String>)]) -> String {
@@ -124,6 +138,8 @@ pub struct Facets {
     pub providers: Vec<String>,
     /// Whether the viewer's role changes operations (a bulk query is offered only then).
     pub acts_on_operations: bool,
+    /// The people who may hold operations (active, working on them), for the `held` filter.
+    pub holders: Vec<String>,
 }
 
 #[server(prefix = "/rpc", endpoint = "operation_facets")]
@@ -136,7 +152,18 @@ pub async fn operation_facets() -> Result<Facets, AppError> {
         .await
         .map_err(crate::console::guard::unavailable)
         .inspect_err(crate::console::guard::set_error_status)?;
-    Ok(Facets { kinds, providers, acts_on_operations: user.role.acts_on_operations() })
+    let holders = store
+        .tenant_users(&user.tenant)
+        .await
+        .map_err(crate::console::guard::unavailable)
+        .inspect_err(crate::console::guard::set_error_status)?
+        .into_iter()
+        .filter(|person| {
+            person.status == crate::domain::people::UserStatus::Active && person.role.acts_on_operations()
+        })
+        .map(|person| person.name)
+        .collect();
+    Ok(Facets { kinds, providers, acts_on_operations: user.role.acts_on_operations(), holders })
 }
 
 #[server(prefix = "/rpc", endpoint = "operations")]
@@ -154,7 +181,9 @@ pub(crate) mod ssr {
     use crate::console::guard::{reads, unavailable, SignedIn};
     use crate::domain::ids::OpId;
     use crate::domain::{machine::State, operation::OperationHistory};
-    use crate::server::store::records::{OperationListItem, OperationQuery, MOST_LIST_BRANCHES};
+    use crate::domain::desk::Item;
+    use crate::server::http::state::AppState;
+    use crate::server::store::records::{HeldFilter, OperationListItem, OperationQuery, MOST_LIST_BRANCHES};
 
     /// Rows per page of the operations list.
     pub const PAGE_SIZE: u32 = 50;
@@ -172,6 +201,7 @@ pub(crate) mod ssr {
             compensates: item.compensates.map(|c| c.to_string()),
             created_at: item.created_at,
             updated_at: item.updated_at,
+            held_by: None,
         }
     }
 
@@ -217,8 +247,9 @@ pub(crate) mod ssr {
         values
     }
 
-    /// The store query for a filter from the URL; bad values are refused with a sentence.
-    pub fn operation_query(filter: &OperationFilter) -> Result<OperationQuery, AppError> {
+    /// The store query for a filter from the URL, for the viewer with `viewer_id` (whose items
+    /// `held=mine` lists); bad values are refused with a sentence.
+    pub fn operation_query(filter: &OperationFilter, viewer_id: &str) -> Result<OperationQuery, AppError> {
         let language = current_language();
         let states = values(&filter.state)
             .into_iter()
@@ -249,12 +280,17 @@ pub(crate) mod ssr {
             created_from: given(&filter.from).map(|t| parse_time("from", &t)).transpose()?,
             created_before: given(&filter.to).map(|t| parse_time("to", &t)).transpose()?,
             after: given(&filter.after).map(|c| parse_cursor(&c)).transpose()?,
+            held: given(&filter.held).map(|held| match held.as_str() {
+                HELD_MINE => HeldFilter::ByUser(viewer_id.to_owned()),
+                HELD_NOBODY => HeldFilter::Nobody,
+                _ => HeldFilter::ByName(held),
+            }),
             limit: PAGE_SIZE + 1,
         })
     }
 
     pub async fn operations(user: &SignedIn, filter: &OperationFilter) -> Result<OperationPage, AppError> {
-        let query = operation_query(filter)?;
+        let query = operation_query(filter, &user.user_id)?;
         let mut items = reads().list_operations(&user.tenant, &query).await.map_err(unavailable)?;
         let next = if items.len() > PAGE_SIZE as usize {
             items.truncate(PAGE_SIZE as usize);
@@ -262,7 +298,20 @@ pub(crate) mod ssr {
         } else {
             None
         };
-        Ok(OperationPage { rows: items.into_iter().map(row).collect(), next })
+        let listed: Vec<Item> = items.iter().map(|item| Item::Operation(item.op_id.clone())).collect();
+        let ledger = expect_context::<AppState>().ledger.clone();
+        let holders = ledger.holders_of(&user.tenant, &listed).await.map_err(unavailable)?;
+        let rows = items
+            .into_iter()
+            .map(|item| {
+                let held_by = holders
+                    .iter()
+                    .find(|claim| claim.item.id() == item.op_id.as_str())
+                    .map(|claim| claim.holder.name.clone());
+                OperationRow { held_by, ..row(item) }
+            })
+            .collect();
+        Ok(OperationPage { rows, next })
     }
 
     /// Up to `limit` of the tenant's operations in `states`, the longest unchanged first, each with
@@ -301,21 +350,21 @@ pub(crate) mod ssr {
                 q: Some("  ".into()),
                 ..OperationFilter::default()
             };
-            let query = operation_query(&filter).unwrap();
+            let query = operation_query(&filter, "").unwrap();
             assert_eq!(query.states, vec![State::Unknown]);
             assert_eq!(query.created_from.unwrap().to_rfc3339(), "2026-11-30T14:05:00+00:00");
             assert_eq!(query.created_before.unwrap().to_rfc3339(), "2026-12-01T00:00:00+00:00");
             assert_eq!(query.search, None, "blank fields are no filter");
             let bad = OperationFilter { state: Some("lost".into()), ..OperationFilter::default() };
-            assert_eq!(operation_query(&bad).unwrap_err().to_string(), "There is no state named “lost”.");
+            assert_eq!(operation_query(&bad, "").unwrap_err().to_string(), "There is no state named “lost”.");
             let bad = OperationFilter { from: Some("yesterday".into()), ..OperationFilter::default() };
-            assert!(operation_query(&bad).unwrap_err().to_string().contains("is not a time"));
+            assert!(operation_query(&bad, "").unwrap_err().to_string().contains("is not a time"));
             let bad = OperationFilter { after: Some("xyz".into()), ..OperationFilter::default() };
-            assert!(operation_query(&bad).is_err());
+            assert!(operation_query(&bad, "").is_err());
             let many = |n: usize| Some((0..n).map(|i| format!("v{i}")).collect::<Vec<_>>().join(","));
             let bad = OperationFilter { kind: many(7), provider: many(7), ..OperationFilter::default() };
             assert_eq!(
-                operation_query(&bad).unwrap_err().to_string(),
+                operation_query(&bad, "").unwrap_err().to_string(),
                 format!("Choose fewer values: 1 state × 7 kinds × 7 providers make 49 lists to merge, and at most {MOST_LIST_BRANCHES} are read at once.")
             );
         }

@@ -79,6 +79,9 @@ pub struct OrderDetail {
     /// The compensations this viewer may record, per operation that offers any.
     pub compensations: Vec<CompensationOffer>,
     pub form_key: String,
+    /// Who holds the order on the support desk, and its internal notes.
+    pub holding: super::desk::HoldingView,
+    pub notes: super::desk::NotesView,
 }
 
 #[server(prefix = "/rpc", endpoint = "orders")]
@@ -320,6 +323,9 @@ pub(crate) mod ssr {
         let rollup = roll_up(&summaries(&items))
             .map_err(|_| AppError::Invalid(t!(language, "orders-mixed-currencies")))?;
         let ids = |ids: &[OpId]| ids.iter().map(ToString::to_string).collect::<Vec<_>>();
+        let desk_item = crate::domain::desk::Item::Order(subject.to_owned());
+        let holding = crate::console::desk::ssr::holding_view(user, &desk_item).await?;
+        let notes = crate::console::desk::ssr::notes_view(user, &desk_item).await?;
         Ok(OrderDetail {
             subject: subject.to_owned(),
             status: rollup.status,
@@ -365,6 +371,8 @@ pub(crate) mod ssr {
             },
             operations: items.into_iter().map(row).collect(),
             form_key: form_key(),
+            holding,
+            notes,
         })
     }
 

@@ -51,6 +51,10 @@ pub enum NoticeSubject {
     Failing { target: FailingTarget, last_error: String },
     /// A file of the archive found not as it was signed: its path, and what was found.
     UntrustedArchive { object: String, why: ArchiveDistrust },
+    /// People were mentioned in a note on an item (an op id or an order's subject): who wrote
+    /// it, and its start; `to` names the people mentioned for a shared destination, and is `None`
+    /// for a message to the person mentioned.
+    Mention { item: String, by: String, excerpt: String, to: Option<String> },
 }
 
 /// What keeps failing.
@@ -165,6 +169,16 @@ fn what(subject: &NoticeSubject, language: Language) -> String {
         NoticeSubject::UntrustedArchive { object, why } => {
             t!(language, "notify-archive-what", object = cut(object, ERROR_MAX), why = why.words(language))
         }
+        NoticeSubject::Mention { item, by, to: None, .. } => {
+            t!(language, "notify-mention-what", by = cut(by, NAME_MAX), item = cut(item, NAME_MAX))
+        }
+        NoticeSubject::Mention { item, by, to: Some(people), .. } => t!(
+            language,
+            "notify-mention-what-people",
+            by = cut(by, NAME_MAX),
+            people = cut(people, NAME_MAX),
+            item = cut(item, NAME_MAX)
+        ),
     }
 }
 
@@ -207,6 +221,7 @@ fn tell(item: &NoticeItem, language: Language) -> Told {
         NotifyEvent::ArchiveUntrusted => {
             (t!(language, "notify-title-archive", what = &what), t!(language, "notify-hint-archive"))
         }
+        NotifyEvent::Mentioned => (what.clone(), t!(language, "notify-hint-mention")),
     };
     let mut facts = Vec::new();
     if let NoticeSubject::Operation { op_id, .. } = &item.subject {
@@ -218,10 +233,15 @@ fn tell(item: &NoticeItem, language: Language) -> Told {
     if item.waiting_minutes > 0 {
         facts.push(t!(language, "notify-fact-waiting", waited = &waited));
     }
+    if let NoticeSubject::Mention { excerpt, .. } = &item.subject {
+        facts.push(t!(language, "notify-fact-note", excerpt = cut(excerpt, ERROR_MAX)));
+    }
     if let NoticeSubject::Failing { last_error, .. } = &item.subject {
         facts.push(t!(language, "notify-fact-last-error", error = cut(last_error, ERROR_MAX)));
     }
-    Told { title: capitalised(&title), facts, hint, link: item.link.clone() }
+    // A mention's title starts with a person's name, which keeps its case.
+    let title = if item.event == NotifyEvent::Mentioned { title } else { capitalised(&title) };
+    Told { title, facts, hint, link: item.link.clone() }
 }
 
 /// The notice's items and the link that opens them: the item's page, or the digest's list.

@@ -32,12 +32,15 @@ pub enum NotifyEvent {
     /// A file of the tenant's archive was found not as the server signed it (gone, changed, its
     /// manifest gone or changed, or another tenant's): nothing of it is shown until it is mended.
     ArchiveUntrusted,
+    /// A person was mentioned in an internal note: the rule's channel tells each person named,
+    /// whatever its audience.
+    Mentioned,
     /// Once a day, at the rule's time in each person's time zone: what waits for them.
     Digest,
 }
 
 impl NotifyEvent {
-    pub const ALL: [NotifyEvent; 8] = [
+    pub const ALL: [NotifyEvent; 9] = [
         NotifyEvent::ApprovalRequested,
         NotifyEvent::NeedsReview,
         NotifyEvent::UnknownTooLong,
@@ -45,6 +48,7 @@ impl NotifyEvent {
         NotifyEvent::BulkRunFinished,
         NotifyEvent::ConnectionFailing,
         NotifyEvent::ArchiveUntrusted,
+        NotifyEvent::Mentioned,
         NotifyEvent::Digest,
     ];
 
@@ -57,6 +61,7 @@ impl NotifyEvent {
             NotifyEvent::BulkRunFinished => "bulk_run_finished",
             NotifyEvent::ConnectionFailing => "connection_failing",
             NotifyEvent::ArchiveUntrusted => "archive_untrusted",
+            NotifyEvent::Mentioned => "mentioned",
             NotifyEvent::Digest => "digest",
         }
     }
@@ -79,6 +84,7 @@ impl NotifyEvent {
             NotifyEvent::BulkRunFinished
             | NotifyEvent::ConnectionFailing
             | NotifyEvent::ArchiveUntrusted
+            | NotifyEvent::Mentioned
             | NotifyEvent::Digest => None,
         }
     }

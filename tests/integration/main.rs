@@ -11,6 +11,7 @@ mod boundaries;
 mod cli;
 mod console_words;
 mod demo;
+mod desk;
 mod ecpay;
 mod email;
 mod exports;

@@ -22,7 +22,7 @@ use tower_http::{
 };
 
 use crate::app::{shell, App};
-use crate::console::{exports, live};
+use crate::console::{exports, live, saved_views};
 use crate::server::http::assets::{self, BUILT_ASSETS};
 use crate::server::http::health::healthz;
 use crate::server::http::limits::{LimitSettings, Limits};
@@ -98,6 +98,7 @@ fn http_routes(limits: Arc<Limits>) -> ListedRouter<AppState> {
         .post("/language", auth::choose_language)
         .get("/live/operations", live::operation_changes)
         .merge(exports::routes())
+        .merge(saved_views::ssr::routes())
 }
 
 /// Every route of the HTTP surface but the sandbox's: those of [`http_routes`], the console's

@@ -6,7 +6,7 @@
 //! not about one operation (approval rules, users, tokens, bulk runs, console requests, exports'
 //! audit events). It builds every audit entry. Everything else reads through [`Ledger::reads`].
 //!
-//! Beside the service: the directory that says which connector serves a tenant at a provider, the
+//! Beside the service: who holds which item of the support desk, the directory that says which connector serves a tenant at a provider, the
 //! executor that sends operations, the reconciler that settles unknown results, the workflows
 //! people start from the console, the tools agents call, and the webhook endpoints with the worker
 //! that delivers their events. Every committed change is counted in the application's metrics.
@@ -15,6 +15,7 @@ pub mod accounts;
 pub mod archived;
 pub mod changes;
 pub mod connections;
+pub mod desk;
 pub mod directory;
 pub mod executor;
 pub mod gateway_payments;

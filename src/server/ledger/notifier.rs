@@ -48,6 +48,9 @@ const PASS_BATCH: u32 = 64;
 /// How many deliveries one pass sends at once.
 const SENDS_AT_ONCE: usize = 8;
 
+/// How much of a note its mentions' notifications quote.
+const MENTION_EXCERPT_CHARS: usize = 300;
+
 /// How many items a digest lists at most.
 const DIGEST_ITEMS: u32 = 20;
 
@@ -595,6 +598,26 @@ impl Notifier {
                     asked_by: None,
                     waiting_minutes: 0,
                     link: format!("{}/admin/retention", self.public_url),
+                }
+            }
+            Some(("note", version_of)) => {
+                let Some((note_id, version)) = version_of.rsplit_once(':') else { return Ok(None) };
+                let versions = self.ledger.store.note_versions(&delivery.tenant, note_id).await?;
+                let Some(note) = versions.into_iter().find(|note| note.version.to_string() == version) else {
+                    return Ok(None);
+                };
+                NoticeItem {
+                    event: delivery.event,
+                    stage: delivery.stage,
+                    subject: NoticeSubject::Mention {
+                        item: note.item.id().to_owned(),
+                        by: note.author.clone(),
+                        excerpt: crate::domain::note::excerpt(&note.body, MENTION_EXCERPT_CHARS),
+                        to: delivery.recipient.starts_with("d:").then(|| note.mentions.join(", ")),
+                    },
+                    asked_by: None,
+                    waiting_minutes: 0,
+                    link: format!("{}{}#notes", self.public_url, note.item.page()),
                 }
             }
             Some(("connection", provider)) => NoticeItem {

@@ -1,12 +1,13 @@
 //! The ledger's durable store: traits named by intent ([`Reads`], the read handle; [`Store`], the
-//! writes only the ledger service makes; [`Sessions`]; [`sso::SsoStore`], [`notify::NotifyStore`], [`archive::ArchiveStore`]
-//! and [`changes::ChangeNotices`]), with one backend per engine
+//! writes only the ledger service makes; [`Sessions`]; [`sso::SsoStore`], [`notify::NotifyStore`], [`archive::ArchiveStore`],
+//! [`desk::DeskStore`] and [`changes::ChangeNotices`]), with one backend per engine
 //! (SQLite, the embedded default; PostgreSQL, for several instances), chosen by the scheme of the
 //! database URL. All SQL lives below this module; each engine has its own migrations folder with
 //! the same numbering and meaning.
 
 pub mod archive;
 pub mod changes;
+pub mod desk;
 pub mod gateway;
 mod group_commit;
 pub mod notify;
@@ -401,6 +402,7 @@ pub trait Store:
     + gateway::GatewayStore
     + archive::ArchiveStore
     + changes::ChangeNotices
+    + desk::DeskStore
 {
     /// Applies the migrations this build knows and the database has not seen.
     async fn migrate(&self) -> Result<(), StoreError>;

@@ -251,6 +251,8 @@ pub struct PersonChangeDone {
     pub tokens_revoked: Vec<TouchedToken>,
     /// The API tokens a deactivation handed over.
     pub tokens_reassigned: Vec<TouchedToken>,
+    /// How many items a deactivation released from the person's hands.
+    pub claims_released: usize,
 }
 
 /// Whose a console session is.
@@ -298,7 +300,20 @@ pub struct OperationQuery {
     pub created_from: Option<DateTime<Utc>>,
     pub created_before: Option<DateTime<Utc>>,
     pub after: Option<(DateTime<Utc>, OpId)>,
+    /// Only operations held on the support desk as this says.
+    pub held: Option<HeldFilter>,
     pub limit: u32,
+}
+
+/// Which operations a list shows by who holds them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HeldFilter {
+    /// Held by the person with this user id.
+    ByUser(String),
+    /// Held by the person of this name.
+    ByName(String),
+    /// Held by nobody.
+    Nobody,
 }
 
 /// One row of the console's operations list.

@@ -357,6 +357,7 @@ macro_rules! sql_store {
         $crate::server::store::sso::store_sso!($store, $begin);
         $crate::server::store::notify::store_notify!($store, $begin);
         $crate::server::store::gateway::store_gateway!($store, $begin);
+        $crate::server::store::desk::store_desk!($store, $db, $begin);
         $crate::server::store::archive::store_archive!($store, $db, $backend, $begin);
     };
 }

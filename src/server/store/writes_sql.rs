@@ -411,6 +411,25 @@ macro_rules! store_writes {
                                 let evidence = serde_json::json!({"created_by_user_id": user.id, "with_its_creator": true});
                                 entries.extend(audit_per_token(&token_audit("revoke_api_token", evidence), &done.tokens_revoked));
                             }
+                            let released: Vec<(String, String)> = sqlx::query_as(
+                                "delete from claims where tenant = $1 and holder_id = $2 returning item_kind, item_id",
+                            )
+                            .bind(tenant.as_str())
+                            .bind(&user.id)
+                            .fetch_all(&mut *tx)
+                            .await?;
+                            done.claims_released = released.len();
+                            for (item_kind, item_id) in released {
+                                let evidence = serde_json::json!({
+                                    "item_kind": &item_kind, "item_id": &item_id, "holder": user.name,
+                                    "holder_user_id": user.id, "because": "deactivated",
+                                });
+                                let mut entry = token_audit("release", evidence);
+                                if item_kind == "operation" {
+                                    entry.op_id = Some(item_id);
+                                }
+                                entries.push(entry);
+                            }
                         }
                         status == UserStatus::Deactivated
                     }

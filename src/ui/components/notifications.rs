@@ -22,6 +22,7 @@ pub fn event_words(event: NotifyEvent, language: Language) -> String {
         NotifyEvent::BulkRunFinished => t!(language, "notify-event-bulk-run-finished"),
         NotifyEvent::ConnectionFailing => t!(language, "notify-event-connection-failing"),
         NotifyEvent::ArchiveUntrusted => t!(language, "notify-event-archive-untrusted"),
+        NotifyEvent::Mentioned => t!(language, "notify-event-mentioned"),
         NotifyEvent::Digest => t!(language, "notify-event-digest"),
     }
 }

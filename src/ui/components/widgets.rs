@@ -214,6 +214,13 @@ pub fn slot(index: usize) -> String {
     char::from_u32(0xE000 + index as u32).map(String::from).unwrap_or_default()
 }
 
+/// `text` as the content of a `<textarea>`: the renderer writes a textarea's children as they are
+/// (a browser reads them as raw text), so they are escaped here, and the browser shows the text as
+/// it was typed; a `</textarea>` typed into it cannot end the element.
+pub fn textarea_text(text: &str) -> String {
+    crate::domain::notice::html_escaped(text)
+}
+
 /// A translated sentence whose [`slot`]s are replaced by `views` (a link, a time, a number in
 /// bold), wherever each language puts them.
 pub fn with_views(text: String, views: Vec<AnyView>) -> Vec<AnyView> {

@@ -17,6 +17,7 @@ use crate::t;
 use crate::ui::components::actions::{
     key_for, ActionResult, CompensationForms, ConfirmPanel, OperationActions, Typed,
 };
+use crate::ui::components::desk::{HoldingPanel, NotesPanel};
 use crate::ui::components::live::LivePage;
 use crate::ui::components::widgets::{
     slot, state_words, with_views, ErrorPanel, OfferList, StateBadge, Time, ViewerResource,
@@ -83,9 +84,13 @@ fn Detail(
         .map(|asked| confirm_panel(&detail, act, compensate, asked, typed, csrf.clone()));
     view! {
         {page_head(&detail)}
+        {detail.archived.is_none().then(|| view! {
+            <HoldingPanel holding=detail.holding.clone() csrf=csrf.clone() form_key=detail.form_key.clone()/>
+        })}
         {confirm}
         {retry_panel}
         {actions_panel(&detail, act, compensate, &csrf)}
+        <NotesPanel notes=detail.notes.clone() csrf=csrf.clone() form_key=detail.form_key.clone()/>
         {params_and_timeline(&detail)}
         {attempts_panel(&detail)}
         {external_and_approval(&detail)}

@@ -2,17 +2,21 @@
 //! pagination), with filters kept in the URL so that a view can be shared and the back button
 //! works, and links to a bulk query and to the CSV and JSON Lines exports of the same filter. The
 //! list itself is an island: once the page is interactive it follows `/live/operations` and
-//! shows changes as they happen.
+//! shows changes as they happen. Above it, the viewer's saved views, and the form that saves the
+//! filters as one.
 
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::{components::Form, hooks::use_query_map};
 
 use crate::console::language::current_language;
-use crate::console::operations::{operation_facets, operations, Facets, OperationFilter, OperationPage};
+use crate::console::operations::{
+    operation_facets, operations, Facets, OperationFilter, OperationPage, HELD_MINE, HELD_NOBODY,
+};
 use crate::domain::machine::State;
 use crate::t;
 use crate::ui::components::live::follow_changes;
+use crate::ui::components::saved_views::SavedViewsPanel;
 use crate::ui::components::widgets::{
     chosen_in, joined_or, EmptyState, ErrorPanel, LocalTime, MultiChoice, Pager, StateBadge,
 };
@@ -29,6 +33,7 @@ pub fn filter_from(query: &leptos_router::params::ParamsMap) -> OperationFilter 
         q: get("q"),
         from: get("from"),
         to: get("to"),
+        held: get("held"),
         after: get("after"),
     }
 }
@@ -43,6 +48,11 @@ pub fn Operations() -> impl IntoView {
     view! {
         <Title text=t!(language, "operations-title")/>
         <h1>{t!(language, "operations-title")}</h1>
+        {move || {
+            let filter = filter.get();
+            let save_filter = filter.is_filtered().then(|| filter.query_string(false));
+            view! { <SavedViewsPanel compact=true save_filter/> }
+        }}
         <Suspense>
             {move || Suspend::new(async move {
                 let facets = facets.await.unwrap_or_default();
@@ -109,6 +119,7 @@ fn FilterForm(filter: OperationFilter, facets: Facets) -> impl IntoView {
             <label>{t!(language, "operations-order")}<input type="text" name="subject" value=value(&filter.subject) placeholder="order:1043" size="12"/></label>
             <label>{t!(language, "operations-from")}<input type="datetime-local" name="from" value=value(&filter.from)/></label>
             <label>{t!(language, "operations-to")}<input type="datetime-local" name="to" value=value(&filter.to)/></label>
+            <HeldChoice held=filter.held.clone() holders=facets.holders/>
             <label class="grow">{t!(language, "operations-search")}<input type="search" name="q" value=value(&filter.q) placeholder="refund-A1042-li_1, re_…" data-testid="filter-q"/></label>
             <div class="filter-actions">
                 <button type="submit" class="button" data-testid="apply-filters">{t!(language, "operations-apply")}</button>
@@ -120,6 +131,27 @@ fn FilterForm(filter: OperationFilter, facets: Facets) -> impl IntoView {
                 <a href=format!("/operations/export.jsonl?{query}") class="button button-quiet" data-testid="export-operations-jsonl" download>{t!(language, "operations-export-jsonl")}</a>
             </div>
         </Form>
+    }
+}
+
+/// The `held` filter: anyone's, the viewer's own, nobody's, or one person's.
+#[component]
+fn HeldChoice(held: Option<String>, holders: Vec<String>) -> impl IntoView {
+    let language = current_language();
+    let chosen = held.unwrap_or_default();
+    let option = |value: String, label: String| {
+        let selected = value == chosen;
+        view! { <option value=value selected=selected>{label}</option> }
+    };
+    view! {
+        <label>{t!(language, "operations-held")}
+            <select name="held" data-testid="filter-held">
+                {option(String::new(), t!(language, "operations-held-anyone"))}
+                {option(HELD_MINE.to_owned(), t!(language, "operations-held-mine"))}
+                {option(HELD_NOBODY.to_owned(), t!(language, "operations-held-nobody"))}
+                {holders.into_iter().map(|name| option(name.clone(), name)).collect_view()}
+            </select>
+        </label>
     }
 }
 
@@ -152,6 +184,7 @@ fn OperationTable(page: OperationPage, filter: OperationFilter) -> impl IntoView
                         <th scope="col" class="num">{t!(language, "operations-amount")}</th>
                         <th scope="col" class="num">{t!(language, "operations-attempts")}</th>
                         <th scope="col">{t!(language, "operations-external-ids")}</th>
+                        <th scope="col">{t!(language, "operations-held-by")}</th>
                         <th scope="col">{t!(language, "operations-created")}</th>
                     </tr>
                 </thead>
@@ -166,6 +199,7 @@ fn OperationTable(page: OperationPage, filter: OperationFilter) -> impl IntoView
                             <td class="num" data-label=t!(language, "operations-amount")>{row.amount.clone().unwrap_or_else(|| t!(language, "none"))}</td>
                             <td class="num" data-label=t!(language, "operations-attempts")>{row.attempts}</td>
                             <td class="mono" data-label=t!(language, "operations-external-ids")>{joined_or(&row.external_ids, &t!(language, "none"))}</td>
+                            <td data-label=t!(language, "operations-held-by") data-testid="held-by">{row.held_by.clone().unwrap_or_else(|| t!(language, "operations-held-none"))}</td>
                             <td data-label=t!(language, "operations-created")><LocalTime at=row.created_at/></td>
                         </tr>
                     }.into_any()).collect_view()}

@@ -13,6 +13,7 @@ use crate::console::orders::{order, orders, Compensate, OperationStory, OrderDet
 use crate::domain::language::Language;
 use crate::t;
 use crate::ui::components::actions::{ActionResult, CompensationForms};
+use crate::ui::components::desk::{HoldingPanel, NotesPanel};
 use crate::ui::components::live::LivePage;
 use crate::ui::components::widgets::{joined_or, ErrorPanel, OrderBadge, StateBadge, Time, ViewerResource};
 use crate::ui::pages::overview::OrderList;
@@ -151,6 +152,7 @@ fn OrderBody(detail: OrderDetail, compensate: ServerAction<Compensate>, csrf: St
             <h1>{order_name}</h1>
             <span data-testid="order-status"><OrderBadge status=detail.status/></span>
         </div>
+        <HoldingPanel holding=detail.holding.clone() csrf=csrf.clone() form_key=form_key.clone()/>
         {match detail.shop.clone() {
             Ok(shop) => view! { <LineItems shop/> }.into_any(),
             Err(reason) => view! {
@@ -223,5 +225,6 @@ fn OrderBody(detail: OrderDetail, compensate: ServerAction<Compensate>, csrf: St
                 </div>
             </section>
         })}
+        <NotesPanel notes=detail.notes.clone() csrf=csrf.clone() form_key=form_key.clone()/>
     }
 }

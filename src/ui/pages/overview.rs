@@ -1,5 +1,6 @@
 //! The overview: counts by state, unknown results by age, what waits for people (approvals, the
-//! needs-review queue, orders in partial success or pending confirmation), and two charts drawn as
+//! needs-review queue, orders in partial success or pending confirmation), the saved views with
+//! their counts, and two charts drawn as
 //! SVG on the server: operations per hour by outcome, and time from unknown to settled.
 
 use leptos::prelude::*;
@@ -12,6 +13,7 @@ use crate::console::overview::{overview, Bucket, HourOutcomes, OverviewData};
 use crate::domain::machine::State;
 use crate::t;
 use crate::ui::components::live::LivePage;
+use crate::ui::components::saved_views::SavedViewsPanel;
 use crate::ui::components::widgets::{joined_or, slot, with_views, ErrorPanel, OrderBadge, StateBadge, Time};
 
 #[component]
@@ -91,6 +93,7 @@ fn OverviewBody(data: OverviewData) -> impl IntoView {
                 <OperationList rows=data.needs_review.clone() empty=t!(language, "overview-needs-review-empty")/>
             </section>
         </div>
+        <SavedViewsPanel/>
         <section class="panel">
             <h2>{t!(language, "overview-attention-title")}</h2>
             <OrderList orders=data.attention_orders.clone() empty=t!(language, "overview-attention-empty")/>

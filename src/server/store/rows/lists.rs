@@ -10,7 +10,7 @@ use crate::domain::{
     money::{Currency, Money},
 };
 use crate::server::store::query::{QueryText, SqlValue};
-use crate::server::store::records::{OperationListItem, OperationQuery};
+use crate::server::store::records::{HeldFilter, OperationListItem, OperationQuery};
 use crate::server::store::StoreError;
 
 /// The condition on `subject_activity` of [`OrderTally::needs_attention`](crate::domain::rollup::OrderTally::needs_attention),
@@ -159,6 +159,19 @@ fn list_branch(text: &mut QueryText, tenant: &str, query: &OperationQuery, branc
         text.push(&format!(
             " and op_id in (select {a} union all select op_id from external_refs where tenant = {tenant} and external_id = {b})"
         ));
+    }
+    match &query.held {
+        Some(HeldFilter::ByUser(holder)) | Some(HeldFilter::ByName(holder)) => {
+            let column = if matches!(query.held, Some(HeldFilter::ByUser(_))) { "holder_id" } else { "holder_name" };
+            let p = text.param(SqlValue::Text(holder.clone()));
+            text.push(&format!(
+                " and op_id in (select item_id from claims where tenant = {tenant} and item_kind = 'operation' and {column} = {p})"
+            ));
+        }
+        Some(HeldFilter::Nobody) => text.push(&format!(
+            " and op_id not in (select item_id from claims where tenant = {tenant} and item_kind = 'operation')"
+        )),
+        None => {}
     }
     if let Some((created, op_id)) = &query.after {
         let c = text.param(SqlValue::Int(micros(*created)));

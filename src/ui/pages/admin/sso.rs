@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use crate::console::language::current_language;
 use crate::console::sso::{sso_settings, RemoveSsoSettings, SetSsoSettings};
 use crate::t;
-use crate::ui::components::widgets::{ErrorPanel, ViewerResource};
+use crate::ui::components::widgets::{textarea_text, ErrorPanel, ViewerResource};
 
 #[component]
 pub fn SingleSignOn() -> impl IntoView {
@@ -58,7 +58,7 @@ pub fn SingleSignOn() -> impl IntoView {
                                     </label>
                                     <label>{t!(language, "sso-admin-group-roles")}
                                         <textarea name="group_roles" rows="4" aria-describedby="sso-group-roles-hint"
-                                            placeholder="refund-managers = manager">{current.group_roles.clone()}</textarea>
+                                            placeholder="refund-managers = manager">{textarea_text(&current.group_roles)}</textarea>
                                         <span class="field-hint" id="sso-group-roles-hint">{t!(language, "sso-admin-group-roles-hint")}</span>
                                     </label>
                                     <label>{t!(language, "sso-admin-allowed-domains")}

@@ -1,0 +1,69 @@
+# The support desk: who holds an item (an operation or an order), and the changes of it.
+
+desk-heading = Who is on it
+desk-unheld = Nobody is on this yet.
+desk-held-by-you = You are on this, since { $since }.
+desk-held-by = { $holder } is on this, since { $since }.
+desk-assigned-by = Assigned by { $manager }.
+desk-claim = Take it
+desk-release = Let it go
+desk-assign = Assign
+desk-assign-to = Assign to
+desk-choose-person = Choose a person…
+desk-now-yours = You are on { $item } now; the others see it.
+desk-now-held = { $holder } is on { $item } now.
+desk-now-unheld = Nobody is on { $item } now.
+desk-held-confirm = { $holder } is on this: act anyway?
+desk-held-by-other = { $holder } is on this already; a manager can reassign it.
+desk-not-yours = You are not on this, so there is nothing of yours to let go.
+desk-cannot-hold = That person's role works on no operations; choose someone from support or a manager.
+desk-no-such-person = Nobody in this tenant is named “{ $name }”.
+desk-person-deactivated = { $name } is deactivated and can hold nothing.
+desk-no-such-change = There is no change named “{ $action }”; take it, let it go or assign it.
+desk-assign-whom = Choose the person to assign it to.
+desk-no-such-item = no item { $item } in tenant { $tenant }
+desk-contended = Someone else changed who is on this just now; reload the page and try again.
+
+# Internal notes.
+desk-notes-heading = Notes for the team
+desk-notes-empty = No notes yet. Leave one for the next shift: what the customer said, what you checked. Notes stay inside opledger; they are never sent to a provider or a customer.
+desk-note-label = New note
+desk-note-hint = Plain text. Mention a person with @ and their name; links are kept as links.
+desk-note-add = Add the note
+desk-note-edit = Edit
+desk-note-save = Save as a new version
+desk-note-by = { $author }, { $at }
+desk-note-version = version { $version }
+desk-note-earlier = Earlier versions
+desk-note-written = The note on { $item } is saved.
+desk-note-written-mentions = The note on { $item } is saved; { $people } will be told by the notification rules for mentions.
+desk-note-empty = Write something first: the note is empty.
+desk-note-too-long = The note has { $length } characters; a note holds at most { $most }.
+desk-note-control = The note holds a control character; write plain text.
+desk-no-such-note = there is no such note in tenant { $tenant }
+desk-note-not-yours = Only its author edits a note; write a note of your own to answer it.
+desk-note-edited-meanwhile = The note was edited just now; reload the page to see the new version first.
+
+# Saved views of the operations list.
+views-heading = Saved views
+views-empty = No saved views yet. Filter the operations list, then save the filters as a view.
+views-shared = shared
+views-yours = yours
+views-default-for = default for { $role }
+views-count-more = { $count } or more
+views-save-heading = Save these filters as a view
+views-name = Name
+views-share = Share with the tenant
+views-default-role = Default for
+views-default-none = no role
+views-save = Save the view
+views-remove = Remove
+views-saved = The view “{ $name }” is saved; it opens at /views/{ $id }.
+views-removed = The view is removed.
+views-no-such-view = no such view
+views-name-taken = A view named “{ $name }” exists already; choose another name.
+views-name-problem = Give the view a name of 1 to { $most } characters.
+views-unknown-filter = The operations list has no filter “{ $name }”; a view may hold { $known }.
+views-unreadable = The view's filters cannot be read; filter the operations list and save the view from there.
+views-default-problem = A role's default is a shared view, for support, manager or auditor.
+views-not-allowed = Only a manager shares a view or makes it a role's default.

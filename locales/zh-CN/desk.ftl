@@ -1,0 +1,69 @@
+# 客服工作台：谁在处理一个项目（操作或订单），以及其变更。
+
+desk-heading = 处理人
+desk-unheld = 尚无人处理。
+desk-held-by-you = 由你处理，自 { $since } 起。
+desk-held-by = 由 { $holder } 处理，自 { $since } 起。
+desk-assigned-by = 由 { $manager } 指派。
+desk-claim = 我来处理
+desk-release = 放手
+desk-assign = 指派
+desk-assign-to = 指派给
+desk-choose-person = 选择人员…
+desk-now-yours = { $item } 现在由你处理，其他人都看得到。
+desk-now-held = { $item } 现在由 { $holder } 处理。
+desk-now-unheld = { $item } 现在无人处理。
+desk-held-confirm = { $holder } 正在处理这一项：仍要执行吗？
+desk-held-by-other = { $holder } 已在处理这一项；主管可以改派。
+desk-not-yours = 这一项不是由你处理，没有可放手的。
+desk-cannot-hold = 此人的角色不处理操作；请选择客服人员或主管。
+desk-no-such-person = 此租户中没有名为“{ $name }”的人。
+desk-person-deactivated = { $name } 已停用，无法处理任何项目。
+desk-no-such-change = 没有名为“{ $action }”的变更；可以处理、放手或指派。
+desk-assign-whom = 请选择要指派的人。
+desk-no-such-item = 租户 { $tenant } 中没有项目 { $item }
+desk-contended = 刚才有人变更了处理人；请重新加载页面再试一次。
+
+# 内部备注。
+desk-notes-heading = 团队备注
+desk-notes-empty = 尚无备注。留给下一班的同事：顾客说了什么、你查了什么。备注只留在 opledger 内，绝不会发送给服务商或顾客。
+desk-note-label = 新备注
+desk-note-hint = 纯文本。用 @ 加上名称提到某人；链接会保留为链接。
+desk-note-add = 添加备注
+desk-note-edit = 编辑
+desk-note-save = 保存为新版本
+desk-note-by = { $author }，{ $at }
+desk-note-version = 第 { $version } 版
+desk-note-earlier = 较早的版本
+desk-note-written = { $item } 的备注已保存。
+desk-note-written-mentions = { $item } 的备注已保存；将按提及的通知规则通知 { $people }。
+desk-note-empty = 请先写点内容：备注是空的。
+desk-note-too-long = 备注有 { $length } 个字符；备注最多 { $most } 个字符。
+desk-note-control = 备注含有控制字符；请写纯文本。
+desk-no-such-note = 租户 { $tenant } 中没有这条备注
+desk-note-not-yours = 只有作者能编辑备注；请另写一条备注回复。
+desk-note-edited-meanwhile = 备注刚刚被编辑过；请重新加载页面，先看新版本。
+
+# 操作列表的已存视图。
+views-heading = 已存视图
+views-empty = 尚无已存视图。先筛选操作列表，再把筛选条件保存为视图。
+views-shared = 共享
+views-yours = 你的
+views-default-for = { $role } 的默认
+views-count-more = { $count } 条以上
+views-save-heading = 把这些筛选条件保存为视图
+views-name = 名称
+views-share = 与租户共享
+views-default-role = 设为默认给
+views-default-none = 不设置
+views-save = 保存视图
+views-remove = 移除
+views-saved = 视图“{ $name }”已保存；网址为 /views/{ $id }。
+views-removed = 视图已移除。
+views-no-such-view = 没有这个视图
+views-name-taken = 已有名为“{ $name }”的视图；请换个名称。
+views-name-problem = 请为视图取 1 到 { $most } 个字符的名称。
+views-unknown-filter = 操作列表没有“{ $name }”这个筛选条件；视图可包含 { $known }。
+views-unreadable = 无法读取视图的筛选条件；请在操作列表筛选后从那里保存。
+views-default-problem = 角色的默认必须是共享视图，且角色为客服、主管或审计。
+views-not-allowed = 只有主管能共享视图或设为角色的默认。

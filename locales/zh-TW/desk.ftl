@@ -1,0 +1,69 @@
+# 客服工作台：誰在處理一個項目（操作或訂單），以及其變更。
+
+desk-heading = 處理人
+desk-unheld = 尚無人處理。
+desk-held-by-you = 由你處理，自 { $since } 起。
+desk-held-by = 由 { $holder } 處理，自 { $since } 起。
+desk-assigned-by = 由 { $manager } 指派。
+desk-claim = 我來處理
+desk-release = 放手
+desk-assign = 指派
+desk-assign-to = 指派給
+desk-choose-person = 選擇人員…
+desk-now-yours = { $item } 現在由你處理，其他人都看得到。
+desk-now-held = { $item } 現在由 { $holder } 處理。
+desk-now-unheld = { $item } 現在無人處理。
+desk-held-confirm = { $holder } 正在處理這一項：仍要執行嗎？
+desk-held-by-other = { $holder } 已在處理這一項；主管可以改派。
+desk-not-yours = 這一項不是由你處理，沒有可放手的。
+desk-cannot-hold = 此人的角色不處理操作；請選擇客服人員或主管。
+desk-no-such-person = 此租戶中沒有名為「{ $name }」的人。
+desk-person-deactivated = { $name } 已停用，無法處理任何項目。
+desk-no-such-change = 沒有名為「{ $action }」的變更；可以處理、放手或指派。
+desk-assign-whom = 請選擇要指派的人。
+desk-no-such-item = 租戶 { $tenant } 中沒有項目 { $item }
+desk-contended = 剛才有人變更了處理人；請重新載入頁面再試一次。
+
+# 內部備註。
+desk-notes-heading = 團隊備註
+desk-notes-empty = 尚無備註。留給下一班的同事：顧客說了什麼、你查了什麼。備註只留在 opledger 內，絕不會送到服務商或顧客。
+desk-note-label = 新備註
+desk-note-hint = 純文字。以 @ 加上名稱提到某人；連結會保留為連結。
+desk-note-add = 新增備註
+desk-note-edit = 編輯
+desk-note-save = 存為新版本
+desk-note-by = { $author }，{ $at }
+desk-note-version = 第 { $version } 版
+desk-note-earlier = 較早的版本
+desk-note-written = { $item } 的備註已儲存。
+desk-note-written-mentions = { $item } 的備註已儲存；會依提及的通知規則通知 { $people }。
+desk-note-empty = 請先寫點內容：備註是空的。
+desk-note-too-long = 備註有 { $length } 個字元；備註最多 { $most } 個字元。
+desk-note-control = 備註含有控制字元；請寫純文字。
+desk-no-such-note = 租戶 { $tenant } 中沒有這則備註
+desk-note-not-yours = 只有作者能編輯備註；請另寫一則備註回覆。
+desk-note-edited-meanwhile = 備註剛剛被編輯過；請重新載入頁面，先看新版本。
+
+# 操作清單的已存檢視。
+views-heading = 已存檢視
+views-empty = 尚無已存檢視。先篩選操作清單，再把篩選條件存成檢視。
+views-shared = 共用
+views-yours = 你的
+views-default-for = { $role } 的預設
+views-count-more = { $count } 筆以上
+views-save-heading = 把這些篩選條件存成檢視
+views-name = 名稱
+views-share = 與租戶共用
+views-default-role = 設為預設給
+views-default-none = 不設定
+views-save = 儲存檢視
+views-remove = 移除
+views-saved = 檢視「{ $name }」已儲存；網址為 /views/{ $id }。
+views-removed = 檢視已移除。
+views-no-such-view = 沒有這個檢視
+views-name-taken = 已有名為「{ $name }」的檢視；請換個名稱。
+views-name-problem = 請為檢視取 1 到 { $most } 個字元的名稱。
+views-unknown-filter = 操作清單沒有「{ $name }」這個篩選條件；檢視可包含 { $known }。
+views-unreadable = 無法讀取檢視的篩選條件；請在操作清單篩選後從那裡儲存。
+views-default-problem = 角色的預設必須是共用檢視，且角色為客服、主管或稽核。
+views-not-allowed = 只有主管能共用檢視或設為角色的預設。
