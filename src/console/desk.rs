@@ -280,13 +280,13 @@ pub(crate) mod ssr {
         to: &str,
     ) -> Result<String, AppError> {
         let language = current_language();
-        let item = Item::parse(item_kind, item_id).ok_or_else(|| {
-            AppError::NotFound(t!(language, "desk-no-such-item", item = item_id.trim(), tenant = user.tenant.to_string()))
-        })?;
         if !user.role.acts_on_operations() {
             tracing::warn!(user = %user.name, role = user.role.as_str(), "refused: this role holds no item");
             return Err(AppError::Forbidden);
         }
+        let item = Item::parse(item_kind, item_id).ok_or_else(|| {
+            AppError::NotFound(t!(language, "desk-no-such-item", item = item_id.trim(), tenant = user.tenant.to_string()))
+        })?;
         let request = request_of(action, to)?;
         let ledger = expect_context::<AppState>().ledger.clone();
         let described = format!("{} {} {} {}", action.trim(), item.kind(), item.id(), to.trim());

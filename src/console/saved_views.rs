@@ -48,20 +48,20 @@ pub async fn saved_views() -> Result<ViewList, AppError> {
     ssr::saved_views(&user).await.inspect_err(crate::console::guard::set_error_status)
 }
 
-/// Saves the list's filter `filter` (its URL query) as the view `name`, the viewer's own unless
+/// Saves the list's filter `query` (its URL query) as the view `name`, the viewer's own unless
 /// `shared` is `yes` (a manager's), the default of the role `default_for` when given (shared only).
 #[server(prefix = "/rpc", endpoint = "save_view")]
 pub async fn save_view(
     csrf: String,
     key: String,
     #[server(default)] name: String,
-    #[server(default)] filter: String,
+    #[server(default)] query: String,
     #[server(default)] shared: String,
     #[server(default)] default_for: String,
 ) -> Result<String, AppError> {
     use crate::domain::policy::Section;
     let user = crate::console::guard::require_for_change(Section::Operations, &csrf).await?;
-    let answer = ssr::save_view(&user, &key, &name, &filter, &shared, &default_for)
+    let answer = ssr::save_view(&user, &key, &name, &query, &shared, &default_for)
         .await
         .inspect_err(crate::console::guard::set_error_status)?;
     crate::console::forms::ssr::show_answer_after_form_post(&key);
@@ -150,6 +150,15 @@ pub(crate) mod ssr {
         Ok((count < COUNT_UP_TO).then_some(count))
     }
 
+    /// Refuses an admin, who keeps no views (an admin's work is people and settings).
+    fn refuse_admins(user: &SignedIn) -> Result<(), AppError> {
+        if user.role == Role::Admin {
+            tracing::warn!(user = %user.name, "refused: an admin keeps no views");
+            return Err(AppError::Forbidden);
+        }
+        Ok(())
+    }
+
     pub async fn saved_views(user: &SignedIn) -> Result<ViewList, AppError> {
         let ledger = expect_context::<AppState>().ledger.clone();
         let records = ledger.saved_views(&user.tenant, &user.user_id).await.map_err(unavailable)?;
@@ -184,6 +193,7 @@ pub(crate) mod ssr {
         default_for: &str,
     ) -> Result<String, AppError> {
         let language = current_language();
+        refuse_admins(user)?;
         let default_for = match default_for.trim() {
             "" => None,
             role => Some(Role::parse(role).ok_or_else(|| problem_words(&ViewProblem::Default))?),
@@ -217,6 +227,7 @@ pub(crate) mod ssr {
 
     pub async fn remove_view(user: &SignedIn, key: &str, id: &str) -> Result<String, AppError> {
         let language = current_language();
+        refuse_admins(user)?;
         let ledger = expect_context::<AppState>().ledger.clone();
         let described = format!("remove view {}", id.trim());
         once(user, key, &described, |_| async move {

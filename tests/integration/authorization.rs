@@ -13,6 +13,7 @@ const EVERYONE: &[Role] = &ROLES;
 const READERS_OF_APPROVALS_AND_AUDIT: &[Role] = &[Role::Manager, Role::Auditor, Role::Admin];
 const ADMIN: &[Role] = &[Role::Admin];
 const OPERATORS: &[Role] = &[Role::Support, Role::Manager];
+const READERS_OF_OPERATIONS: &[Role] = &[Role::Support, Role::Manager, Role::Auditor];
 
 /// Who may use a route.
 #[derive(Debug, Clone, Copy)]
@@ -122,9 +123,19 @@ fn rule_for(method: &Method, path: &str) -> Option<Rule> {
             | "/rpc/notification_settings"
             | "/rpc/retention",
         ) => Reads(ADMIN),
-        ("POST", "/rpc/act" | "/rpc/compensate" | "/rpc/start_bulk" | "/rpc/retry_after_failure") => {
-            Changes(OPERATORS)
-        }
+        (
+            "POST",
+            "/rpc/act"
+            | "/rpc/compensate"
+            | "/rpc/start_bulk"
+            | "/rpc/retry_after_failure"
+            | "/rpc/hold"
+            | "/rpc/add_note"
+            | "/rpc/edit_note",
+        ) => Changes(OPERATORS),
+        ("POST", "/rpc/saved_views") => Reads(EVERYONE),
+        ("GET", "/views/{id}") => Download(EVERYONE),
+        ("POST", "/rpc/save_view" | "/rpc/remove_view") => Changes(READERS_OF_OPERATIONS),
         (
             "POST",
             "/rpc/start_two_factor"
@@ -216,6 +227,13 @@ fn arguments<'a>(csrf: &'a str) -> Vec<(&'static str, &'a str)> {
         ("required", "off"),
         ("days", "30"),
         ("archive_url", "relative/not-an-archive"),
+        ("item_kind", "operation"),
+        ("item_id", OP),
+        ("note_id", "no-such-note"),
+        ("to", ""),
+        ("query", "state=unknown"),
+        ("shared", ""),
+        ("default_for", ""),
     ]
 }
 

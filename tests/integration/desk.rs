@@ -18,11 +18,11 @@ use opledger::domain::ids::{Actor, OpId, TenantId};
 use opledger::domain::notification::{Audience, Channel, NotifyEvent, NotifyRule};
 use opledger::domain::policy::Role;
 use opledger::server::ledger::notifier::Notifier;
-use opledger::server::ledger::notify::{PrefsInput, SmtpInput};
-use opledger::server::sandbox::mail::{MailConfig, MailSandbox};
+use opledger::server::ledger::notify::PrefsInput;
+use opledger::server::sandbox::mail::MailSandbox;
 use serde_json::json;
 
-use crate::support::{refund_1043, Console, TestApp, PASSWORD};
+use crate::support::{refund_1043, tenant_mailbox, Console, TestApp, PASSWORD};
 
 const OP: &str = "refund-1043-li_2";
 
@@ -70,20 +70,8 @@ async fn note(console: &Console, key: &str, item_id: &str, body: &str) -> (u16, 
 /// The tenant's SMTP server, a rule that mails the people a note mentions, and the people sam
 /// (support), maria (manager, reading zh-TW) and mei (manager), each with an address.
 async fn mentions_by_mail(app: &TestApp) -> MailSandbox {
-    let mail = MailSandbox::new(MailConfig { api_key: "re_test".into(), key_retention: Duration::hours(24) });
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    tokio::spawn(mail.clone().serve_smtp(listener));
+    let mail = tenant_mailbox(app, "acme").await;
     let admin = Actor::human("alex", Role::Admin);
-    let smtp = SmtpInput {
-        host: "127.0.0.1".into(),
-        port,
-        security: "none".into(),
-        username: None,
-        password: None,
-        from: "ops@acme.example".into(),
-    };
-    app.ledger.set_notify_smtp(&acme(), &admin, Some(smtp)).await.unwrap();
     let rule = NotifyRule {
         event: NotifyEvent::Mentioned,
         audience: Audience::Role(Role::Support),
@@ -389,17 +377,17 @@ crate::engine_tests! {
         }
         let maria = app.signed_in("maria", Role::Manager).await;
         let sam = app.signed_in("sam", Role::Support).await;
-        let (status, answer) = save_view(&maria, "v1", &[("name", "Unknown refunds"), ("filter", "state=unknown&kind=refund"), ("shared", "yes"), ("default_for", "support")]).await;
+        let (status, answer) = save_view(&maria, "v1", &[("name", "Unknown refunds"), ("query", "state=unknown&kind=refund"), ("shared", "yes"), ("default_for", "support")]).await;
         assert_eq!(status, 200, "{answer}");
-        let (status, answer) = save_view(&sam, "v2", &[("name", "Team"), ("filter", "state=unknown"), ("shared", "yes")]).await;
+        let (status, answer) = save_view(&sam, "v2", &[("name", "Team"), ("query", "state=unknown"), ("shared", "yes")]).await;
         assert_eq!(status, 403, "support shares nothing: {answer}");
-        let (status, answer) = save_view(&sam, "v3", &[("name", "Sorted"), ("filter", "state=unknown&sort=amount")]).await;
+        let (status, answer) = save_view(&sam, "v3", &[("name", "Sorted"), ("query", "state=unknown&sort=amount")]).await;
         assert_eq!((status, answer.contains("has no filter “sort”")), (422, true), "{answer}");
-        let (status, answer) = save_view(&sam, "v4", &[("name", "Lost"), ("filter", "state=lost")]).await;
+        let (status, answer) = save_view(&sam, "v4", &[("name", "Lost"), ("query", "state=lost")]).await;
         assert_eq!((status, answer.contains("There is no state named “lost”")), (422, true), "{answer}");
-        let (status, answer) = save_view(&sam, "v5", &[("name", ""), ("filter", "state=unknown")]).await;
+        let (status, answer) = save_view(&sam, "v5", &[("name", ""), ("query", "state=unknown")]).await;
         assert_eq!(status, 422, "{answer}");
-        let (status, answer) = save_view(&sam, "v6", &[("name", "Mine"), ("filter", "held=mine")]).await;
+        let (status, answer) = save_view(&sam, "v6", &[("name", "Mine"), ("query", "held=mine")]).await;
         assert_eq!(status, 200, "{answer}");
 
         let (_, body) = sam.call("saved_views", &[]).await;

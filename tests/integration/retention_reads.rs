@@ -19,9 +19,9 @@ use opledger::server::app::startup::{Application, Settings};
 use opledger::server::archive::{file, Archive};
 use opledger::server::egress::{Allowed, EgressPolicy};
 use opledger::server::ledger::notifier::Notifier;
-use opledger::server::ledger::notify::{PrefsInput, SmtpInput};
+use opledger::server::ledger::notify::PrefsInput;
 use opledger::server::ledger::secrets::SecretBox;
-use opledger::server::sandbox::mail::{MailConfig, MailSandbox};
+use opledger::server::sandbox::mail::MailSandbox;
 use opledger::server::store::archive::ArchiveRecord;
 use rmcp::model::CallToolRequestParams;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -30,7 +30,7 @@ use rmcp::ServiceExt;
 use serde_json::{json, Value};
 use std::net::SocketAddr;
 
-use crate::support::{Console, TestApp, PASSWORD, SECRET_KEY};
+use crate::support::{tenant_mailbox, Console, TestApp, PASSWORD, SECRET_KEY};
 
 fn tenant(name: &str) -> TenantId {
     TenantId::parse(name).unwrap()
@@ -311,20 +311,8 @@ fn manifest_for(text: &[u8], bytes: &[u8], key: Option<&str>) -> Vec<u8> {
 /// The notification rule that tells the admins by e-mail of an untrusted archive file, with the
 /// tenant's SMTP server and its admin alex's address; answers the mailbox.
 async fn admins_told(app: &TestApp) -> MailSandbox {
-    let mail = MailSandbox::new(MailConfig { api_key: "re_test".into(), key_retention: Duration::hours(24) });
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    tokio::spawn(mail.clone().serve_smtp(listener));
+    let mail = tenant_mailbox(app, "acme").await;
     let admin = Actor::human("alex", Role::Admin);
-    let smtp = SmtpInput {
-        host: "127.0.0.1".into(),
-        port,
-        security: "none".into(),
-        username: None,
-        password: None,
-        from: "ops@acme.example".into(),
-    };
-    app.ledger.set_notify_smtp(&tenant("acme"), &admin, Some(smtp)).await.unwrap();
     app.add_user("acme", "alex", Role::Admin).await;
     let people =
         app.store.notify_recipients(&tenant("acme"), &Audience::People(vec!["alex".into()])).await.unwrap();

@@ -460,6 +460,27 @@ impl TestApp {
     }
 }
 
+/// An SMTP server on a port of its own that keeps every message, set as `tenant`'s mail server
+/// for notifications (by the admin alex); answers its mailbox.
+pub async fn tenant_mailbox(app: &TestApp, tenant: &str) -> opledger::server::sandbox::mail::MailSandbox {
+    use opledger::server::sandbox::mail::{MailConfig, MailSandbox};
+    let mail = MailSandbox::new(MailConfig { api_key: "re_test".into(), key_retention: chrono::Duration::hours(24) });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(mail.clone().serve_smtp(listener));
+    let smtp = opledger::server::ledger::notify::SmtpInput {
+        host: "127.0.0.1".into(),
+        port,
+        security: "none".into(),
+        username: None,
+        password: None,
+        from: format!("ops@{tenant}.example"),
+    };
+    let admin = opledger::domain::ids::Actor::human("alex", opledger::domain::policy::Role::Admin);
+    app.ledger.set_notify_smtp(&TenantId::parse(tenant).unwrap(), &admin, Some(smtp)).await.unwrap();
+    mail
+}
+
 /// The refund of line item 2 of order 1043: TWD 380.00 on payment intent pi_1043.
 pub fn refund_1043(amount_minor: i64) -> Value {
     serde_json::json!({

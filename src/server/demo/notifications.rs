@@ -127,6 +127,7 @@ pub async fn set_up(
         rule(NotifyEvent::BulkRunFinished, Audience::Role(Role::Support), Channel::Email, Duration::zero()),
         rule(NotifyEvent::ConnectionFailing, Audience::Role(Role::Admin), Channel::Email, Duration::zero()),
         rule(NotifyEvent::ArchiveUntrusted, Audience::Role(Role::Admin), Channel::Email, Duration::zero()),
+        rule(NotifyEvent::Mentioned, Audience::Role(Role::Support), Channel::Email, Duration::zero()),
         rule(NotifyEvent::Digest, Audience::Role(Role::Manager), Channel::Email, Duration::hours(9)),
     ];
     for rule in rules {

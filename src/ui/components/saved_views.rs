@@ -123,7 +123,7 @@ fn SaveViewForm(filter: String, csrf: String, form_key: String, may_share: bool)
             <ActionForm action=save attr:class="filters" attr:data-testid="save-view">
                 <input type="hidden" name="csrf" value=csrf/>
                 <input type="hidden" name="key" value=key/>
-                <input type="hidden" name="filter" value=filter/>
+                <input type="hidden" name="query" value=filter/>
                 <label>{t!(language, "views-name")}<input type="text" name="name" required maxlength="60" size="24" data-testid="view-name"/></label>
                 {sharing}
                 <button type="submit" class="button" data-testid="view-save">{t!(language, "views-save")}</button>

@@ -15,6 +15,7 @@ use crate::console::operations::{
 };
 use crate::domain::machine::State;
 use crate::t;
+use crate::ui::components::actions::ActionResult;
 use crate::ui::components::live::follow_changes;
 use crate::ui::components::saved_views::SavedViewsPanel;
 use crate::ui::components::widgets::{
@@ -48,6 +49,7 @@ pub fn Operations() -> impl IntoView {
     view! {
         <Title text=t!(language, "operations-title")/>
         <h1>{t!(language, "operations-title")}</h1>
+        <ActionResult/>
         {move || {
             let filter = filter.get();
             let save_filter = filter.is_filtered().then(|| filter.query_string(false));

@@ -12,6 +12,7 @@ use crate::console::orders::OrderSummary;
 use crate::console::overview::{overview, Bucket, HourOutcomes, OverviewData};
 use crate::domain::machine::State;
 use crate::t;
+use crate::ui::components::actions::ActionResult;
 use crate::ui::components::live::LivePage;
 use crate::ui::components::saved_views::SavedViewsPanel;
 use crate::ui::components::widgets::{joined_or, slot, with_views, ErrorPanel, OrderBadge, StateBadge, Time};
@@ -24,6 +25,7 @@ pub fn Overview() -> impl IntoView {
         <Title text=t!(language, "section-overview")/>
         <LivePage/>
         <h1>{t!(language, "section-overview")}</h1>
+        <ActionResult/>
         <Suspense>
             {move || Suspend::new(async move {
                 match data.await {
